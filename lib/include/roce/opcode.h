@@ -1,0 +1,109 @@
+/*
+ * The opcode table: for every BTH opcode, what it is and which headers it
+ * carries. The parser, the builder, the checks and the plugin all read it;
+ * nothing else in the project knows which headers an opcode has.
+ */
+#ifndef ROCE_OPCODE_H
+#define ROCE_OPCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce/hdr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* BTH opcode bits 7:5. */
+enum roce_transport {
+	ROCE_T_RC = 0,
+	ROCE_T_UC = 1,
+	ROCE_T_RD = 2,
+	ROCE_T_UD = 3,
+	ROCE_T_CNP = 4,
+	ROCE_T_XRC = 5,
+	ROCE_T_RESERVED = 6,
+	ROCE_T_VENDOR = 7,
+};
+
+enum roce_op_kind {
+	ROCE_K_NONE = 0, /* undefined opcode */
+	ROCE_K_SEND,
+	ROCE_K_WRITE,
+	ROCE_K_READ_REQ,
+	ROCE_K_READ_RESP,
+	ROCE_K_ACK,
+	ROCE_K_ATOMIC_ACK,
+	ROCE_K_CMP_SWAP,
+	ROCE_K_FETCH_ADD,
+	ROCE_K_RESYNC,
+	ROCE_K_FLUSH,
+	ROCE_K_ATOMIC_WRITE,
+	ROCE_K_CNP,
+};
+
+/* Position of a packet within its message. */
+enum roce_position {
+	ROCE_POS_NONE = 0,
+	ROCE_POS_FIRST,
+	ROCE_POS_MIDDLE,
+	ROCE_POS_LAST,
+	ROCE_POS_ONLY,
+};
+
+#define ROCE_OPF_REQUEST 0x01u  /* sent by a requester */
+#define ROCE_OPF_RESPONSE 0x02u /* sent by a responder */
+#define ROCE_OPF_PAYLOAD 0x04u  /* may carry payload */
+#define ROCE_OPF_IMM 0x08u      /* carries immediate data */
+#define ROCE_OPF_INV 0x10u      /* carries an rkey to invalidate */
+
+struct roce_opcode_info {
+	const char *name; /* "RC SEND First"; NULL for an undefined opcode */
+	enum roce_transport transport;
+	enum roce_op_kind kind;
+	enum roce_position position;
+	uint8_t flags;     /* ROCE_OPF_* */
+	uint16_t xhdrs;    /* ROCE_XHDR_BIT() set of extended headers, wire order */
+	uint8_t xhdr_len;  /* their total size in bytes */
+	/* Fixed payload size when the opcode defines one (ATOMIC WRITE: 8),
+	 * otherwise 0. */
+	uint8_t fixed_payload;
+};
+
+/* Never NULL; ->name is NULL when the opcode is not defined. */
+const struct roce_opcode_info *roce_opcode(uint8_t opcode);
+
+static inline bool roce_opcode_defined(uint8_t opcode)
+{
+	return roce_opcode(opcode)->name != NULL;
+}
+
+static inline enum roce_transport roce_opcode_transport(uint8_t opcode)
+{
+	return (enum roce_transport)(opcode >> 5);
+}
+
+/* Looks an opcode up by name, ignoring case and treating spaces, '-' and
+ * '_' alike ("RC SEND Only", "rc-send-only"), or as a number ("0x04", "4").
+ * Returns -1 when nothing matches. */
+int roce_opcode_by_name(const char *name);
+
+const char *roce_transport_name(enum roce_transport t);
+const char *roce_op_kind_name(enum roce_op_kind k);
+const char *roce_position_name(enum roce_position p);
+
+/* Offset of extended header h from the end of the BTH for this opcode's
+ * header set, or -1 when the set does not contain h. */
+int roce_xhdr_offset(uint16_t xhdrs, enum roce_hdr h);
+/* Total size of a set of extended headers. */
+unsigned roce_xhdr_set_len(uint16_t xhdrs);
+
+/* RoCEv2 Congestion Notification Packet (A17 Figure 6). */
+#define ROCE_OPCODE_CNP 0x81
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
