@@ -1,0 +1,53 @@
+/*
+ * The rule catalogue (rules.def): stable IDs, titles, severities and spec
+ * references for every rule the plugin flags and the tester judges.
+ */
+#ifndef ROCE_RULES_H
+#define ROCE_RULES_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum roce_rule {
+	ROCE_RULE_NONE = 0,
+#define ROCE_RULE(SYM, id, sev, scope, title, ref, reason) ROCE_RULE_##SYM,
+#include "roce/rules.def"
+#undef ROCE_RULE
+	ROCE_RULE_COUNT
+};
+
+enum roce_severity {
+	ROCE_SEV_INFO,  /* informative: conforming devices may differ */
+	ROCE_SEV_NOTE,  /* a recommendation ("should") */
+	ROCE_SEV_WARN,  /* a "should", or a reserved field sent non-zero */
+	ROCE_SEV_ERROR, /* a "must" */
+};
+
+/* Where a violation of the rule can be observed. */
+#define ROCE_SCOPE_PKT 0x01u  /* one packet on its own */
+#define ROCE_SCOPE_FLOW 0x02u /* a packet in its QP's context */
+#define ROCE_SCOPE_DUT 0x04u  /* a provoked device behaviour */
+#define ROCE_SCOPE_CM 0x08u   /* connection-manager MADs */
+#define ROCE_SCOPE_NONE 0x00u /* not on the wire */
+
+struct roce_rule_info {
+	const char *id;    /* "CA17-7" */
+	const char *title; /* one line */
+	enum roce_severity severity;
+	unsigned scope; /* ROCE_SCOPE_* */
+	const char *spec_ref;
+	const char *not_wire_reason; /* NULL unless scope is ROCE_SCOPE_NONE */
+};
+
+/* NULL for ROCE_RULE_NONE or an out-of-range value. */
+const struct roce_rule_info *roce_rule(enum roce_rule r);
+/* Looks a rule up by its ID ("CA17-7"); ROCE_RULE_NONE if unknown. */
+enum roce_rule roce_rule_by_id(const char *id);
+const char *roce_severity_name(enum roce_severity s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
