@@ -1,0 +1,88 @@
+/*
+ * Codes, findings and the stateless per-packet checks.
+ *
+ * A code (codes.def) is either a parse error, returned by the parser when
+ * the walk cannot go on, or a check finding. Both name a rule of the
+ * catalogue. roce_check() turns a parsed packet into findings, without
+ * allocating: the caller provides the array.
+ */
+#ifndef ROCE_CHECK_H
+#define ROCE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce/rules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum roce_code {
+	ROCE_OK = 0,
+#define ROCE_ERR(SYM, rule, msg) ROCE_E_##SYM,
+#define ROCE_CHK(SYM, rule, sev, msg)
+#include "roce/codes.def"
+#undef ROCE_ERR
+#undef ROCE_CHK
+	ROCE_E_END_, /* not a code: parse errors are below it, check findings above */
+#define ROCE_ERR(SYM, rule, msg)
+#define ROCE_CHK(SYM, rule, sev, msg) ROCE_C_##SYM,
+#include "roce/codes.def"
+#undef ROCE_ERR
+#undef ROCE_CHK
+	ROCE_CODE_COUNT
+};
+
+static inline int roce_code_is_parse_error(enum roce_code c)
+{
+	return c > ROCE_OK && c < ROCE_E_END_;
+}
+
+struct roce_code_info {
+	const char *name; /* "E_TRUNC_ETH", "C_IPV4_DF" */
+	enum roce_rule rule;
+	enum roce_severity severity;
+	const char *fmt; /* printf format taking (observed, expected) */
+};
+
+const struct roce_code_info *roce_code_info(enum roce_code c);
+
+/* One thing wrong with a packet. off/len locate the bytes concerned in the
+ * parsed buffer, for highlighting. */
+struct roce_finding {
+	enum roce_code code;
+	uint32_t off;
+	uint32_t len;
+	uint64_t observed;
+	uint64_t expected;
+};
+
+/* Writes "<rule ID>: <message>" (or just the message for a code with no
+ * rule) into buf; returns what snprintf returns. */
+int roce_finding_format(const struct roce_finding *f, char *buf, size_t n);
+/* Only the message, without the rule ID. */
+int roce_finding_message(const struct roce_finding *f, char *buf, size_t n);
+
+#define ROCE_CHK_ICRC 0x1u   /* verify the ICRC (needs the IP layer) */
+#define ROCE_CHK_SENDER 0x2u /* packet seen as its source sent it: CE marks are a violation */
+#define ROCE_CHK_NOTES 0x4u  /* also report NOTE-severity findings */
+
+struct roce_check_opts {
+	unsigned flags; /* ROCE_CHK_* */
+	unsigned pmtu;  /* path MTU in bytes, or 0 when unknown */
+};
+
+struct roce_pkt;
+
+/* Runs every stateless check that applies to the layers the parser reached.
+ * A parse error, if any, comes first. Writes at most max findings and
+ * returns how many there were in all (which may exceed max). */
+size_t roce_check(const struct roce_pkt *p, const struct roce_check_opts *opts,
+		  struct roce_finding *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * The RoCEv2 Invariant CRC (Annex A17.3.3 over IBA §7.8.1): a standard
+ * CRC-32 over 8 bytes of 0xFF and the IP datagram with its variant fields
+ * (IPv4 ToS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP
+ * checksum; BTH byte 4) set to ones, sent least-significant byte first.
+ */
+#ifndef ROCE_ICRC_H
+#define ROCE_ICRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct roce_pkt;
+
+/* ICRC of the datagram starting at l3 (IPv4 or IPv6, told by the version
+ * nibble), covering len bytes: everything before the ICRC field. The wire
+ * bytes are the result stored little-endian. */
+uint32_t roce_icrc(const uint8_t *l3, size_t len);
+
+enum roce_icrc_status {
+	ROCE_ICRC_UNVERIFIED, /* cannot be checked: no IP header, cut capture, parse error */
+	ROCE_ICRC_GOOD,
+	ROCE_ICRC_BAD,
+};
+
+/* Checks a parsed packet's ICRC. wire and computed (optional) receive the
+ * values, as CRC values (not byte-swapped). */
+enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, uint32_t *computed);
+
+/* Known implementation mistakes that can explain a wrong ICRC. */
+enum roce_icrc_mistake {
+	ROCE_ICRC_MISTAKE_NONE = 0,
+	ROCE_ICRC_MISTAKE_PAD_OMITTED,
+	ROCE_ICRC_MISTAKE_BTH4_UNMASKED,
+	ROCE_ICRC_MISTAKE_IPV4_TOS_UNMASKED,
+	ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED,
+	ROCE_ICRC_MISTAKE_IPV4_CSUM_UNMASKED,
+	ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED,
+	ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED,
+	ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED,
+	ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED,
+	ROCE_ICRC_MISTAKE_NOTHING_MASKED,
+	ROCE_ICRC_MISTAKE_BYTE_ORDER,
+	ROCE_ICRC_MISTAKE_NOT_INVERTED,
+	ROCE_ICRC_MISTAKE_NO_PREFIX,
+	ROCE_ICRC_MISTAKE_COUNT
+};
+
+struct roce_icrc_diagnosis {
+	enum roce_icrc_mistake mistake; /* NONE when no known mistake explains it */
+	int byte_order_too;             /* the value was also written most-significant byte first */
+};
+
+/* Given the wire ICRC of a packet whose ICRC is bad, finds which known
+ * mistake (alone, or together with a byte-order swap) produces it. */
+struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p);
+const char *roce_icrc_mistake_text(enum roce_icrc_mistake m);
+/* A short stable name ("pad-omitted"), and the reverse lookup
+ * (ROCE_ICRC_MISTAKE_COUNT when unknown). */
+const char *roce_icrc_mistake_name(enum roce_icrc_mistake m);
+enum roce_icrc_mistake roce_icrc_mistake_by_name(const char *name);
+
+/* The ICRC an implementation making mistake m would send for this packet
+ * (as a CRC value, stored little-endian on the wire): for building packets
+ * that reproduce a vendor bug. Returns -1 when the packet's ICRC cannot be
+ * computed or the mistake cannot occur (IPv6 fields on IPv4, pad omitted
+ * with no pad). */
+int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint32_t *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

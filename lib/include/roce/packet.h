@@ -1,0 +1,104 @@
+/*
+ * Parsing: walk an Ethernet frame (or a bare IP datagram, or a UDP payload)
+ * to the BTH, the extended headers, the payload, the pad and the ICRC,
+ * recording every offset. Never reads outside the given buffer, never
+ * allocates.
+ */
+#ifndef ROCE_PACKET_H
+#define ROCE_PACKET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce/check.h"
+#include "roce/hdr.h"
+#include "roce/opcode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROCE_UDP_PORT 4791
+#define ROCE_ICRC_LEN 4
+#define ROCE_ETH_LEN 14
+#define ROCE_VLAN_LEN 4
+#define ROCE_MAX_VLANS 2
+#define ROCE_ETHERTYPE_IPV4 0x0800
+#define ROCE_ETHERTYPE_IPV6 0x86DD
+#define ROCE_ETHERTYPE_ROCEV1 0x8915
+#define ROCE_ETHERTYPE_VLAN 0x8100
+#define ROCE_ETHERTYPE_QINQ 0x88A8
+
+#define ROCE_PARSE_ANY_PORT 0x1u /* accept any UDP destination port (Decode As) */
+
+struct roce_pkt {
+	const uint8_t *buf; /* what was parsed; offsets below are into it */
+	uint32_t caplen;    /* bytes present in buf */
+	uint32_t wirelen;   /* bytes of the frame on the wire */
+
+	/* First error met, where, and its values; ROCE_OK when the walk
+	 * reached the ICRC. */
+	enum roce_code err;
+	uint32_t err_off;
+	uint64_t err_observed, err_expected;
+
+	uint32_t hdrs;                  /* bit (1 << roce_hdr) per header found */
+	uint32_t hdr_off[ROCE_H_COUNT]; /* offset of each header found */
+
+	bool has_eth;
+	unsigned n_vlan;
+	uint32_t vlan_off[ROCE_MAX_VLANS]; /* offset of each tag's TPID */
+	uint16_t ethertype;                /* the one announcing IP */
+
+	uint8_t ip_version;   /* 4 or 6, once the IP header is found */
+	uint32_t ip_hdr_len;  /* IPv4: IHL * 4; IPv6: 40 */
+	uint32_t l3_len;      /* IP datagram length per the IP header */
+
+	uint32_t tp_len; /* BTH through ICRC: the UDP payload length */
+	uint8_t opcode;
+	const struct roce_opcode_info *op; /* NULL until the BTH is read */
+	uint32_t payload_off, payload_len; /* payload without pad */
+	uint8_t pad_len;
+	uint32_t icrc_off;
+	bool complete; /* walked to the ICRC, and every byte of it is in buf */
+};
+
+enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
+				size_t wirelen, unsigned flags);
+enum roce_code roce_parse_ip(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
+			     size_t wirelen, unsigned flags);
+/* buf starts at the BTH; len is the UDP payload length (BTH to end of
+ * ICRC), of which caplen bytes are present. */
+enum roce_code roce_parse_bth(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
+			      size_t len, unsigned flags);
+
+static inline bool roce_pkt_has(const struct roce_pkt *p, enum roce_hdr h)
+{
+	return (p->hdrs >> h) & 1u;
+}
+
+/* Start of header h in the parsed buffer, or NULL when absent. */
+static inline const uint8_t *roce_pkt_hdr(const struct roce_pkt *p, enum roce_hdr h)
+{
+	return roce_pkt_has(p, h) ? p->buf + p->hdr_off[h] : NULL;
+}
+
+/* The header checksum an IPv4 header of hl bytes should carry (RFC 1071),
+ * whatever its checksum field holds now. */
+uint16_t roce_ipv4_checksum(const uint8_t *ip, size_t hl);
+
+/* One line saying what the packet is, as a packet list shows it:
+ * "RC SEND Only QP=0x000123 PSN=42", "RC Acknowledge: NAK PSN Sequence
+ * Error QP=0x000123 PSN=42 MSN=5". Needs the BTH (and the AETH if the
+ * opcode has one) to have been parsed. Returns what snprintf returns. */
+int roce_pkt_summary(const struct roce_pkt *p, char *buf, size_t n);
+
+/* Writes the parse error as text ("" when there is none). */
+int roce_pkt_strerror(const struct roce_pkt *p, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * The RoCEv2 ICRC, and the diagnosis of wrong ones.
+ *
+ * One routine computes the CRC under a "recipe": which variant fields are
+ * masked, whether the 0xFF prefix is there. The standard ICRC is the recipe
+ * with everything masked; the known implementation mistakes are the other
+ * recipes, so the diagnosis reuses exactly the code that computes the ICRC.
+ */
+#include "roce/icrc.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "roce/crc32.h"
+#include "roce/packet.h"
+
+/* Variant fields the ICRC masks to ones (A17.3.3 and IBA §7.8.1). */
+#define M_IPV4_TOS 0x01u
+#define M_IPV4_TTL 0x02u
+#define M_IPV4_CSUM 0x04u
+#define M_IPV6_TC 0x08u
+#define M_IPV6_FL 0x10u
+#define M_IPV6_HL 0x20u
+#define M_UDP_CSUM 0x40u
+#define M_BTH4 0x80u
+#define M_ALL 0xFFu
+
+/* crc32 of the 8-byte 0xFF prefix that stands in for the masked LRH: the
+ * register after it is 0xDEBB20E3, i.e. this zlib-style value. */
+#define PREFIX_CRC 0x2144DF1Cu
+
+/* The masked bytes sit in the IP header (at most 60 bytes), the UDP header
+ * and BTH byte 4; masking a scratch copy of that head keeps the input
+ * untouched. */
+#define HEAD_MAX (60 + ROCE_UDP_LEN + ROCE_BTH_LEN)
+
+static size_t ip_header_len(const uint8_t *l3, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if ((l3[0] >> 4) == 6)
+		return ROCE_IPV6_LEN;
+	size_t ihl = l3[0] & 0x0F;
+	return (ihl < 5 ? 5 : ihl) * 4;
+}
+
+static void or_byte(uint8_t *head, size_t n, size_t at, uint8_t bits)
+{
+	if (at < n)
+		head[at] |= bits;
+}
+
+static uint32_t icrc_recipe(const uint8_t *l3, size_t len, unsigned masks, bool prefix)
+{
+	uint8_t head[HEAD_MAX];
+	size_t hl = ip_header_len(l3, len);
+	size_t n = hl + ROCE_UDP_LEN + ROCE_BTH_LEN;
+	if (n > len)
+		n = len;
+	memcpy(head, l3, n);
+
+	if (len && (l3[0] >> 4) == 6) {
+		if (masks & M_IPV6_TC) {
+			or_byte(head, n, 0, 0x0F);
+			or_byte(head, n, 1, 0xF0);
+		}
+		if (masks & M_IPV6_FL) {
+			or_byte(head, n, 1, 0x0F);
+			or_byte(head, n, 2, 0xFF);
+			or_byte(head, n, 3, 0xFF);
+		}
+		if (masks & M_IPV6_HL)
+			or_byte(head, n, 7, 0xFF);
+	} else {
+		if (masks & M_IPV4_TOS)
+			or_byte(head, n, 1, 0xFF);
+		if (masks & M_IPV4_TTL)
+			or_byte(head, n, 8, 0xFF);
+		if (masks & M_IPV4_CSUM) {
+			or_byte(head, n, 10, 0xFF);
+			or_byte(head, n, 11, 0xFF);
+		}
+	}
+	if (masks & M_UDP_CSUM) {
+		or_byte(head, n, hl + 6, 0xFF);
+		or_byte(head, n, hl + 7, 0xFF);
+	}
+	if (masks & M_BTH4)
+		or_byte(head, n, hl + ROCE_UDP_LEN + 4, 0xFF);
+
+	uint32_t crc = roce_crc32(prefix ? PREFIX_CRC : 0, head, n);
+	return roce_crc32(crc, l3 + n, len - n);
+}
+
+uint32_t roce_icrc(const uint8_t *l3, size_t len)
+{
+	return icrc_recipe(l3, len, M_ALL, true);
+}
+
+/* The datagram the ICRC covers, if the packet allows checking it. */
+static bool icrc_span(const struct roce_pkt *p, const uint8_t **l3, size_t *len)
+{
+	enum roce_hdr ip = p->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	if (p->err != ROCE_OK || !p->complete || !roce_pkt_has(p, ip))
+		return false;
+	*l3 = p->buf + p->hdr_off[ip];
+	*len = p->icrc_off - p->hdr_off[ip];
+	return true;
+}
+
+enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, uint32_t *computed)
+{
+	const uint8_t *l3;
+	size_t len;
+	if (!icrc_span(p, &l3, &len))
+		return ROCE_ICRC_UNVERIFIED;
+	uint32_t w = roce_le32_load(p->buf + p->icrc_off);
+	uint32_t c = roce_icrc(l3, len);
+	if (wire)
+		*wire = w;
+	if (computed)
+		*computed = c;
+	return w == c ? ROCE_ICRC_GOOD : ROCE_ICRC_BAD;
+}
+
+/* What an implementation making mistake m writes (as a CRC value stored
+ * little-endian); sets *applies to false when m cannot happen here. */
+static uint32_t mistaken(const uint8_t *l3, size_t len, unsigned pad_len, bool v6,
+			 enum roce_icrc_mistake m, bool *applies)
+{
+	*applies = true;
+	switch (m) {
+	case ROCE_ICRC_MISTAKE_PAD_OMITTED:
+		*applies = pad_len > 0;
+		return icrc_recipe(l3, len - pad_len, M_ALL, true);
+	case ROCE_ICRC_MISTAKE_BTH4_UNMASKED:
+		return icrc_recipe(l3, len, M_ALL & ~M_BTH4, true);
+	case ROCE_ICRC_MISTAKE_IPV4_TOS_UNMASKED:
+		*applies = !v6;
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TOS, true);
+	case ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED:
+		*applies = !v6;
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TTL, true);
+	case ROCE_ICRC_MISTAKE_IPV4_CSUM_UNMASKED:
+		*applies = !v6;
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_CSUM, true);
+	case ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED:
+		*applies = v6;
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_TC, true);
+	case ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED:
+		*applies = v6;
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_FL, true);
+	case ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED:
+		*applies = v6;
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_HL, true);
+	case ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED:
+		return icrc_recipe(l3, len, M_ALL & ~M_UDP_CSUM, true);
+	case ROCE_ICRC_MISTAKE_NOTHING_MASKED:
+		return icrc_recipe(l3, len, M_BTH4, true);
+	case ROCE_ICRC_MISTAKE_NOT_INVERTED:
+		return ~roce_icrc(l3, len);
+	case ROCE_ICRC_MISTAKE_NO_PREFIX:
+		return icrc_recipe(l3, len, M_ALL, false);
+	case ROCE_ICRC_MISTAKE_BYTE_ORDER:
+		return __builtin_bswap32(roce_icrc(l3, len));
+	case ROCE_ICRC_MISTAKE_NONE:
+	case ROCE_ICRC_MISTAKE_COUNT:
+		break;
+	}
+	return roce_icrc(l3, len);
+}
+
+int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint32_t *value)
+{
+	const uint8_t *l3;
+	size_t len;
+	bool applies;
+	if (!icrc_span(p, &l3, &len))
+		return -1;
+	*value = mistaken(l3, len, p->pad_len, p->ip_version == 6, m, &applies);
+	return applies ? 0 : -1;
+}
+
+struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p)
+{
+	struct roce_icrc_diagnosis d = { ROCE_ICRC_MISTAKE_NONE, 0 };
+	const uint8_t *l3;
+	size_t len;
+	if (!icrc_span(p, &l3, &len))
+		return d;
+	uint32_t wire = roce_le32_load(p->buf + p->icrc_off);
+	uint32_t good = roce_icrc(l3, len);
+	bool v6 = p->ip_version == 6;
+
+	/* Single mistakes first, then each together with a byte swap (except
+	 * the swap itself); enum order breaks ties, most common first. */
+	for (int swapped = 0; swapped < 2; swapped++) {
+		for (int m = ROCE_ICRC_MISTAKE_NONE + 1; m < ROCE_ICRC_MISTAKE_COUNT; m++) {
+			if (swapped && m == ROCE_ICRC_MISTAKE_BYTE_ORDER)
+				continue;
+			bool applies;
+			uint32_t v = mistaken(l3, len, p->pad_len, v6, (enum roce_icrc_mistake)m, &applies);
+			if (swapped)
+				v = __builtin_bswap32(v);
+			if (applies && v == wire && v != good) {
+				d.mistake = (enum roce_icrc_mistake)m;
+				d.byte_order_too = swapped;
+				return d;
+			}
+		}
+	}
+	return d;
+}
+
+const char *roce_icrc_mistake_text(enum roce_icrc_mistake m)
+{
+	switch (m) {
+	case ROCE_ICRC_MISTAKE_NONE: return "no known implementation mistake explains it";
+	case ROCE_ICRC_MISTAKE_PAD_OMITTED: return "the pad bytes were left out of the ICRC";
+	case ROCE_ICRC_MISTAKE_BTH4_UNMASKED: return "BTH byte 4 (FECN, BECN, reserved) was not masked";
+	case ROCE_ICRC_MISTAKE_IPV4_TOS_UNMASKED: return "the IPv4 ToS byte was not masked";
+	case ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED: return "the IPv4 TTL was not masked";
+	case ROCE_ICRC_MISTAKE_IPV4_CSUM_UNMASKED: return "the IPv4 header checksum was not masked";
+	case ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED: return "the IPv6 Traffic Class was not masked";
+	case ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED: return "the IPv6 Flow Label was not masked";
+	case ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED: return "the IPv6 Hop Limit was not masked";
+	case ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED: return "the UDP checksum was not masked";
+	case ROCE_ICRC_MISTAKE_NOTHING_MASKED: return "no IP or UDP field was masked";
+	case ROCE_ICRC_MISTAKE_BYTE_ORDER: return "the ICRC was written most-significant byte first";
+	case ROCE_ICRC_MISTAKE_NOT_INVERTED: return "the final inversion of the CRC was left out";
+	case ROCE_ICRC_MISTAKE_NO_PREFIX: return "the 8 bytes of 0xFF before the IP header were left out";
+	case ROCE_ICRC_MISTAKE_COUNT: break;
+	}
+	return "?";
+}
+
+static const char *const mistake_names[ROCE_ICRC_MISTAKE_COUNT] = {
+	[ROCE_ICRC_MISTAKE_NONE] = "none",
+	[ROCE_ICRC_MISTAKE_PAD_OMITTED] = "pad-omitted",
+	[ROCE_ICRC_MISTAKE_BTH4_UNMASKED] = "bth4-unmasked",
+	[ROCE_ICRC_MISTAKE_IPV4_TOS_UNMASKED] = "ipv4-tos-unmasked",
+	[ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED] = "ipv4-ttl-unmasked",
+	[ROCE_ICRC_MISTAKE_IPV4_CSUM_UNMASKED] = "ipv4-csum-unmasked",
+	[ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED] = "ipv6-tc-unmasked",
+	[ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED] = "ipv6-fl-unmasked",
+	[ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED] = "ipv6-hl-unmasked",
+	[ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED] = "udp-csum-unmasked",
+	[ROCE_ICRC_MISTAKE_NOTHING_MASKED] = "nothing-masked",
+	[ROCE_ICRC_MISTAKE_BYTE_ORDER] = "byte-order",
+	[ROCE_ICRC_MISTAKE_NOT_INVERTED] = "not-inverted",
+	[ROCE_ICRC_MISTAKE_NO_PREFIX] = "no-prefix",
+};
+
+const char *roce_icrc_mistake_name(enum roce_icrc_mistake m)
+{
+	return (unsigned)m < ROCE_ICRC_MISTAKE_COUNT ? mistake_names[m] : "?";
+}
+
+enum roce_icrc_mistake roce_icrc_mistake_by_name(const char *name)
+{
+	for (unsigned m = 0; m < ROCE_ICRC_MISTAKE_COUNT; m++)
+		if (!strcmp(mistake_names[m], name))
+			return (enum roce_icrc_mistake)m;
+	return ROCE_ICRC_MISTAKE_COUNT;
+}
