@@ -1,0 +1,292 @@
+/*
+ * One packet per finding code: a conforming sample, mutated to break exactly
+ * the rule the code names. The unit tests check that each raises its code;
+ * the capture generator writes them to captures/violations.pcap.
+ */
+#include <string.h>
+
+#include "samples.h"
+
+#define RC_SEND_FIRST 0x00
+#define RC_SEND_LAST 0x02
+#define RC_SEND_ONLY 0x04
+#define RC_WRITE_ONLY 0x0A
+#define RC_READ_REQ 0x0C
+#define RC_READ_RESP_ONLY 0x10
+#define RC_ACK 0x11
+#define RC_CMP_SWAP 0x13
+#define RC_FLUSH 0x1C
+#define RC_ATOMIC_WRITE 0x1D
+#define RD_SEND_ONLY 0x44
+#define UD_SEND_ONLY 0x64
+#define CNP ROCE_OPCODE_CNP
+#define XRC_SEND_ONLY 0xA4
+
+/* A mutation that sets one field (and, for computed fields, freezes it). */
+#define SET(name, field, value)                                   \
+	static void name(struct roce_desc *d)                     \
+	{                                                         \
+		roce_desc_set(d, ROCE_F_##field, (uint64_t)(value)); \
+	}
+
+SET(set_ipv4_version_6, IPV4_version, 6)
+SET(set_ihl_4, IPV4_ihl, 4)
+SET(set_totlen_24, IPV4_totlen, 24)
+SET(set_totlen_2000, IPV4_totlen, 2000)
+SET(set_mf, IPV4_mf, 1)
+SET(set_fragoff, IPV4_fragoff, 8)
+SET(set_proto_tcp, IPV4_proto, 6)
+SET(set_paylen_4, IPV6_paylen, 4)
+SET(set_paylen_2000, IPV6_paylen, 2000)
+SET(set_udp_len_20, UDP_len, 20)
+SET(set_dport_4792, UDP_dport, 4792)
+SET(set_opcode_reserved, BTH_opcode, 0x1A)
+SET(set_opcode_vendor, BTH_opcode, 0xE0)
+SET(set_padcnt_3, BTH_padcnt, 3)
+SET(set_rf, IPV4_rf, 1)
+SET(set_df_0, IPV4_df, 0)
+SET(set_csum_wrong, IPV4_csum, 0x1234)
+SET(set_ecn_ce_v4, IPV4_ecn, 3)
+SET(set_ecn_ce_v6, IPV6_ecn, 3)
+SET(set_udp_csum, UDP_csum, 0xBEEF)
+SET(set_tver_1, BTH_tver, 1)
+SET(set_resv6, BTH_resv6, 1)
+SET(set_resv7, BTH_resv7, 1)
+SET(set_destqp_0, BTH_destqp, 0)
+SET(set_destqp_mcast, BTH_destqp, 0xFFFFFF)
+SET(set_se, BTH_se, 1)
+SET(set_rdeth_resv, RDETH_resv, 1)
+SET(set_deth_resv, DETH_resv, 1)
+SET(set_xrceth_resv, XRCETH_resv, 1)
+SET(set_feth_resv, FETH_resv, 1)
+SET(set_syndrome_resv, AETH_syndrome, 0x9F)
+SET(set_syndrome_type10, AETH_syndrome, 0x40)
+SET(set_syndrome_nak65, AETH_syndrome, 0x65)
+SET(set_syndrome_rdnak, AETH_syndrome, 0x64)
+SET(set_syndrome_seqnak, AETH_syndrome, 0x60)
+SET(set_dmalen_big, RETH_dmalen, 0x80000001u)
+SET(set_atomic_va_odd, ATOMICETH_va, 0x00007F0000002004ull)
+SET(set_psn_5, BTH_psn, 5)
+SET(set_m, BTH_m, 1)
+SET(set_ackreq, BTH_ackreq, 1)
+
+static void ethertype_rocev1(struct roce_desc *d)
+{
+	d->ovr |= ROCE_OVR_ETHERTYPE;
+	d->ethertype = ROCE_ETHERTYPE_ROCEV1;
+}
+
+static void ethertype_arp(struct roce_desc *d)
+{
+	d->ovr |= ROCE_OVR_ETHERTYPE;
+	d->ethertype = 0x0806;
+}
+
+static void one_vlan(struct roce_desc *d)
+{
+	d->n_vlan = 1;
+	d->vlan_tpid[0] = ROCE_ETHERTYPE_VLAN;
+	d->vlan_tci[0] = 0x6064; /* PCP 3, VID 100 */
+}
+
+static void two_vlans(struct roce_desc *d)
+{
+	one_vlan(d);
+	d->n_vlan = 2;
+	d->vlan_tpid[0] = ROCE_ETHERTYPE_QINQ;
+	d->vlan_tpid[1] = ROCE_ETHERTYPE_VLAN;
+	d->vlan_tci[1] = 0x6064;
+}
+
+/* A hop-by-hop options header (PadN) in front of UDP. */
+static void ipv6_hop_by_hop(struct roce_desc *d)
+{
+	static const uint8_t hbh[8] = { 17, 0, 1, 4, 0, 0, 0, 0 };
+	memcpy(d->ip_opts, hbh, sizeof hbh);
+	d->ip_opts_len = sizeof hbh;
+	roce_desc_set(d, ROCE_F_IPV6_nexthdr, 0);
+}
+
+/* Three no-ops and an end-of-options: IHL 6. */
+static void ipv4_options(struct roce_desc *d)
+{
+	static const uint8_t opts[4] = { 1, 1, 1, 0 };
+	memcpy(d->ip_opts, opts, sizeof opts);
+	d->ip_opts_len = sizeof opts;
+}
+
+static void no_xhdrs(struct roce_desc *d)
+{
+	d->ovr |= ROCE_OVR_XHDRS;
+	d->xhdrs = 0;
+}
+
+static void pad_1(struct roce_desc *d)
+{
+	d->ovr |= ROCE_OVR_PAD_LEN;
+	d->pad_len = 1;
+}
+
+static void pad_3(struct roce_desc *d)
+{
+	d->ovr |= ROCE_OVR_PAD_LEN;
+	d->pad_len = 3;
+}
+
+static void wrong_icrc(struct roce_desc *d)
+{
+	d->ovr |= ROCE_OVR_ICRC;
+	d->icrc = 0x12345678;
+}
+
+static void cnp_resv(struct roce_desc *d)
+{
+	roce_desc_hdr(d, ROCE_H_CNPPAD)[0] = 1;
+}
+
+static void cut_capture_at_40(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	(void)f;
+	(void)wirelen;
+	*len = 40;
+}
+
+static void truncate_to_10(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	(void)f;
+	*len = *wirelen = 10;
+}
+
+static void truncate_to_16(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	(void)f;
+	*len = *wirelen = 16;
+}
+
+static void truncate_to_24(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	(void)f;
+	*len = *wirelen = 24;
+}
+
+/* Inserts a third VLAN tag after the MAC addresses. */
+static void third_vlan(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	memmove(f + 16, f + 12, *len - 12);
+	f[12] = 0x81;
+	f[13] = 0x00;
+	f[14] = 0x00;
+	f[15] = 0x03;
+	*len += 4;
+	*wirelen = *len;
+}
+
+/* Shortens the UDP payload to 8 bytes, keeping the IP and UDP lengths and
+ * the IPv4 checksum consistent, so that only the transport is too short. */
+static void udp_payload_8(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	struct roce_pkt p;
+	roce_parse_frame(&p, f, *len, *len, 0);
+	uint8_t *ip = f + p.hdr_off[ROCE_H_IPV4];
+	uint8_t *udp = f + p.hdr_off[ROCE_H_UDP];
+	roce_udp_set_len(udp, ROCE_UDP_LEN + 8);
+	roce_ipv4_set_totlen(ip, p.ip_hdr_len + ROCE_UDP_LEN + 8);
+	roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, p.ip_hdr_len));
+	*len = *wirelen = p.hdr_off[ROCE_H_UDP] + ROCE_UDP_LEN + 8;
+}
+
+#define V(code, what, op, ipv, plen, pmtu, cflags, pflags, md, mf) \
+	{ ROCE_##code, what, op, ipv, plen, pmtu, cflags, pflags, md, mf }
+
+const struct sample_violation sample_violations[] = {
+	/* Parse errors */
+	V(E_CAPTURE_CUT, "capture cut inside the UDP header", RC_SEND_ONLY, 4, 16, 0, 0, 0, NULL, cut_capture_at_40),
+	V(E_TRUNC_ETH, "frame of 10 bytes", RC_SEND_ONLY, 4, 16, 0, 0, 0, NULL, truncate_to_10),
+	V(E_TRUNC_VLAN, "frame ends inside a VLAN tag", RC_SEND_ONLY, 4, 16, 0, 0, 0, one_vlan, truncate_to_16),
+	V(E_VLAN_DEPTH, "three VLAN tags", RC_SEND_ONLY, 4, 16, 0, 0, 0, two_vlans, third_vlan),
+	V(E_ROCEV1, "Ethertype 0x8915 (RoCE v1)", RC_SEND_ONLY, 4, 16, 0, 0, 0, ethertype_rocev1, NULL),
+	V(E_ETHERTYPE, "Ethertype 0x0806", RC_SEND_ONLY, 4, 16, 0, 0, 0, ethertype_arp, NULL),
+	V(E_TRUNC_IP, "frame ends inside the IPv4 header", RC_SEND_ONLY, 4, 16, 0, 0, 0, NULL, truncate_to_24),
+	V(E_IP_VERSION, "IPv4 Ethertype, IP version 6", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_ipv4_version_6, NULL),
+	V(E_IPV4_IHL, "IPv4 IHL 4", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_ihl_4, NULL),
+	V(E_IPV4_TOTLEN_SHORT, "IPv4 Total Length 24", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_totlen_24, NULL),
+	V(E_IPV4_TOTLEN_LONG, "IPv4 Total Length 2000", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_totlen_2000, NULL),
+	V(E_IPV4_MF, "IPv4 More Fragments", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_mf, NULL),
+	V(E_IPV4_FRAGOFF, "IPv4 fragment offset 8", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_fragoff, NULL),
+	V(E_IPV4_PROTO, "IPv4 Protocol 6", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_proto_tcp, NULL),
+	V(E_IPV6_PAYLEN_SHORT, "IPv6 Payload Length 4", RC_SEND_ONLY, 6, 16, 0, 0, 0, set_paylen_4, NULL),
+	V(E_IPV6_PAYLEN_LONG, "IPv6 Payload Length 2000", RC_SEND_ONLY, 6, 16, 0, 0, 0, set_paylen_2000, NULL),
+	V(E_IPV6_NEXTHDR, "IPv6 hop-by-hop header", RC_SEND_ONLY, 6, 16, 0, 0, 0, ipv6_hop_by_hop, NULL),
+	V(E_UDP_LEN, "UDP Length 20", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_udp_len_20, NULL),
+	V(E_UDP_DPORT, "UDP port 4792", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_dport_4792, NULL),
+	V(E_TRUNC_BTH, "UDP payload of 8 bytes", RC_SEND_ONLY, 4, 16, 0, 0, 0, NULL, udp_payload_8),
+	V(E_OPCODE_UNDEFINED, "opcode 0x1A", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_opcode_reserved, NULL),
+	V(E_OPCODE_VENDOR, "opcode 0xE0", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_opcode_vendor, NULL),
+	V(E_TRUNC_XHDR, "RDMA WRITE Only without RETH", RC_WRITE_ONLY, 4, 0, 0, 0, 0, no_xhdrs, NULL),
+	V(E_PADCNT, "ACK with pad count 3", RC_ACK, 4, 0, 0, 0, 0, set_padcnt_3, NULL),
+
+	/* Check findings */
+	V(C_IPV4_IHL, "IPv4 options (IHL 6)", RC_SEND_ONLY, 4, 16, 0, 0, 0, ipv4_options, NULL),
+	V(C_IPV4_RF, "IPv4 reserved flag", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_rf, NULL),
+	V(C_IPV4_DF, "IPv4 DF clear", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_df_0, NULL),
+	V(C_IPV4_CSUM, "IPv4 checksum wrong", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_csum_wrong, NULL),
+	V(C_ECN_CE, "ECN CE as sent", RC_SEND_ONLY, 4, 16, 0, ROCE_CHK_SENDER, 0, set_ecn_ce_v4, NULL),
+	V(C_ECN_CE, "IPv6 ECN CE as sent", RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_SENDER, 0, set_ecn_ce_v6, NULL),
+	V(C_UDP_DPORT, "UDP port 4792 decoded as RoCEv2", RC_SEND_ONLY, 4, 16, 0, 0, ROCE_PARSE_ANY_PORT, set_dport_4792, NULL),
+	V(C_UDP_CSUM, "UDP checksum not zero", RC_SEND_ONLY, 6, 16, 0, 0, 0, set_udp_csum, NULL),
+	V(C_BTH_TVER, "TVer 1", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_tver_1, NULL),
+	V(C_BTH_RESV6, "BTH byte 4 reserved bits", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_resv6, NULL),
+	V(C_BTH_RESV7, "BTH byte 8 reserved bits", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_resv7, NULL),
+	V(C_DESTQP_ZERO, "DestQP 0", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_destqp_0, NULL),
+	V(C_DESTQP_MCAST, "RC to the multicast QPN", RC_SEND_ONLY, 4, 16, 0, 0, 0, set_destqp_mcast, NULL),
+	V(C_BTH_SE, "SE on RDMA WRITE Only", RC_WRITE_ONLY, 4, 16, 0, 0, 0, set_se, NULL),
+	V(C_PAD_ALIGN, "5 bytes plus 1 pad byte", RC_SEND_ONLY, 4, 5, 0, 0, 0, pad_1, NULL),
+	V(C_PAD_NOT_LAST, "pad on SEND First", RC_SEND_FIRST, 4, 253, 0, 0, 0, pad_3, NULL),
+	V(C_PAD_NO_PAYLOAD, "pad on an ACK", RC_ACK, 4, 0, 0, 0, 0, pad_1, NULL),
+	V(C_PAYLOAD_UNEXPECTED, "payload on a READ request", RC_READ_REQ, 4, 4, 0, 0, 0, NULL, NULL),
+	V(C_PAYLOAD_FIXED, "ATOMIC WRITE of 4 bytes", RC_ATOMIC_WRITE, 4, 4, 0, 0, 0, NULL, NULL),
+	V(C_PAYLOAD_NOT_PMTU, "SEND First of 512 bytes at PMTU 1024", RC_SEND_FIRST, 4, 512, 1024, 0, 0, NULL, NULL),
+	V(C_PAYLOAD_BAD_MTU, "SEND First of 300 bytes", RC_SEND_FIRST, 4, 300, 0, 0, 0, NULL, NULL),
+	V(C_PAYLOAD_OVER_PMTU, "SEND Only of 2048 bytes at PMTU 1024", RC_SEND_ONLY, 4, 2048, 1024, 0, 0, NULL, NULL),
+	V(C_LAST_EMPTY, "empty SEND Last", RC_SEND_LAST, 4, 0, 0, 0, 0, NULL, NULL),
+	V(C_UD_OVER_PMTU, "UD SEND of 1100 bytes at PMTU 1024", UD_SEND_ONLY, 4, 1100, 1024, 0, 0, NULL, NULL),
+	V(C_RDETH_RESV, "RDETH reserved byte", RD_SEND_ONLY, 4, 16, 0, 0, 0, set_rdeth_resv, NULL),
+	V(C_DETH_RESV, "DETH reserved byte", UD_SEND_ONLY, 4, 16, 0, 0, 0, set_deth_resv, NULL),
+	V(C_XRCETH_RESV, "XRCETH reserved byte", XRC_SEND_ONLY, 4, 16, 0, 0, 0, set_xrceth_resv, NULL),
+	V(C_FETH_RESV, "FETH reserved bits", RC_FLUSH, 4, 0, 0, 0, 0, set_feth_resv, NULL),
+	V(C_AETH_RESV, "AETH syndrome 0x9F", RC_ACK, 4, 0, 0, 0, 0, set_syndrome_resv, NULL),
+	V(C_AETH_TYPE, "AETH syndrome 0x40", RC_ACK, 4, 0, 0, 0, 0, set_syndrome_type10, NULL),
+	V(C_AETH_NAK_CODE, "AETH syndrome 0x65", RC_ACK, 4, 0, 0, 0, 0, set_syndrome_nak65, NULL),
+	V(C_AETH_RD_NAK, "RC NAK Invalid RD Request", RC_ACK, 4, 0, 0, 0, 0, set_syndrome_rdnak, NULL),
+	V(C_AETH_NOT_ACK, "READ Response Only with a NAK", RC_READ_RESP_ONLY, 4, 16, 0, 0, 0, set_syndrome_seqnak, NULL),
+	V(C_DMALEN, "READ of 2^31 + 1 bytes", RC_READ_REQ, 4, 0, 0, 0, 0, set_dmalen_big, NULL),
+	V(C_ATOMIC_ALIGN, "CmpSwap at an unaligned VA", RC_CMP_SWAP, 4, 0, 0, 0, 0, set_atomic_va_odd, NULL),
+	V(C_CNP_PSN, "CNP with PSN 5", CNP, 4, 0, 0, 0, 0, set_psn_5, NULL),
+	V(C_CNP_SE, "CNP with SE", CNP, 4, 0, 0, 0, 0, set_se, NULL),
+	V(C_CNP_M, "CNP with MigReq", CNP, 4, 0, 0, 0, 0, set_m, NULL),
+	V(C_CNP_ACKREQ, "CNP with AckReq", CNP, 4, 0, 0, 0, 0, set_ackreq, NULL),
+	V(C_CNP_RESV, "CNP reserved bytes not zero", CNP, 4, 0, 0, 0, 0, cnp_resv, NULL),
+	V(C_ICRC, "ICRC wrong", RC_SEND_ONLY, 4, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
+	V(C_ICRC, "IPv6 ICRC wrong", RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
+};
+
+const size_t sample_violation_count = sizeof sample_violations / sizeof sample_violations[0];
+
+size_t sample_violation_frame(const struct sample_violation *v, uint8_t *out, size_t *wirelen)
+{
+	uint8_t payload[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, v->payload_len);
+	struct roce_desc d;
+	sample_desc(&d, v->opcode, v->ip_version, payload, v->payload_len);
+	if (v->mutate_desc)
+		v->mutate_desc(&d);
+	/* Room for the frame mutations to grow it. */
+	long n = roce_build_frame(&d, out, SAMPLE_FRAME_MAX - 16);
+	if (n <= 0)
+		return 0;
+	size_t len = (size_t)n;
+	*wirelen = len;
+	if (v->mutate_frame)
+		v->mutate_frame(out, &len, wirelen);
+	return len;
+}

@@ -1,0 +1,36 @@
+/* roce-tester's subcommands and the helpers they share. */
+#ifndef ROCE_TESTER_COMMANDS_H
+#define ROCE_TESTER_COMMANDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "roce/roce.h"
+
+int cmd_craft(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+
+/* Writes the sample captures and their .expect files into dir. */
+int craft_samples(const char *dir);
+
+/* Parses one captured frame of the given pcap link type (DLT_*). Returns
+ * -1 when the link type is not one RoCEv2 can be carried on. */
+int linktype_parse(int dlt, struct roce_pkt *p, const uint8_t *data, size_t caplen, size_t len,
+		   unsigned flags);
+bool linktype_supported(int dlt);
+
+struct finding_counts {
+	size_t total, errors;
+};
+
+/* Checks a packet and prints its findings to out (unless NULL), one per line
+ * after indent, with the ICRC diagnosis where the ICRC is bad; adds them up
+ * per rule into per_rule (unless NULL). */
+struct finding_counts print_findings(FILE *out, const struct roce_pkt *p,
+				     const struct roce_check_opts *opts, const char *indent,
+				     size_t per_rule[ROCE_RULE_COUNT]);
+
+#endif
