@@ -1,0 +1,83 @@
+/*
+ * Every finding code has a violating packet that raises it, and the
+ * conforming packet it was made from raises nothing at warning level or
+ * above. Also: every stateless (PKT-scope) rule is checked by some code, and
+ * every code is exercised by some violation.
+ */
+#include <string.h>
+
+#include "samples.h"
+#include "testutil.h"
+
+static size_t findings(const uint8_t *frame, size_t n, size_t wirelen, unsigned pflags,
+		       unsigned cflags, unsigned pmtu, struct roce_finding *f, size_t max)
+{
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, n, wirelen, pflags);
+	struct roce_check_opts o = { cflags | ROCE_CHK_ICRC, pmtu };
+	return roce_check(&p, &o, f, max);
+}
+
+int main(void)
+{
+	uint8_t frame[SAMPLE_FRAME_MAX], payload[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	bool exercised[ROCE_CODE_COUNT] = { false };
+
+	for (size_t i = 0; i < sample_violation_count; i++) {
+		const struct sample_violation *v = &sample_violations[i];
+		const char *name = roce_code_info(v->code)->name;
+		struct roce_finding f[32];
+
+		/* The conforming original, checked the same way. */
+		struct roce_desc d;
+		sample_desc(&d, v->opcode, v->ip_version, payload,
+			    sample_payload_len(v->opcode, v->pmtu, v->payload_len));
+		long n = roce_build_frame(&d, frame, sizeof frame);
+		CHECK(n > 0, "%s: conforming build failed", name);
+		size_t nf = findings(frame, (size_t)n, (size_t)n, v->parse_flags, v->check_flags, v->pmtu, f, 32);
+		for (size_t k = 0; k < nf && k < 32; k++) {
+			char msg[256];
+			roce_finding_format(&f[k], msg, sizeof msg);
+			CHECK(roce_code_info(f[k].code)->severity < ROCE_SEV_WARN,
+			      "%s: conforming packet raised %s", name, msg);
+		}
+
+		/* The violation. */
+		size_t wirelen, len = sample_violation_frame(v, frame, &wirelen);
+		CHECK(len > 0, "%s: violation build failed", name);
+		nf = findings(frame, len, wirelen, v->parse_flags, v->check_flags, v->pmtu, f, 32);
+		bool hit = false;
+		for (size_t k = 0; k < nf && k < 32; k++)
+			hit |= f[k].code == v->code;
+		CHECK(hit, "%s (%s): not raised (%zu other findings)", name, v->what, nf);
+		exercised[v->code] = true;
+
+		/* And its message names the rule. */
+		if (hit) {
+			struct roce_finding one = { v->code, 0, 0, 1, 2 };
+			char msg[256];
+			roce_finding_format(&one, msg, sizeof msg);
+			const struct roce_rule_info *r = roce_rule(roce_code_info(v->code)->rule);
+			CHECK(!r || !strncmp(msg, r->id, strlen(r->id)), "%s: message '%s'", name, msg);
+		}
+	}
+
+	for (unsigned c = ROCE_OK + 1; c < ROCE_CODE_COUNT; c++) {
+		if (c == ROCE_E_END_)
+			continue;
+		CHECK(exercised[c], "code %s has no violating sample", roce_code_info((enum roce_code)c)->name);
+	}
+
+	/* Every rule that a single packet can show is checked by some code. */
+	for (unsigned r = ROCE_RULE_NONE + 1; r < ROCE_RULE_COUNT; r++) {
+		const struct roce_rule_info *ri = roce_rule((enum roce_rule)r);
+		if (!(ri->scope & ROCE_SCOPE_PKT))
+			continue;
+		bool covered = false;
+		for (unsigned c = ROCE_OK + 1; c < ROCE_CODE_COUNT; c++)
+			covered |= c != ROCE_E_END_ && roce_code_info((enum roce_code)c)->rule == (enum roce_rule)r;
+		CHECK(covered, "PKT rule %s has no check", ri->id);
+	}
+	return test_result("test_checks");
+}
