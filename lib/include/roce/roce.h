@@ -11,5 +11,6 @@
 #include "roce/opcode.h"
 #include "roce/packet.h"
 #include "roce/rules.h"
+#include "roce/transport.h"
 
 #endif
