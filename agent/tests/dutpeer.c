@@ -988,7 +988,10 @@ static void br_udplen(struct roce_desc *d, uint8_t *f, long *n)
 static void br_version(struct roce_desc *d, uint8_t *f, long *n)
 {
 	*n = build(d, f, 2048);
-	f[14] = (uint8_t)((f[14] & 0x0F) | ((d->ip_version == 4 ? 6 : 4) << 4));
+	uint8_t *ip = f + ROCE_ETH_LEN;
+	ip[0] = (uint8_t)((ip[0] & 0x0F) | ((d->ip_version == 4 ? 6 : 4) << 4));
+	if (d->ip_version == 4) /* only the version is wrong */
+		roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, ROCE_IPV4_LEN));
 }
 static void br_qp0(struct roce_desc *d, uint8_t *f, long *n)
 {
