@@ -85,7 +85,12 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(req_implied_naks)                                                         \
 	X(req_ghost_acks)                                                           \
 	X(req_bad_responses)                                                        \
-	X(tx_no_neighbour)    /* packet not sent: next hop MAC unresolved */
+	X(tx_no_neighbour)    /* packet not sent: next hop MAC unresolved */   \
+	X(objects_pd)         /* objects that exist now (all sessions) */       \
+	X(objects_cq)                                                               \
+	X(objects_mr)                                                               \
+	X(objects_qp)                                                               \
+	X(objects_ah)
 
 struct soft_counters {
 #define SOFT_COUNTER_FIELD(n) uint64_t n;
