@@ -1530,7 +1530,7 @@ static bool sc_cnp_pacing(void)
 	return true;
 }
 
-/* Time for the DUT to send n packets of one WRITE (line rate 80 Mb/s). */
+/* Time for the DUT to send n packets of one WRITE (line rate 8 Mb/s). */
 static bool burst_time(struct dq *q, int n, double *us)
 {
 	REQUIRE(post_send(q, "RDMA_WRITE", 1, 0, (uint32_t)n * PMTU, "\"remote_addr\":65536,\"rkey\":42"), "post_send");
@@ -1563,15 +1563,19 @@ static bool sc_cnp_rate(void)
 	sleep_ms(2);
 	if (!burst_time(&q, 40, &after))
 		return false;
-	REQUIRE(after > before * 1.4, "after a CNP the burst took %.1f ms, before %.1f ms: the rate was not cut",
+	/* 40 KiB: unpaced before any CNP; about 1 MB/s x (1 - alpha/2) after
+	 * one, tens of milliseconds, far above scheduling noise. */
+	REQUIRE(after > before * 1.4 + 10000, "after a CNP the burst took %.1f ms, before %.1f ms: the rate was not cut",
 		after / 1000, before / 1000);
 	/* Recovery period 20 ms: a second later it is back near line rate. */
 	sleep_ms(1000);
 	double again;
 	if (!burst_time(&q, 40, &again))
 		return false;
-	REQUIRE(again < after * 0.8, "no recovery: %.1f ms a second after the CNP, %.1f ms right after it", again / 1000,
-		after / 1000);
+	fprintf(stderr, "    cnp-rate: 40 packets in %.2f ms before a CNP, %.2f ms after it, %.2f ms a second later\n",
+		before / 1000, after / 1000, again / 1000);
+	REQUIRE(again < (before + after) / 2, "no recovery: %.1f ms a second after the CNP, %.1f ms right after it, %.1f ms before",
+		again / 1000, after / 1000, before / 1000);
 	return true;
 }
 
@@ -1791,7 +1795,7 @@ struct fault_map {
 	const char *agent_args;
 };
 
-#define RCM_ARGS "--rcm --cnp-interval-us 200000 --rcm-line-rate 80 --rcm-recovery-us 20000"
+#define RCM_ARGS "--rcm --cnp-interval-us 200000 --rcm-line-rate 8 --rcm-recovery-us 20000"
 
 static const struct fault_map fault_maps[] = {
 	{ "bad-icrc", "tx-format", NULL },
