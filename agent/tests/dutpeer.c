@@ -403,6 +403,9 @@ static void check_format(struct got *g)
 			  P.rcm ? "on" : "off");
 	if (memcmp(src, P.dut_ip, P.ipv == 6 ? 16 : 4) != 0)
 		violation(P.ipv == 6 ? "CA17-18" : "CA17-11", "source address is not the DUT's GID");
+	const uint8_t *dst = P.ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3);
+	if (memcmp(dst, P.my_ip, P.ipv == 6 ? 16 : 4) != 0)
+		violation(P.ipv == 6 ? "CA17-19" : "CA17-12", "destination address is not the AV's DGID");
 	if (!cnp && g->op && g->op->transport != ROCE_T_UD) {
 		uint32_t qpn = roce_bth_destqp(g->bth);
 		uint16_t sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(&g->p, ROCE_H_UDP));
@@ -1719,6 +1722,32 @@ static bool sc_fuzz(void)
 	return sc_send_only();
 }
 
+/* CA17-1: the other IP version works too, on the same port. */
+static void set_ip_version(int v);
+static bool sc_dual_stack(void)
+{
+	int v = P.ipv;
+	set_ip_version(v == 4 ? 6 : 4);
+	bool ok = sc_send_only();
+	set_ip_version(v);
+	return ok;
+}
+
+static bool sc_drop_no_qp(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	uint64_t before = counter("rx_drop_no_qp");
+	q.ep.dest_qpn = 0xABCDE;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(25), 8, true);
+	q.ep.dest_qpn = q.qpn;
+	REQUIRE(nothing_for(q.my_qpn, 80), "a packet to a QPN that does not exist was answered");
+	REQUIRE(poll_cq(&q, 0, NULL) == 0, "a packet to a QPN that does not exist completed a receive");
+	REQUIRE(counter("rx_drop_no_qp") > before, "rx_drop_no_qp did not rise");
+	return true;
+}
+
 /* ---- The table ---- */
 
 struct scenario {
@@ -1755,6 +1784,8 @@ static const struct scenario scenarios[] = {
 	{ "drop-version", sc_drop_version, "CA17-27", false },
 	{ "drop-qp0", sc_drop_qp0, "CA17-33", false },
 	{ "drop-tver", sc_drop_tver, "IBA9.2-TVER", false },
+	{ "drop-no-qp", sc_drop_no_qp, "IBA9.6-QPN", false },
+	{ "dual-stack", sc_dual_stack, "CA17-1", false },
 	{ "drop-pkey", sc_drop_pkey, "A17.4-PKEY", false },
 	{ "drop-qp-type", sc_drop_qp_type, "IBA9.6-QPTYPE", false },
 	{ "drop-qp-state", sc_drop_qp_state, "IBA9.6-QPSTATE", false },
@@ -1812,6 +1843,10 @@ static const struct fault_map fault_maps[] = {
 	{ "wrong-pad", "tx-format", NULL },
 	{ "se-everywhere", "tx-format", NULL },
 	{ "wrong-sgid", "tx-format", NULL },
+	{ "wrong-dgid", "tx-format", NULL },
+	{ "aeth-resv-set", "tx-format", NULL },
+	{ "ipv4-only", "dual-stack", NULL },
+	{ "accept-unknown-qp", "drop-no-qp", NULL },
 	{ "accept-bad-icrc", "drop-bad-icrc", NULL },
 	{ "accept-ip-options", "drop-ip-options", NULL },
 	{ "accept-no-df", "drop-no-df", NULL },
@@ -1911,8 +1946,9 @@ static const char *env(const char *name)
 	return v;
 }
 
-static void setup(void)
+static void set_ip_version(int v)
 {
+	P.ipv = v;
 	memset(P.my_ip, 0, 16);
 	memset(P.dut_ip, 0, 16);
 	if (P.ipv == 4) {
@@ -1922,6 +1958,11 @@ static void setup(void)
 		inet_pton(AF_INET6, env("ROCE_TESTER_IP6"), P.my_ip);
 		inet_pton(AF_INET6, env("ROCE_DUT_IP6"), P.dut_ip);
 	}
+}
+
+static void setup(void)
+{
+	set_ip_version(P.ipv);
 	if (!parse_mac(env("ROCE_TESTER_MAC"), P.my_mac) || !parse_mac(env("ROCE_DUT_MAC"), P.dut_mac)) {
 		fprintf(stderr, "dutpeer: bad MAC addresses in the environment\n");
 		exit(2);

@@ -103,6 +103,16 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 			roce_bth_set_padcnt(d->bth, 0);
 		}
 		return;
+	case SOFT_FAULT_WRONG_DGID: {
+		uint8_t *ip = ip_hdr(d);
+		uint8_t *dst = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_dst(ip) : roce_ipv4_dst(ip));
+		dst[d->ip_version == 6 ? 15 : 3]++;
+		return;
+	}
+	case SOFT_FAULT_AETH_RESV_SET:
+		if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_AETH))
+			roce_aeth_set_resv(roce_desc_hdr(d, ROCE_H_AETH), 1);
+		return;
 	case SOFT_FAULT_WRONG_SGID: {
 		uint8_t *ip = ip_hdr(d);
 		uint8_t *src = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_src(ip) : roce_ipv4_src(ip));

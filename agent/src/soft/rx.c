@@ -147,6 +147,8 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 	}
 	if (!p.complete)
 		return;
+	if (p.ip_version == 6 && SOFT_FAULT_ON(dev, IPV4_ONLY))
+		return;
 
 	const uint8_t *l3 = frame + p.hdr_off[p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
 	uint8_t dst_ip[16] = { 0 }, src_ip[16] = { 0 };
@@ -229,6 +231,8 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		qp = lowest_qp(dev);
 	} else {
 		qp = soft_qp_lookup(dev, destqp);
+		if (!qp && SOFT_FAULT_ON(dev, ACCEPT_UNKNOWN_QP))
+			qp = lowest_qp(dev);
 	}
 	if (!qp) {
 		dev->cnt.rx_drop_no_qp++;
