@@ -1045,10 +1045,36 @@ static void br_srcip(struct roce_desc *d, uint8_t *f, long *n)
 	src[d->ip_version == 6 ? 15 : 3] = 9;
 }
 
+static void br_iplen(struct roce_desc *d, uint8_t *f, long *n)
+{
+	*n = build(d, f, 2048);
+	uint8_t *ip = f + ROCE_ETH_LEN;
+	if (d->ip_version == 4) {
+		roce_ipv4_set_totlen(ip, roce_ipv4_totlen(ip) + 4);
+		roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, ROCE_IPV4_LEN));
+	} else {
+		roce_ipv6_set_paylen(ip, roce_ipv6_paylen(ip) + 4);
+	}
+	/* The ICRC as the sender computed it, over the bytes as sent. */
+	roce_le32_store(f + *n - 4, roce_icrc(ip, (size_t)*n - ROCE_ETH_LEN - 4));
+}
+static void br_exthdr(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	/* A Destination Options header (8 bytes: next 17, length 0, PadN). */
+	static const uint8_t dopt[8] = { 17, 0, 1, 4, 0, 0, 0, 0 };
+	memcpy(d->ip_opts, dopt, 8);
+	d->ip_opts_len = 8;
+	roce_ipv6_set_nexthdr(d->ip, 60);
+}
+
 static bool sc_drop_icrc(void) { return drop_case(br_icrc, "rx_drop_icrc", (struct dq_opts){ 0 }); }
 static bool sc_drop_ip_options(void) { return P.ipv == 6 || drop_case(br_ihl, "rx_drop_ip", (struct dq_opts){ 0 }); }
 static bool sc_drop_no_df(void) { return P.ipv == 6 || drop_case(br_df, "rx_drop_ip", (struct dq_opts){ 0 }); }
 static bool sc_drop_fragment(void) { return P.ipv == 6 || drop_case(br_frag, "rx_drop_ip", (struct dq_opts){ 0 }); }
+static bool sc_drop_ip_len(void) { return drop_case(br_iplen, "rx_drop_ip", (struct dq_opts){ 0 }); }
+static bool sc_drop_ipv6_exthdr(void) { return P.ipv == 4 || drop_case(br_exthdr, NULL, (struct dq_opts){ 0 }); }
 static bool sc_drop_udp_len(void) { return drop_case(br_udplen, "rx_drop_ip", (struct dq_opts){ 0 }); }
 static bool sc_drop_version(void) { return drop_case(br_version, "rx_drop_ip_version", (struct dq_opts){ 0 }); }
 static bool sc_drop_qp0(void) { return drop_case(br_qp0, "rx_drop_qp0", (struct dq_opts){ 0 }); }
@@ -1780,6 +1806,8 @@ static const struct scenario scenarios[] = {
 	{ "drop-ip-options", sc_drop_ip_options, "CA17-3", false },
 	{ "drop-no-df", sc_drop_no_df, "CA17-7", false },
 	{ "drop-fragment", sc_drop_fragment, "CA17-8", false },
+	{ "drop-ip-len", sc_drop_ip_len, "CA17-6", false },
+	{ "drop-ipv6-exthdr", sc_drop_ipv6_exthdr, "CA17-16", false },
 	{ "drop-udp-len", sc_drop_udp_len, "CA17-21", false },
 	{ "drop-version", sc_drop_version, "CA17-27", false },
 	{ "drop-qp0", sc_drop_qp0, "CA17-33", false },
@@ -1824,83 +1852,86 @@ struct fault_map {
 	const char *fault;
 	const char *detected_by;
 	const char *agent_args;
+	int ipv; /* the IP version to test it with; 0: IPv4 */
 };
 
 #define RCM_ARGS "--rcm --cnp-interval-us 200000 --rcm-line-rate 8 --rcm-recovery-us 20000"
 
 static const struct fault_map fault_maps[] = {
-	{ "bad-icrc", "tx-format", NULL },
-	{ "icrc-pad-omitted", "tx-format", NULL },
-	{ "ipv4-no-df", "tx-format", NULL },
-	{ "ipv4-bad-csum", "tx-format", NULL },
-	{ "wrong-dscp", "tx-format", NULL },
-	{ "wrong-ttl", "tx-format", NULL },
-	{ "ecn-without-rcm", "tx-format", NULL },
-	{ "ecn-ce-sent", "tx-format", NULL },
-	{ "sport-varies", "tx-format", NULL },
-	{ "bth-resv-set", "tx-format", NULL },
-	{ "tver-one", "tx-format", NULL },
-	{ "wrong-pad", "tx-format", NULL },
-	{ "se-everywhere", "tx-format", NULL },
-	{ "wrong-sgid", "tx-format", NULL },
-	{ "wrong-dgid", "tx-format", NULL },
-	{ "aeth-resv-set", "tx-format", NULL },
-	{ "ipv4-only", "dual-stack", NULL },
-	{ "accept-unknown-qp", "drop-no-qp", NULL },
-	{ "accept-bad-icrc", "drop-bad-icrc", NULL },
-	{ "accept-ip-options", "drop-ip-options", NULL },
-	{ "accept-no-df", "drop-no-df", NULL },
-	{ "accept-fragment", "drop-fragment", NULL },
-	{ "accept-bad-udp-len", "drop-udp-len", NULL },
-	{ "accept-version-mismatch", "drop-version", NULL },
-	{ "accept-qp0", "drop-qp0", NULL },
-	{ "ignore-tver", "drop-tver", NULL },
-	{ "ignore-pkey", "drop-pkey", NULL },
-	{ "ignore-qkey", "ud-qkey", NULL },
-	{ "ignore-qp-type", "drop-qp-type", NULL },
-	{ "ignore-qp-state", "drop-qp-state", NULL },
-	{ "ignore-addr", "drop-addr", NULL },
-	{ "honour-becn", "becn-ignored", NULL },
-	{ "no-seq-nak", "psn-ahead", NULL },
-	{ "psn-seq-nak-repeat", "psn-ahead", NULL },
-	{ "seq-nak-wrong-psn", "psn-ahead", NULL },
-	{ "nak-every-dup", "dup-send", NULL },
-	{ "dup-reexecute", "dup-send", NULL },
-	{ "dup-read-ignored", "read-dup", NULL },
-	{ "atomic-reexecute", "atomic-dup", NULL },
-	{ "no-opseq-check", "opseq", NULL },
-	{ "wrong-nak-code", "write-bad-rkey,write-bounds", NULL },
-	{ "no-access-check", "write-bad-rkey", NULL },
-	{ "zero-len-rkey-check", "write-zero-len", NULL },
-	{ "no-rnr", "rnr", NULL },
-	{ "rnr-wrong-timer", "rnr", NULL },
-	{ "read-resp-no-aeth", "read,read-dup,tx-format", NULL },
-	{ "read-resp-half-mtu", "read,read-dup", NULL },
-	{ "msn-frozen", "send-only,msn", NULL },
-	{ "no-ack", "send-only,send-multi", NULL },
-	{ "ignore-length", "length", NULL },
-	{ "ignore-rd-atomic-limit", "read-limit", NULL },
-	{ "atomic-unaligned-ok", "atomic-unaligned", NULL },
-	{ "no-psn-reserve", "req-read", NULL },
-	{ "no-ackreq", "req-send", NULL },
-	{ "go-back-0", "req-gbn", NULL },
-	{ "no-timeout-retry", "req-timeout", NULL },
-	{ "retry-forever", "req-retry-exc", NULL },
-	{ "rnr-no-wait", "req-rnr", NULL },
-	{ "fatal-nak-ignored", "req-fatal-nak", NULL },
-	{ "accept-ghost-ack", "req-ghost", NULL },
-	{ "no-implied-nak", "req-implied-nak", NULL },
-	{ "no-resp-check", "req-bad-response", NULL },
-	{ "complete-early", "req-no-early-completion", NULL },
-	{ "uc-no-drop", "uc-gap", NULL },
-	{ "ud-accept-oversize", "ud-oversize", NULL },
-	{ "ud-check-psn", "ud-psn", NULL },
-	{ "no-cnp", "cnp", RCM_ARGS },
-	{ "cnp-bad-format", "cnp,tx-format", RCM_ARGS },
-	{ "cnp-wrong-qp", "cnp", RCM_ARGS },
-	{ "cnp-no-pacing", "cnp-pacing", RCM_ARGS },
-	{ "ignore-cnp", "cnp-rate", RCM_ARGS },
-	{ "no-rate-recovery", "cnp-rate", RCM_ARGS },
+	{ "bad-icrc", "tx-format", NULL, 0 },
+	{ "icrc-pad-omitted", "tx-format", NULL, 0 },
+	{ "ipv4-no-df", "tx-format", NULL, 0 },
+	{ "ipv4-bad-csum", "tx-format", NULL, 0 },
+	{ "wrong-dscp", "tx-format", NULL, 0 },
+	{ "wrong-ttl", "tx-format", NULL, 0 },
+	{ "ecn-without-rcm", "tx-format", NULL, 0 },
+	{ "ecn-ce-sent", "tx-format", NULL, 0 },
+	{ "sport-varies", "tx-format", NULL, 0 },
+	{ "bth-resv-set", "tx-format", NULL, 0 },
+	{ "tver-one", "tx-format", NULL, 0 },
+	{ "wrong-pad", "tx-format", NULL, 0 },
+	{ "se-everywhere", "tx-format", NULL, 0 },
+	{ "wrong-sgid", "tx-format", NULL, 0 },
+	{ "wrong-dgid", "tx-format", NULL, 0 },
+	{ "aeth-resv-set", "tx-format", NULL, 0 },
+	{ "ipv4-only", "dual-stack", NULL, 0 },
+	{ "accept-unknown-qp", "drop-no-qp", NULL, 0 },
+	{ "accept-bad-icrc", "drop-bad-icrc", NULL, 0 },
+	{ "accept-ip-options", "drop-ip-options", NULL, 0 },
+	{ "accept-no-df", "drop-no-df", NULL, 0 },
+	{ "accept-fragment", "drop-fragment", NULL, 0 },
+	{ "accept-bad-ip-len", "drop-ip-len", NULL, 0 },
+	{ "accept-ipv6-exthdr", "drop-ipv6-exthdr", NULL, 6 },
+	{ "accept-bad-udp-len", "drop-udp-len", NULL, 0 },
+	{ "accept-version-mismatch", "drop-version", NULL, 0 },
+	{ "accept-qp0", "drop-qp0", NULL, 0 },
+	{ "ignore-tver", "drop-tver", NULL, 0 },
+	{ "ignore-pkey", "drop-pkey", NULL, 0 },
+	{ "ignore-qkey", "ud-qkey", NULL, 0 },
+	{ "ignore-qp-type", "drop-qp-type", NULL, 0 },
+	{ "ignore-qp-state", "drop-qp-state", NULL, 0 },
+	{ "ignore-addr", "drop-addr", NULL, 0 },
+	{ "honour-becn", "becn-ignored", NULL, 0 },
+	{ "no-seq-nak", "psn-ahead", NULL, 0 },
+	{ "psn-seq-nak-repeat", "psn-ahead", NULL, 0 },
+	{ "seq-nak-wrong-psn", "psn-ahead", NULL, 0 },
+	{ "nak-every-dup", "dup-send", NULL, 0 },
+	{ "dup-reexecute", "dup-send", NULL, 0 },
+	{ "dup-read-ignored", "read-dup", NULL, 0 },
+	{ "atomic-reexecute", "atomic-dup", NULL, 0 },
+	{ "no-opseq-check", "opseq", NULL, 0 },
+	{ "wrong-nak-code", "write-bad-rkey,write-bounds", NULL, 0 },
+	{ "no-access-check", "write-bad-rkey", NULL, 0 },
+	{ "zero-len-rkey-check", "write-zero-len", NULL, 0 },
+	{ "no-rnr", "rnr", NULL, 0 },
+	{ "rnr-wrong-timer", "rnr", NULL, 0 },
+	{ "read-resp-no-aeth", "read,read-dup,tx-format", NULL, 0 },
+	{ "read-resp-half-mtu", "read,read-dup", NULL, 0 },
+	{ "msn-frozen", "send-only,msn", NULL, 0 },
+	{ "no-ack", "send-only,send-multi", NULL, 0 },
+	{ "ignore-length", "length", NULL, 0 },
+	{ "ignore-rd-atomic-limit", "read-limit", NULL, 0 },
+	{ "atomic-unaligned-ok", "atomic-unaligned", NULL, 0 },
+	{ "no-psn-reserve", "req-read", NULL, 0 },
+	{ "no-ackreq", "req-send", NULL, 0 },
+	{ "go-back-0", "req-gbn", NULL, 0 },
+	{ "no-timeout-retry", "req-timeout", NULL, 0 },
+	{ "retry-forever", "req-retry-exc", NULL, 0 },
+	{ "rnr-no-wait", "req-rnr", NULL, 0 },
+	{ "fatal-nak-ignored", "req-fatal-nak", NULL, 0 },
+	{ "accept-ghost-ack", "req-ghost", NULL, 0 },
+	{ "no-implied-nak", "req-implied-nak", NULL, 0 },
+	{ "no-resp-check", "req-bad-response", NULL, 0 },
+	{ "complete-early", "req-no-early-completion", NULL, 0 },
+	{ "uc-no-drop", "uc-gap", NULL, 0 },
+	{ "ud-accept-oversize", "ud-oversize", NULL, 0 },
+	{ "ud-check-psn", "ud-psn", NULL, 0 },
+	{ "no-cnp", "cnp", RCM_ARGS, 0 },
+	{ "cnp-bad-format", "cnp,tx-format", RCM_ARGS, 0 },
+	{ "cnp-wrong-qp", "cnp", RCM_ARGS, 0 },
+	{ "cnp-no-pacing", "cnp-pacing", RCM_ARGS, 0 },
+	{ "ignore-cnp", "cnp-rate", RCM_ARGS, 0 },
+	{ "no-rate-recovery", "cnp-rate", RCM_ARGS, 0 },
 };
 
 static bool in_list(const char *list, const char *name)
@@ -2053,6 +2084,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		P.rcm = fm->agent_args != NULL;
+		if (fm->ipv)
+			P.ipv = fm->ipv;
 		/* The detecting scenarios, plus a sanity one that must still pass. */
 		snprintf(sel, sizeof sel, "%s,%s", fm->detected_by, P.rcm ? "cnp" : "send-only");
 		if (!strcmp(fault, "cnp-no-pacing") || !strcmp(fault, "ignore-cnp") || !strcmp(fault, "no-rate-recovery"))

@@ -61,6 +61,16 @@ static bool repair_for_fault(struct soft_dev *dev, const struct roce_pkt *bad, u
 		roce_ipv4_set_mf(copy + ip, 0);
 		roce_ipv4_set_fragoff(copy + ip, 0);
 		break;
+	case ROCE_E_IPV4_TOTLEN_LONG:
+	case ROCE_E_IPV6_PAYLEN_LONG:
+		if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_IP_LEN))
+			return false;
+		ip = bad->err_off - (bad->err == ROCE_E_IPV4_TOTLEN_LONG ? 2 : 4);
+		if (bad->err == ROCE_E_IPV4_TOTLEN_LONG)
+			roce_ipv4_set_totlen(copy + ip, bad->err_expected);
+		else
+			roce_ipv6_set_paylen(copy + ip, bad->err_expected);
+		break;
 	case ROCE_E_UDP_LEN:
 		if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_UDP_LEN))
 			return false;
@@ -83,6 +93,34 @@ static bool repair_for_fault(struct soft_dev *dev, const struct roce_pkt *bad, u
 			roce_ipv4_set_csum(copy + ip, roce_ipv4_checksum(copy + ip, hl));
 		}
 	}
+	return true;
+}
+
+/* accept-ipv6-exthdr: copies the frame without the IPv6 extension headers
+ * (hop-by-hop, routing, destination options) that precede a UDP header;
+ * p->err_observed becomes the number of bytes removed. */
+static bool strip_ipv6_exthdrs(struct roce_pkt *p, const uint8_t *frame, size_t len, uint8_t *out)
+{
+	uint32_t ip = p->err_off - 6; /* the error points at Next Header */
+	if (ip + ROCE_IPV6_LEN > len)
+		return false;
+	unsigned nh = roce_ipv6_nexthdr(frame + ip);
+	size_t off = ip + ROCE_IPV6_LEN, skipped = 0;
+	for (int i = 0; i < 4 && (nh == 0 || nh == 43 || nh == 60); i++) {
+		if (off + 8 > len)
+			return false;
+		size_t hl = ((size_t)frame[off + 1] + 1) * 8;
+		nh = frame[off];
+		off += hl;
+		skipped += hl;
+	}
+	if (nh != 17 || off > len || !skipped || roce_ipv6_paylen(frame + ip) < skipped)
+		return false;
+	memcpy(out, frame, ip + ROCE_IPV6_LEN);
+	memcpy(out + ip + ROCE_IPV6_LEN, frame + off, len - off);
+	roce_ipv6_set_nexthdr(out + ip, 17);
+	roce_ipv6_set_paylen(out + ip, roce_ipv6_paylen(frame + ip) - skipped);
+	p->err_observed = skipped;
 	return true;
 }
 
@@ -116,12 +154,23 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 
 	struct roce_pkt p;
 	enum roce_code e = roce_parse_frame(&p, frame, len, len, 0);
-	if (e != ROCE_OK && not_roce(e))
-		return;
-
 	uint8_t repaired[sizeof dev->rxbuf];
 	bool icrc_from_original = false, skip_icrc = false;
 	uint32_t l3_off = 0;
+	if (e == ROCE_E_IPV6_NEXTHDR && SOFT_FAULT_ON(dev, ACCEPT_IPV6_EXTHDR) &&
+	    strip_ipv6_exthdrs(&p, frame, len, repaired)) {
+		/* The broken device skips the extension headers; with them gone
+		 * the ICRC's coverage is ambiguous, so it is not checked. */
+		len -= (size_t)(p.err_observed);
+		frame = repaired;
+		e = roce_parse_frame(&p, frame, len, len, 0);
+		if (e != ROCE_OK)
+			return;
+		skip_icrc = true;
+	}
+	if (e != ROCE_OK && not_roce(e))
+		return;
+
 	if (e != ROCE_OK) {
 		dev->cnt.rx_frames++;
 		memcpy(repaired, frame, len);
