@@ -607,7 +607,7 @@ static int ib_modify_qp(struct be_qp *qp, const struct be_qp_attr *attr, struct 
 		return be_error_set(err, BE_BAD_REQUEST, "unknown attribute bits 0x%x",
 				    attr->mask & ~(unsigned)(BE_QPA_RNR_RETRY * 2 - 1));
 
-	enum ibv_qp_state from;
+	enum ibv_qp_state from = IBV_QPS_RESET;
 	if (current_state(qp, &from, err))
 		return -1;
 	if (attr->mask & BE_QPA_STATE) {
@@ -771,7 +771,7 @@ static int check_post_state(struct be_qp *qp, bool send, struct be_error *err)
 			      : qp->state_set == IBV_QPS_RESET;
 	if (!too_early)
 		return 0;
-	enum ibv_qp_state s;
+	enum ibv_qp_state s = IBV_QPS_RESET;
 	if (current_state(qp, &s, err))
 		return -1;
 	if (s == IBV_QPS_ERR || s == IBV_QPS_SQE || (send && s == IBV_QPS_RTS))

@@ -6,15 +6,19 @@
  *
  *   pcap_exchange --iface IF [--src-mac MAC] [--dst-mac MAC]
  *                 [--send FILE.pcap]... [--expect N] [--timeout-ms MS]
- *                 [--write OUT.pcap]
+ *                 [--settle-ms MS] [--write OUT.pcap]
  *
- * Capture starts before the first frame is sent and sees only frames that
- * arrive on IF (not our own). It stops after N RoCEv2 frames or the
- * timeout. For each RoCEv2 frame it prints a summary line, the ICRC status
+ * Capture starts before the first frame is sent (a line "capturing on IF"
+ * says so, for a caller that makes the device send) and sees only frames
+ * that arrive on IF (not our own). It waits for N RoCEv2 frames, at most
+ * the timeout, then listens --settle-ms more for frames that should not
+ * come. For each RoCEv2 frame it prints a summary line, the ICRC status
  * and every header field as name=value, for scripts to assert on.
- * Exit status: 0 when N frames came, 1 when fewer did, 2 on errors.
+ * Exit status: 0 when exactly N frames came, 1 when fewer or more did,
+ * 2 on errors.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +34,7 @@ struct options {
 	const char *send[MAX_SEND_FILES];
 	unsigned n_send;
 	unsigned expect;
-	long timeout_ms;
+	long timeout_ms, settle_ms;
 	const char *write;
 	unsigned char src_mac[6], dst_mac[6];
 	int have_src, have_dst;
@@ -53,7 +57,7 @@ static int parse_mac(const char *s, unsigned char mac[6])
 static void usage(void)
 {
 	fputs("usage: pcap_exchange --iface IF [--src-mac MAC] [--dst-mac MAC] [--send FILE.pcap]...\n"
-	      "                     [--expect N] [--timeout-ms MS] [--write OUT.pcap]\n",
+	      "                     [--expect N] [--timeout-ms MS] [--settle-ms MS] [--write OUT.pcap]\n",
 	      stderr);
 }
 
@@ -91,6 +95,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->timeout_ms = n;
+		} else if (!strcmp(a, "--settle-ms")) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 0 || n > 600000) {
+				fprintf(stderr, "pcap_exchange: --settle-ms %s: 0..600000\n", v);
+				return -1;
+			}
+			o->settle_ms = n;
 		} else if (!strcmp(a, "--write")) {
 			o->write = v;
 		} else if (!strcmp(a, "--src-mac") || !strcmp(a, "--dst-mac")) {
@@ -251,6 +262,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	printf("capturing on %s\n", o.iface);
+	fflush(stdout);
 	int status = 0;
 	for (unsigned i = 0; i < o.n_send && status == 0; i++)
 		if (send_file(p, &o, o.send[i]))
@@ -258,7 +271,15 @@ int main(int argc, char **argv)
 
 	unsigned got = 0, index = 0;
 	double deadline = now_ms() + (double)o.timeout_ms;
-	while (status == 0 && got < o.expect && now_ms() < deadline) {
+	bool settling = false;
+	while (status == 0) {
+		if (!settling && got >= o.expect) {
+			/* All expected frames are in: listen a while for extra ones. */
+			settling = true;
+			deadline = now_ms() + (double)o.settle_ms;
+		}
+		if (now_ms() >= deadline)
+			break;
 		struct pcap_pkthdr *h;
 		const u_char *data;
 		r = pcap_next_ex(p, &h, &data);
@@ -282,6 +303,9 @@ int main(int argc, char **argv)
 	pcap_close(p);
 	if (status == 0 && got < o.expect) {
 		printf("timeout: %u of %u RoCEv2 frames in %ld ms\n", got, o.expect, o.timeout_ms);
+		status = 1;
+	} else if (status == 0 && got > o.expect) {
+		printf("unexpected: %u RoCEv2 frames, %u expected\n", got, o.expect);
 		status = 1;
 	}
 	return status;
