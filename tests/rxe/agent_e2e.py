@@ -10,7 +10,8 @@ Run by scripts/rxe-vm/run-with-rxe, which exports ROCE_RXE_*. The namespace
 plays the remote QP (QPN 0xabc). rxe as responder: SEND into a posted
 receive, RDMA WRITE, RDMA READ, compare-and-swap, an out-of-sequence PSN
 (NAK), a bad ICRC (dropped). rxe as requester: SEND and RDMA READ answered by
-crafted packets. Every frame rxe sends must carry a good ICRC and pass
+crafted packets. An RC SEND over IPv6; UD both ways. Every frame rxe sends
+must carry a good ICRC and pass
 `roce-tester lint`. Prints one line per check; exit 1 if any failed.
 """
 import argparse
@@ -73,13 +74,14 @@ class Wire:
         self.macs = ["--src-mac", os.environ["ROCE_RXE_LOCAL_MAC"],
                      "--dst-mac", os.environ["ROCE_RXE_GUEST_MAC"]]
 
-    def craft(self, opcode, payload=b"", **fields):
+    def craft(self, opcode, payload=b"", ip=4, **fields):
         self.n += 1
         out = os.path.join(self.tmp, f"sent-{self.n}.pcap")
         # Addresses always given: craft's defaults follow the opcode's role
         # (a responder's packet goes from .2 to .1), and here we send them all.
-        cmd = [self.tester, "craft", "--opcode", opcode, "-o", out,
-               "--src", os.environ["ROCE_RXE_LOCAL_IPV4"], "--dst", os.environ["ROCE_RXE_GUEST_IPV4"]]
+        v = "IPV6" if ip == 6 else "IPV4"
+        cmd = [self.tester, "craft", "--opcode", opcode, "-o", out, "--ip", str(ip),
+               "--src", os.environ[f"ROCE_RXE_LOCAL_{v}"], "--dst", os.environ[f"ROCE_RXE_GUEST_{v}"]]
         if payload:
             cmd += ["--payload", payload.hex()]
         for name, value in fields.items():
@@ -142,6 +144,69 @@ def parse_frames(text):
 
 def opcode_name(frame):
     return frame.get("summary", "").split(" QP=")[0]
+
+
+def ipv6_and_ud(agent, wire, pd, cq, mr, gids):
+    """An RC SEND over IPv6, and UD both ways over IPv4."""
+    guest4 = os.environ["ROCE_RXE_GUEST_IPV4"]
+    guest6 = os.environ["ROCE_RXE_GUEST_IPV6"]
+    idx6 = [g["index"] for g in gids
+            if g["type"] == "RoCEv2" and socket.inet_pton(socket.AF_INET6, g["gid"])
+            == socket.inet_pton(socket.AF_INET6, guest6)]
+    idx4 = [g["index"] for g in gids if g["type"] == "RoCEv2" and g["gid"] == f"::ffff:{guest4}"]
+    if not check(len(idx6) == 1, f"list_gids: RoCEv2 GID {guest6} at index {idx6}"):
+        return
+    qp = agent.ok("create_qp", pd=pd, type="RC", send_cq=cq, recv_cq=cq)
+    agent.ok("modify_qp", qp=qp["qp"], state="INIT", port=1, pkey_index=0, access=["LOCAL_WRITE"])
+    agent.ok("modify_qp", qp=qp["qp"], state="RTR", dgid=os.environ["ROCE_RXE_LOCAL_IPV6"],
+             sgid_index=idx6[0], path_mtu=1024, dest_qpn=TESTER_QPN, rq_psn=300,
+             max_dest_rd_atomic=1, min_rnr_timer=12)
+    agent.ok("modify_qp", qp=qp["qp"], state="RTS", sq_psn=900, timeout=18, retry_cnt=7,
+             rnr_retry=7, max_rd_atomic=1)
+    agent.ok("post_recv", qp=qp["qp"], wr_id=30, sge=[{"mr": mr["mr"], "offset": 3072, "length": 512}])
+    frames, st = wire.exchange_frames([wire.craft("RC SEND Only", b"over IPv6", ip=6,
+                                                  bth__destqp=qp["qpn"], bth__psn=300, bth__ackreq=1)])
+    check(st == 0 and frames and opcode_name(frames[0]).startswith("RC Acknowledge: ACK")
+          and frames[0].get("bth.psn") == 300 and "ipv6.hoplimit" in frames[0],
+          f"IPv6 SEND PSN 300 -> {frames and frames[0]['summary']} (over IPv6)")
+    wc = agent.ok("poll_cq", cq=cq, timeout_ms=3000)["completions"]
+    check(len(wc) == 1 and wc[0]["wr_id"] == 30 and wc[0]["byte_len"] == 9,
+          f"poll_cq: the IPv6 SEND completed a receive: {wc}")
+    agent.ok("destroy_qp", qp=qp["qp"])
+
+    qkey, peer_qpn = 0x11111111, 0xDEF
+    ud = agent.ok("create_qp", pd=pd, type="UD", send_cq=cq, recv_cq=cq)
+    agent.ok("modify_qp", qp=ud["qp"], state="INIT", port=1, pkey_index=0, qkey=qkey)
+    agent.ok("modify_qp", qp=ud["qp"], state="RTR")
+    agent.ok("modify_qp", qp=ud["qp"], state="RTS", sq_psn=0)
+    agent.ok("post_recv", qp=ud["qp"], wr_id=40, sge=[{"mr": mr["mr"], "offset": 5000, "length": 512}])
+    msg = b"a datagram for rxe"
+    frames, st = wire.exchange_frames([wire.craft("UD SEND Only", msg, bth__destqp=ud["qpn"],
+                                                  bth__psn=7, deth__qkey=qkey, deth__srcqp=peer_qpn)],
+                                      expect=0, settle_ms=300)
+    check(st == 0, "UD SEND: no answer on the wire (UD has none)")
+    wc = agent.ok("poll_cq", cq=cq, timeout_ms=3000)["completions"]
+    check(len(wc) == 1 and wc[0]["wr_id"] == 40 and wc[0]["status"] == "SUCCESS"
+          and wc[0]["src_qp"] == peer_qpn and "GRH" in wc[0]["wc_flags"]
+          and wc[0]["byte_len"] == 40 + len(msg),
+          f"poll_cq: the UD SEND arrived with the GRH, from QP {peer_qpn:#x}: {wc}")
+    data = base64.b64decode(agent.ok("read_mr", mr=mr["mr"], offset=5040, length=len(msg))["data"])
+    check(data == msg, "read_mr: the datagram follows the 40-byte GRH")
+    ah = agent.ok("create_ah", pd=pd, dgid=os.environ["ROCE_RXE_LOCAL_IPV4"], sgid_index=idx4[0])
+    started = wire.start(expect=1, settle_ms=0)
+    agent.ok("post_send", qp=ud["qp"], wr_id=41, opcode="SEND", ah=ah["ah"], remote_qpn=peer_qpn,
+             remote_qkey=qkey, sge=[{"mr": mr["mr"], "offset": 5040, "length": len(msg)}])
+    frames, st = wire.finish(started)
+    f = frames[0] if frames else {}
+    check(st == 0 and opcode_name(f) == "UD SEND Only" and f.get("bth.destqp") == peer_qpn
+          and f.get("deth.qkey") == qkey and f.get("deth.srcqp") == ud["qpn"],
+          f"post_send UD SEND -> {f.get('summary')} (Q_Key {f.get('deth.qkey', 0):#x}, "
+          f"source QP {f.get('deth.srcqp', 0):#x})")
+    wc = agent.ok("poll_cq", cq=cq, timeout_ms=3000)["completions"]
+    check(len(wc) == 1 and wc[0]["wr_id"] == 41 and wc[0]["status"] == "SUCCESS",
+          f"poll_cq: the UD SEND completed: {wc}")
+    agent.ok("destroy_ah", ah=ah["ah"])
+    agent.ok("destroy_qp", qp=ud["qp"])
 
 
 def main():
@@ -312,6 +377,8 @@ def main():
               and wc[0]["opcode"] == "RDMA_READ", f"poll_cq: the READ completed: {wc}")
         data = base64.b64decode(agent.ok("read_mr", mr=mr["mr"], offset=7000, length=16)["data"])
         check(data == reply, "read_mr: the READ response's data is in place")
+
+        ipv6_and_ud(agent, wire, pd, cq, mr, gids)
 
     after = agent.ok("read_counters", port=1)["counters"]
     check(after.get("rcvd_pkts", 0) > before.get("rcvd_pkts", 0)
