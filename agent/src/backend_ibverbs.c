@@ -265,7 +265,9 @@ static unsigned probe_caps(struct ib_backend *ib)
 
 	for (unsigned port = 1; port <= ib->attr.phys_port_cnt; port++) {
 		struct be_port_attr pa;
-		if (ib_query_port(&ib->base, port, &pa, NULL) == 0 && has_rcm(pa.netdev))
+		if (ib_query_port(&ib->base, port, &pa, NULL) != 0)
+			continue;
+		if (has_rcm(pa.netdev))
 			caps |= BE_CAP_RCM;
 		struct be_gid *gids = g_new(struct be_gid, pa.gid_tbl_len ? pa.gid_tbl_len : 1);
 		unsigned n = 0;
@@ -946,7 +948,9 @@ static void read_counter_dir(const char *dir, GHashTable *seen, be_counter_fn fn
 	for (guint i = 0; i < names->len; i++) {
 		const char *n = g_ptr_array_index(names, i);
 		char path[PATH_MAX], val[64];
-		if (g_hash_table_contains(seen, n))
+		/* "lifespan" is a setting of the hw_counters directory (how long
+		 * the kernel caches values), not a counter. */
+		if (g_hash_table_contains(seen, n) || strcmp(n, "lifespan") == 0)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, n);
 		/* Some counters cannot be read on some devices (EINVAL): skip them. */
