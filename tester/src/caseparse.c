@@ -547,7 +547,7 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 	case CL_T_STRING:
 	case CL_T_HEX:
 		if (!(forms & F_BYTES))
-			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes %s, not bytes", key, forms_text(forms));
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found bytes; expected %s", key, forms_text(forms));
 		v->kind = CL_V_BYTES;
 		v->bytes = ps->tok.bytes;
 		v->n_bytes = ps->tok.n_bytes;
@@ -564,15 +564,15 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 		return;
 	case CL_T_DURATION:
 		if (!(forms & F_DUR))
-			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes %s, not a duration", key, forms_text(forms));
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a duration; expected %s", key, forms_text(forms));
 		v->kind = CL_V_DURATION;
 		v->ns = ps->tok.num;
 		next(ps);
 		return;
 	case CL_T_WORD: {
 		if (!(forms & (F_WORD | F_LIST)))
-			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes %s, not the word '%s'", key,
-				forms_text(forms), ps->tok.text);
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found the word '%s'; expected %s", key,
+				ps->tok.text, forms_text(forms));
 		char allowed[400];
 		list_words(spec->words, allowed, sizeof allowed);
 		char *words[16];
@@ -590,7 +590,7 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 			if (!is_op(ps, ","))
 				break;
 			if (!(forms & F_LIST))
-				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes one word, not a list", key);
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes one word, not a list; expected a single word", key);
 			next(ps);
 		}
 		if (n == 1 && !(forms & F_LIST)) {
@@ -608,7 +608,7 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 	case CL_T_NUMBER:
 	case CL_T_SYM:
 		if (!(forms & F_EXPR))
-			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes %s, not a number", key, forms_text(forms));
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a number; expected %s", key, forms_text(forms));
 		v->kind = CL_V_EXPR;
 		parse_expr(ps, &v->expr);
 		return;
