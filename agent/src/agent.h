@@ -1,0 +1,129 @@
+/*
+ * roce-agent's protocol side: the TCP server (server.c), sessions and
+ * their handles (session.c), and the methods of docs/agent-protocol.md
+ * (methods.c).
+ */
+#ifndef ROCE_AGENT_AGENT_H
+#define ROCE_AGENT_AGENT_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+#define AGENT_PROTOCOL_VERSION 1
+#define AGENT_MAX_MESSAGE (1u << 20)
+#define AGENT_MAX_SESSIONS 16
+#define AGENT_MAX_HANDLES 4096
+#define AGENT_MAX_SESSION_MR (256ull << 20)
+#define AGENT_MAX_MR (64ull << 20)
+#define AGENT_MAX_POLL_MS 60000
+#define AGENT_MAX_JSON_DEPTH 32
+#define AGENT_MAX_AUTH_FAILURES 3
+
+struct agent {
+	struct backend *be;
+	const struct backend_factory *factory;
+	char *token;
+	size_t token_len;
+	GMainLoop *loop;
+	int listen_fd;
+	guint listen_watch;
+	GList *sessions; /* struct session */
+	unsigned n_sessions;
+	bool verbose;
+};
+
+/* Protocol error codes (docs/agent-protocol.md). */
+enum agent_err {
+	AE_NONE = 0,
+	AE_BAD_REQUEST,
+	AE_TOO_LARGE,
+	AE_UNAUTHENTICATED,
+	AE_VERSION_MISMATCH,
+	AE_UNKNOWN_METHOD,
+	AE_NO_SUCH_HANDLE,
+	AE_INVALID_STATE,
+	AE_RESOURCE_LIMIT,
+	AE_UNSUPPORTED,
+	AE_DEVICE_ERROR,
+	AE_TIMEOUT,
+};
+
+const char *agent_err_name(enum agent_err e);
+
+enum htype { H_PD, H_CQ, H_MR, H_QP, H_AH };
+
+struct handle {
+	unsigned id;
+	enum htype type;
+	void *obj;           /* struct be_pd / be_cq / be_mr / be_qp / be_ah */
+	unsigned pd;         /* MR, QP, AH: their PD's handle */
+	unsigned cq[2];      /* QP: send and receive CQ handles */
+	unsigned users;      /* PD: MRs, QPs, AHs; CQ: QPs */
+	uint64_t length;     /* MR */
+	uint32_t qpn;        /* QP */
+};
+
+/* A request being answered. */
+struct req {
+	struct session *s;
+	JsonNode *id;       /* the request's id (may be NULL) */
+	JsonObject *params; /* never NULL once dispatched (empty object) */
+	enum agent_err err;
+	char msg[512];
+	JsonBuilder *result; /* an object being built, for methods that succeed */
+	bool close_after;    /* bye: close once the reply is out */
+	bool deferred;       /* poll_cq waiting: the reply comes later */
+};
+
+struct session {
+	struct agent *agent;
+	int fd;
+	char peer[80];
+	guint in_watch, out_watch, poll_timer, close_queued;
+	GString *in, *out;
+	bool authenticated;
+	unsigned auth_failures;
+	bool closing;
+	GHashTable *handles; /* id -> struct handle */
+	GHashTable *qpns;    /* qpn -> handle id */
+	unsigned next_handle;
+	uint64_t mr_bytes;
+	/* poll_cq in progress */
+	struct {
+		bool active;
+		JsonNode *id;
+		unsigned cq;
+		unsigned max;
+		int64_t deadline_us;
+	} poll;
+};
+
+/* server.c */
+int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen);
+void agent_shutdown(struct agent *a);
+void session_send_reply(struct session *s, struct req *r);
+void session_start_poll_timer(struct session *s);
+
+/* session.c */
+void session_init_handles(struct session *s);
+struct handle *session_add(struct session *s, enum htype t, void *obj);
+/* The handle named by params.<member>, of type t; sets a no_such_handle
+ * error on r and returns NULL otherwise. */
+struct handle *session_get(struct req *r, const char *member, enum htype t, bool required);
+void session_remove(struct session *s, struct handle *h);
+/* Destroys everything the session created (QPs, AHs, MRs, CQs, PDs). */
+void session_cleanup(struct session *s);
+
+/* methods.c */
+void agent_dispatch(struct session *s, const char *line, size_t len);
+/* Re-polls a waiting poll_cq; true when it replied. */
+bool agent_poll_retry(struct session *s, bool final);
+
+/* json helpers (methods.c) */
+bool req_fail(struct req *r, enum agent_err e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

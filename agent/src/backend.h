@@ -1,0 +1,361 @@
+/*
+ * The backend interface of roce-agent: what the protocol layer asks of a
+ * device. Two backends implement it: `soft` (the embedded software DUT,
+ * backend_soft.c) and `ibverbs` (libibverbs, backend_ibverbs.c).
+ *
+ * Contract, for every backend:
+ * - The protocol layer owns handles, sessions, dependency order and bounds
+ *   checks. It never destroys a PD that still has MRs, QPs or AHs, nor a CQ
+ *   that a QP uses, and it destroys objects in the order QPs, AHs, MRs, CQs,
+ *   PDs. Every SGE it passes lies inside its MR (offset + length <= length).
+ * - A backend reports failure by returning -1 and filling the be_error
+ *   (be_error_set); the code maps to the protocol's error code and the
+ *   message is sent to the tester as it stands.
+ * - The backend allocates MR memory itself (reg_mr takes a length) and keeps
+ *   it alive while any posted work request may still touch it, even after
+ *   dereg_mr (free it later, when the QPs are done with it).
+ * - Everything runs on the agent's single GLib main loop (the default main
+ *   context): a backend that needs I/O or timers adds its sources there and
+ *   removes them in close(). No call may block for long: poll_cq never
+ *   waits (the protocol layer does the bounded waiting).
+ * - Enumerations below use libibverbs' numeric values where libibverbs has
+ *   them (QP states, access flags, WC statuses and opcodes), so the ibverbs
+ *   backend converts with a cast.
+ */
+#ifndef ROCE_AGENT_BACKEND_H
+#define ROCE_AGENT_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Errors ---- */
+
+enum be_status {
+	BE_OK = 0,
+	BE_BAD_REQUEST,    /* an attribute value the device cannot take */
+	BE_INVALID_STATE,  /* e.g. posting to a QP in RESET, a bad transition */
+	BE_RESOURCE_LIMIT, /* the device is out of QPs, CQEs, queue slots */
+	BE_UNSUPPORTED,    /* the device lacks the capability */
+	BE_DEVICE_ERROR,   /* the device or library failed (errno text) */
+};
+
+struct be_error {
+	enum be_status code;
+	char message[256];
+};
+
+/* Fills err (may be NULL) and returns -1. */
+int be_error_set(struct be_error *err, enum be_status code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- Values (libibverbs numbering) ---- */
+
+enum be_qp_type { BE_QPT_RC = 2, BE_QPT_UC = 3, BE_QPT_UD = 4 };
+
+enum be_qp_state {
+	BE_QPS_RESET = 0,
+	BE_QPS_INIT,
+	BE_QPS_RTR,
+	BE_QPS_RTS,
+	BE_QPS_SQD,
+	BE_QPS_SQE,
+	BE_QPS_ERR,
+};
+
+#define BE_ACCESS_LOCAL_WRITE 0x1u
+#define BE_ACCESS_REMOTE_WRITE 0x2u
+#define BE_ACCESS_REMOTE_READ 0x4u
+#define BE_ACCESS_REMOTE_ATOMIC 0x8u
+
+enum be_wc_status {
+	BE_WC_SUCCESS = 0,
+	BE_WC_LOC_LEN_ERR,
+	BE_WC_LOC_QP_OP_ERR,
+	BE_WC_LOC_EEC_OP_ERR,
+	BE_WC_LOC_PROT_ERR,
+	BE_WC_WR_FLUSH_ERR,
+	BE_WC_MW_BIND_ERR,
+	BE_WC_BAD_RESP_ERR,
+	BE_WC_LOC_ACCESS_ERR,
+	BE_WC_REM_INV_REQ_ERR,
+	BE_WC_REM_ACCESS_ERR,
+	BE_WC_REM_OP_ERR,
+	BE_WC_RETRY_EXC_ERR,
+	BE_WC_RNR_RETRY_EXC_ERR,
+	BE_WC_LOC_RDD_VIOL_ERR,
+	BE_WC_REM_INV_RD_REQ_ERR,
+	BE_WC_REM_ABORT_ERR,
+	BE_WC_INV_EECN_ERR,
+	BE_WC_INV_EEC_STATE_ERR,
+	BE_WC_FATAL_ERR,
+	BE_WC_RESP_TIMEOUT_ERR,
+	BE_WC_GENERAL_ERR,
+	BE_WC_STATUS_COUNT
+};
+
+enum be_wc_opcode {
+	BE_WC_SEND = 0,
+	BE_WC_RDMA_WRITE,
+	BE_WC_RDMA_READ,
+	BE_WC_COMP_SWAP,
+	BE_WC_FETCH_ADD,
+	BE_WC_RECV = 128,
+	BE_WC_RECV_RDMA_WITH_IMM,
+};
+
+#define BE_WC_WITH_IMM 0x2u /* IBV_WC_WITH_IMM */
+#define BE_WC_GRH 0x1u      /* IBV_WC_GRH */
+#define BE_WC_WITH_INV 0x4u /* IBV_WC_WITH_INV */
+
+enum be_wr_opcode {
+	BE_WR_RDMA_WRITE = 0,
+	BE_WR_RDMA_WRITE_WITH_IMM,
+	BE_WR_SEND,
+	BE_WR_SEND_WITH_IMM,
+	BE_WR_RDMA_READ,
+	BE_WR_ATOMIC_CMP_AND_SWP,
+	BE_WR_ATOMIC_FETCH_AND_ADD,
+	BE_WR_SEND_WITH_INV = 9,
+};
+
+enum be_gid_type { BE_GID_IB, BE_GID_ROCE_V1, BE_GID_ROCE_V2 };
+enum be_atomic_cap { BE_ATOMIC_NONE, BE_ATOMIC_HCA, BE_ATOMIC_GLOB };
+
+/* Capabilities reported by query_device. */
+#define BE_CAP_RC 0x01u
+#define BE_CAP_UC 0x02u
+#define BE_CAP_UD 0x04u
+#define BE_CAP_ATOMIC 0x08u
+#define BE_CAP_IPV4 0x10u
+#define BE_CAP_IPV6 0x20u
+#define BE_CAP_RCM 0x40u
+#define BE_CAP_SEND_WITH_INV 0x80u
+
+/* ---- Attributes ---- */
+
+struct be_device_attr {
+	char name[64];
+	uint32_t vendor_id, vendor_part_id;
+	char fw_ver[64];
+	uint32_t max_qp, max_qp_wr, max_sge;
+	uint64_t max_mr_size;
+	uint32_t max_qp_rd_atom, max_qp_init_rd_atom;
+	enum be_atomic_cap atomic_cap;
+	unsigned caps; /* BE_CAP_* */
+};
+
+enum be_port_state { BE_PORT_DOWN = 1, BE_PORT_INIT, BE_PORT_ARMED, BE_PORT_ACTIVE };
+
+struct be_port_attr {
+	enum be_port_state state;
+	unsigned active_mtu, max_mtu; /* bytes */
+	unsigned gid_tbl_len;
+	char netdev[64]; /* "" when unknown */
+};
+
+struct be_gid {
+	unsigned index;
+	uint8_t gid[16];
+	enum be_gid_type type;
+};
+
+/* An address vector (the GRH part; RoCEv2 always sends a GRH). */
+struct be_av {
+	uint8_t dgid[16];
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint32_t flow_label;
+	uint8_t sl;
+	uint8_t port;
+};
+
+/* Attribute bits of be_qp_attr.mask (the ones given to modify_qp, the ones
+ * valid in query_qp's answer). */
+#define BE_QPA_STATE 0x000001u
+#define BE_QPA_PORT 0x000002u
+#define BE_QPA_PKEY_INDEX 0x000004u
+#define BE_QPA_QKEY 0x000008u
+#define BE_QPA_ACCESS 0x000010u
+#define BE_QPA_PATH_MTU 0x000020u
+#define BE_QPA_DEST_QPN 0x000040u
+#define BE_QPA_RQ_PSN 0x000080u
+#define BE_QPA_SQ_PSN 0x000100u
+#define BE_QPA_AV 0x000200u /* dgid given; the other AV fields have defaults */
+#define BE_QPA_MAX_RD_ATOMIC 0x000400u
+#define BE_QPA_MAX_DEST_RD_ATOMIC 0x000800u
+#define BE_QPA_MIN_RNR_TIMER 0x001000u
+#define BE_QPA_TIMEOUT 0x002000u
+#define BE_QPA_RETRY_CNT 0x004000u
+#define BE_QPA_RNR_RETRY 0x008000u
+
+struct be_qp_attr {
+	unsigned mask;
+	enum be_qp_state state;
+	uint8_t port;
+	uint16_t pkey_index;
+	uint32_t qkey;
+	unsigned access;   /* BE_ACCESS_* */
+	unsigned path_mtu; /* bytes */
+	uint32_t dest_qpn, rq_psn, sq_psn;
+	struct be_av av;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint8_t min_rnr_timer, timeout, retry_cnt, rnr_retry;
+};
+
+/* ---- Objects (each backend defines these structs) ---- */
+
+struct backend;
+struct be_pd;
+struct be_cq;
+struct be_mr;
+struct be_qp;
+struct be_ah;
+
+struct be_qp_init {
+	enum be_qp_type type;
+	struct be_cq *send_cq, *recv_cq;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	bool sq_sig_all;
+};
+
+struct be_mr_info {
+	uint8_t *buf;    /* the agent-side memory: buf[0 .. length) */
+	uint64_t length;
+	uint64_t addr;   /* the virtual address remote peers use */
+	uint32_t lkey, rkey;
+};
+
+/* One scatter/gather element, already bounds-checked against its MR. */
+struct be_sge {
+	struct be_mr *mr;
+	uint64_t offset;
+	uint32_t length;
+};
+
+struct be_send_wr {
+	uint64_t wr_id;
+	enum be_wr_opcode opcode;
+	const struct be_sge *sge;
+	unsigned num_sge;
+	bool signaled, solicited;
+	uint32_t imm_data;        /* as the tester gave it; sent big-endian */
+	uint32_t invalidate_rkey;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add, swap;
+	struct be_ah *ah;         /* UD */
+	uint32_t remote_qpn, remote_qkey;
+};
+
+struct be_recv_wr {
+	uint64_t wr_id;
+	const struct be_sge *sge;
+	unsigned num_sge;
+};
+
+struct be_wc {
+	uint64_t wr_id;
+	enum be_wc_status status;
+	enum be_wc_opcode opcode;
+	uint32_t byte_len;
+	uint32_t imm_data;
+	uint32_t invalidate_rkey;
+	uint32_t src_qp;
+	uint32_t qp_num; /* the local QP; the protocol layer maps it to a handle */
+	unsigned wc_flags; /* BE_WC_GRH, BE_WC_WITH_IMM, BE_WC_WITH_INV */
+};
+
+/* Receives one counter (read_counters). */
+typedef void (*be_counter_fn)(void *ctx, const char *name, uint64_t value);
+
+struct backend_ops {
+	const char *name; /* "soft", "ibverbs" */
+	void (*close)(struct backend *be);
+
+	int (*query_device)(struct backend *be, struct be_device_attr *out, struct be_error *err);
+	int (*query_port)(struct backend *be, unsigned port, struct be_port_attr *out,
+			  struct be_error *err);
+	/* Writes up to max entries, sets *n to how many were written. */
+	int (*list_gids)(struct backend *be, unsigned port, struct be_gid *out, unsigned max,
+			 unsigned *n, struct be_error *err);
+
+	int (*alloc_pd)(struct backend *be, struct be_pd **out, struct be_error *err);
+	int (*dealloc_pd)(struct be_pd *pd, struct be_error *err);
+	int (*create_cq)(struct backend *be, unsigned cqe, struct be_cq **out, struct be_error *err);
+	int (*destroy_cq)(struct be_cq *cq, struct be_error *err);
+
+	/* Allocates length bytes (filled with fill) and registers them. */
+	int (*reg_mr)(struct be_pd *pd, uint64_t length, unsigned access, uint8_t fill,
+		      struct be_mr **out, struct be_error *err);
+	int (*dereg_mr)(struct be_mr *mr, struct be_error *err);
+	void (*mr_info)(struct be_mr *mr, struct be_mr_info *out);
+
+	int (*create_qp)(struct be_pd *pd, const struct be_qp_init *init, struct be_qp **out,
+			 uint32_t *qpn, struct be_error *err);
+	/* attr->mask says which members were given. */
+	int (*modify_qp)(struct be_qp *qp, const struct be_qp_attr *attr, struct be_error *err);
+	int (*query_qp)(struct be_qp *qp, struct be_qp_attr *out, struct be_error *err);
+	int (*destroy_qp)(struct be_qp *qp, struct be_error *err);
+
+	int (*create_ah)(struct be_pd *pd, const struct be_av *av, struct be_ah **out,
+			 struct be_error *err);
+	int (*destroy_ah)(struct be_ah *ah, struct be_error *err);
+
+	int (*post_recv)(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error *err);
+	int (*post_send)(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err);
+	/* Never blocks: writes up to max completions and sets *n. */
+	int (*poll_cq)(struct be_cq *cq, struct be_wc *out, unsigned max, unsigned *n,
+		       struct be_error *err);
+
+	int (*read_counters)(struct backend *be, unsigned port, be_counter_fn fn, void *ctx,
+			     struct be_error *err);
+};
+
+/* Every backend's device struct starts with this. */
+struct backend {
+	const struct backend_ops *ops;
+};
+
+/* ---- Opening a backend ---- */
+
+struct backend_options {
+	const char *device; /* ibverbs: device name ("rxe0"); NULL = the first one */
+	const char *iface;  /* soft: network interface to bind */
+	const char *fault;  /* soft: fault profile name, NULL for none */
+	bool rcm;           /* soft: RoCEv2 congestion management on */
+	unsigned cnp_interval_us;   /* soft: minimum time between CNPs per QP */
+	unsigned rcm_line_rate_mbps; /* soft: a QP's rate before any CNP */
+	unsigned rcm_recovery_us;    /* soft: rate recovery period */
+};
+
+struct backend_factory {
+	const char *name;
+	/* Opens the device; on failure returns NULL with a message in err. */
+	struct backend *(*open)(const struct backend_options *opts, char *err, size_t errlen);
+	/* The active fault profile, or NULL (backends without faults: NULL). */
+	const char *(*fault_name)(struct backend *be);
+};
+
+/* The backends compiled in: "soft" always, "ibverbs" when
+ * agent/src/backend_ibverbs.c and libibverbs are there (it defines
+ * backend_ibverbs_factory). NULL when unknown. */
+const struct backend_factory *backend_find(const char *name);
+/* Names of the compiled-in backends, for --help: "soft, ibverbs". */
+const char *backend_names(void);
+
+extern const struct backend_factory backend_soft_factory;
+#ifdef ROCE_AGENT_HAVE_IBVERBS
+extern const struct backend_factory backend_ibverbs_factory;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

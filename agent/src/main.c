@@ -1,0 +1,170 @@
+/*
+ * roce-agent: serves roce-tester over TCP (docs/agent-protocol.md) and runs
+ * verbs on a device: the embedded software DUT (--backend soft, the
+ * default) or a real RDMA device through libibverbs (--backend ibverbs).
+ */
+#include "agent.h"
+#include "soft/soft.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib-unix.h>
+
+static gboolean on_signal(gpointer data)
+{
+	g_main_loop_quit(data);
+	return G_SOURCE_CONTINUE;
+}
+
+static char *read_token(const char *path, size_t *len, char *err, size_t errlen)
+{
+	gchar *text = NULL;
+	gsize n = 0;
+	GError *gerr = NULL;
+	struct stat st;
+	if (stat(path, &st) == 0 && (st.st_mode & 0004))
+		g_warning("--token-file %s is readable by everyone", path);
+	if (!g_file_get_contents(path, &text, &n, &gerr)) {
+		snprintf(err, errlen, "--token-file %s: %s", path, gerr->message);
+		g_error_free(gerr);
+		return NULL;
+	}
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
+		text[--n] = '\0';
+	if (n == 0 || strlen(text) != n) {
+		snprintf(err, errlen, "--token-file %s: the token is empty or holds a NUL byte", path);
+		g_free(text);
+		return NULL;
+	}
+	*len = n;
+	return text;
+}
+
+static void list_faults(bool markdown)
+{
+	if (markdown) {
+		printf("| Profile | Rule broken | What the soft DUT does |\n|---|---|---|\n");
+	}
+	for (unsigned f = 1; f < SOFT_FAULT_COUNT; f++) {
+		const struct soft_fault_info *i = soft_fault_info((enum soft_fault)f);
+		if (markdown)
+			printf("| `%s` | %s | %s |\n", i->name, i->rule, i->text);
+		else
+			printf("%-26s %-20s %s\n", i->name, i->rule, i->text);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	gchar *listen = NULL, *token_file = NULL, *backend = NULL, *iface = NULL, *device = NULL, *fault = NULL;
+	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, markdown = FALSE, version = FALSE;
+	gint cnp_interval = 50, line_rate = 1000, recovery = 2000;
+	GOptionEntry entries[] = {
+		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
+		{ "token-file", 't', 0, G_OPTION_ARG_FILENAME, &token_file, "The shared token that authenticates the tester (required)", "FILE" },
+		{ "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Backend: soft (default) or ibverbs", "NAME" },
+		{ "iface", 'i', 0, G_OPTION_ARG_STRING, &iface, "soft: the network interface of the software DUT", "IF" },
+		{ "device", 'd', 0, G_OPTION_ARG_STRING, &device, "ibverbs: the RDMA device (default: the first)", "NAME" },
+		{ "fault", 'f', 0, G_OPTION_ARG_STRING, &fault, "soft: break one rule on purpose (see --list-faults)", "NAME" },
+		{ "rcm", 0, 0, G_OPTION_ARG_NONE, &rcm, "soft: enable RoCEv2 congestion management (ECT, CNPs, rate control)", NULL },
+		{ "cnp-interval-us", 0, 0, G_OPTION_ARG_INT, &cnp_interval, "soft: minimum time between CNPs per QP (default 50)", "US" },
+		{ "rcm-line-rate", 0, 0, G_OPTION_ARG_INT, &line_rate, "soft: a QP's rate before any CNP, Mb/s (default 1000)", "MBPS" },
+		{ "rcm-recovery-us", 0, 0, G_OPTION_ARG_INT, &recovery, "soft: rate recovery period (default 2000)", "US" },
+		{ "list-faults", 0, 0, G_OPTION_ARG_NONE, &faults, "List the fault profiles and exit", NULL },
+		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults: as a Markdown table", NULL },
+		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log sessions and errors", NULL },
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	GOptionContext *ctx = g_option_context_new("- serve roce-tester on a device under test");
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	GError *gerr = NULL;
+	if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+		fprintf(stderr, "roce-agent: %s\n", gerr->message);
+		return 2;
+	}
+	g_option_context_free(ctx);
+	if (version) {
+		printf("roce-agent %s (protocol %d; backends: %s)\n", ROCE_AGENT_VERSION, AGENT_PROTOCOL_VERSION,
+		       backend_names());
+		return 0;
+	}
+	if (faults) {
+		list_faults(markdown);
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "roce-agent: unexpected argument '%s'\n", argv[1]);
+		return 2;
+	}
+	if (!listen || !token_file) {
+		fprintf(stderr, "roce-agent: --listen HOST:PORT and --token-file FILE are required\n");
+		return 2;
+	}
+	if (cnp_interval < 0 || line_rate <= 0 || recovery <= 0) {
+		fprintf(stderr, "roce-agent: --cnp-interval-us, --rcm-line-rate and --rcm-recovery-us must be positive\n");
+		return 2;
+	}
+	const struct backend_factory *factory = backend_find(backend ? backend : "soft");
+	if (!factory) {
+		fprintf(stderr, "roce-agent: unknown backend '%s' (built with: %s)\n", backend, backend_names());
+		return 2;
+	}
+	if (fault && strcmp(factory->name, "soft") != 0) {
+		fprintf(stderr, "roce-agent: --fault applies to the soft backend only\n");
+		return 2;
+	}
+
+	char err[512];
+	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose };
+	a.token = read_token(token_file, &a.token_len, err, sizeof err);
+	if (!a.token) {
+		fprintf(stderr, "roce-agent: %s\n", err);
+		return 1;
+	}
+	struct backend_options o = {
+		.device = device,
+		.iface = iface,
+		.fault = fault,
+		.rcm = rcm,
+		.cnp_interval_us = (unsigned)cnp_interval,
+		.rcm_line_rate_mbps = (unsigned)line_rate,
+		.rcm_recovery_us = (unsigned)recovery,
+	};
+	a.be = factory->open(&o, err, sizeof err);
+	if (!a.be) {
+		fprintf(stderr, "roce-agent: backend %s: %s\n", factory->name, err);
+		return 1;
+	}
+	if (agent_listen(&a, listen, err, sizeof err) != 0) {
+		fprintf(stderr, "roce-agent: %s\n", err);
+		a.be->ops->close(a.be);
+		return 1;
+	}
+	a.loop = g_main_loop_new(NULL, FALSE);
+	guint s1 = g_unix_signal_add(SIGINT, on_signal, a.loop);
+	guint s2 = g_unix_signal_add(SIGTERM, on_signal, a.loop);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "roce-agent: listening on %s, backend %s%s%s\n", listen, factory->name,
+		fault ? ", fault " : "", fault ? fault : "");
+	g_main_loop_run(a.loop);
+
+	agent_shutdown(&a);
+	a.be->ops->close(a.be);
+	g_source_remove(s1);
+	g_source_remove(s2);
+	g_main_loop_unref(a.loop);
+	memset(a.token, 0, a.token_len);
+	g_free(a.token);
+	g_free(listen);
+	g_free(token_file);
+	g_free(backend);
+	g_free(iface);
+	g_free(device);
+	g_free(fault);
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* The fault profiles' table and their changes to transmitted packets. */
+#include "soft.h"
+
+#include <string.h>
+
+static const struct soft_fault_info faults[SOFT_FAULT_COUNT] = {
+	[SOFT_FAULT_NONE] = { "none", "", "a conforming device" },
+#define SOFT_FAULT(SYM, name, rule, text) [SOFT_FAULT_##SYM] = { name, rule, text },
+#include "fault.def"
+#undef SOFT_FAULT
+};
+
+const struct soft_fault_info *soft_fault_info(enum soft_fault f)
+{
+	return (unsigned)f < SOFT_FAULT_COUNT ? &faults[f] : NULL;
+}
+
+enum soft_fault soft_fault_by_name(const char *name)
+{
+	for (unsigned f = 0; f < SOFT_FAULT_COUNT; f++)
+		if (strcmp(faults[f].name, name) == 0)
+			return (enum soft_fault)f;
+	return SOFT_FAULT_COUNT;
+}
+
+static uint8_t *ip_hdr(struct roce_desc *d)
+{
+	return roce_desc_hdr(d, d->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
+}
+
+static void set_ecn(struct roce_desc *d, unsigned ecn)
+{
+	if (d->ip_version == 6)
+		roce_ipv6_set_ecn(d->ip, ecn);
+	else
+		roce_ipv4_set_ecn(d->ip, ecn);
+}
+
+void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
+{
+	bool cnp = roce_bth_opcode(d->bth) == ROCE_OPCODE_CNP;
+	switch (dev->fault) {
+	case SOFT_FAULT_BAD_ICRC:
+	case SOFT_FAULT_ICRC_PAD_OMITTED: {
+		uint8_t tmp[9216];
+		long n = roce_build_ip(d, tmp, sizeof tmp);
+		if (n <= 0)
+			return;
+		struct roce_pkt p;
+		if (roce_parse_ip(&p, tmp, (size_t)n, (size_t)n, 0) != ROCE_OK)
+			return;
+		uint32_t v = roce_icrc(tmp, p.icrc_off) + 1;
+		if (dev->fault == SOFT_FAULT_ICRC_PAD_OMITTED &&
+		    roce_icrc_mistaken(&p, ROCE_ICRC_MISTAKE_PAD_OMITTED, &v) != 0)
+			return; /* no pad: the mistake does not show */
+		d->icrc = v;
+		d->ovr |= ROCE_OVR_ICRC;
+		return;
+	}
+	case SOFT_FAULT_IPV4_NO_DF:
+		if (d->ip_version == 4)
+			roce_ipv4_set_df(d->ip, 0);
+		return;
+	case SOFT_FAULT_IPV4_BAD_CSUM:
+		if (d->ip_version == 4) {
+			uint8_t tmp[9216];
+			if (roce_build_ip(d, tmp, sizeof tmp) > 0)
+				roce_desc_set(d, ROCE_F_IPV4_csum, (roce_ipv4_csum(tmp) ^ 0x5A5A) & 0xFFFF);
+		}
+		return;
+	case SOFT_FAULT_WRONG_DSCP:
+		if (!cnp) {
+			if (d->ip_version == 6)
+				roce_ipv6_set_dscp(d->ip, 0);
+			else
+				roce_ipv4_set_dscp(d->ip, 0);
+		}
+		return;
+	case SOFT_FAULT_WRONG_TTL:
+		if (d->ip_version == 6)
+			roce_ipv6_set_hoplimit(d->ip, 255);
+		else
+			roce_ipv4_set_ttl(d->ip, 255);
+		return;
+	case SOFT_FAULT_ECN_WITHOUT_RCM:
+		if (!dev->opts.rcm)
+			set_ecn(d, 2);
+		return;
+	case SOFT_FAULT_ECN_CE_SENT:
+		set_ecn(d, 3);
+		return;
+	case SOFT_FAULT_BTH_RESV_SET:
+		roce_bth_set_resv6(d->bth, 0x3F);
+		roce_bth_set_resv7(d->bth, 0x7F);
+		return;
+	case SOFT_FAULT_TVER_ONE:
+		roce_bth_set_tver(d->bth, 1);
+		return;
+	case SOFT_FAULT_WRONG_PAD:
+		if (d->payload_len % 4) {
+			d->ovr |= ROCE_OVR_PAD_LEN | ROCE_OVR_PADCNT;
+			d->pad_len = 0;
+			roce_bth_set_padcnt(d->bth, 0);
+		}
+		return;
+	case SOFT_FAULT_WRONG_SGID: {
+		uint8_t *ip = ip_hdr(d);
+		uint8_t *src = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_src(ip) : roce_ipv4_src(ip));
+		src[d->ip_version == 6 ? 15 : 3]++;
+		return;
+	}
+	default:
+		return;
+	}
+}

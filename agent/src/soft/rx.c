@@ -1,0 +1,304 @@
+/*
+ * Inbound validation (rocev2-rules.md §5.1, CA17-24/27/33): every check
+ * that makes a packet a silent drop, each with its counter, then dispatch
+ * to the responder (requests), the requester (responses) or the congestion
+ * reaction point (CNPs).
+ */
+#include "soft.h"
+
+#include <string.h>
+
+static const uint8_t *eth_dst(const uint8_t *frame)
+{
+	return frame;
+}
+
+static const uint8_t *eth_src(const uint8_t *frame)
+{
+	return frame + 6;
+}
+
+/* Whether a parse error means "not RoCEv2 at all" (ignored, not counted). */
+static bool not_roce(enum roce_code e)
+{
+	switch (e) {
+	case ROCE_E_CAPTURE_CUT:
+	case ROCE_E_TRUNC_ETH:
+	case ROCE_E_TRUNC_VLAN:
+	case ROCE_E_VLAN_DEPTH:
+	case ROCE_E_ROCEV1:
+	case ROCE_E_ETHERTYPE:
+	case ROCE_E_IPV4_PROTO:
+	case ROCE_E_IPV6_NEXTHDR:
+	case ROCE_E_UDP_DPORT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Faults that accept a malformed IP/UDP header: repair the field in a copy
+ * so that the rest of the packet parses. The ICRC is then checked against
+ * the bytes as received (the repaired field is covered by it).
+ */
+static bool repair_for_fault(struct soft_dev *dev, const struct roce_pkt *bad, uint8_t *copy,
+			     size_t len, uint32_t *l3_off)
+{
+	uint32_t ip;
+	switch (bad->err) {
+	case ROCE_E_IP_VERSION:
+		if (!SOFT_FAULT_ON(dev, ACCEPT_VERSION_MISMATCH))
+			return false;
+		ip = bad->err_off;
+		copy[ip] = (uint8_t)((copy[ip] & 0x0F) | (bad->err_expected << 4));
+		break;
+	case ROCE_E_IPV4_MF:
+	case ROCE_E_IPV4_FRAGOFF:
+		if (!SOFT_FAULT_ON(dev, ACCEPT_FRAGMENT))
+			return false;
+		ip = bad->hdr_off[ROCE_H_IPV4];
+		roce_ipv4_set_mf(copy + ip, 0);
+		roce_ipv4_set_fragoff(copy + ip, 0);
+		break;
+	case ROCE_E_UDP_LEN:
+		if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_UDP_LEN))
+			return false;
+		ip = bad->hdr_off[bad->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+		roce_udp_set_len(copy + bad->hdr_off[ROCE_H_UDP], bad->err_expected);
+		break;
+	default:
+		return false;
+	}
+	(void)len;
+	*l3_off = ip;
+	return true;
+}
+
+static bool pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7FFF) == (b & 0x7FFF) && ((a | b) & 0x8000);
+}
+
+static enum roce_transport qp_transport(const struct be_qp *qp)
+{
+	return qp->type == BE_QPT_RC ? ROCE_T_RC : qp->type == BE_QPT_UC ? ROCE_T_UC : ROCE_T_UD;
+}
+
+static struct be_qp *lowest_qp(struct soft_dev *dev)
+{
+	struct be_qp *best = NULL;
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, dev->qps);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		if (!best || ((struct be_qp *)v)->qpn < best->qpn)
+			best = v;
+	return best;
+}
+
+void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
+{
+	if (len < ROCE_ETH_LEN || len > sizeof dev->rxbuf || memcmp(eth_dst(frame), dev->mac, 6) != 0)
+		return;
+	const uint8_t *orig = frame;
+
+	struct roce_pkt p;
+	enum roce_code e = roce_parse_frame(&p, frame, len, len, 0);
+	if (e != ROCE_OK && not_roce(e))
+		return;
+
+	uint8_t repaired[sizeof dev->rxbuf];
+	bool icrc_from_original = false;
+	uint32_t l3_off = 0;
+	if (e != ROCE_OK) {
+		dev->cnt.rx_frames++;
+		memcpy(repaired, frame, len);
+		if (!repair_for_fault(dev, &p, repaired, len, &l3_off)) {
+			if (e == ROCE_E_IP_VERSION)
+				dev->cnt.rx_drop_ip_version++;
+			else if (e == ROCE_E_OPCODE_UNDEFINED || e == ROCE_E_OPCODE_VENDOR)
+				dev->cnt.rx_drop_opcode++;
+			else
+				dev->cnt.rx_drop_ip++;
+			return;
+		}
+		if (roce_parse_frame(&p, repaired, len, len, 0) != ROCE_OK)
+			return;
+		frame = repaired;
+		icrc_from_original = true;
+	} else {
+		dev->cnt.rx_frames++;
+	}
+	if (!p.complete)
+		return;
+
+	const uint8_t *l3 = frame + p.hdr_off[p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	uint8_t dst_ip[16] = { 0 }, src_ip[16] = { 0 };
+	if (p.ip_version == 6) {
+		memcpy(src_ip, roce_ipv6_src(l3), 16);
+		memcpy(dst_ip, roce_ipv6_dst(l3), 16);
+	} else {
+		memcpy(src_ip, roce_ipv4_src(l3), 4);
+		memcpy(dst_ip, roce_ipv4_dst(l3), 4);
+	}
+	if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
+		soft_refresh_gids(dev);
+		if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
+			dev->cnt.rx_drop_gid++;
+			return;
+		}
+	}
+
+	/* The header rules of A17.3 (CA17-24): IP options, flags, checksum,
+	 * ICRC. libroce's stateless checks find them. */
+	struct roce_finding f[32];
+	struct roce_check_opts co = { icrc_from_original ? 0 : ROCE_CHK_ICRC, 0 };
+	size_t nf = roce_check(&p, &co, f, 32);
+	if (nf > 32)
+		nf = 32;
+	for (size_t i = 0; i < nf; i++) {
+		switch (f[i].code) {
+		case ROCE_C_ICRC:
+			if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_ICRC)) {
+				dev->cnt.rx_drop_icrc++;
+				return;
+			}
+			break;
+		case ROCE_C_IPV4_IHL:
+			if (!SOFT_FAULT_ON(dev, ACCEPT_IP_OPTIONS)) {
+				dev->cnt.rx_drop_ip++;
+				return;
+			}
+			break;
+		case ROCE_C_IPV4_DF:
+		case ROCE_C_IPV4_RF:
+			if (!SOFT_FAULT_ON(dev, ACCEPT_NO_DF)) {
+				dev->cnt.rx_drop_ip++;
+				return;
+			}
+			break;
+		case ROCE_C_IPV4_CSUM:
+			dev->cnt.rx_drop_ip++;
+			return;
+		default:
+			break;
+		}
+	}
+	if (icrc_from_original) {
+		const uint8_t *orig_l3 = orig + l3_off;
+		uint32_t wire = roce_le32_load(orig + p.icrc_off);
+		if (wire != roce_icrc(orig_l3, p.icrc_off - l3_off) && !SOFT_FAULT_ON(dev, ACCEPT_BAD_ICRC)) {
+			dev->cnt.rx_drop_icrc++;
+			return;
+		}
+	}
+
+	soft_neigh_learn(dev, p.ip_version, src_ip, eth_src(frame));
+
+	const uint8_t *bth = roce_pkt_hdr(&p, ROCE_H_BTH);
+	if (roce_bth_tver(bth) != 0 && !SOFT_FAULT_ON(dev, IGNORE_TVER)) {
+		dev->cnt.rx_drop_tver++;
+		return;
+	}
+	if (SOFT_FAULT_ON(dev, HONOUR_BECN) && (roce_bth_fecn(bth) || roce_bth_becn(bth)))
+		return;
+
+	uint32_t destqp = roce_bth_destqp(bth);
+	struct be_qp *qp;
+	if (destqp == 0) {
+		if (!SOFT_FAULT_ON(dev, ACCEPT_QP0)) {
+			dev->cnt.rx_drop_qp0++;
+			return;
+		}
+		qp = lowest_qp(dev);
+	} else {
+		qp = soft_qp_lookup(dev, destqp);
+	}
+	if (!qp) {
+		dev->cnt.rx_drop_no_qp++;
+		return;
+	}
+
+	if (p.op->kind == ROCE_K_CNP) {
+		dev->cnt.rx_cnp++;
+		if (qp->attr.state == BE_QPS_RTS || qp->attr.state == BE_QPS_SQD)
+			soft_cc_on_cnp(qp);
+		return;
+	}
+
+	const struct roce_opcode_info *op = p.op;
+	uint8_t opcode = p.opcode;
+	if (op->transport != qp_transport(qp)) {
+		uint8_t as_ours = (uint8_t)((qp_transport(qp) << 5) | (opcode & 0x1F));
+		const struct roce_opcode_info *o2 = roce_opcode(as_ours);
+		if (!SOFT_FAULT_ON(dev, IGNORE_QP_TYPE) || !o2->name || o2->xhdrs != op->xhdrs) {
+			dev->cnt.rx_drop_qp_type++;
+			return;
+		}
+		op = o2;
+		opcode = as_ours;
+	}
+
+	if (!pkey_match((uint16_t)roce_bth_pkey(bth), 0xFFFF) && !SOFT_FAULT_ON(dev, IGNORE_PKEY)) {
+		dev->cnt.pkey_violations++;
+		return;
+	}
+
+	enum be_qp_state s = qp->attr.state;
+	bool request = op->flags & ROCE_OPF_REQUEST;
+	bool state_ok = request ? (s == BE_QPS_RTR || s == BE_QPS_RTS || s == BE_QPS_SQD ||
+				   s == BE_QPS_SQE || (s == BE_QPS_INIT && SOFT_FAULT_ON(dev, IGNORE_QP_STATE)))
+				: (s == BE_QPS_RTS || s == BE_QPS_SQD || s == BE_QPS_SQE);
+	if (!state_ok) {
+		dev->cnt.rx_drop_qp_state++;
+		return;
+	}
+
+	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR)) {
+		size_t n = p.ip_version == 4 ? 4 : 16;
+		if (p.ip_version != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
+		    memcmp(dst_ip, qp->ep.src_ip, n) != 0) {
+			dev->cnt.rx_drop_addr++;
+			return;
+		}
+	}
+	if (qp->type == BE_QPT_UD) {
+		if (!request || op->kind != ROCE_K_SEND) {
+			dev->cnt.rx_drop_opcode++;
+			return;
+		}
+		const uint8_t *deth = roce_pkt_hdr(&p, ROCE_H_DETH);
+		if (!deth || (roce_deth_qkey(deth) != qp->attr.qkey && !SOFT_FAULT_ON(dev, IGNORE_QKEY))) {
+			dev->cnt.qkey_violations++;
+			return;
+		}
+	}
+
+	dev->cnt.rx_packets++;
+	struct soft_rx rx = {
+		.p = &p,
+		.bth = bth,
+		.psn = roce_bth_psn(bth),
+		.opcode = opcode,
+		.op = op,
+		.payload = frame + p.payload_off,
+		.payload_len = p.payload_len,
+		.ip_version = p.ip_version,
+		.l3 = l3,
+	};
+	memcpy(rx.src_ip, src_ip, 16);
+	memcpy(rx.dst_ip, dst_ip, 16);
+	memcpy(rx.src_mac, eth_src(frame), 6);
+
+	unsigned ecn = p.ip_version == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
+	if (ecn == 3) {
+		dev->cnt.rx_ecn_ce++;
+		soft_cc_on_ce(qp, &rx);
+	}
+
+	if (request)
+		soft_resp_rx(qp, &rx);
+	else
+		soft_req_rx(qp, &rx);
+}

@@ -1,0 +1,372 @@
+/*
+ * The soft DUT: a user-space RoCEv2 device on an AF_PACKET socket. Every
+ * packet it parses or builds goes through libroce; this layer holds the
+ * device's state (QPs, MRs, CQs), the responder and requester logic, and the
+ * fault profiles.
+ *
+ * Files: dev.c (device, raw socket, GIDs, neighbours, timers, transmit),
+ * verbs.c (the backend operations), rx.c (inbound validation and dispatch,
+ * CNPs), resp.c (responder: RC, UC, UD), req.c (requester), fault.c
+ * (profiles), cc.c (congestion reaction).
+ */
+#ifndef ROCE_AGENT_SOFT_H
+#define ROCE_AGENT_SOFT_H
+
+#include <glib.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce/roce.h"
+
+#include "../backend.h"
+
+/* ---- Fault profiles ---- */
+
+enum soft_fault {
+	SOFT_FAULT_NONE = 0,
+#define SOFT_FAULT(SYM, name, rule, text) SOFT_FAULT_##SYM,
+#include "fault.def"
+#undef SOFT_FAULT
+	SOFT_FAULT_COUNT
+};
+
+struct soft_fault_info {
+	const char *name;
+	const char *rule;
+	const char *text;
+};
+
+const struct soft_fault_info *soft_fault_info(enum soft_fault f);
+/* SOFT_FAULT_COUNT when unknown. */
+enum soft_fault soft_fault_by_name(const char *name);
+
+/* ---- Counters ---- */
+
+#define SOFT_COUNTERS(X)                                                            \
+	X(rx_frames)          /* RoCEv2 frames addressed to the device */           \
+	X(rx_packets)         /* frames that passed header validation */            \
+	X(tx_packets)                                                               \
+	X(rx_drop_ip)         /* IP/UDP rule broken (CA17-24) */                    \
+	X(rx_drop_ip_version) /* IP version / Ethertype mismatch (CA17-27) */       \
+	X(rx_drop_icrc)       /* bad ICRC (CA17-22, CA17-24) */                     \
+	X(rx_drop_gid)        /* destination IP is not one of the GIDs */           \
+	X(rx_drop_tver)                                                             \
+	X(rx_drop_qp0)        /* DestQP 0 (CA17-33) */                              \
+	X(rx_drop_no_qp)                                                            \
+	X(rx_drop_qp_type)    /* opcode transport differs from the QP type */       \
+	X(rx_drop_qp_state)                                                         \
+	X(rx_drop_addr)       /* source/destination IP differ from the QP's AV */   \
+	X(rx_drop_opcode)     /* opcode not valid in this role */                   \
+	X(pkey_violations)                                                          \
+	X(qkey_violations)                                                          \
+	X(rx_ecn_ce)                                                                \
+	X(tx_cnp)                                                                   \
+	X(cnp_coalesced)      /* CE packets covered by an earlier CNP */            \
+	X(rx_cnp)                                                                   \
+	X(rate_cuts)                                                                \
+	X(rate_increases)                                                           \
+	X(resp_duplicates)                                                          \
+	X(resp_dup_dropped)   /* duplicate READ/atomic with no saved resource */    \
+	X(tx_acks)                                                                  \
+	X(tx_atomic_acks)                                                           \
+	X(tx_read_responses)                                                        \
+	X(tx_nak_psn_seq)                                                           \
+	X(tx_nak_inv_req)                                                           \
+	X(tx_nak_rem_access)                                                        \
+	X(tx_nak_rem_op)                                                            \
+	X(tx_rnr_nak)                                                               \
+	X(uc_dropped_messages)                                                      \
+	X(ud_dropped)                                                               \
+	X(req_retransmits)                                                          \
+	X(req_timeouts)                                                             \
+	X(req_seq_naks)                                                             \
+	X(req_rnr_naks)                                                             \
+	X(req_implied_naks)                                                         \
+	X(req_ghost_acks)                                                           \
+	X(req_bad_responses)                                                        \
+	X(tx_no_neighbour)    /* packet not sent: next hop MAC unresolved */
+
+struct soft_counters {
+#define SOFT_COUNTER_FIELD(n) uint64_t n;
+	SOFT_COUNTERS(SOFT_COUNTER_FIELD)
+#undef SOFT_COUNTER_FIELD
+};
+
+/* ---- Objects ---- */
+
+struct soft_dev;
+
+struct be_pd {
+	struct soft_dev *dev;
+	unsigned refs; /* MRs, QPs, AHs (the protocol layer enforces order too) */
+};
+
+struct be_cq {
+	struct soft_dev *dev;
+	struct be_wc *ring;
+	unsigned cap, head, count;
+	bool overflow; /* the CQ overran: the device reports it on poll */
+};
+
+struct be_mr {
+	struct soft_dev *dev;
+	struct be_pd *pd;
+	uint8_t *buf;
+	uint64_t length, addr;
+	uint32_t lkey, rkey;
+	unsigned access;
+	bool valid;    /* false after dereg (or remote invalidation of the rkey) */
+	bool rkey_valid;
+	unsigned refs; /* 1 for the registration + one per WQE naming it */
+};
+
+struct be_ah {
+	struct soft_dev *dev;
+	struct be_pd *pd;
+	struct be_av av;
+};
+
+struct soft_sge {
+	struct be_mr *mr; /* holds a reference */
+	uint64_t offset;
+	uint32_t length;
+};
+
+#define SOFT_MAX_SGE 16
+
+struct soft_rwqe {
+	uint64_t wr_id;
+	struct soft_sge sge[SOFT_MAX_SGE];
+	unsigned num_sge;
+	uint64_t length;
+};
+
+struct soft_swqe {
+	struct be_send_wr wr; /* wr.sge is not used: see sge[] */
+	struct soft_sge sge[SOFT_MAX_SGE];
+	unsigned num_sge;
+	uint64_t length;
+	bool signaled;
+	/* UD: the address and destination as they were when posted. */
+	struct be_av av;
+	/* Requester progress. */
+	bool assigned;          /* first_psn/npkts valid */
+	uint32_t first_psn;
+	uint32_t npkts;         /* PSNs the WQE takes */
+	uint32_t nresp;         /* READ: response packets expected */
+	bool retrying;          /* READ: a retry for resp_got is under way */
+	uint32_t resp_got;      /* READ: response packets received */
+	uint32_t resp_base;     /* READ: response index the last request restarted at */
+	bool done;
+	enum be_wc_status status;
+};
+
+/* A saved READ or atomic request, for duplicates (responder resources). */
+struct soft_res {
+	bool valid;
+	bool atomic;
+	uint32_t psn, last_psn;
+	uint64_t va;
+	uint32_t rkey, length;
+	uint64_t orig; /* atomic: the value returned */
+};
+
+enum soft_msg { SOFT_MSG_NONE, SOFT_MSG_SEND, SOFT_MSG_WRITE };
+
+struct be_qp {
+	struct soft_dev *dev;
+	struct be_pd *pd;
+	struct be_cq *scq, *rcq;
+	enum be_qp_type type;
+	uint32_t qpn;
+	struct be_qp_attr attr; /* current attributes; attr.state is the state */
+	bool sq_sig_all;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	bool destroyed;
+
+	/* Addressing of what this QP sends (RC/UC: from the AV). */
+	struct roce_endpoint ep;
+	bool mac_ok; /* ep.dst_mac is known */
+	uint16_t udp_sport;
+
+	/* Receive queue. */
+	struct soft_rwqe *rq;
+	unsigned rq_head, rq_count;
+
+	/* Send queue: [sq_head, sq_head + sq_count) in the ring; sq_next is
+	 * the offset from sq_head of the WQE being transmitted, pkt_next the
+	 * packet within it. */
+	struct soft_swqe *sq;
+	unsigned sq_head, sq_count;
+	unsigned sq_next;
+	uint32_t pkt_next;
+
+	struct {
+		uint32_t epsn, msn;
+		bool psn_nak_sent;
+		enum soft_msg open;   /* message in progress */
+		bool drop_msg;        /* UC: drop until the next First/Only */
+		struct soft_rwqe wqe; /* SEND: the receive WQE being filled */
+		bool have_wqe;
+		uint64_t wqe_off;
+		/* WRITE in progress */
+		struct be_mr *wmr;
+		uint64_t wva;
+		uint64_t wdmalen, wdone;
+		struct soft_res *res; /* ring of max(1, max_dest_rd_atomic) */
+		unsigned nres, res_next;
+		uint32_t ud_last_psn;
+		bool ud_have_psn;
+	} resp;
+
+	struct {
+		uint32_t next_psn;   /* PSN of the next WQE to be assigned */
+		uint32_t acked_psn;  /* everything up to here is acknowledged */
+		uint32_t retry_left, rnr_left;
+		int64_t ack_deadline; /* monotonic us, 0 = not armed */
+		int64_t rnr_deadline; /* waiting after an RNR NAK */
+		uint32_t sport_seq;   /* sport-varies fault */
+	} req;
+
+	struct {
+		int64_t last_cnp_us; /* last CNP sent for this QP */
+		bool cnp_sent;
+		/* reaction point: rate in bytes per second; 0 = unlimited */
+		double rate, target, alpha;
+		int64_t next_tx_us;   /* pacing: earliest next transmission */
+		int64_t recover_us;   /* next recovery step, 0 = none */
+		unsigned recover_round;
+	} cc;
+};
+
+struct soft_gid {
+	uint8_t gid[16];
+	int ip_version;
+};
+
+#define SOFT_MAX_GIDS 32
+#define SOFT_NEIGH_CACHE 64
+
+struct soft_neigh {
+	uint8_t ip[16];
+	uint8_t mac[6];
+	bool valid;
+};
+
+struct soft_dev {
+	struct backend base;
+	struct backend_options opts;
+	enum soft_fault fault;
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	uint8_t mac[6];
+	unsigned if_mtu;
+
+	struct soft_gid gids[SOFT_MAX_GIDS];
+	unsigned n_gids;
+
+	int raw_fd, sink4_fd, sink6_fd, nl_fd;
+	guint raw_watch, sink4_watch, sink6_watch;
+	GSource *timer;
+
+	GHashTable *qps;    /* qpn -> struct be_qp */
+	GHashTable *mrs;    /* rkey/lkey -> struct be_mr (both keys are the same) */
+	uint32_t next_qpn;
+	uint32_t next_key;
+	uint64_t next_va;
+
+	struct soft_neigh neigh[SOFT_NEIGH_CACHE];
+	unsigned neigh_next;
+	uint32_t nl_seq;
+
+	struct soft_counters cnt;
+	uint8_t rxbuf[16384];
+	uint8_t txbuf[9216];
+	uint8_t payload[4096];
+};
+
+#define SOFT_FAULT_ON(dev, F) ((dev)->fault == SOFT_FAULT_##F)
+
+extern const struct backend_ops soft_ops;
+void soft_backend_close(struct backend *be);
+
+/* ---- dev.c ---- */
+int64_t soft_now_us(void);
+/* Active path MTU of the port in bytes (from the interface MTU). */
+unsigned soft_port_mtu(const struct soft_dev *dev);
+void soft_refresh_gids(struct soft_dev *dev);
+/* The GID at index i (refreshes the table); false when out of range. */
+bool soft_gid_at(struct soft_dev *dev, unsigned i, struct soft_gid *out);
+/* Whether ip (16 bytes, IPv4 in the first 4) of that version is ours. */
+bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip);
+void soft_neigh_learn(struct soft_dev *dev, int ip_version, const uint8_t *ip,
+		      const uint8_t *mac);
+/* Resolves the MAC for ip: cache, kernel neighbour table, then a bounded
+ * kernel resolution. */
+bool soft_neigh_resolve(struct soft_dev *dev, int ip_version, const uint8_t *ip, uint8_t *mac);
+/* Fills an endpoint from an AV: addresses, MACs, traffic class, hop limit.
+ * Returns false with a reason in err when the GID or the MAC is unknown. */
+bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_endpoint *ep,
+		      bool resolve_mac, char *err, size_t errlen);
+/* Builds d (after the fault profile's transmit changes) and sends it. */
+void soft_xmit(struct soft_dev *dev, struct roce_desc *d);
+void soft_timer_update(struct soft_dev *dev);
+struct be_qp *soft_qp_lookup(struct soft_dev *dev, uint32_t qpn);
+
+/* ---- verbs.c ---- */
+void soft_cq_push(struct be_cq *cq, const struct be_wc *wc);
+void soft_mr_unref(struct be_mr *mr);
+struct be_mr *soft_mr_by_rkey(struct soft_dev *dev, struct be_pd *pd, uint32_t rkey);
+/* Moves the QP to ERR and flushes both queues. */
+void soft_qp_to_error(struct be_qp *qp);
+/* Copies len bytes between the SGE list (starting at byte off of the list)
+ * and buf; to_sges chooses the direction. Returns false if the list is
+ * shorter than off + len. */
+bool soft_sge_copy(const struct soft_sge *sge, unsigned n, uint64_t off, uint8_t *buf,
+		   uint64_t len, bool to_sges);
+
+/* ---- rx.c ---- */
+void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len);
+
+/* A received, validated packet and where it came from. */
+struct soft_rx {
+	const struct roce_pkt *p;
+	const uint8_t *bth;
+	uint32_t psn;
+	uint8_t opcode;
+	const struct roce_opcode_info *op;
+	const uint8_t *payload;
+	uint32_t payload_len;
+	int ip_version;
+	uint8_t src_ip[16], dst_ip[16];
+	uint8_t src_mac[6];
+	const uint8_t *l3; /* the IP header, for the UD receive buffer */
+};
+
+/* ---- resp.c ---- */
+void soft_resp_rx(struct be_qp *qp, const struct soft_rx *rx);
+void soft_resp_reset(struct be_qp *qp);
+
+/* ---- req.c ---- */
+void soft_req_rx(struct be_qp *qp, const struct soft_rx *rx);
+void soft_req_kick(struct be_qp *qp);
+void soft_req_timers(struct be_qp *qp, int64_t now);
+int64_t soft_req_next_deadline(const struct be_qp *qp);
+void soft_req_reset(struct be_qp *qp);
+/* A packet description from this QP to its peer with this opcode and PSN. */
+void soft_qp_desc(struct be_qp *qp, struct roce_desc *d, uint8_t opcode, uint32_t psn);
+
+/* ---- cc.c ---- */
+void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx);
+void soft_cc_on_cnp(struct be_qp *qp);
+/* Pacing: whether a packet of len bytes may go now; charges it if so. */
+bool soft_cc_may_send(struct be_qp *qp, size_t len, int64_t now);
+void soft_cc_timers(struct be_qp *qp, int64_t now);
+int64_t soft_cc_next_deadline(const struct be_qp *qp);
+
+/* ---- fault.c ---- */
+/* Applies the profile's changes to a packet about to be sent. */
+void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d);
+
+#endif
