@@ -804,6 +804,8 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 	uint32_t psn = roce_bth_psn(bth);
 	const struct roce_opcode_info *oi = pk->op;
 	const uint8_t *aeth = roce_pkt_hdr(pk, ROCE_H_AETH);
+	if (!q->sq_n)
+		return; /* the answer to a scripted injection: not the engine's business */
 	if (!outstanding_window(q, psn)) {
 		finding(p, q, ROCE_RULE_IBA_GHOST, psn, false,
 			"%s for PSN %u outside the outstanding window: ignored", oi->name, psn);

@@ -217,8 +217,10 @@ static int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const str
 {
 	struct runner *r = ctx;
 	char err[256];
-	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
+	/* Stamped before the send: on a veth the frame reaches the DUT (and
+	 * may be answered) before the send call returns. */
 	uint64_t ts = rawio_now();
+	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
 	if (r->rc) {
 		char note[300];
 		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",
@@ -1371,9 +1373,6 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 				return;
 			}
 			o->st = S_FAIL;
-			char exp[1100];
-			outf(exp, sizeof exp, "%s", o->expected);
-			outf(o->expected, sizeof o->expected, "%s", exp);
 			appendf(o->observed, sizeof o->observed, "[%s]", sum);
 			annotate(x, (long)i, "step %d (line %u) expected %s; observed %s", x->cur_step + 1, s->loc.line,
 				 o->expected, o->observed);
@@ -1394,14 +1393,14 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_qp *q = s->qp ? find_qp(x, s->qp) : NULL;
-	uint64_t start = rawio_now();
-	size_t first = x->n_pkts;
+	/* The window runs from the previous step's event, like every window. */
+	uint64_t start = x->ref_ns;
 	uint64_t end = start + s->within_max;
 	if (end > x->deadline_ns)
 		end = x->deadline_ns;
 	pump_until(x->r, -1, end, false);
-	for (size_t i = first; i < x->n_pkts; i++) {
-		if (!dut_pkt_for(x, i, q))
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		if (!dut_pkt_for(x, i, q) || x->pkts[i].ts_ns < start || x->pkts[i].ts_ns > end)
 			continue;
 		struct case_pkt *p = &x->pkts[i];
 		p->consumed = true;
@@ -1415,7 +1414,7 @@ static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, stru
 		annotate(x, (long)i, "step %d (line %u) expected nothing; observed this", x->cur_step + 1, s->loc.line);
 		break;
 	}
-	x->ref_ns = rawio_now();
+	x->ref_ns = end;
 }
 
 static const char *wc_member_string(JsonObject *wc, const char *key)
@@ -1668,6 +1667,13 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 
 /* ---- The case ---- */
 
+static void trim_sep(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == ';'))
+		s[--n] = '\0';
+}
+
 static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	switch (s->kind) {
@@ -1898,7 +1904,10 @@ static JsonArray *flush_packets(struct run_ctx *x, const char *label)
 		char sum[200], comment[2048];
 		pkt_summary(p, sum, sizeof sum);
 		const struct cl_step *s = p->step >= 0 && (unsigned)p->step < x->c->n_steps ? &x->c->steps[p->step] : NULL;
-		outf(comment, sizeof comment, "%s step %d", label, p->step + 1);
+		if (p->step >= 0)
+			outf(comment, sizeof comment, "%s step %d", label, p->step + 1);
+		else
+			outf(comment, sizeof comment, "%s set-up", label);
 		if (s)
 			appendf(comment, sizeof comment, " (line %u: %s)", s->loc.line, s->text);
 		appendf(comment, sizeof comment, ": %s %s", p->tx ? "sent" : "received", sum);
@@ -2034,6 +2043,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			outf(o.detail, sizeof o.detail, "interrupted");
 		}
 		uint64_t t1 = rawio_now();
+		trim_sep(o.expected);
+		trim_sep(o.observed);
 		json_array_add_object_element(steps, step_json(x, (int)i, s, &o, t0, t1, log_from));
 		if (o.st == S_OK)
 			continue;
@@ -2073,7 +2084,14 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* Packets that broke a rule fail a case that otherwise passed. */
 	if (v == V_PASS && x->pkt_error) {
 		v = V_FAIL;
-		outf(reason, sizeof reason, "the DUT sent packets that break the rules (see findings)");
+		for (guint i = 0; i < json_array_get_length(x->findings); i++) {
+			JsonObject *f = json_array_get_object_element(x->findings, i);
+			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
+				outf(reason, sizeof reason, "the DUT sent a packet that breaks a rule: %s",
+				     json_object_get_string_member(f, "message"));
+				break;
+			}
+		}
 	}
 	const struct peer_finding *pf;
 	size_t npf = peer_findings(r->peer, &pf);
