@@ -1,0 +1,1903 @@
+/*
+ * dutpeer: drives the soft DUT from the tester's namespace, rule by rule.
+ * It sets QPs up on the DUT through the agent protocol, injects packets
+ * built with libroce on a raw socket, and checks what the DUT sends back
+ * (and what it does not), packetdrill-style: each scenario is a short
+ * script of verbs, injected packets and expected packets.
+ *
+ * Every packet the DUT sends is also checked on its own (libroce's
+ * stateless checks, ICRC, the address vector's DSCP and hop limit, ECN,
+ * source address, constant UDP source port); a violation fails the
+ * pseudo-scenario "tx-format".
+ *
+ *   dutpeer [--ip 4|6] [--rcm] [--only S1,S2] [--fault NAME] [--list]
+ *   dutpeer --agent-args-for NAME
+ *
+ * With --fault NAME it runs the scenarios that detect that fault profile
+ * plus a sanity scenario, and succeeds only if exactly the detecting ones
+ * fail. Environment: what scripts/netns-pair exports.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <json-glib/json-glib.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "roce/roce.h"
+
+/* ---- The peer ---- */
+
+struct peer {
+	int ipv;
+	bool rcm;
+	int raw, udp4, udp6;
+	uint8_t my_mac[6], dut_mac[6];
+	uint8_t my_ip[16], dut_ip[16];
+	char dut_gid[64];
+	char agent_host[64], agent_port[16];
+	char *token;
+	/* agent connection */
+	int afd;
+	FILE *ain;
+	unsigned next_id;
+	JsonParser *reply;
+	char err_code[64], err_msg[512];
+	uint32_t next_qpn;
+	/* tx-format tracking */
+	unsigned violations;
+	uint32_t sport_qpn[64];
+	uint16_t sport[64];
+	unsigned n_sport;
+	uint8_t frame[16384];
+};
+
+static struct peer P;
+
+#define AV_TC 0x68 /* DSCP 26 */
+#define AV_HOP 33
+#define PMTU 1024
+
+static const char *cur_scenario = "";
+static char fail_msg[512];
+
+#define REQUIRE(cond, ...)                                                              \
+	do {                                                                            \
+		if (!(cond)) {                                                          \
+			snprintf(fail_msg, sizeof fail_msg, __VA_ARGS__);               \
+			fprintf(stderr, "  %s: %s:%d: %s\n", cur_scenario, __FILE__, __LINE__, fail_msg); \
+			return false;                                                   \
+		}                                                                       \
+	} while (0)
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- Agent protocol ---- */
+
+static bool agent_connect(void)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
+	if (getaddrinfo(P.agent_host, P.agent_port, &hints, &res) != 0)
+		return false;
+	P.afd = socket(res->ai_family, SOCK_STREAM, 0);
+	struct timeval tv = { 70, 0 };
+	setsockopt(P.afd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	bool ok = connect(P.afd, res->ai_addr, res->ai_addrlen) == 0;
+	freeaddrinfo(res);
+	if (!ok)
+		return false;
+	P.ain = fdopen(P.afd, "r+");
+	return P.ain != NULL;
+}
+
+static void agent_close(void)
+{
+	if (P.ain)
+		fclose(P.ain);
+	P.ain = NULL;
+	P.afd = -1;
+}
+
+/* Sends {"id", "method", "params": <fmt>} and returns the result object, or
+ * NULL with P.err_code/err_msg set. The object lives until the next call. */
+static JsonObject *call(const char *method, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static JsonObject *call(const char *method, const char *fmt, ...)
+{
+	char params[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(params, sizeof params, fmt, ap);
+	va_end(ap);
+	fprintf(P.ain, "{\"id\":%u,\"method\":\"%s\",\"params\":%s}\n", ++P.next_id, method, params);
+	fflush(P.ain);
+	char *line = NULL;
+	size_t cap = 0;
+	P.err_code[0] = P.err_msg[0] = '\0';
+	if (getline(&line, &cap, P.ain) <= 0) {
+		snprintf(P.err_code, sizeof P.err_code, "closed");
+		free(line);
+		return NULL;
+	}
+	if (P.reply)
+		g_object_unref(P.reply);
+	P.reply = json_parser_new();
+	if (!json_parser_load_from_data(P.reply, line, -1, NULL)) {
+		snprintf(P.err_code, sizeof P.err_code, "garbled");
+		free(line);
+		return NULL;
+	}
+	free(line);
+	JsonObject *o = json_node_get_object(json_parser_get_root(P.reply));
+	if (json_object_has_member(o, "error")) {
+		JsonObject *e = json_object_get_object_member(o, "error");
+		g_strlcpy(P.err_code, json_object_get_string_member(e, "code"), sizeof P.err_code);
+		g_strlcpy(P.err_msg, json_object_get_string_member(e, "message"), sizeof P.err_msg);
+		fprintf(stderr, "    agent: %s -> %s: %s\n", method, P.err_code, P.err_msg);
+		return NULL;
+	}
+	return json_object_get_object_member(o, "result");
+}
+
+static int64_t jint(JsonObject *o, const char *m)
+{
+	return o && json_object_has_member(o, m) ? json_object_get_int_member(o, m) : -1;
+}
+
+static bool session_start(void)
+{
+	agent_close();
+	if (!agent_connect())
+		return false;
+	return call("hello", "{\"version\":1,\"token\":\"%s\"}", P.token) != NULL;
+}
+
+static uint64_t counter(const char *name)
+{
+	JsonObject *r = call("read_counters", "{}");
+	if (!r)
+		return 0;
+	JsonObject *c = json_object_get_object_member(r, "counters");
+	return (uint64_t)jint(c, name);
+}
+
+/* ---- A QP on the DUT and the peer's side of it ---- */
+
+struct dq {
+	int pd, cq, mr, qp;
+	uint32_t qpn;      /* DUT QP */
+	uint32_t my_qpn;   /* the peer's QP */
+	uint64_t addr;     /* MR */
+	uint32_t rkey, lkey;
+	uint64_t mr_len;
+	uint32_t epsn;     /* what the DUT expects from us */
+	uint32_t dut_psn;  /* what the DUT sends from */
+	unsigned msn;
+	struct roce_endpoint ep; /* peer -> DUT */
+	const char *type;
+};
+
+struct dq_opts {
+	const char *type;         /* "RC" (default), "UC", "UD" */
+	const char *access;       /* JSON list */
+	int max_dest_rd_atomic;   /* default 4 */
+	int max_rd_atomic;        /* default 4 */
+	int min_rnr_timer;        /* default 12 */
+	int timeout;              /* default 10 (4.2 ms) */
+	int retry_cnt, rnr_retry; /* default 3, 3 */
+	const char *state;        /* target state, default RTS */
+	uint64_t mr_len;          /* default 65536 */
+	int recv_wqes;            /* receive WQEs to post (default 4, 4096 bytes each) */
+};
+
+static bool dut_qp(struct dq *q, struct dq_opts o)
+{
+	memset(q, 0, sizeof *q);
+	q->type = o.type ? o.type : "RC";
+	const char *access = o.access ? o.access : "[\"LOCAL_WRITE\",\"REMOTE_WRITE\",\"REMOTE_READ\",\"REMOTE_ATOMIC\"]";
+	const char *state = o.state ? o.state : "RTS";
+	int mdra = o.max_dest_rd_atomic >= 0 ? (o.max_dest_rd_atomic ? o.max_dest_rd_atomic : 4) : 0;
+	q->mr_len = o.mr_len ? o.mr_len : 65536;
+	JsonObject *r;
+	REQUIRE(session_start(), "agent session: %.60s %.200s", P.err_code, P.err_msg);
+	REQUIRE((r = call("alloc_pd", "{}")), "alloc_pd");
+	q->pd = (int)jint(r, "pd");
+	REQUIRE((r = call("create_cq", "{\"cqe\":256}")), "create_cq");
+	q->cq = (int)jint(r, "cq");
+	REQUIRE((r = call("reg_mr", "{\"pd\":%d,\"length\":%llu,\"access\":%s}", q->pd,
+			  (unsigned long long)q->mr_len, access)), "reg_mr");
+	q->mr = (int)jint(r, "mr");
+	q->addr = (uint64_t)jint(r, "addr");
+	q->rkey = (uint32_t)jint(r, "rkey");
+	q->lkey = (uint32_t)jint(r, "lkey");
+	REQUIRE((r = call("create_qp", "{\"pd\":%d,\"type\":\"%s\",\"send_cq\":%d,\"recv_cq\":%d}", q->pd,
+			  q->type, q->cq, q->cq)), "create_qp");
+	q->qp = (int)jint(r, "qp");
+	q->qpn = (uint32_t)jint(r, "qpn");
+	q->my_qpn = P.next_qpn++;
+	q->epsn = 1000 + (q->my_qpn & 0xFF) * 16;
+	q->dut_psn = 0xFFFFF0; /* wraps soon: exercises 24-bit arithmetic */
+	bool ud = strcmp(q->type, "UD") == 0;
+	if (ud)
+		REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"INIT\",\"port\":1,\"pkey_index\":0,\"qkey\":%u}",
+			     q->qp, 0x11111111u), "INIT");
+	else
+		REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"INIT\",\"port\":1,\"pkey_index\":0,\"access\":%s}",
+			     q->qp, access), "INIT");
+	int wqes = o.recv_wqes ? (o.recv_wqes < 0 ? 0 : o.recv_wqes) : 4;
+	for (int i = 0; i < wqes; i++)
+		REQUIRE(call("post_recv", "{\"qp\":%d,\"wr_id\":%d,\"sge\":[{\"mr\":%d,\"offset\":%d,\"length\":4096}]}",
+			     q->qp, 100 + i, q->mr, 32768 + i * 4096), "post_recv");
+	if (strcmp(state, "INIT") != 0) {
+		if (ud)
+			REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"RTR\"}", q->qp), "RTR");
+		else
+			REQUIRE(call("modify_qp",
+				     "{\"qp\":%d,\"state\":\"RTR\",\"path_mtu\":%d,\"dest_qpn\":%u,\"rq_psn\":%u,"
+				     "\"dgid\":\"%s\",\"sgid_index\":%d,\"hop_limit\":%d,\"traffic_class\":%d,"
+				     "\"max_dest_rd_atomic\":%d,\"min_rnr_timer\":%d}",
+				     q->qp, PMTU, q->my_qpn, q->epsn, P.ipv == 4 ? "::ffff:198.18.0.2" : "2001:db8::2",
+				     P.ipv == 4 ? 0 : 1, AV_HOP, AV_TC, mdra, o.min_rnr_timer ? o.min_rnr_timer : 12),
+				"RTR");
+	}
+	if (strcmp(state, "RTS") == 0) {
+		if (strcmp(q->type, "RC") == 0)
+			REQUIRE(call("modify_qp",
+				     "{\"qp\":%d,\"state\":\"RTS\",\"sq_psn\":%u,\"timeout\":%d,\"retry_cnt\":%d,"
+				     "\"rnr_retry\":%d,\"max_rd_atomic\":%d}",
+				     q->qp, q->dut_psn, o.timeout ? o.timeout : 10, o.retry_cnt ? o.retry_cnt : 3,
+				     o.rnr_retry ? o.rnr_retry : 3, o.max_rd_atomic ? o.max_rd_atomic : 4),
+				"RTS");
+		else
+			REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"RTS\",\"sq_psn\":%u}", q->qp, q->dut_psn), "RTS");
+	}
+	struct roce_endpoint *ep = &q->ep;
+	memset(ep, 0, sizeof *ep);
+	ep->ip_version = P.ipv;
+	memcpy(ep->src_mac, P.my_mac, 6);
+	memcpy(ep->dst_mac, P.dut_mac, 6);
+	memcpy(ep->src_ip, P.my_ip, 16);
+	memcpy(ep->dst_ip, P.dut_ip, 16);
+	ep->hop_limit = 64;
+	ep->udp_sport = 0xC123;
+	ep->pkey = 0xFFFF;
+	ep->dest_qpn = q->qpn;
+	return true;
+}
+
+/* ---- Packets ---- */
+
+static void desc(struct dq *q, struct roce_desc *d, const char *opname, uint32_t psn)
+{
+	int op = roce_opcode_by_name(opname);
+	if (op < 0) {
+		fprintf(stderr, "dutpeer: no opcode '%s'\n", opname);
+		exit(2);
+	}
+	roce_endpoint_desc(&q->ep, d, (uint8_t)op, psn & ROCE_PSN_MASK);
+}
+
+static void tx(struct roce_desc *d)
+{
+	uint8_t buf[9216];
+	long n = roce_build_frame(d, buf, sizeof buf);
+	if (n <= 0) {
+		fprintf(stderr, "dutpeer: cannot build a frame (%ld)\n", n);
+		exit(2);
+	}
+	if (send(P.raw, buf, (size_t)n, 0) != n)
+		fprintf(stderr, "dutpeer: send: %s\n", strerror(errno));
+}
+
+/* A raw frame as built, for tests that then break it by hand. */
+static long build(struct roce_desc *d, uint8_t *buf, size_t cap)
+{
+	return roce_build_frame(d, buf, cap);
+}
+
+static void tx_raw(const uint8_t *buf, size_t n)
+{
+	if (send(P.raw, buf, n, 0) != (ssize_t)n)
+		fprintf(stderr, "dutpeer: send: %s\n", strerror(errno));
+}
+
+static uint8_t pattern_buf[8192];
+
+static const uint8_t *pattern(unsigned seed)
+{
+	for (unsigned i = 0; i < sizeof pattern_buf; i++)
+		pattern_buf[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
+	return pattern_buf;
+}
+
+/* A SEND/WRITE request with payload and AckReq. */
+static void tx_req(struct dq *q, const char *opname, uint32_t psn, const void *data, size_t len, bool ackreq)
+{
+	struct roce_desc d;
+	desc(q, &d, opname, psn);
+	d.payload = data;
+	d.payload_len = len;
+	roce_bth_set_ackreq(d.bth, ackreq);
+	tx(&d);
+}
+
+struct got {
+	uint8_t buf[16384];
+	size_t len;
+	struct roce_pkt p;
+	const uint8_t *bth;
+	uint32_t psn;
+	const struct roce_opcode_info *op;
+	double t_us;
+};
+
+static void violation(const char *rule, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void violation(const char *rule, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	P.violations++;
+	if (P.violations <= 20)
+		fprintf(stderr, "    VIOLATION %s (%s): %s\n", rule, cur_scenario, msg);
+}
+
+/* Checks a packet the DUT sent, on its own. */
+static void check_format(struct got *g)
+{
+	struct roce_finding f[32];
+	struct roce_check_opts co = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, 0 };
+	size_t n = roce_check(&g->p, &co, f, 32);
+	for (size_t i = 0; i < n && i < 32; i++) {
+		const struct roce_code_info *ci = roce_code_info(f[i].code);
+		if (ci->severity < ROCE_SEV_WARN)
+			continue;
+		char msg[256];
+		roce_finding_message(&f[i], msg, sizeof msg);
+		const struct roce_rule_info *ri = roce_rule(ci->rule);
+		violation(ri ? ri->id : "?", "%s", msg);
+	}
+	const uint8_t *l3 = g->p.buf + g->p.hdr_off[P.ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	bool cnp = g->op && g->op->kind == ROCE_K_CNP;
+	unsigned dscp = P.ipv == 6 ? roce_ipv6_dscp(l3) : roce_ipv4_dscp(l3);
+	unsigned ecn = P.ipv == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
+	unsigned hop = P.ipv == 6 ? roce_ipv6_hoplimit(l3) : roce_ipv4_ttl(l3);
+	const uint8_t *src = P.ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3);
+	if (!cnp && dscp != AV_TC >> 2)
+		violation(P.ipv == 6 ? "CA17-13" : "CA17-4", "DSCP %u, the AV says %u", dscp, AV_TC >> 2);
+	if (!cnp && hop != AV_HOP)
+		violation(P.ipv == 6 ? "CA17-17" : "CA17-9", "hop limit %u, the AV says %u", hop, AV_HOP);
+	if (!cnp && ecn != (P.rcm ? 2u : 0u))
+		violation(P.rcm ? "A17.3.1-ECN" : (P.ipv == 6 ? "CA17-14" : "CA17-5"), "ECN %u with RCM %s", ecn,
+			  P.rcm ? "on" : "off");
+	if (memcmp(src, P.dut_ip, P.ipv == 6 ? 16 : 4) != 0)
+		violation(P.ipv == 6 ? "CA17-18" : "CA17-11", "source address is not the DUT's GID");
+	if (!cnp && g->op && g->op->transport != ROCE_T_UD) {
+		uint32_t qpn = roce_bth_destqp(g->bth);
+		uint16_t sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(&g->p, ROCE_H_UDP));
+		unsigned i;
+		for (i = 0; i < P.n_sport; i++)
+			if (P.sport_qpn[i] == qpn)
+				break;
+		if (i == P.n_sport && P.n_sport < 64) {
+			P.sport_qpn[P.n_sport] = qpn;
+			P.sport[P.n_sport++] = sport;
+		} else if (i < P.n_sport && P.sport[i] != sport) {
+			violation("A17.3.2-SPORT", "UDP source port 0x%04x, earlier 0x%04x for QP 0x%x", sport, P.sport[i], qpn);
+			P.sport[i] = sport;
+		}
+	}
+}
+
+/* The next RoCEv2 packet from the DUT to QP my_qpn (0: any), within ms. */
+static bool rx(uint32_t my_qpn, int ms, struct got *g)
+{
+	int64_t end = now_ms() + ms;
+	for (;;) {
+		int64_t left = end - now_ms();
+		if (left < 0)
+			return false;
+		struct pollfd pfd = { P.raw, POLLIN, 0 };
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		ssize_t n = recv(P.raw, g->buf, sizeof g->buf, MSG_DONTWAIT);
+		if (n <= 0 || memcmp(g->buf, P.my_mac, 6) != 0)
+			continue;
+		g->len = (size_t)n;
+		g->t_us = now_us();
+		enum roce_code e = roce_parse_frame(&g->p, g->buf, g->len, g->len, 0);
+		if (e == ROCE_E_ETHERTYPE || e == ROCE_E_IPV4_PROTO || e == ROCE_E_IPV6_NEXTHDR || e == ROCE_E_UDP_DPORT)
+			continue;
+		if (e != ROCE_OK) {
+			char m[200];
+			roce_pkt_strerror(&g->p, m, sizeof m);
+			violation("CA17-2", "unparseable packet from the DUT: %s", m);
+			continue;
+		}
+		g->bth = roce_pkt_hdr(&g->p, ROCE_H_BTH);
+		g->psn = roce_bth_psn(g->bth);
+		g->op = g->p.op;
+		check_format(g);
+		if (my_qpn && roce_bth_destqp(g->bth) != my_qpn)
+			continue;
+		return true;
+	}
+}
+
+static bool nothing_for(uint32_t my_qpn, int ms)
+{
+	struct got g;
+	return !rx(my_qpn, ms, &g);
+}
+
+static const uint8_t *aeth_of(struct got *g)
+{
+	return roce_pkt_hdr(&g->p, ROCE_H_AETH);
+}
+
+static bool is_op(struct got *g, const char *name)
+{
+	return g->p.opcode == roce_opcode_by_name(name);
+}
+
+/* Expects an ACK-type AETH of the given syndrome type/value and PSN. */
+static bool expect_aeth(struct dq *q, int ms, unsigned type, int value, uint32_t psn, struct got *g)
+{
+	REQUIRE(rx(q->my_qpn, ms, g), "no response within %d ms (expected syndrome type %u value %d PSN %u)", ms, type,
+		value, psn);
+	REQUIRE(is_op(g, "RC Acknowledge"), "got %s, expected an Acknowledge", g->op->name);
+	const uint8_t *a = aeth_of(g);
+	REQUIRE(roce_aeth_type(a) == type && (value < 0 || (int)roce_aeth_value(a) == value),
+		"syndrome 0x%02x, expected type %u value %d", roce_aeth_syndrome(a), type, value);
+	REQUIRE(g->psn == (psn & ROCE_PSN_MASK), "PSN %u, expected %u", g->psn, psn & ROCE_PSN_MASK);
+	return true;
+}
+
+static bool expect_ack(struct dq *q, uint32_t psn, struct got *g)
+{
+	return expect_aeth(q, 300, ROCE_SYN_ACK, -1, psn, g);
+}
+
+static bool expect_nak(struct dq *q, unsigned code, uint32_t psn)
+{
+	struct got g;
+	return expect_aeth(q, 300, ROCE_SYN_NAK, (int)code, psn, &g);
+}
+
+struct wc {
+	char status[32], opcode[32];
+	uint64_t wr_id;
+	uint32_t byte_len, imm, src_qp;
+	bool grh;
+};
+
+/* Polls the DUT's CQ; returns how many completions (first in *w), -1 on error. */
+static int poll_cq(struct dq *q, int timeout_ms, struct wc *w)
+{
+	JsonObject *r = call("poll_cq", "{\"cq\":%d,\"max\":16,\"timeout_ms\":%d}", q->cq, timeout_ms);
+	if (!r)
+		return -1;
+	JsonArray *a = json_object_get_array_member(r, "completions");
+	int n = (int)json_array_get_length(a);
+	if (n && w) {
+		JsonObject *c = json_array_get_object_element(a, 0);
+		g_strlcpy(w->status, json_object_get_string_member(c, "status"), sizeof w->status);
+		g_strlcpy(w->opcode, json_object_get_string_member(c, "opcode"), sizeof w->opcode);
+		w->wr_id = (uint64_t)jint(c, "wr_id");
+		w->byte_len = (uint32_t)jint(c, "byte_len");
+		w->imm = (uint32_t)jint(c, "imm_data");
+		w->src_qp = (uint32_t)jint(c, "src_qp");
+		w->grh = false;
+		JsonArray *fl = json_object_get_array_member(c, "wc_flags");
+		for (guint i = 0; i < json_array_get_length(fl); i++)
+			if (strcmp(json_array_get_string_element(fl, i), "GRH") == 0)
+				w->grh = true;
+	}
+	return n;
+}
+
+static bool mr_read(struct dq *q, uint64_t off, size_t len, uint8_t *out)
+{
+	JsonObject *r = call("read_mr", "{\"mr\":%d,\"offset\":%llu,\"length\":%zu}", q->mr, (unsigned long long)off, len);
+	if (!r)
+		return false;
+	gsize n = 0;
+	guchar *b = g_base64_decode(json_object_get_string_member(r, "data"), &n);
+	bool ok = n == len;
+	if (ok)
+		memcpy(out, b, len);
+	g_free(b);
+	return ok;
+}
+
+static bool mr_write(struct dq *q, uint64_t off, const uint8_t *data, size_t len)
+{
+	gchar *b = g_base64_encode(data, len);
+	JsonObject *r = call("write_mr", "{\"mr\":%d,\"offset\":%llu,\"data\":\"%s\"}", q->mr, (unsigned long long)off, b);
+	g_free(b);
+	return r != NULL;
+}
+
+static const char *qp_state(struct dq *q)
+{
+	static char s[16];
+	JsonObject *r = call("query_qp", "{\"qp\":%d}", q->qp);
+	g_strlcpy(s, r ? json_object_get_string_member(r, "state") : "?", sizeof s);
+	return s;
+}
+
+/* ---- RC responder scenarios ---- */
+
+static bool sc_send_only(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(1), 100, true);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	REQUIRE(roce_aeth_msn(aeth_of(&g)) == 1, "MSN %u after one message, expected 1", roce_aeth_msn(aeth_of(&g)));
+	REQUIRE(poll_cq(&q, 1000, &w) == 1, "no receive completion");
+	REQUIRE(strcmp(w.status, "SUCCESS") == 0 && strcmp(w.opcode, "RECV") == 0, "completion %s %s", w.status, w.opcode);
+	REQUIRE(w.byte_len == 100 && w.wr_id == 100, "byte_len %u wr_id %llu", w.byte_len, (unsigned long long)w.wr_id);
+	REQUIRE(w.src_qp == q.my_qpn, "src_qp 0x%x", w.src_qp);
+	uint8_t buf[100];
+	REQUIRE(mr_read(&q, 32768, 100, buf) && memcmp(buf, pattern(1), 100) == 0, "received data differs");
+	return true;
+}
+
+static bool sc_send_multi(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	const uint8_t *d = pattern(2);
+	tx_req(&q, "RC SEND First", q.epsn, d, PMTU, false);
+	tx_req(&q, "RC SEND Middle", q.epsn + 1, d + PMTU, PMTU, false);
+	tx_req(&q, "RC SEND Last with Immediate", q.epsn + 2, d + 2 * PMTU, 333, true);
+	/* AckReq only on the Last: one ACK covers the message. */
+	if (!expect_ack(&q, q.epsn + 2, &g))
+		return false;
+	REQUIRE(nothing_for(q.my_qpn, 50), "a second response to a three-packet message");
+	REQUIRE(poll_cq(&q, 1000, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no successful completion");
+	REQUIRE(w.byte_len == 2 * PMTU + 333, "byte_len %u", w.byte_len);
+	uint8_t buf[2 * PMTU + 333];
+	REQUIRE(mr_read(&q, 32768, sizeof buf, buf) && memcmp(buf, d, sizeof buf) == 0, "received data differs");
+	return true;
+}
+
+static bool sc_msn(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(3), 8, true);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn + 1, pattern(3), 8, true);
+	if (!expect_ack(&q, q.epsn + 1, &g))
+		return false;
+	REQUIRE(roce_aeth_msn(aeth_of(&g)) == 2, "MSN %u after two messages", roce_aeth_msn(aeth_of(&g)));
+	struct roce_desc d;
+	desc(&q, &d, "RC RDMA READ Request", q.epsn + 2);
+	uint8_t *reth = roce_desc_hdr(&d, ROCE_H_RETH);
+	roce_reth_set_va(reth, q.addr);
+	roce_reth_set_rkey(reth, q.rkey);
+	roce_reth_set_dmalen(reth, 16);
+	roce_bth_set_ackreq(d.bth, 1);
+	tx(&d);
+	REQUIRE(rx(q.my_qpn, 300, &g) && is_op(&g, "RC RDMA READ Response Only"), "no READ Response Only");
+	REQUIRE(aeth_of(&g) && roce_aeth_msn(aeth_of(&g)) == 3, "MSN after an accepted READ is not 3 (C9-148)");
+	return true;
+}
+
+static bool sc_psn_ahead(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn + 2, pattern(4), 8, true);
+	if (!expect_nak(&q, ROCE_NAK_PSN_SEQ_ERR, q.epsn))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn + 3, pattern(4), 8, true);
+	REQUIRE(nothing_for(q.my_qpn, 80), "a second NAK for the same gap");
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(4), 8, true);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	REQUIRE(strcmp(qp_state(&q), "RTS") == 0, "the QP left RTS after a sequence error");
+	return true;
+}
+
+static bool sc_dup_send(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(5), 64, true);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(5), 64, true);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	REQUIRE(poll_cq(&q, 300, &w) == 1, "one completion expected");
+	REQUIRE(poll_cq(&q, 100, &w) == 0, "the duplicate SEND was executed again");
+	return true;
+}
+
+static bool write_only(struct dq *q, uint32_t psn, uint64_t va, uint32_t rkey, const uint8_t *data, size_t len)
+{
+	struct roce_desc d;
+	desc(q, &d, "RC RDMA WRITE Only", psn);
+	uint8_t *reth = roce_desc_hdr(&d, ROCE_H_RETH);
+	roce_reth_set_va(reth, va);
+	roce_reth_set_rkey(reth, rkey);
+	roce_reth_set_dmalen(reth, len);
+	roce_bth_set_ackreq(d.bth, 1);
+	d.payload = data;
+	d.payload_len = len;
+	tx(&d);
+	return true;
+}
+
+static bool sc_write(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	write_only(&q, q.epsn, q.addr + 100, q.rkey, pattern(6), 500);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	/* A three-packet WRITE. */
+	const uint8_t *d = pattern(7);
+	struct roce_desc x;
+	desc(&q, &x, "RC RDMA WRITE First", q.epsn + 1);
+	uint8_t *reth = roce_desc_hdr(&x, ROCE_H_RETH);
+	roce_reth_set_va(reth, q.addr + 4096);
+	roce_reth_set_rkey(reth, q.rkey);
+	roce_reth_set_dmalen(reth, 2 * PMTU + 10);
+	x.payload = d;
+	x.payload_len = PMTU;
+	tx(&x);
+	tx_req(&q, "RC RDMA WRITE Middle", q.epsn + 2, d + PMTU, PMTU, false);
+	tx_req(&q, "RC RDMA WRITE Last", q.epsn + 3, d + 2 * PMTU, 10, true);
+	if (!expect_ack(&q, q.epsn + 3, &g))
+		return false;
+	uint8_t buf[2 * PMTU + 10];
+	REQUIRE(mr_read(&q, 100, 500, buf) && memcmp(buf, pattern(6), 500) == 0, "WRITE Only data differs");
+	REQUIRE(mr_read(&q, 4096, sizeof buf, buf) && memcmp(buf, pattern(7), sizeof buf) == 0, "WRITE data differs");
+	return true;
+}
+
+static bool sc_write_bad_rkey(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	write_only(&q, q.epsn, q.addr, q.rkey ^ 0x5500, pattern(8), 64);
+	if (!expect_nak(&q, ROCE_NAK_REMOTE_ACCESS, q.epsn))
+		return false;
+	REQUIRE(strcmp(qp_state(&q), "ERR") == 0, "QP in %s after a remote access error", qp_state(&q));
+	return true;
+}
+
+static bool sc_write_bounds(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	write_only(&q, q.epsn, q.addr + q.mr_len - 10, q.rkey, pattern(8), 64);
+	return expect_nak(&q, ROCE_NAK_REMOTE_ACCESS, q.epsn);
+}
+
+static bool sc_write_zero_len(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	write_only(&q, q.epsn, 0, 0xDEAD, NULL, 0);
+	return expect_ack(&q, q.epsn, &g);
+}
+
+static void tx_read(struct dq *q, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len)
+{
+	struct roce_desc d;
+	desc(q, &d, "RC RDMA READ Request", psn);
+	uint8_t *reth = roce_desc_hdr(&d, ROCE_H_RETH);
+	roce_reth_set_va(reth, va);
+	roce_reth_set_rkey(reth, rkey);
+	roce_reth_set_dmalen(reth, len);
+	roce_bth_set_ackreq(d.bth, 1);
+	tx(&d);
+}
+
+/* Receives a READ response of len bytes starting at psn and checks it. */
+static bool expect_read_response(struct dq *q, uint32_t psn, uint32_t len, const uint8_t *want)
+{
+	uint32_t n = roce_packets_for(len, PMTU);
+	for (uint32_t i = 0; i < n; i++) {
+		struct got g;
+		REQUIRE(rx(q->my_qpn, 300, &g), "READ response %u of %u missing", i + 1, n);
+		enum roce_position pos = roce_position_of(i, n);
+		int op = roce_opcode_find(ROCE_T_RC, ROCE_K_READ_RESP, pos, 0, 0);
+		REQUIRE(g.p.opcode == op, "response %u is %s, expected %s", i, g.op->name, roce_opcode((uint8_t)op)->name);
+		REQUIRE(g.psn == roce_psn_add(psn, (int32_t)i), "response %u PSN %u, expected %u", i, g.psn,
+			roce_psn_add(psn, (int32_t)i));
+		uint32_t want_len = i + 1 < n ? PMTU : len - i * PMTU;
+		REQUIRE(g.p.payload_len == want_len, "response %u carries %u bytes, expected %u", i, g.p.payload_len, want_len);
+		REQUIRE(memcmp(g.p.buf + g.p.payload_off, want + (size_t)i * PMTU, want_len) == 0, "response %u data differs", i);
+		if (pos != ROCE_POS_MIDDLE)
+			REQUIRE(aeth_of(&g) && roce_aeth_type(aeth_of(&g)) == ROCE_SYN_ACK, "AETH missing or not an ACK");
+	}
+	return true;
+}
+
+static bool sc_read(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	REQUIRE(mr_write(&q, 0, pattern(9), 3000), "write_mr");
+	tx_read(&q, q.epsn, q.addr, q.rkey, 2600);
+	if (!expect_read_response(&q, q.epsn, 2600, pattern(9)))
+		return false;
+	/* The READ took three PSNs: the next request is epsn + 3. */
+	struct got g;
+	tx_req(&q, "RC SEND Only", q.epsn + 3, pattern(9), 4, true);
+	return expect_ack(&q, q.epsn + 3, &g);
+}
+
+static bool sc_read_dup(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	REQUIRE(mr_write(&q, 0, pattern(10), 3000), "write_mr");
+	tx_read(&q, q.epsn, q.addr, q.rkey, 2048);
+	if (!expect_read_response(&q, q.epsn, 2048, pattern(10)))
+		return false;
+	/* The requester lost the second response and retries from it. */
+	tx_read(&q, q.epsn + 1, q.addr + PMTU, q.rkey, PMTU);
+	return expect_read_response(&q, q.epsn + 1, PMTU, pattern(10) + PMTU);
+}
+
+static bool sc_read_limit(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ .max_dest_rd_atomic = -1 }))
+		return false;
+	tx_read(&q, q.epsn, q.addr, q.rkey, 64);
+	return expect_nak(&q, ROCE_NAK_INVALID_REQUEST, q.epsn);
+}
+
+static void tx_atomic(struct dq *q, const char *opname, uint32_t psn, uint64_t va, uint64_t swap_add, uint64_t cmp)
+{
+	struct roce_desc d;
+	desc(q, &d, opname, psn);
+	uint8_t *a = roce_desc_hdr(&d, ROCE_H_ATOMICETH);
+	roce_atomiceth_set_va(a, va);
+	roce_atomiceth_set_rkey(a, q->rkey);
+	roce_atomiceth_set_swapdt(a, swap_add);
+	roce_atomiceth_set_cmpdt(a, cmp);
+	roce_bth_set_ackreq(d.bth, 1);
+	tx(&d);
+}
+
+static bool expect_atomic_ack(struct dq *q, uint32_t psn, uint64_t orig)
+{
+	struct got g;
+	REQUIRE(rx(q->my_qpn, 300, &g), "no Atomic Acknowledge");
+	REQUIRE(is_op(&g, "RC Atomic Acknowledge"), "got %s", g.op->name);
+	REQUIRE(g.psn == psn, "PSN %u, expected %u", g.psn, psn);
+	uint64_t v = roce_atomicacketh_orig(roce_pkt_hdr(&g.p, ROCE_H_ATOMICACKETH));
+	REQUIRE(v == orig, "original value 0x%llx, expected 0x%llx", (unsigned long long)v, (unsigned long long)orig);
+	return true;
+}
+
+static uint64_t mr_u64(struct dq *q, uint64_t off)
+{
+	uint8_t b[8];
+	uint64_t v = 0;
+	if (mr_read(q, off, 8, b))
+		memcpy(&v, b, 8);
+	return v;
+}
+
+static bool sc_atomic(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	uint64_t v = 1000;
+	uint8_t b[8];
+	memcpy(b, &v, 8);
+	REQUIRE(mr_write(&q, 64, b, 8), "write_mr");
+	tx_atomic(&q, "RC FetchAdd", q.epsn, q.addr + 64, 5, 0);
+	if (!expect_atomic_ack(&q, q.epsn, 1000))
+		return false;
+	tx_atomic(&q, "RC CmpSwap", q.epsn + 1, q.addr + 64, 77, 1005);
+	if (!expect_atomic_ack(&q, q.epsn + 1, 1005))
+		return false;
+	REQUIRE(mr_u64(&q, 64) == 77, "memory holds %llu after CmpSwap", (unsigned long long)mr_u64(&q, 64));
+	return true;
+}
+
+static bool sc_atomic_dup(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_atomic(&q, "RC FetchAdd", q.epsn, q.addr + 8, 3, 0);
+	if (!expect_atomic_ack(&q, q.epsn, 0))
+		return false;
+	tx_atomic(&q, "RC FetchAdd", q.epsn, q.addr + 8, 3, 0);
+	if (!expect_atomic_ack(&q, q.epsn, 0))
+		return false;
+	REQUIRE(mr_u64(&q, 8) == 3, "memory holds %llu: the duplicate was executed again", (unsigned long long)mr_u64(&q, 8));
+	return true;
+}
+
+static bool sc_atomic_unaligned(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_atomic(&q, "RC FetchAdd", q.epsn, q.addr + 12, 3, 0);
+	return expect_nak(&q, ROCE_NAK_INVALID_REQUEST, q.epsn);
+}
+
+static bool sc_rnr(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ .recv_wqes = -1, .min_rnr_timer = 14 }))
+		return false;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(11), 32, true);
+	if (!expect_aeth(&q, 300, ROCE_SYN_RNR_NAK, 14, q.epsn, &g))
+		return false;
+	REQUIRE(strcmp(qp_state(&q), "RTS") == 0, "QP left RTS after RNR");
+	REQUIRE(call("post_recv", "{\"qp\":%d,\"wr_id\":7,\"sge\":[{\"mr\":%d,\"offset\":0,\"length\":64}]}", q.qp, q.mr),
+		"post_recv");
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(11), 32, true);
+	return expect_ack(&q, q.epsn, &g);
+}
+
+static bool sc_opseq(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_req(&q, "RC SEND Middle", q.epsn, pattern(12), PMTU, true);
+	if (!expect_nak(&q, ROCE_NAK_INVALID_REQUEST, q.epsn))
+		return false;
+	REQUIRE(strcmp(qp_state(&q), "ERR") == 0, "QP not in ERR after an invalid request");
+	return true;
+}
+
+static bool sc_length(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_req(&q, "RC SEND First", q.epsn, pattern(13), PMTU - 4, true);
+	return expect_nak(&q, ROCE_NAK_INVALID_REQUEST, q.epsn);
+}
+
+/* ---- Silent drops: the bad packet gets nothing, a good one still works ---- */
+
+typedef void (*breaker)(struct roce_desc *d, uint8_t *frame, long *len);
+
+static bool drop_case(breaker br, const char *counter_name, struct dq_opts o)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, o))
+		return false;
+	uint64_t before = counter_name ? counter(counter_name) : 0;
+	struct roce_desc d;
+	desc(&q, &d, "RC SEND Only", q.epsn);
+	roce_bth_set_ackreq(d.bth, 1);
+	d.payload = pattern(14);
+	d.payload_len = 20;
+	uint8_t frame[2048];
+	long n = 0;
+	br(&d, frame, &n);
+	if (!n)
+		n = build(&d, frame, sizeof frame);
+	tx_raw(frame, (size_t)n);
+	REQUIRE(nothing_for(q.my_qpn, 80), "the DUT answered a packet it must drop (%s)", g.op ? "" : "");
+	REQUIRE(poll_cq(&q, 0, NULL) == 0, "the dropped packet completed a receive");
+	if (counter_name)
+		REQUIRE(counter(counter_name) > before, "counter %s did not rise", counter_name);
+	if (o.state && strcmp(o.state, "RTS") != 0)
+		return true;
+	tx_req(&q, "RC SEND Only", q.epsn, pattern(14), 20, true);
+	return expect_ack(&q, q.epsn, &g);
+}
+
+static void br_icrc(struct roce_desc *d, uint8_t *f, long *n)
+{
+	*n = build(d, f, 2048);
+	f[*n - 1] ^= 0x40;
+}
+static void br_ihl(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	memset(d->ip_opts, 1, 4); /* four NOP options */
+	d->ip_opts_len = 4;
+}
+static void br_df(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_ipv4_set_df(d->ip, 0);
+}
+static void br_frag(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_ipv4_set_mf(d->ip, 1);
+}
+static void br_udplen(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_desc_set(d, ROCE_F_UDP_len, 8 + 12 + 20 + 4 - 4);
+}
+static void br_version(struct roce_desc *d, uint8_t *f, long *n)
+{
+	*n = build(d, f, 2048);
+	f[14] = (uint8_t)((f[14] & 0x0F) | ((d->ip_version == 4 ? 6 : 4) << 4));
+}
+static void br_qp0(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_bth_set_destqp(d->bth, 0);
+}
+static void br_tver(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_bth_set_tver(d->bth, 1);
+}
+static void br_pkey(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_bth_set_pkey(d->bth, 0x8001);
+}
+static void br_qptype(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	roce_bth_set_opcode(d->bth, (uint8_t)roce_opcode_by_name("UC SEND Only"));
+}
+static void br_none(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)d;
+	(void)f;
+	(void)n;
+}
+static void br_srcip(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	uint8_t *src = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_src(d->ip) : roce_ipv4_src(d->ip));
+	src[d->ip_version == 6 ? 15 : 3] = 9;
+}
+
+static bool sc_drop_icrc(void) { return drop_case(br_icrc, "rx_drop_icrc", (struct dq_opts){ 0 }); }
+static bool sc_drop_ip_options(void) { return P.ipv == 6 || drop_case(br_ihl, "rx_drop_ip", (struct dq_opts){ 0 }); }
+static bool sc_drop_no_df(void) { return P.ipv == 6 || drop_case(br_df, "rx_drop_ip", (struct dq_opts){ 0 }); }
+static bool sc_drop_fragment(void) { return P.ipv == 6 || drop_case(br_frag, "rx_drop_ip", (struct dq_opts){ 0 }); }
+static bool sc_drop_udp_len(void) { return drop_case(br_udplen, "rx_drop_ip", (struct dq_opts){ 0 }); }
+static bool sc_drop_version(void) { return drop_case(br_version, "rx_drop_ip_version", (struct dq_opts){ 0 }); }
+static bool sc_drop_qp0(void) { return drop_case(br_qp0, "rx_drop_qp0", (struct dq_opts){ 0 }); }
+static bool sc_drop_tver(void) { return drop_case(br_tver, "rx_drop_tver", (struct dq_opts){ 0 }); }
+static bool sc_drop_pkey(void) { return drop_case(br_pkey, "pkey_violations", (struct dq_opts){ 0 }); }
+static bool sc_drop_qp_type(void) { return drop_case(br_qptype, "rx_drop_qp_type", (struct dq_opts){ 0 }); }
+static bool sc_drop_qp_state(void) { return drop_case(br_none, "rx_drop_qp_state", (struct dq_opts){ .state = "INIT" }); }
+static bool sc_drop_addr(void) { return drop_case(br_srcip, "rx_drop_addr", (struct dq_opts){ 0 }); }
+
+static bool sc_becn_ignored(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	struct roce_desc d;
+	desc(&q, &d, "RC SEND Only", q.epsn);
+	roce_bth_set_ackreq(d.bth, 1);
+	roce_bth_set_fecn(d.bth, 1);
+	roce_bth_set_becn(d.bth, 1);
+	tx(&d);
+	return expect_ack(&q, q.epsn, &g);
+}
+
+/* ---- UC, UD ---- */
+
+static bool sc_uc_gap(void)
+{
+	struct dq q;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UC" }))
+		return false;
+	const uint8_t *d = pattern(15);
+	tx_req(&q, "UC SEND First", q.epsn, d, PMTU, false);
+	/* the Middle (epsn + 1) is lost */
+	tx_req(&q, "UC SEND Last", q.epsn + 2, d + 2 * PMTU, 100, false);
+	REQUIRE(nothing_for(q.my_qpn, 50), "UC answered");
+	REQUIRE(poll_cq(&q, 50, &w) == 0, "a UC message with a gap completed");
+	tx_req(&q, "UC SEND Only", q.epsn + 3, d, 77, false);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0 && w.byte_len == 77,
+		"the next UC message did not complete alone (byte_len %u)", w.byte_len);
+	return true;
+}
+
+static void ud_send(struct dq *q, uint32_t psn, uint32_t qkey, size_t len)
+{
+	struct roce_desc d;
+	desc(q, &d, "UD SEND Only", psn);
+	uint8_t *deth = roce_desc_hdr(&d, ROCE_H_DETH);
+	roce_deth_set_qkey(deth, qkey);
+	roce_deth_set_srcqp(deth, q->my_qpn);
+	d.payload = pattern(16);
+	d.payload_len = len;
+	tx(&d);
+}
+
+static bool sc_ud_send(void)
+{
+	struct dq q;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UD" }))
+		return false;
+	ud_send(&q, 5, 0x11111111u, 200);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no UD completion");
+	REQUIRE(w.byte_len == 240 && w.grh && w.src_qp == q.my_qpn, "byte_len %u grh %d src_qp 0x%x", w.byte_len, w.grh, w.src_qp);
+	uint8_t buf[240];
+	REQUIRE(mr_read(&q, 32768, 240, buf), "read_mr");
+	/* A17.4.5: IPv6 fills the 40 bytes; IPv4 sits in bytes 20..39. */
+	const uint8_t *ip = P.ipv == 6 ? buf : buf + 20;
+	REQUIRE((ip[0] >> 4) == P.ipv, "the L3 header is not where A17.4.5 puts it");
+	REQUIRE(memcmp(P.ipv == 6 ? roce_ipv6_src(ip) : roce_ipv4_src(ip), P.my_ip, P.ipv == 6 ? 16 : 4) == 0,
+		"the L3 header's source is not the sender");
+	REQUIRE(memcmp(buf + 40, pattern(16), 200) == 0, "UD payload differs");
+	return true;
+}
+
+static bool sc_ud_qkey(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UD" }))
+		return false;
+	uint64_t before = counter("qkey_violations");
+	ud_send(&q, 5, 0x22222222u, 20);
+	REQUIRE(poll_cq(&q, 100, NULL) == 0, "a UD packet with a wrong Q_Key was delivered");
+	REQUIRE(counter("qkey_violations") > before, "qkey_violations did not rise");
+	return true;
+}
+
+static bool sc_ud_oversize(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UD" }))
+		return false;
+	ud_send(&q, 5, 0x11111111u, PMTU + 100);
+	REQUIRE(poll_cq(&q, 100, NULL) == 0, "a UD payload above the path MTU was delivered");
+	return true;
+}
+
+static bool sc_ud_psn(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UD" }))
+		return false;
+	ud_send(&q, 5, 0x11111111u, 20);
+	ud_send(&q, 900, 0x11111111u, 20);
+	ud_send(&q, 3, 0x11111111u, 20);
+	int got = 0;
+	struct wc w;
+	for (int i = 0; i < 5 && got < 3; i++) {
+		int n = poll_cq(&q, 100, &w);
+		got += n > 0 ? n : 0;
+	}
+	REQUIRE(got == 3, "%d of 3 UD packets with unrelated PSNs were delivered", got);
+	return true;
+}
+
+/* ---- RC requester scenarios: the DUT sends, the peer answers ---- */
+
+static bool post_send(struct dq *q, const char *op, int wr_id, uint64_t off, uint32_t len, const char *extra)
+{
+	return call("post_send", "{\"qp\":%d,\"wr_id\":%d,\"opcode\":\"%s\",\"sge\":[{\"mr\":%d,\"offset\":%llu,\"length\":%u}]%s%s}",
+		    q->qp, wr_id, op, q->mr, (unsigned long long)off, len, extra ? "," : "", extra ? extra : "") != NULL;
+}
+
+static void tx_ack(struct dq *q, uint32_t psn, unsigned type, unsigned value, unsigned msn)
+{
+	struct roce_desc d;
+	desc(q, &d, "RC Acknowledge", psn);
+	uint8_t *a = roce_desc_hdr(&d, ROCE_H_AETH);
+	roce_aeth_set_type(a, type);
+	roce_aeth_set_value(a, value);
+	roce_aeth_set_msn(a, msn);
+	tx(&d);
+}
+
+/* Expects a request from the DUT with this opcode and PSN. */
+static bool expect_req(struct dq *q, const char *opname, uint32_t psn, int ms, struct got *g)
+{
+	REQUIRE(rx(q->my_qpn, ms, g), "no %s PSN %u from the DUT within %d ms", opname, psn & ROCE_PSN_MASK, ms);
+	REQUIRE(is_op(g, opname), "got %s PSN %u, expected %s PSN %u", g->op->name, g->psn, opname, psn & ROCE_PSN_MASK);
+	REQUIRE(g->psn == (psn & ROCE_PSN_MASK), "%s PSN %u, expected %u", opname, g->psn, psn & ROCE_PSN_MASK);
+	return true;
+}
+
+static bool sc_req_send(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	REQUIRE(mr_write(&q, 0, pattern(17), 101), "write_mr");
+	REQUIRE(post_send(&q, "SEND", 1, 0, 101, NULL), "post_send");
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 300, &g))
+		return false;
+	REQUIRE(roce_bth_ackreq(g.bth), "AckReq clear on the last packet of a message");
+	if (roce_bth_se(g.bth))
+		violation("IBA9.2-SE", "SE set on a SEND that was not solicited");
+	REQUIRE(g.p.payload_len == 101 && memcmp(g.p.buf + g.p.payload_off, pattern(17), 101) == 0, "SEND data differs");
+	tx_ack(&q, q.dut_psn, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0 && strcmp(w.opcode, "SEND") == 0,
+		"no successful SEND completion (%s)", w.status);
+	return true;
+}
+
+static bool sc_req_multi(void)
+{
+	/* A three-packet SEND with the PSNs wrapping through 2^24. */
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	q.dut_psn = 0xFFFFF0;
+	REQUIRE(mr_write(&q, 0, pattern(18), 2 * PMTU + 5), "write_mr");
+	REQUIRE(post_send(&q, "SEND_WITH_IMM", 1, 0, 2 * PMTU + 5, "\"imm_data\":305419896"), "post_send");
+	const char *ops[] = { "RC SEND First", "RC SEND Middle", "RC SEND Last with Immediate" };
+	for (int i = 0; i < 3; i++) {
+		if (!expect_req(&q, ops[i], q.dut_psn + (uint32_t)i, 300, &g))
+			return false;
+		REQUIRE(g.p.payload_len == (i < 2 ? PMTU : 5), "packet %d carries %u bytes", i, g.p.payload_len);
+	}
+	REQUIRE(roce_immdt_imm(roce_pkt_hdr(&g.p, ROCE_H_IMMDT)) == 305419896u, "immediate data differs");
+	tx_ack(&q, q.dut_psn + 2, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no successful completion");
+	return true;
+}
+
+static bool sc_req_no_early_completion(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 16 }))
+		return false;
+	REQUIRE(post_send(&q, "RDMA_WRITE", 1, 0, 64, "\"remote_addr\":4096,\"rkey\":7"), "post_send");
+	if (!expect_req(&q, "RC RDMA WRITE Only", q.dut_psn, 300, &g))
+		return false;
+	REQUIRE(poll_cq(&q, 30, &w) == 0, "the WRITE completed before it was acknowledged");
+	tx_ack(&q, q.dut_psn, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no completion after the ACK");
+	return true;
+}
+
+static bool sc_req_gbn(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "SEND", 1, 0, 3 * PMTU, NULL), "post_send");
+	for (int i = 0; i < 3; i++)
+		if (!rx(q.my_qpn, 300, &g))
+			REQUIRE(false, "only %d of 3 packets", i);
+	/* The second packet was "lost": NAK PSN Sequence Error at dut_psn + 1. */
+	tx_ack(&q, q.dut_psn + 1, ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR, 0);
+	if (!expect_req(&q, "RC SEND Middle", q.dut_psn + 1, 300, &g))
+		return false;
+	if (!expect_req(&q, "RC SEND Last", q.dut_psn + 2, 300, &g))
+		return false;
+	tx_ack(&q, q.dut_psn + 2, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no completion");
+	return true;
+}
+
+static bool sc_req_timeout(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 12 })) /* 16.8 ms */
+		return false;
+	REQUIRE(post_send(&q, "SEND", 1, 0, 10, NULL), "post_send");
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 300, &g))
+		return false;
+	double t0 = g.t_us;
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 500, &g))
+		return false;
+	REQUIRE(g.t_us - t0 >= 15000, "retransmitted after %.1f ms, before the 16.8 ms timeout", (g.t_us - t0) / 1000);
+	tx_ack(&q, q.dut_psn, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no completion");
+	return true;
+}
+
+static bool sc_req_retry_exc(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 10, .retry_cnt = 2 }))
+		return false;
+	REQUIRE(post_send(&q, "SEND", 1, 0, 10, NULL), "post_send");
+	int sent = 0;
+	while (rx(q.my_qpn, 100, &g))
+		if (sent++ > 20)
+			break;
+	REQUIRE(sent == 3, "%d transmissions with retry_cnt 2, expected 3", sent);
+	/* the receive queue is flushed to the same CQ after it */
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "RETRY_EXC_ERR") == 0, "completion %s, expected RETRY_EXC_ERR",
+		w.status);
+	REQUIRE(strcmp(qp_state(&q), "ERR") == 0, "QP not in ERR");
+	return true;
+}
+
+static bool sc_req_rnr(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "SEND", 1, 0, 10, NULL), "post_send");
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 300, &g))
+		return false;
+	tx_ack(&q, q.dut_psn, ROCE_SYN_RNR_NAK, 20, 0); /* 10.24 ms */
+	double t0 = now_us();
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 500, &g))
+		return false;
+	REQUIRE(g.t_us - t0 >= 9000, "resent %.2f ms after an RNR NAK of 10.24 ms", (g.t_us - t0) / 1000);
+	tx_ack(&q, q.dut_psn, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no completion");
+	return true;
+}
+
+static bool sc_req_fatal_nak(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	REQUIRE(post_send(&q, "RDMA_WRITE", 1, 0, 64, "\"remote_addr\":4096,\"rkey\":7"), "post_send");
+	if (!expect_req(&q, "RC RDMA WRITE Only", q.dut_psn, 300, &g))
+		return false;
+	tx_ack(&q, q.dut_psn, ROCE_SYN_NAK, ROCE_NAK_REMOTE_ACCESS, 0);
+	/* the receive queue is flushed to the same CQ after it */
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "REM_ACCESS_ERR") == 0, "completion %s, expected REM_ACCESS_ERR",
+		w.status);
+	REQUIRE(strcmp(qp_state(&q), "ERR") == 0, "QP not in ERR after a fatal NAK");
+	return true;
+}
+
+static bool sc_req_ghost(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "SEND", 1, 0, 10, NULL), "post_send");
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 300, &g))
+		return false;
+	tx_ack(&q, q.dut_psn + 100, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 30, &w) == 0, "a ghost ACK (PSN beyond anything sent) completed the SEND");
+	tx_ack(&q, q.dut_psn, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no completion after the real ACK");
+	return true;
+}
+
+static void tx_read_resp(struct dq *q, const char *opname, uint32_t psn, const uint8_t *data, size_t len, unsigned msn)
+{
+	struct roce_desc d;
+	desc(q, &d, opname, psn);
+	uint8_t *a = roce_desc_hdr(&d, ROCE_H_AETH);
+	if (roce_opcode(roce_bth_opcode(d.bth))->xhdrs & ROCE_XHDR_BIT(ROCE_H_AETH)) {
+		roce_aeth_set_type(a, ROCE_SYN_ACK);
+		roce_aeth_set_value(a, 0x1F);
+		roce_aeth_set_msn(a, msn);
+	}
+	d.payload = data;
+	d.payload_len = len;
+	tx(&d);
+}
+
+static bool sc_req_read(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "RDMA_READ", 1, 1000, 2600, "\"remote_addr\":65536,\"rkey\":42"), "post_send");
+	REQUIRE(post_send(&q, "SEND", 2, 0, 10, NULL), "post_send");
+	if (!expect_req(&q, "RC RDMA READ Request", q.dut_psn, 300, &g))
+		return false;
+	const uint8_t *reth = roce_pkt_hdr(&g.p, ROCE_H_RETH);
+	REQUIRE(roce_reth_va(reth) == 65536 && roce_reth_rkey(reth) == 42 && roce_reth_dmalen(reth) == 2600, "RETH differs");
+	/* A READ of 3 packets reserves 3 PSNs. */
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn + 3, 300, &g))
+		return false;
+	const uint8_t *d = pattern(19);
+	tx_read_resp(&q, "RC RDMA READ Response First", q.dut_psn, d, PMTU, 1);
+	tx_read_resp(&q, "RC RDMA READ Response Middle", q.dut_psn + 1, d + PMTU, PMTU, 1);
+	tx_read_resp(&q, "RC RDMA READ Response Last", q.dut_psn + 2, d + 2 * PMTU, 2600 - 2 * PMTU, 1);
+	tx_ack(&q, q.dut_psn + 3, ROCE_SYN_ACK, 0x1F, 2);
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "SUCCESS") == 0 && strcmp(w.opcode, "RDMA_READ") == 0,
+		"READ completion %s %s", w.status, w.opcode);
+	uint8_t buf[2600];
+	REQUIRE(mr_read(&q, 1000, 2600, buf) && memcmp(buf, d, 2600) == 0, "READ data differs");
+	return true;
+}
+
+static bool sc_req_implied_nak(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "RDMA_READ", 1, 0, 100, "\"remote_addr\":65536,\"rkey\":42"), "post_send");
+	REQUIRE(post_send(&q, "SEND", 2, 0, 10, NULL), "post_send");
+	if (!expect_req(&q, "RC RDMA READ Request", q.dut_psn, 300, &g) ||
+	    !expect_req(&q, "RC SEND Only", q.dut_psn + 1, 300, &g))
+		return false;
+	/* The READ response was lost; an ACK for the SEND implies it. */
+	tx_ack(&q, q.dut_psn + 1, ROCE_SYN_ACK, 0x1F, 2);
+	REQUIRE(poll_cq(&q, 30, &w) == 0, "the READ completed without its response");
+	if (!expect_req(&q, "RC RDMA READ Request", q.dut_psn, 300, &g))
+		return false;
+	tx_read_resp(&q, "RC RDMA READ Response Only", q.dut_psn, pattern(20), 100, 1);
+	tx_ack(&q, q.dut_psn + 1, ROCE_SYN_ACK, 0x1F, 2);
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "SUCCESS") == 0, "no READ completion after the retry");
+	return true;
+}
+
+static bool sc_req_bad_response(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "RDMA_READ", 1, 0, 2000, "\"remote_addr\":65536,\"rkey\":42"), "post_send");
+	if (!expect_req(&q, "RC RDMA READ Request", q.dut_psn, 300, &g))
+		return false;
+	/* Two packets are due (First, Last); an Only is the wrong opcode. */
+	tx_read_resp(&q, "RC RDMA READ Response Only", q.dut_psn, pattern(21), 1000, 1);
+	/* the receive queue is flushed to the same CQ after it */
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "BAD_RESP_ERR") == 0, "completion %s, expected BAD_RESP_ERR",
+		poll_cq(&q, 0, NULL) >= 0 ? w.status : "?");
+	return true;
+}
+
+static bool sc_req_atomic(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 18 }))
+		return false;
+	REQUIRE(post_send(&q, "ATOMIC_FETCH_AND_ADD", 1, 8, 8, "\"remote_addr\":65536,\"rkey\":42,\"compare_add\":5"),
+		"post_send");
+	if (!expect_req(&q, "RC FetchAdd", q.dut_psn, 300, &g))
+		return false;
+	REQUIRE(roce_atomiceth_swapdt(roce_pkt_hdr(&g.p, ROCE_H_ATOMICETH)) == 5, "add operand differs");
+	struct roce_desc d;
+	desc(&q, &d, "RC Atomic Acknowledge", q.dut_psn);
+	roce_aeth_set_value(roce_desc_hdr(&d, ROCE_H_AETH), 0x1F);
+	roce_atomicacketh_set_orig(roce_desc_hdr(&d, ROCE_H_ATOMICACKETH), 0x1122334455667788ull);
+	tx(&d);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no atomic completion");
+	REQUIRE(mr_u64(&q, 8) == 0x1122334455667788ull, "the original value did not land in the local buffer");
+	return true;
+}
+
+/* ---- Congestion management (the agent runs with --rcm) ---- */
+
+static void tx_ce_send(struct dq *q, uint32_t psn)
+{
+	struct roce_desc d;
+	desc(q, &d, "RC SEND Only", psn);
+	roce_bth_set_ackreq(d.bth, 1);
+	roce_bth_set_pkey(d.bth, 0xFFFF);
+	if (d.ip_version == 6)
+		roce_ipv6_set_ecn(d.ip, 3);
+	else
+		roce_ipv4_set_ecn(d.ip, 3);
+	d.payload = pattern(22);
+	d.payload_len = 16;
+	tx(&d);
+}
+
+static bool sc_cnp(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	tx_ce_send(&q, q.epsn);
+	bool cnp = false, ack = false;
+	struct got g;
+	while ((!cnp || !ack) && rx(q.my_qpn, 300, &g)) {
+		if (g.op->kind == ROCE_K_CNP) {
+			cnp = true;
+			REQUIRE(g.psn == 0 && !roce_bth_se(g.bth) && !roce_bth_m(g.bth), "CNP PSN/SE/M not zero");
+			REQUIRE(roce_bth_pkey(g.bth) == 0xFFFF, "CNP P_Key not copied");
+			const uint8_t *pad = roce_pkt_hdr(&g.p, ROCE_H_CNPPAD);
+			static const uint8_t zero[16];
+			REQUIRE(pad && memcmp(pad, zero, 16) == 0, "CNP reserved bytes not zero");
+		} else {
+			ack = true;
+		}
+	}
+	REQUIRE(cnp, "no CNP for a CE-marked packet (CA17-44), or not to the sender's QP");
+	REQUIRE(ack, "the CE-marked SEND was not acknowledged");
+	return true;
+}
+
+static bool sc_cnp_pacing(void)
+{
+	/* The agent runs with --cnp-interval-us 200000: one CNP per 200 ms. */
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	int cnps = 0;
+	struct got g;
+	for (int i = 0; i < 3; i++)
+		tx_ce_send(&q, q.epsn + (uint32_t)i);
+	while (rx(q.my_qpn, 100, &g))
+		cnps += g.op->kind == ROCE_K_CNP;
+	REQUIRE(cnps == 1, "%d CNPs for three CE packets within the interval, expected 1", cnps);
+	return true;
+}
+
+/* Time for the DUT to send n packets of one WRITE (line rate 80 Mb/s). */
+static bool burst_time(struct dq *q, int n, double *us)
+{
+	REQUIRE(post_send(q, "RDMA_WRITE", 1, 0, (uint32_t)n * PMTU, "\"remote_addr\":65536,\"rkey\":42"), "post_send");
+	struct got g;
+	double t0 = 0;
+	for (int i = 0; i < n; i++) {
+		REQUIRE(rx(q->my_qpn, 1000, &g), "packet %d of the burst missing", i);
+		if (i == 0)
+			t0 = g.t_us;
+	}
+	*us = g.t_us - t0;
+	tx_ack(q, g.psn, ROCE_SYN_ACK, 0x1F, 1);
+	struct wc w;
+	REQUIRE(poll_cq(q, 500, &w) == 1, "no completion");
+	q->dut_psn = roce_psn_add(g.psn, 1);
+	return true;
+}
+
+static bool sc_cnp_rate(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 20 }))
+		return false;
+	double before, after;
+	if (!burst_time(&q, 40, &before))
+		return false;
+	struct roce_desc d;
+	desc(&q, &d, "CNP", 0);
+	tx(&d);
+	sleep_ms(2);
+	if (!burst_time(&q, 40, &after))
+		return false;
+	REQUIRE(after > before * 1.4, "after a CNP the burst took %.1f ms, before %.1f ms: the rate was not cut",
+		after / 1000, before / 1000);
+	/* Recovery period 20 ms: a second later it is back near line rate. */
+	sleep_ms(1000);
+	double again;
+	if (!burst_time(&q, 40, &again))
+		return false;
+	REQUIRE(again < after * 0.8, "no recovery: %.1f ms a second after the CNP, %.1f ms right after it", again / 1000,
+		after / 1000);
+	return true;
+}
+
+/* ---- The table ---- */
+
+struct scenario {
+	const char *name;
+	bool (*fn)(void);
+	const char *rule;
+	bool rcm; /* only with --rcm */
+};
+
+static const struct scenario scenarios[] = {
+	{ "send-only", sc_send_only, "CA17-25", false },
+	{ "send-multi", sc_send_multi, "IBA9.7-ACKREQ", false },
+	{ "msn", sc_msn, "C9-148", false },
+	{ "psn-ahead", sc_psn_ahead, "IBA9.7-PSN-SEQERR", false },
+	{ "dup-send", sc_dup_send, "C9-105", false },
+	{ "write", sc_write, "CA17-25", false },
+	{ "write-bad-rkey", sc_write_bad_rkey, "IBA9.7-ACCESS", false },
+	{ "write-bounds", sc_write_bounds, "IBA9.7-ACCESS", false },
+	{ "write-zero-len", sc_write_zero_len, "C9-88", false },
+	{ "read", sc_read, "IBA9.7-READ-RESP", false },
+	{ "read-dup", sc_read_dup, "IBA9.7-DUP-READ", false },
+	{ "read-limit", sc_read_limit, "IBA9.7-RD-ATOMIC", false },
+	{ "atomic", sc_atomic, "CA17-25", false },
+	{ "atomic-dup", sc_atomic_dup, "IBA9.7-DUP-ATOMIC", false },
+	{ "atomic-unaligned", sc_atomic_unaligned, "IBA9.4-ATOMIC-ALIGN", false },
+	{ "rnr", sc_rnr, "IBA9.7-RNR", false },
+	{ "opseq", sc_opseq, "IBA9.7-OPSEQ", false },
+	{ "length", sc_length, "IBA9.7-LEN", false },
+	{ "drop-bad-icrc", sc_drop_icrc, "CA17-24", false },
+	{ "drop-ip-options", sc_drop_ip_options, "CA17-3", false },
+	{ "drop-no-df", sc_drop_no_df, "CA17-7", false },
+	{ "drop-fragment", sc_drop_fragment, "CA17-8", false },
+	{ "drop-udp-len", sc_drop_udp_len, "CA17-21", false },
+	{ "drop-version", sc_drop_version, "CA17-27", false },
+	{ "drop-qp0", sc_drop_qp0, "CA17-33", false },
+	{ "drop-tver", sc_drop_tver, "IBA9.2-TVER", false },
+	{ "drop-pkey", sc_drop_pkey, "A17.4-PKEY", false },
+	{ "drop-qp-type", sc_drop_qp_type, "IBA9.6-QPTYPE", false },
+	{ "drop-qp-state", sc_drop_qp_state, "IBA9.6-QPSTATE", false },
+	{ "drop-addr", sc_drop_addr, "IBA9.6.1.2.3-ADDR", false },
+	{ "becn-ignored", sc_becn_ignored, "CA17-29", false },
+	{ "uc-gap", sc_uc_gap, "IBA9.8-UC-DROP", false },
+	{ "ud-send", sc_ud_send, "CA17-25", false },
+	{ "ud-qkey", sc_ud_qkey, "IBA9.6-QKEY", false },
+	{ "ud-oversize", sc_ud_oversize, "IBA9.8-UD-LEN", false },
+	{ "ud-psn", sc_ud_psn, "IBA9.8-UD-PSN", false },
+	{ "req-send", sc_req_send, "IBA9.7-REQ-ACKREQ", false },
+	{ "req-multi", sc_req_multi, "IBA9.7-REQ-PSN", false },
+	{ "req-no-early-completion", sc_req_no_early_completion, "IBA9.7-COMPLETION", false },
+	{ "req-gbn", sc_req_gbn, "IBA9.7-GBN", false },
+	{ "req-timeout", sc_req_timeout, "IBA9.7-TIMEOUT", false },
+	{ "req-retry-exc", sc_req_retry_exc, "IBA9.7-RETRY-EXC", false },
+	{ "req-rnr", sc_req_rnr, "IBA9.7-RNR-WAIT", false },
+	{ "req-fatal-nak", sc_req_fatal_nak, "IBA9.9-FATAL-NAK", false },
+	{ "req-ghost", sc_req_ghost, "IBA9.7-GHOST-ACK", false },
+	{ "req-read", sc_req_read, "IBA9.7-REQ-PSN", false },
+	{ "req-implied-nak", sc_req_implied_nak, "IBA9.7-IMPLIED-NAK", false },
+	{ "req-bad-response", sc_req_bad_response, "IBA9.7-RESP-CHECK", false },
+	{ "req-atomic", sc_req_atomic, "CA17-25", false },
+	{ "cnp", sc_cnp, "CA17-44", true },
+	{ "cnp-pacing", sc_cnp_pacing, "A17.9.3-CNP-PACING", true },
+	{ "cnp-rate", sc_cnp_rate, "CA17-45", true },
+};
+
+/* Which scenarios detect each fault profile; "tx-format" is the check of
+ * every packet the DUT sends. Agent arguments a fault test needs. */
+struct fault_map {
+	const char *fault;
+	const char *detected_by;
+	const char *agent_args;
+};
+
+#define RCM_ARGS "--rcm --cnp-interval-us 200000 --rcm-line-rate 80 --rcm-recovery-us 20000"
+
+static const struct fault_map fault_maps[] = {
+	{ "bad-icrc", "tx-format", NULL },
+	{ "icrc-pad-omitted", "tx-format", NULL },
+	{ "ipv4-no-df", "tx-format", NULL },
+	{ "ipv4-bad-csum", "tx-format", NULL },
+	{ "wrong-dscp", "tx-format", NULL },
+	{ "wrong-ttl", "tx-format", NULL },
+	{ "ecn-without-rcm", "tx-format", NULL },
+	{ "ecn-ce-sent", "tx-format", NULL },
+	{ "sport-varies", "tx-format", NULL },
+	{ "bth-resv-set", "tx-format", NULL },
+	{ "tver-one", "tx-format", NULL },
+	{ "wrong-pad", "tx-format", NULL },
+	{ "se-everywhere", "tx-format", NULL },
+	{ "wrong-sgid", "tx-format", NULL },
+	{ "accept-bad-icrc", "drop-bad-icrc", NULL },
+	{ "accept-ip-options", "drop-ip-options", NULL },
+	{ "accept-no-df", "drop-no-df", NULL },
+	{ "accept-fragment", "drop-fragment", NULL },
+	{ "accept-bad-udp-len", "drop-udp-len", NULL },
+	{ "accept-version-mismatch", "drop-version", NULL },
+	{ "accept-qp0", "drop-qp0", NULL },
+	{ "ignore-tver", "drop-tver", NULL },
+	{ "ignore-pkey", "drop-pkey", NULL },
+	{ "ignore-qkey", "ud-qkey", NULL },
+	{ "ignore-qp-type", "drop-qp-type", NULL },
+	{ "ignore-qp-state", "drop-qp-state", NULL },
+	{ "ignore-addr", "drop-addr", NULL },
+	{ "honour-becn", "becn-ignored", NULL },
+	{ "no-seq-nak", "psn-ahead", NULL },
+	{ "psn-seq-nak-repeat", "psn-ahead", NULL },
+	{ "seq-nak-wrong-psn", "psn-ahead", NULL },
+	{ "nak-every-dup", "dup-send", NULL },
+	{ "dup-reexecute", "dup-send", NULL },
+	{ "dup-read-ignored", "read-dup", NULL },
+	{ "atomic-reexecute", "atomic-dup", NULL },
+	{ "no-opseq-check", "opseq", NULL },
+	{ "wrong-nak-code", "write-bad-rkey,write-bounds", NULL },
+	{ "no-access-check", "write-bad-rkey", NULL },
+	{ "zero-len-rkey-check", "write-zero-len", NULL },
+	{ "no-rnr", "rnr", NULL },
+	{ "rnr-wrong-timer", "rnr", NULL },
+	{ "read-resp-no-aeth", "read,read-dup,tx-format", NULL },
+	{ "read-resp-half-mtu", "read,read-dup", NULL },
+	{ "msn-frozen", "send-only,msn", NULL },
+	{ "no-ack", "send-only,send-multi", NULL },
+	{ "ignore-length", "length", NULL },
+	{ "ignore-rd-atomic-limit", "read-limit", NULL },
+	{ "atomic-unaligned-ok", "atomic-unaligned", NULL },
+	{ "no-psn-reserve", "req-read", NULL },
+	{ "no-ackreq", "req-send", NULL },
+	{ "go-back-0", "req-gbn", NULL },
+	{ "no-timeout-retry", "req-timeout", NULL },
+	{ "retry-forever", "req-retry-exc", NULL },
+	{ "rnr-no-wait", "req-rnr", NULL },
+	{ "fatal-nak-ignored", "req-fatal-nak", NULL },
+	{ "accept-ghost-ack", "req-ghost", NULL },
+	{ "no-implied-nak", "req-implied-nak", NULL },
+	{ "no-resp-check", "req-bad-response", NULL },
+	{ "complete-early", "req-no-early-completion", NULL },
+	{ "uc-no-drop", "uc-gap", NULL },
+	{ "ud-accept-oversize", "ud-oversize", NULL },
+	{ "ud-check-psn", "ud-psn", NULL },
+	{ "no-cnp", "cnp", RCM_ARGS },
+	{ "cnp-bad-format", "cnp,tx-format", RCM_ARGS },
+	{ "cnp-wrong-qp", "cnp", RCM_ARGS },
+	{ "cnp-no-pacing", "cnp-pacing", RCM_ARGS },
+	{ "ignore-cnp", "cnp-rate", RCM_ARGS },
+	{ "no-rate-recovery", "cnp-rate", RCM_ARGS },
+};
+
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, name, n) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static const struct fault_map *fault_map(const char *f)
+{
+	for (size_t i = 0; i < sizeof fault_maps / sizeof fault_maps[0]; i++)
+		if (strcmp(fault_maps[i].fault, f) == 0)
+			return &fault_maps[i];
+	return NULL;
+}
+
+/* ---- Set-up ---- */
+
+static bool parse_mac(const char *s, uint8_t *mac)
+{
+	unsigned v[6];
+	if (!s || sscanf(s, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
+		return false;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+	return true;
+}
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v) {
+		fprintf(stderr, "dutpeer: %s is not set (run under scripts/netns-pair --agent ...)\n", name);
+		exit(2);
+	}
+	return v;
+}
+
+static void setup(void)
+{
+	memset(P.my_ip, 0, 16);
+	memset(P.dut_ip, 0, 16);
+	if (P.ipv == 4) {
+		inet_pton(AF_INET, env("ROCE_TESTER_IP4"), P.my_ip);
+		inet_pton(AF_INET, env("ROCE_DUT_IP4"), P.dut_ip);
+	} else {
+		inet_pton(AF_INET6, env("ROCE_TESTER_IP6"), P.my_ip);
+		inet_pton(AF_INET6, env("ROCE_DUT_IP6"), P.dut_ip);
+	}
+	if (!parse_mac(env("ROCE_TESTER_MAC"), P.my_mac) || !parse_mac(env("ROCE_DUT_MAC"), P.dut_mac)) {
+		fprintf(stderr, "dutpeer: bad MAC addresses in the environment\n");
+		exit(2);
+	}
+	const char *agent = env("ROCE_AGENT");
+	const char *colon = strrchr(agent, ':');
+	snprintf(P.agent_host, sizeof P.agent_host, "%.*s", (int)(colon - agent), agent);
+	snprintf(P.agent_port, sizeof P.agent_port, "%s", colon + 1);
+	gchar *tok = NULL;
+	if (!g_file_get_contents(env("ROCE_TOKEN_FILE"), &tok, NULL, NULL)) {
+		fprintf(stderr, "dutpeer: cannot read the token file\n");
+		exit(2);
+	}
+	g_strstrip(tok);
+	P.token = tok;
+
+	P.raw = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (P.raw < 0) {
+		fprintf(stderr, "dutpeer: raw socket: %s\n", strerror(errno));
+		exit(2);
+	}
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+				   .sll_ifindex = (int)if_nametoindex(env("ROCE_IF_TESTER")) };
+	if (bind(P.raw, (struct sockaddr *)&sll, sizeof sll) != 0) {
+		fprintf(stderr, "dutpeer: bind: %s\n", strerror(errno));
+		exit(2);
+	}
+	int one = 1;
+	setsockopt(P.raw, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+	/* Keep our kernel from answering the DUT's packets with ICMP. */
+	P.udp4 = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(ROCE_UDP_PORT) };
+	bind(P.udp4, (struct sockaddr *)&a4, sizeof a4);
+	P.udp6 = socket(AF_INET6, SOCK_DGRAM, 0);
+	setsockopt(P.udp6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(ROCE_UDP_PORT) };
+	bind(P.udp6, (struct sockaddr *)&a6, sizeof a6);
+	P.next_qpn = 0x100 + (unsigned)(getpid() % 64) * 0x40;
+	P.afd = -1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: dutpeer [--ip 4|6] [--rcm] [--only S1,S2] [--fault NAME] [--list]\n"
+			"       dutpeer --agent-args-for NAME | --faults\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL, *fault = NULL;
+	P.ipv = 4;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--ip") && i + 1 < argc) {
+			P.ipv = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--rcm")) {
+			P.rcm = true;
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
+		} else if (!strcmp(argv[i], "--fault") && i + 1 < argc) {
+			fault = argv[++i];
+		} else if (!strcmp(argv[i], "--list")) {
+			for (size_t k = 0; k < sizeof scenarios / sizeof scenarios[0]; k++)
+				printf("%-26s %s%s\n", scenarios[k].name, scenarios[k].rule, scenarios[k].rcm ? " (--rcm)" : "");
+			return 0;
+		} else if (!strcmp(argv[i], "--faults")) {
+			for (size_t k = 0; k < sizeof fault_maps / sizeof fault_maps[0]; k++)
+				printf("%s\n", fault_maps[k].fault);
+			return 0;
+		} else if (!strcmp(argv[i], "--agent-args-for") && i + 1 < argc) {
+			const struct fault_map *m = fault_map(argv[++i]);
+			if (!m)
+				return 1;
+			printf("%s\n", m->agent_args ? m->agent_args : "");
+			return 0;
+		} else {
+			usage();
+		}
+	}
+	if (P.ipv != 4 && P.ipv != 6)
+		usage();
+	const struct fault_map *fm = NULL;
+	char sel[1024] = "";
+	if (fault) {
+		fm = fault_map(fault);
+		if (!fm) {
+			fprintf(stderr, "dutpeer: no scenario detects fault '%s'\n", fault);
+			return 1;
+		}
+		P.rcm = fm->agent_args != NULL;
+		/* The detecting scenarios, plus a sanity one that must still pass. */
+		snprintf(sel, sizeof sel, "%s,%s", fm->detected_by, P.rcm ? "cnp" : "send-only");
+		if (!strcmp(fault, "cnp-no-pacing") || !strcmp(fault, "ignore-cnp") || !strcmp(fault, "no-rate-recovery"))
+			snprintf(sel, sizeof sel, "%s,cnp", fm->detected_by);
+		if (in_list(fm->detected_by, "tx-format"))
+			snprintf(sel, sizeof sel, "%s,send-only,read,req-send,req-multi,ud-send%s", fm->detected_by,
+				 P.rcm ? ",cnp" : "");
+		only = sel;
+	}
+	setup();
+
+	int failed = 0, unexpected = 0, ran = 0;
+	for (size_t k = 0; k < sizeof scenarios / sizeof scenarios[0]; k++) {
+		const struct scenario *s = &scenarios[k];
+		if (only ? !in_list(only, s->name) : s->rcm != P.rcm)
+			continue;
+		cur_scenario = s->name;
+		fail_msg[0] = '\0';
+		unsigned v0 = P.violations;
+		bool ok = s->fn();
+		agent_close();
+		sleep_ms(5);
+		ran++;
+		bool want_fail = fm && in_list(fm->detected_by, s->name);
+		printf("%-4s %-26s %s%s%s\n", ok ? "pass" : "FAIL", s->name, s->rule, ok ? "" : ": ", ok ? "" : fail_msg);
+		if (P.violations > v0)
+			printf("     (%u packet format violations during it)\n", P.violations - v0);
+		failed += !ok;
+		unexpected += ok == want_fail;
+		if (want_fail && ok)
+			printf("     ^ expected to fail under fault %s\n", fault);
+		if (!want_fail && !ok && fm)
+			printf("     ^ fault %s should not break this scenario\n", fault);
+	}
+	bool fmt_ok = P.violations == 0;
+	bool fmt_want_fail = fm && in_list(fm->detected_by, "tx-format");
+	printf("%-4s %-26s every packet the DUT sent (%u violations)\n", fmt_ok ? "pass" : "FAIL", "tx-format", P.violations);
+	unexpected += fmt_ok == fmt_want_fail;
+	if (fmt_want_fail && fmt_ok)
+		printf("     ^ expected to fail under fault %s\n", fault);
+	if (!ran) {
+		fprintf(stderr, "dutpeer: no scenario selected\n");
+		return 1;
+	}
+	if (fm) {
+		printf("fault %s: %s\n", fault, unexpected ? "NOT as claimed" : "breaks exactly what it claims");
+		return unexpected ? 1 : 0;
+	}
+	printf("%d scenarios, %d failed, tx-format %s\n", ran, failed, fmt_ok ? "clean" : "violated");
+	return failed || !fmt_ok ? 1 : 0;
+}
