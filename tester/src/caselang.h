@@ -180,6 +180,8 @@ struct cl_case {
 	char **rules; /* rule IDs as written (known to the catalogue) */
 	unsigned n_rules;
 	unsigned caps; /* CL_CAP_* bits required */
+	char **mutants; /* soft-DUT fault profiles under which the case must fail */
+	unsigned n_mutants;
 	unsigned ip_versions; /* bit 4 and/or bit 6: (1u << 4) | (1u << 6) */
 	unsigned pmtu;        /* default path MTU for QPs */
 	uint64_t timeout_ns;  /* the whole case's time budget */

@@ -312,7 +312,7 @@ struct parser {
 	struct cl_case *c;
 	struct cl_arena **arena;
 	bool in_body;
-	bool seen_title, seen_rules, seen_requires, seen_ip, seen_pmtu, seen_timeout;
+	bool seen_title, seen_rules, seen_requires, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
 	const char *line_start;
 };
 
@@ -1069,7 +1069,7 @@ static void parse_rule(struct parser *ps, struct cl_loc loc)
 static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
 {
 	if (ps->in_body)
-		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, ip, pmtu, timeout) before any step",
+		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, mutants, ip, pmtu, timeout) before any step",
 			what);
 	if (*seen)
 		fail_at(ps, CL_ERR_DUPLICATE, loc, "a second '%s'; expected it once", what);
@@ -1121,6 +1121,24 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 				break;
 			next(ps);
 		}
+	} else if (!strcmp(kw, "mutants")) {
+		header_once(ps, &ps->seen_mutants, kw, loc);
+		char *names[64];
+		unsigned n = 0;
+		for (;;) {
+			if (ps->tok.kind != CL_T_WORD)
+				fail_expected(ps, "a soft-DUT fault profile name (roce-agent --list-faults), like no-seq-nak");
+			if (n == 64)
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many mutants; expected at most 64");
+			names[n++] = ps->tok.text;
+			next(ps);
+			if (!is_op(ps, ","))
+				break;
+			next(ps);
+		}
+		c->mutants = cl_arena_alloc(ps->arena, n * sizeof *names);
+		memcpy(c->mutants, names, n * sizeof *names);
+		c->n_mutants = n;
 	} else if (!strcmp(kw, "ip")) {
 		header_once(ps, &ps->seen_ip, kw, loc);
 		c->ip_versions = 0;
@@ -1151,7 +1169,7 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 
 static bool is_header_kw(const char *w)
 {
-	static const char *const kws[] = { "title", "rules", "requires", "ip", "pmtu", "timeout", NULL };
+	static const char *const kws[] = { "title", "rules", "requires", "mutants", "ip", "pmtu", "timeout", NULL };
 	for (const char *const *k = kws; *k; k++)
 		if (!strcmp(*k, w))
 			return true;

@@ -59,6 +59,8 @@ static void usage(FILE *out)
 	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
 	      "      --list              list the selected cases and exit\n"
 	      "      --check             parse the cases, report errors, and exit\n"
+	      "      --list-mutants      print FILE, ID and fault profile for every 'mutants'\n"
+	      "                          entry (for the mutation test) and exit\n"
 	      "  -q, --quiet             print only the summary\n"
 	      "  -v, --verbose           print every step\n"
 	      "  -h, --help              this help\n"
@@ -148,8 +150,8 @@ int cmd_run(int argc, char **argv)
 	const char *report_dir = "roce-report";
 	char *filters[64];
 	unsigned nf = 0;
-	bool list = false, check = false;
-	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6 };
+	bool list = false, check = false, list_mutants = false;
+	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS };
 	static const struct option longopts[] = {
 		{ "iface", required_argument, NULL, 'i' },     { "agent", required_argument, NULL, 'a' },
 		{ "token-file", required_argument, NULL, 't' }, { "report-dir", required_argument, NULL, 'r' },
@@ -158,6 +160,7 @@ int cmd_run(int argc, char **argv)
 		{ "agent-timeout", required_argument, NULL, O_ATO }, { "wait", required_argument, NULL, O_WAIT },
 		{ "dut-ipv4", required_argument, NULL, O_DUT4 }, { "dut-ipv6", required_argument, NULL, O_DUT6 },
 		{ "list", no_argument, NULL, O_LIST },         { "check", no_argument, NULL, O_CHECK },
+		{ "list-mutants", no_argument, NULL, O_MUTANTS },
 		{ "quiet", no_argument, NULL, 'q' },           { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
 	};
@@ -230,6 +233,7 @@ int cmd_run(int argc, char **argv)
 		case O_DUT6: o.dut_ip6 = optarg; break;
 		case O_LIST: list = true; break;
 		case O_CHECK: check = true; break;
+		case O_MUTANTS: list_mutants = true; break;
 		case 'q': o.quiet = true; break;
 		case 'v': o.verbose = true; break;
 		case 'h': usage(stdout); return 0;
@@ -274,8 +278,10 @@ int cmd_run(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (list || check) {
+	if (list || check || list_mutants) {
 		for (size_t i = 0; i < n_cases; i++) {
+			for (unsigned k = 0; list_mutants && k < cases[i]->n_mutants; k++)
+				printf("%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k]);
 			if (list) {
 				printf("%-32s %s\n", cases[i]->id, cases[i]->title);
 				if (o.verbose) {

@@ -2078,6 +2078,21 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			outf(reason, sizeof reason, "step %u (line %u) %s: %s", i + 1, s->loc.line, s->text, o.detail);
 		}
 	}
+	/* A failure with a dead agent says more about the agent than the DUT's
+	 * rules: such a case ends in error. */
+	if (session && v == V_FAIL) {
+		JsonObject *res = NULL;
+		char code[64], msg[512];
+		if (agent_call(&r->agent, "query_port", NULL, r->opts.agent_timeout_ns, &res, code, sizeof code, msg,
+			       sizeof msg) == AGENT_BROKEN) {
+			char was[1024];
+			outf(was, sizeof was, "%s", reason);
+			v = V_ERROR;
+			outf(reason, sizeof reason, "lost the agent (%s); the earlier failure may follow from it: %s", msg, was);
+		}
+		if (res)
+			json_object_unref(res);
+	}
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
