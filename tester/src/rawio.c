@@ -117,10 +117,12 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 		snprintf(err, errlen, "%s: %s", ifname, ebuf);
 		return -1;
 	}
-	pcap_set_snaplen(io->pc, 65535);
+	/* Immediate mode gives every frame a ring slot of the snapshot length:
+	 * a jumbo frame (9216) with two tags fits, and 64 MiB holds ~7000. */
+	pcap_set_snaplen(io->pc, RAWIO_SNAPLEN);
 	pcap_set_promisc(io->pc, 0);
 	pcap_set_immediate_mode(io->pc, 1);
-	pcap_set_buffer_size(io->pc, 32 << 20);
+	pcap_set_buffer_size(io->pc, 64 << 20);
 	io->tstamp_nano = pcap_set_tstamp_precision(io->pc, PCAP_TSTAMP_PRECISION_NANO) == 0;
 	/* Timestamps: the kernel's by default (same clock as the send
 	 * times); the adapter's when asked for and offered. */

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define RAWIO_SNAPLEN 9300
+
 enum rawio_tstamp_pref {
 	RAWIO_TS_HOST,    /* kernel timestamps: the clock the tester's send times use */
 	RAWIO_TS_ADAPTER, /* the NIC's clock when it has one (falls back to host) */
