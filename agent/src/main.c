@@ -44,6 +44,15 @@ static char *read_token(const char *path, size_t *len, char *err, size_t errlen)
 	return text;
 }
 
+static void list_counters(bool markdown)
+{
+	if (markdown)
+		printf("| Counter | Meaning |\n|---|---|\n");
+#define SOFT_COUNTER_LIST(n, text) printf(markdown ? "| `%s` | %s |\n" : "%-22s %s\n", #n, text);
+	SOFT_COUNTERS(SOFT_COUNTER_LIST)
+#undef SOFT_COUNTER_LIST
+}
+
 static void list_faults(bool markdown)
 {
 	if (markdown) {
@@ -61,7 +70,7 @@ static void list_faults(bool markdown)
 int main(int argc, char **argv)
 {
 	gchar *listen = NULL, *token_file = NULL, *backend = NULL, *iface = NULL, *device = NULL, *fault = NULL;
-	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, markdown = FALSE, version = FALSE;
+	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
 	gint cnp_interval = 50, line_rate = 1000, recovery = 2000;
 	GOptionEntry entries[] = {
 		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
@@ -75,7 +84,8 @@ int main(int argc, char **argv)
 		{ "rcm-line-rate", 0, 0, G_OPTION_ARG_INT, &line_rate, "soft: a QP's rate before any CNP, Mb/s (default 1000)", "MBPS" },
 		{ "rcm-recovery-us", 0, 0, G_OPTION_ARG_INT, &recovery, "soft: rate recovery period (default 2000)", "US" },
 		{ "list-faults", 0, 0, G_OPTION_ARG_NONE, &faults, "List the fault profiles and exit", NULL },
-		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults: as a Markdown table", NULL },
+		{ "list-counters", 0, 0, G_OPTION_ARG_NONE, &counters, "List the soft DUT's counters and exit", NULL },
+		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults or --list-counters: as a Markdown table", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log sessions and errors", NULL },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -93,8 +103,11 @@ int main(int argc, char **argv)
 		       backend_names());
 		return 0;
 	}
-	if (faults) {
-		list_faults(markdown);
+	if (faults || counters) {
+		if (faults)
+			list_faults(markdown);
+		else
+			list_counters(markdown);
 		return 0;
 	}
 	if (argc > 1) {

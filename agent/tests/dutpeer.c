@@ -437,7 +437,18 @@ static bool rx(uint32_t my_qpn, int ms, struct got *g)
 		g->len = (size_t)n;
 		g->t_us = now_us();
 		enum roce_code e = roce_parse_frame(&g->p, g->buf, g->len, g->len, 0);
-		if (e == ROCE_E_ETHERTYPE || e == ROCE_E_IPV4_PROTO || e == ROCE_E_IPV6_NEXTHDR || e == ROCE_E_UDP_DPORT)
+		if (e == ROCE_E_IPV4_PROTO || e == ROCE_E_IPV6_NEXTHDR) {
+			/* The DUT's kernel must not answer RoCEv2 with ICMP port
+			 * unreachable (ICMP type 3 / ICMPv6 type 1). */
+			const uint8_t *ip = g->p.buf + g->p.hdr_off[e == ROCE_E_IPV4_PROTO ? ROCE_H_IPV4 : ROCE_H_IPV6];
+			bool v4 = e == ROCE_E_IPV4_PROTO;
+			unsigned proto = v4 ? roce_ipv4_proto(ip) : roce_ipv6_nexthdr(ip);
+			size_t hl = v4 ? g->p.ip_hdr_len : ROCE_IPV6_LEN;
+			if ((size_t)(ip - g->buf) + hl < g->len && ((v4 && proto == 1 && ip[hl] == 3) || (!v4 && proto == 58 && ip[hl] == 1)))
+				violation("CA17-20", "the DUT host answered with ICMP destination unreachable");
+			continue;
+		}
+		if (e == ROCE_E_ETHERTYPE || e == ROCE_E_UDP_DPORT)
 			continue;
 		if (e != ROCE_OK) {
 			char m[200];
@@ -988,7 +999,10 @@ static void br_udplen(struct roce_desc *d, uint8_t *f, long *n)
 static void br_version(struct roce_desc *d, uint8_t *f, long *n)
 {
 	*n = build(d, f, 2048);
-	f[14] = (uint8_t)((f[14] & 0x0F) | ((d->ip_version == 4 ? 6 : 4) << 4));
+	uint8_t *ip = f + ROCE_ETH_LEN;
+	ip[0] = (uint8_t)((ip[0] & 0x0F) | ((d->ip_version == 4 ? 6 : 4) << 4));
+	if (d->ip_version == 4) /* only the version is wrong */
+		roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, ROCE_IPV4_LEN));
 }
 static void br_qp0(struct roce_desc *d, uint8_t *f, long *n)
 {
@@ -1561,6 +1575,146 @@ static bool sc_cnp_rate(void)
 	return true;
 }
 
+static bool sc_send_inv(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ 0 }))
+		return false;
+	struct roce_desc d;
+	desc(&q, &d, "RC SEND Only with Invalidate", q.epsn);
+	roce_ieth_set_rkey(roce_desc_hdr(&d, ROCE_H_IETH), q.rkey);
+	roce_bth_set_ackreq(d.bth, 1);
+	d.payload = pattern(23);
+	d.payload_len = 12;
+	tx(&d);
+	if (!expect_ack(&q, q.epsn, &g))
+		return false;
+	JsonObject *r = call("poll_cq", "{\"cq\":%d,\"timeout_ms\":500}", q.cq);
+	REQUIRE(r && json_array_get_length(json_object_get_array_member(r, "completions")) == 1, "no completion");
+	JsonObject *c = json_array_get_object_element(json_object_get_array_member(r, "completions"), 0);
+	REQUIRE((uint32_t)jint(c, "invalidate_rkey") == q.rkey, "invalidate_rkey %lld", (long long)jint(c, "invalidate_rkey"));
+	bool inv = false;
+	JsonArray *fl = json_object_get_array_member(c, "wc_flags");
+	for (guint i = 0; i < json_array_get_length(fl); i++)
+		inv |= strcmp(json_array_get_string_element(fl, i), "WITH_INV") == 0;
+	REQUIRE(inv, "WITH_INV missing from wc_flags");
+	/* The rkey is invalid now. */
+	write_only(&q, q.epsn + 1, q.addr, q.rkey, pattern(23), 8);
+	return expect_nak(&q, ROCE_NAK_REMOTE_ACCESS, q.epsn + 1);
+}
+
+static bool sc_req_ud_send(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UD" }))
+		return false;
+	JsonObject *r = call("create_ah", "{\"pd\":%d,\"dgid\":\"%s\",\"sgid_index\":%d,\"hop_limit\":%d,\"traffic_class\":%d}",
+			     q.pd, P.ipv == 4 ? "::ffff:198.18.0.2" : "2001:db8::2", P.ipv == 4 ? 0 : 1, AV_HOP, AV_TC);
+	REQUIRE(r, "create_ah");
+	int ah = (int)jint(r, "ah");
+	REQUIRE(mr_write(&q, 0, pattern(24), 300), "write_mr");
+	char extra[128];
+	snprintf(extra, sizeof extra, "\"ah\":%d,\"remote_qpn\":%u,\"remote_qkey\":%u", ah, q.my_qpn, 0x33333333u);
+	REQUIRE(post_send(&q, "SEND_WITH_IMM", 1, 0, 300, extra), "post_send");
+	REQUIRE(call("post_send", "{\"qp\":%d,\"wr_id\":2,\"opcode\":\"SEND\",\"sge\":[{\"mr\":%d,\"offset\":0,\"length\":4}],"
+		     "\"ah\":%d,\"remote_qpn\":%u,\"remote_qkey\":%u}", q.qp, q.mr, ah, q.my_qpn, 0x80000000u), "post_send");
+	if (!expect_req(&q, "UD SEND Only with Immediate", q.dut_psn, 500, &g))
+		return false;
+	const uint8_t *deth = roce_pkt_hdr(&g.p, ROCE_H_DETH);
+	REQUIRE(roce_deth_qkey(deth) == 0x33333333u && roce_deth_srcqp(deth) == q.qpn, "DETH Q_Key 0x%x SrcQP 0x%x",
+		roce_deth_qkey(deth), roce_deth_srcqp(deth));
+	REQUIRE(g.p.payload_len == 300 && memcmp(g.p.buf + g.p.payload_off, pattern(24), 300) == 0, "UD data differs");
+	if (!expect_req(&q, "UD SEND Only", q.dut_psn + 1, 500, &g))
+		return false;
+	REQUIRE(roce_deth_qkey(roce_pkt_hdr(&g.p, ROCE_H_DETH)) == 0x11111111u,
+		"a Q_Key with the MSB set must send the QP's own Q_Key");
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "SUCCESS") == 0, "no UD send completion");
+	return true;
+}
+
+static bool sc_uc_send(void)
+{
+	struct dq q;
+	struct got g;
+	struct wc w;
+	if (!dut_qp(&q, (struct dq_opts){ .type = "UC" }))
+		return false;
+	REQUIRE(post_send(&q, "RDMA_WRITE_WITH_IMM", 1, 0, PMTU + 1, "\"remote_addr\":65536,\"rkey\":42,\"imm_data\":9"), "post_send");
+	if (!expect_req(&q, "UC RDMA WRITE First", q.dut_psn, 300, &g) ||
+	    !expect_req(&q, "UC RDMA WRITE Last with Immediate", q.dut_psn + 1, 300, &g))
+		return false;
+	REQUIRE(!roce_bth_ackreq(g.bth), "UC sets AckReq");
+	REQUIRE(poll_cq(&q, 500, &w) >= 1 && strcmp(w.status, "SUCCESS") == 0, "no UC completion");
+	return true;
+}
+
+/* Thousands of random requests and responses that pass the ICRC and reach
+ * the transport: the DUT must stay up, and a fresh QP must still work. */
+static bool sc_fuzz(void)
+{
+	struct dq q;
+	if (!dut_qp(&q, (struct dq_opts){ .timeout = 8, .retry_cnt = 7, .rnr_retry = 7 }))
+		return false;
+	/* Something outstanding, so that responses meet requester state. */
+	REQUIRE(post_send(&q, "RDMA_READ", 1, 0, 3000, "\"remote_addr\":65536,\"rkey\":42"), "post_send");
+	REQUIRE(post_send(&q, "SEND", 2, 0, 2000, NULL), "post_send");
+	unsigned long long seed = 0x5EED0F00ull + P.ipv;
+	uint8_t payload[PMTU + 64];
+	for (int i = 0; i < 4000; i++) {
+		unsigned long long r = seed ^= seed << 13, r2;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		r2 = seed;
+		uint8_t op = (uint8_t)(r % 3 == 0 ? (r >> 8) & 0xFF : (r >> 8) % 0x18); /* mostly RC */
+		if (!roce_opcode(op)->name)
+			continue;
+		struct roce_desc d;
+		desc(&q, &d, "RC SEND Only", q.epsn);
+		roce_bth_set_opcode(d.bth, op);
+		uint32_t psn = (r2 & 1) ? q.epsn + (uint32_t)((r2 >> 1) % 8) - 3 : q.dut_psn + (uint32_t)((r2 >> 1) % 8);
+		roce_bth_set_psn(d.bth, psn & ROCE_PSN_MASK);
+		roce_bth_set_ackreq(d.bth, (r2 >> 5) & 1);
+		if (((r2 >> 9) & 31) == 0)
+			roce_bth_set_destqp(d.bth, (uint32_t)(r2 >> 20) & 0xFFFFFF);
+		for (unsigned h = 0; h < ROCE_XHDR_COUNT; h++)
+			for (unsigned b = 0; b < ROCE_XHDR_MAX; b++) {
+				seed ^= seed << 13;
+				seed ^= seed >> 7;
+				seed ^= seed << 17;
+				d.xhdr[h][b] = (uint8_t)seed;
+			}
+		/* Keep some VAs and keys real, so execution paths run. */
+		if ((r2 >> 14) & 1) {
+			uint8_t *reth = roce_desc_hdr(&d, ROCE_H_RETH);
+			roce_reth_set_va(reth, q.addr + ((r2 >> 16) % 70000));
+			roce_reth_set_rkey(reth, q.rkey);
+			roce_reth_set_dmalen(reth, (r2 >> 32) % 5000);
+			uint8_t *a = roce_desc_hdr(&d, ROCE_H_ATOMICETH);
+			roce_atomiceth_set_va(a, q.addr + ((r2 >> 16) % 70000));
+			roce_atomiceth_set_rkey(a, q.rkey);
+			uint8_t *aeth = roce_desc_hdr(&d, ROCE_H_AETH);
+			roce_aeth_set_syndrome(aeth, (r2 >> 40) & 1 ? 0x1F : (uint8_t)(r2 >> 41));
+		}
+		size_t len = (size_t)((r2 >> 48) % (PMTU + 40));
+		for (size_t k = 0; k < len; k++)
+			payload[k] = (uint8_t)(k ^ r2);
+		d.payload = payload;
+		d.payload_len = len;
+		tx(&d);
+		if (i % 64 == 0) {
+			struct got g;
+			while (rx(0, 0, &g))
+				;
+		}
+	}
+	sleep_ms(100);
+	REQUIRE(session_start() && call("query_device", "{}"), "the agent stopped answering after the fuzzing");
+	return sc_send_only();
+}
+
 /* ---- The table ---- */
 
 struct scenario {
@@ -1607,7 +1761,10 @@ static const struct scenario scenarios[] = {
 	{ "ud-qkey", sc_ud_qkey, "IBA9.6-QKEY", false },
 	{ "ud-oversize", sc_ud_oversize, "IBA9.8-UD-LEN", false },
 	{ "ud-psn", sc_ud_psn, "IBA9.8-UD-PSN", false },
+	{ "send-inv", sc_send_inv, "CA17-25", false },
 	{ "req-send", sc_req_send, "IBA9.7-REQ-ACKREQ", false },
+	{ "req-ud-send", sc_req_ud_send, "IBA9.8-UD-LEN", false },
+	{ "req-uc-send", sc_uc_send, "IBA9.8-UC-DROP", false },
 	{ "req-multi", sc_req_multi, "IBA9.7-REQ-PSN", false },
 	{ "req-no-early-completion", sc_req_no_early_completion, "IBA9.7-COMPLETION", false },
 	{ "req-gbn", sc_req_gbn, "IBA9.7-GBN", false },
@@ -1620,6 +1777,7 @@ static const struct scenario scenarios[] = {
 	{ "req-implied-nak", sc_req_implied_nak, "IBA9.7-IMPLIED-NAK", false },
 	{ "req-bad-response", sc_req_bad_response, "IBA9.7-RESP-CHECK", false },
 	{ "req-atomic", sc_req_atomic, "CA17-25", false },
+	{ "fuzz", sc_fuzz, "CA17-39", false },
 	{ "cnp", sc_cnp, "CA17-44", true },
 	{ "cnp-pacing", sc_cnp_pacing, "A17.9.3-CNP-PACING", true },
 	{ "cnp-rate", sc_cnp_rate, "CA17-45", true },

@@ -152,8 +152,19 @@ static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uin
 {
 	struct be_mr *mr;
 	if (SOFT_FAULT_ON(qp->dev, NO_ACCESS_CHECK)) {
-		mr = g_hash_table_lookup(qp->dev->mrs, GUINT_TO_POINTER(rkey));
-		if (!mr || !mr->valid)
+		/* Whatever MR of the QP's PD holds the range, key and rights
+		 * unchecked; never another PD's memory, even broken. */
+		GHashTableIter it;
+		gpointer k, v;
+		mr = NULL;
+		g_hash_table_iter_init(&it, qp->dev->mrs);
+		while (g_hash_table_iter_next(&it, &k, &v)) {
+			struct be_mr *m = v;
+			if (m->pd == qp->pd && m->valid && va >= m->addr && len <= m->length &&
+			    va - m->addr <= m->length - len)
+				mr = m;
+		}
+		if (!mr)
 			return NULL;
 	} else {
 		mr = soft_mr_by_rkey(qp->dev, qp->pd, rkey);
@@ -306,7 +317,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 	}
 
 	if (op->kind == ROCE_K_SEND) {
-		if (first && !qp->resp.have_wqe) {
+		if ((first || SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK)) && !qp->resp.have_wqe) {
 			if (!take_rwqe(qp))
 				return EXEC_RNR;
 			if (!rwqe_ok(qp, &qp->resp.wqe)) {

@@ -72,6 +72,17 @@ static bool repair_for_fault(struct soft_dev *dev, const struct roce_pkt *bad, u
 	}
 	(void)len;
 	*l3_off = ip;
+	/* Only the broken field is forgiven: the IPv4 checksum must have been
+	 * right as received, and is made right again for the repaired copy. */
+	if (bad->ip_version == 4 || bad->err == ROCE_E_IP_VERSION) {
+		const uint8_t *orig = bad->buf + ip;
+		unsigned hl = (orig[0] & 0x0F) * 4u;
+		if (bad->ip_version == 4 || (copy[ip] >> 4) == 4) {
+			if (hl < 20 || ip + hl > len || roce_ipv4_csum(orig) != roce_ipv4_checksum(orig, hl))
+				return false;
+			roce_ipv4_set_csum(copy + ip, roce_ipv4_checksum(copy + ip, hl));
+		}
+	}
 	return true;
 }
 
@@ -109,7 +120,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		return;
 
 	uint8_t repaired[sizeof dev->rxbuf];
-	bool icrc_from_original = false;
+	bool icrc_from_original = false, skip_icrc = false;
 	uint32_t l3_off = 0;
 	if (e != ROCE_OK) {
 		dev->cnt.rx_frames++;
@@ -123,10 +134,14 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 				dev->cnt.rx_drop_ip++;
 			return;
 		}
+		enum roce_code before = p.err;
 		if (roce_parse_frame(&p, repaired, len, len, 0) != ROCE_OK)
 			return;
 		frame = repaired;
-		icrc_from_original = true;
+		/* The ICRC of a version-mismatched header is ambiguous (which
+		 * fields are masked?): that profile does not check it. */
+		icrc_from_original = before != ROCE_E_IP_VERSION;
+		skip_icrc = before == ROCE_E_IP_VERSION;
 	} else {
 		dev->cnt.rx_frames++;
 	}
@@ -153,7 +168,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 	/* The header rules of A17.3 (CA17-24): IP options, flags, checksum,
 	 * ICRC. libroce's stateless checks find them. */
 	struct roce_finding f[32];
-	struct roce_check_opts co = { icrc_from_original ? 0 : ROCE_CHK_ICRC, 0 };
+	struct roce_check_opts co = { icrc_from_original || skip_icrc ? 0 : ROCE_CHK_ICRC, 0 };
 	size_t nf = roce_check(&p, &co, f, 32);
 	if (nf > 32)
 		nf = 32;

@@ -43,52 +43,58 @@ enum soft_fault soft_fault_by_name(const char *name);
 
 /* ---- Counters ---- */
 
-#define SOFT_COUNTERS(X)                                                            \
-	X(rx_frames)          /* RoCEv2 frames addressed to the device */           \
-	X(rx_packets)         /* frames that passed header validation */            \
-	X(tx_packets)                                                               \
-	X(rx_drop_ip)         /* IP/UDP rule broken (CA17-24) */                    \
-	X(rx_drop_ip_version) /* IP version / Ethertype mismatch (CA17-27) */       \
-	X(rx_drop_icrc)       /* bad ICRC (CA17-22, CA17-24) */                     \
-	X(rx_drop_gid)        /* destination IP is not one of the GIDs */           \
-	X(rx_drop_tver)                                                             \
-	X(rx_drop_qp0)        /* DestQP 0 (CA17-33) */                              \
-	X(rx_drop_no_qp)                                                            \
-	X(rx_drop_qp_type)    /* opcode transport differs from the QP type */       \
-	X(rx_drop_qp_state)                                                         \
-	X(rx_drop_addr)       /* source/destination IP differ from the QP's AV */   \
-	X(rx_drop_opcode)     /* opcode not valid in this role */                   \
-	X(pkey_violations)                                                          \
-	X(qkey_violations)                                                          \
-	X(rx_ecn_ce)                                                                \
-	X(tx_cnp)                                                                   \
-	X(cnp_coalesced)      /* CE packets covered by an earlier CNP */            \
-	X(rx_cnp)                                                                   \
-	X(rate_cuts)                                                                \
-	X(rate_increases)                                                           \
-	X(resp_duplicates)                                                          \
-	X(resp_dup_dropped)   /* duplicate READ/atomic with no saved resource */    \
-	X(tx_acks)                                                                  \
-	X(tx_atomic_acks)                                                           \
-	X(tx_read_responses)                                                        \
-	X(tx_nak_psn_seq)                                                           \
-	X(tx_nak_inv_req)                                                           \
-	X(tx_nak_rem_access)                                                        \
-	X(tx_nak_rem_op)                                                            \
-	X(tx_rnr_nak)                                                               \
-	X(uc_dropped_messages)                                                      \
-	X(ud_dropped)                                                               \
-	X(req_retransmits)                                                          \
-	X(req_timeouts)                                                             \
-	X(req_seq_naks)                                                             \
-	X(req_rnr_naks)                                                             \
-	X(req_implied_naks)                                                         \
-	X(req_ghost_acks)                                                           \
-	X(req_bad_responses)                                                        \
-	X(tx_no_neighbour)    /* packet not sent: next hop MAC unresolved */
+/* X(name, "meaning") */
+#define SOFT_COUNTERS(X) \
+	X(rx_frames, "RoCEv2 frames addressed to the device") \
+	X(rx_packets, "frames that passed header validation") \
+	X(tx_packets, "frames sent") \
+	X(rx_drop_ip, "IP/UDP rule broken (CA17-24)") \
+	X(rx_drop_ip_version, "IP version / Ethertype mismatch (CA17-27)") \
+	X(rx_drop_icrc, "bad ICRC (CA17-22, CA17-24)") \
+	X(rx_drop_gid, "destination IP is not one of the GIDs") \
+	X(rx_drop_tver, "BTH TVer not 0") \
+	X(rx_drop_qp0, "DestQP 0 (CA17-33)") \
+	X(rx_drop_no_qp, "DestQP names no QP") \
+	X(rx_drop_qp_type, "opcode transport differs from the QP type") \
+	X(rx_drop_qp_state, "QP state does not accept the packet") \
+	X(rx_drop_addr, "source/destination IP differ from the QP's AV") \
+	X(rx_drop_opcode, "opcode not valid in this role") \
+	X(pkey_violations, "BTH P_Key does not match (dropped)") \
+	X(qkey_violations, "UD DETH Q_Key does not match (dropped)") \
+	X(rx_ecn_ce, "valid packets that arrived CE-marked") \
+	X(tx_cnp, "CNPs sent") \
+	X(cnp_coalesced, "CE packets covered by an earlier CNP") \
+	X(rx_cnp, "CNPs received") \
+	X(rate_cuts, "rate reductions on CNPs (with --rcm)") \
+	X(rate_increases, "rate recovery steps") \
+	X(resp_duplicates, "duplicate requests (PSN behind the expected one)") \
+	X(resp_dup_dropped, "duplicate READ/atomic with no saved resource") \
+	X(tx_acks, "ACKs sent") \
+	X(tx_atomic_acks, "Atomic ACKs sent") \
+	X(tx_read_responses, "READ response packets sent") \
+	X(tx_nak_psn_seq, "NAK PSN Sequence Error sent") \
+	X(tx_nak_inv_req, "NAK Invalid Request sent") \
+	X(tx_nak_rem_access, "NAK Remote Access Error sent") \
+	X(tx_nak_rem_op, "NAK Remote Operational Error sent") \
+	X(tx_rnr_nak, "RNR NAKs sent") \
+	X(uc_dropped_messages, "UC messages dropped (gap, sequence, no WQE)") \
+	X(ud_dropped, "UD packets dropped (too long, no WQE)") \
+	X(req_retransmits, "requester go-back-N restarts") \
+	X(req_timeouts, "local ACK timeouts") \
+	X(req_seq_naks, "NAK PSN Sequence Error received") \
+	X(req_rnr_naks, "RNR NAKs received") \
+	X(req_implied_naks, "implied NAKs (a response past an unanswered READ/atomic)") \
+	X(req_ghost_acks, "responses beyond the last PSN sent (ignored)") \
+	X(req_bad_responses, "malformed or unexpected responses") \
+	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
+	X(objects_pd, "PDs that exist now (all sessions)") \
+	X(objects_cq, "CQs that exist now") \
+	X(objects_mr, "MRs that exist now") \
+	X(objects_qp, "QPs that exist now") \
+	X(objects_ah, "AHs that exist now")
 
 struct soft_counters {
-#define SOFT_COUNTER_FIELD(n) uint64_t n;
+#define SOFT_COUNTER_FIELD(n, text) uint64_t n;
 	SOFT_COUNTERS(SOFT_COUNTER_FIELD)
 #undef SOFT_COUNTER_FIELD
 };

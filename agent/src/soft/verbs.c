@@ -70,6 +70,7 @@ static int soft_alloc_pd(struct backend *be, struct be_pd **out, struct be_error
 	(void)err;
 	struct be_pd *pd = g_new0(struct be_pd, 1);
 	pd->dev = (struct soft_dev *)be;
+	pd->dev->cnt.objects_pd++;
 	*out = pd;
 	return 0;
 }
@@ -78,6 +79,7 @@ static int soft_dealloc_pd(struct be_pd *pd, struct be_error *err)
 {
 	if (pd->refs)
 		return be_error_set(err, BE_INVALID_STATE, "the PD still has %u objects", pd->refs);
+	pd->dev->cnt.objects_pd--;
 	g_free(pd);
 	return 0;
 }
@@ -90,6 +92,7 @@ static int soft_create_cq(struct backend *be, unsigned cqe, struct be_cq **out, 
 	cq->dev = (struct soft_dev *)be;
 	cq->cap = cqe;
 	cq->ring = g_new0(struct be_wc, cqe);
+	cq->dev->cnt.objects_cq++;
 	*out = cq;
 	return 0;
 }
@@ -97,6 +100,7 @@ static int soft_create_cq(struct backend *be, unsigned cqe, struct be_cq **out, 
 static int soft_destroy_cq(struct be_cq *cq, struct be_error *err)
 {
 	(void)err;
+	cq->dev->cnt.objects_cq--;
 	g_free(cq->ring);
 	g_free(cq);
 	return 0;
@@ -164,6 +168,7 @@ static int soft_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8
 	mr->refs = 1;
 	g_hash_table_insert(dev->mrs, GUINT_TO_POINTER(mr->lkey), mr);
 	pd->refs++;
+	dev->cnt.objects_mr++;
 	*out = mr;
 	return 0;
 }
@@ -182,6 +187,7 @@ static int soft_dereg_mr(struct be_mr *mr, struct be_error *err)
 	g_hash_table_remove(mr->dev->mrs, GUINT_TO_POINTER(mr->lkey));
 	mr->valid = mr->rkey_valid = false;
 	mr->pd->refs--;
+	mr->dev->cnt.objects_mr--;
 	soft_mr_unref(mr);
 	return 0;
 }
@@ -215,6 +221,7 @@ static int soft_create_ah(struct be_pd *pd, const struct be_av *av, struct be_ah
 	ah->pd = pd;
 	ah->av = *av;
 	pd->refs++;
+	pd->dev->cnt.objects_ah++;
 	*out = ah;
 	return 0;
 }
@@ -223,6 +230,7 @@ static int soft_destroy_ah(struct be_ah *ah, struct be_error *err)
 {
 	(void)err;
 	ah->pd->refs--;
+	ah->dev->cnt.objects_ah--;
 	g_free(ah);
 	return 0;
 }
@@ -379,6 +387,7 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 	qp->qpn = dev->next_qpn;
 	g_hash_table_insert(dev->qps, GUINT_TO_POINTER(qp->qpn), qp);
 	pd->refs++;
+	dev->cnt.objects_qp++;
 	*out = qp;
 	*qpn = qp->qpn;
 	return 0;
@@ -585,6 +594,7 @@ static int soft_destroy_qp(struct be_qp *qp, struct be_error *err)
 	soft_resp_reset(qp);
 	g_hash_table_remove(dev->qps, GUINT_TO_POINTER(qp->qpn));
 	qp->pd->refs--;
+	dev->cnt.objects_qp--;
 	g_free(qp->resp.res);
 	g_free(qp->rq);
 	g_free(qp->sq);
@@ -694,7 +704,7 @@ static int soft_read_counters(struct backend *be, unsigned port, be_counter_fn f
 	struct soft_dev *dev = (struct soft_dev *)be;
 	if (port != 1)
 		return be_error_set(err, BE_BAD_REQUEST, "port %u: the soft device has port 1 only", port);
-#define SOFT_COUNTER_EMIT(n) fn(ctx, #n, dev->cnt.n);
+#define SOFT_COUNTER_EMIT(n, text) fn(ctx, #n, dev->cnt.n);
 	SOFT_COUNTERS(SOFT_COUNTER_EMIT)
 #undef SOFT_COUNTER_EMIT
 	return 0;
