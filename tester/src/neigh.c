@@ -187,12 +187,12 @@ static void on_frame(void *ctx, const uint8_t *d, size_t caplen, size_t len, uin
 	}
 }
 
-int rawio_resolve(struct rawio *io, int ip_version, const uint8_t *ip, uint8_t mac[6], uint64_t timeout_ns,
-		  char *how, size_t howlen, char *err, size_t errlen)
+int rawio_resolve(struct rawio *io, int ip_version, const uint8_t *ip, bool kernel_first, uint8_t mac[6],
+		  uint64_t timeout_ns, char *how, size_t howlen, char *err, size_t errlen)
 {
 	char text[INET6_ADDRSTRLEN];
 	inet_ntop(ip_version == 6 ? AF_INET6 : AF_INET, ip, text, sizeof text);
-	if (kernel_lookup(io->ifname, ip_version == 6 ? AF_INET6 : AF_INET, ip, mac) == 0) {
+	if (kernel_first && kernel_lookup(io->ifname, ip_version == 6 ? AF_INET6 : AF_INET, ip, mac) == 0) {
 		snprintf(how, howlen, "kernel neighbour table");
 		return 0;
 	}

@@ -53,9 +53,9 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 uint64_t rawio_now(void);
 
 /* Resolves an IP address of the DUT to its MAC: the kernel's neighbour
- * table first, then an ARP request or IPv6 Neighbour Solicitation of our
- * own, bounded by timeout_ns. */
-int rawio_resolve(struct rawio *io, int ip_version, const uint8_t *ip, uint8_t mac[6], uint64_t timeout_ns,
-		  char *how, size_t howlen, char *err, size_t errlen);
+ * table first (unless kernel_first is false), then an ARP request or IPv6
+ * Neighbour Solicitation of our own, bounded by timeout_ns. */
+int rawio_resolve(struct rawio *io, int ip_version, const uint8_t *ip, bool kernel_first, uint8_t mac[6],
+		  uint64_t timeout_ns, char *how, size_t howlen, char *err, size_t errlen);
 
 #endif

@@ -53,6 +53,9 @@ static void usage(FILE *out)
 	      "      --vlan ID[:PCP]     send 802.1Q-tagged frames\n"
 	      "      --dut-ipv4 ADDR, --dut-ipv6 ADDR\n"
 	      "                          use the DUT GID with this address\n"
+	      "      --resolve kernel|self  find the DUT's MAC in the kernel's neighbour table\n"
+	      "                          first (default), or only by ARP / Neighbour\n"
+	      "                          Solicitation from the tester\n"
 	      "      --tstamp host|adapter  receive timestamps (default host: the clock the\n"
 	      "                          send times use)\n"
 	      "      --agent-timeout MS  bound on each agent call (default 10000)\n"
@@ -151,7 +154,7 @@ int cmd_run(int argc, char **argv)
 	char *filters[64];
 	unsigned nf = 0;
 	bool list = false, check = false, list_mutants = false;
-	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS };
+	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS, O_RESOLVE };
 	static const struct option longopts[] = {
 		{ "iface", required_argument, NULL, 'i' },     { "agent", required_argument, NULL, 'a' },
 		{ "token-file", required_argument, NULL, 't' }, { "report-dir", required_argument, NULL, 'r' },
@@ -160,7 +163,7 @@ int cmd_run(int argc, char **argv)
 		{ "agent-timeout", required_argument, NULL, O_ATO }, { "wait", required_argument, NULL, O_WAIT },
 		{ "dut-ipv4", required_argument, NULL, O_DUT4 }, { "dut-ipv6", required_argument, NULL, O_DUT6 },
 		{ "list", no_argument, NULL, O_LIST },         { "check", no_argument, NULL, O_CHECK },
-		{ "list-mutants", no_argument, NULL, O_MUTANTS },
+		{ "list-mutants", no_argument, NULL, O_MUTANTS }, { "resolve", required_argument, NULL, O_RESOLVE },
 		{ "quiet", no_argument, NULL, 'q' },           { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
 	};
@@ -234,6 +237,13 @@ int cmd_run(int argc, char **argv)
 		case O_LIST: list = true; break;
 		case O_CHECK: check = true; break;
 		case O_MUTANTS: list_mutants = true; break;
+		case O_RESOLVE:
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "self")) {
+				fprintf(stderr, "roce-tester run: --resolve %s: expected kernel or self\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.resolve_self = !strcmp(optarg, "self");
+			break;
 		case 'q': o.quiet = true; break;
 		case 'v': o.verbose = true; break;
 		case 'h': usage(stdout); return 0;

@@ -1856,7 +1856,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 			continue;
 		}
 		char err[256];
-		if (rawio_resolve(&r->io, ipv, r->fam[fi].ip, r->fam[fi].mac, 3000 * NS_PER_MS, r->fam[fi].how,
+		if (rawio_resolve(&r->io, ipv, r->fam[fi].ip, !r->opts.resolve_self, r->fam[fi].mac, 3000 * NS_PER_MS, r->fam[fi].how,
 				  sizeof r->fam[fi].how, err, sizeof err) != 0) {
 			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "%s", err);
 			continue;

@@ -32,6 +32,7 @@ struct runner_opts {
 	uint64_t agent_timeout_ns; /* per agent call */
 	uint64_t default_wait_ns;  /* expect without 'within' */
 	const char *dut_ip4, *dut_ip6; /* override the addresses taken from the DUT's GIDs */
+	bool resolve_self; /* skip the kernel's neighbour table */
 	bool quiet, verbose;
 };
 

@@ -458,6 +458,29 @@ static void test_uc_ud(void)
 	CHECK(poll_one(1, &wc) && wc.byte_len == 200 && wc.src_qp == QA, "UD delivered with the source QP");
 }
 
+static void test_vlan(void)
+{
+	setup(ROCE_T_RC, 1024, 4);
+	/* Both directions tagged, as with --vlan 198:3. */
+	struct peer_qp_cfg a = { ROCE_T_RC, QA + 1, QB + 1, 10, 20, 1024, 0, 0, { 0 }, 2 * MS, 3, 2, 14 };
+	struct peer_qp_cfg b = { ROCE_T_RC, QB + 1, QA + 1, 20, 10, 1024, 0, 0, { 0 }, 2 * MS, 3, 2, 14 };
+	endpoint(&a.ep, 0, QB + 1, 4);
+	endpoint(&b.ep, 1, QA + 1, 4);
+	a.ep.n_vlan = b.ep.n_vlan = 1;
+	a.ep.vlan_tci[0] = b.ep.vlan_tci[0] = 3 << 13 | 198;
+	CHECK(peer_qp_add(L.peer[0], &a) == 0 && peer_qp_add(L.peer[1], &b) == 0, "tagged QPs");
+	uint8_t data[40] = { 7 };
+	struct peer_wr wr = { .wr_id = 5, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
+	char err[100];
+	CHECK(peer_post(L.peer[0], QA + 1, &wr, L.now, err, sizeof err) == 0, "post");
+	CHECK(L.last_frame[0][12] == 0x81 && L.last_frame[0][13] == 0x00 && L.last_frame[0][14] == 0x60 &&
+		      L.last_frame[0][15] == 198, "an 802.1Q tag with PCP 3, VID 198");
+	run(&L, 10 * MS);
+	struct peer_wc wc;
+	CHECK(peer_poll(L.peer[0], QA + 1, &wc) && wc.status == PEER_WC_SUCCESS, "tagged exchange completes");
+	CHECK(L.last_frame[1][12] == 0x81, "the ACK is tagged too");
+}
+
 static void test_rules_match(void)
 {
 	struct inj_set s = { .n = 0 };
@@ -492,6 +515,7 @@ int main(void)
 	test_corrupt_and_set();
 	test_read_loss();
 	test_uc_ud();
+	test_vlan();
 	for (int s = 0; s < 2; s++)
 		peer_free(L.peer[s]);
 	return test_result("test_peer");
