@@ -260,7 +260,8 @@ int cmd_run(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		if (collect(&files, argv[i], true) != 0)
 			rc = EXIT_USAGE;
-	qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+	if (files.n)
+		qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
 	struct cl_case **cases = calloc(files.n ? files.n : 1, sizeof *cases);
 	size_t n_cases = 0, bad = 0;
 	for (size_t i = 0; i < files.n; i++) {
