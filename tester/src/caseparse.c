@@ -1088,6 +1088,8 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 	} else if (!strcmp(kw, "rules")) {
 		header_once(ps, &ps->seen_rules, kw, loc);
 		char *ids[64];
+		unsigned ips[64];
+		struct cl_loc locs[64];
 		unsigned n = 0;
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
@@ -1097,14 +1099,29 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 					ps->tok.text);
 			if (n == 64)
 				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many rules; expected at most 64");
+			for (unsigned k = 0; k < n; k++)
+				if (!strcmp(ids[k], ps->tok.text))
+					fail_at(ps, CL_ERR_DUPLICATE, ps->tok.loc, "rule %s is named twice; expected each rule once",
+						ps->tok.text);
+			locs[n] = ps->tok.loc;
+			ips[n] = (1u << 4) | (1u << 6);
 			ids[n++] = ps->tok.text;
 			next(ps);
+			/* 'CA17-4 ipv4': the rule is judged on IPv4 runs only. */
+			if (is_word(ps, "ipv4") || is_word(ps, "ipv6")) {
+				ips[n - 1] = 1u << (ps->tok.text[3] - '0');
+				next(ps);
+			}
 			if (!is_op(ps, ","))
 				break;
 			next(ps);
 		}
 		c->rules = cl_arena_alloc(ps->arena, n * sizeof *ids);
 		memcpy(c->rules, ids, n * sizeof *ids);
+		c->rule_ips = cl_arena_alloc(ps->arena, n * sizeof *ips);
+		memcpy(c->rule_ips, ips, n * sizeof *ips);
+		c->rule_locs = cl_arena_alloc(ps->arena, n * sizeof *locs);
+		memcpy(c->rule_locs, locs, n * sizeof *locs);
 		c->n_rules = n;
 	} else if (!strcmp(kw, "requires")) {
 		header_once(ps, &ps->seen_requires, kw, loc);
@@ -1282,6 +1299,12 @@ struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, st
 			!c->title ? "a title" : !c->n_rules ? "rules" : "steps",
 			!c->title ? "'title \"...\"'" : !c->n_rules ? "'rules ID, ...'" : "at least one step");
 	}
+	/* A rule limited to an IP version the case never runs over would
+	 * never be judged. */
+	for (unsigned i = 0; i < c->n_rules; i++)
+		if (!(c->rule_ips[i] & c->ip_versions))
+			fail_at(ps, CL_ERR_VALUE, c->rule_locs[i], "rule %s is limited to IPv%d, which the case's 'ip' header excludes; expected an IP version the case runs over",
+				c->rules[i], c->rule_ips[i] == 1u << 4 ? 4 : 6);
 	c->arena = arena;
 	free(ps);
 	return c;
@@ -1318,6 +1341,11 @@ void cl_case_free(struct cl_case *c)
 {
 	if (c)
 		cl_arena_free(c->arena);
+}
+
+bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv)
+{
+	return i < c->n_rules && (ipv == 4 || ipv == 6) && (c->rule_ips[i] & (1u << ipv));
 }
 
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)

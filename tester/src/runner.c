@@ -1992,7 +1992,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rec, "ip_version", ip_version);
 	JsonArray *rules = json_array_new();
 	for (unsigned i = 0; i < c->n_rules; i++)
-		json_array_add_string_element(rules, c->rules[i]);
+		if (cl_rule_applies(c, i, ip_version))
+			json_array_add_string_element(rules, c->rules[i]);
 	json_object_set_array_member(rec, "rules", rules);
 	char caps[128];
 	cl_caps_format(c->caps, caps, sizeof caps);
@@ -2056,6 +2057,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			JsonObject *ev = json_object_new();
 			JsonArray *er = json_array_new();
 			for (unsigned k = 0; k < c->n_rules; k++) {
+				if (!cl_rule_applies(c, k, ip_version))
+					continue;
 				json_array_add_string_element(er, c->rules[k]);
 				add_failed_rule(x, c->rules[k]);
 			}

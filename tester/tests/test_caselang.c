@@ -154,6 +154,7 @@ static const struct bad bads[] = {
 	{ "dut qp q type=UD\npeer q read remote=1 rkey=2 len=3\n", CL_ERR_VALUE, 5, 8, "a UD QP can only send" },
 	{ "dut qp q\nexpect q ACK within 5ms..1ms\n", CL_ERR_VALUE, 5, 14, "ends before it starts" },
 	{ "!case A\ntitle \"a\"\nrules CA17-99\n", CL_ERR_RULE_ID, 3, 7, "'CA17-99' is not in the rule catalogue" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1, CA17-2, CA17-1\n", CL_ERR_DUPLICATE, 3, 23, "rule CA17-1 is named twice" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC, WARP\n", CL_ERR_CAPABILITY, 4, 14, "unknown capability 'WARP'" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nmutants 5\n", CL_ERR_EXPECTED, 4, 9, "a soft-DUT fault profile name" },
 	{ "expect q ACK\n", CL_ERR_UNDEFINED, 4, 8, "'q' is not defined above" },
@@ -202,6 +203,27 @@ static void test_bad(void)
 	reached[d.code] = true;
 	for (int e = 1; e < CL_ERR_COUNT; e++)
 		CHECK(reached[e], "parse error '%s' is reached by some test input", cl_error_name((enum cl_error)e));
+}
+
+static void test_rule_ip_versions(void)
+{
+	static const char text[] = "case IPQ-1\ntitle \"t\"\nrules CA17-4 ipv4, CA17-13 ipv6, CA17-2\nwait 1ms\n";
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("ipq.case", text, strlen(text), &d);
+	CHECK(c != NULL, "rules with IP qualifiers parse: %s", d.msg);
+	if (!c)
+		return;
+	CHECK(c->n_rules == 3, "three rules");
+	CHECK(cl_rule_applies(c, 0, 4) && !cl_rule_applies(c, 0, 6), "CA17-4 ipv4 only on IPv4");
+	CHECK(!cl_rule_applies(c, 1, 4) && cl_rule_applies(c, 1, 6), "CA17-13 ipv6 only on IPv6");
+	CHECK(cl_rule_applies(c, 2, 4) && cl_rule_applies(c, 2, 6), "CA17-2 on both");
+	CHECK(!cl_rule_applies(c, 3, 4) && !cl_rule_applies(c, 0, 5), "out of range");
+	cl_case_free(c);
+	static const char only4[] = "case IPQ-2\ntitle \"t\"\nrules CA17-2, CA17-13 ipv6\nip 4\nwait 1ms\n";
+	c = cl_parse_text("ipq.case", only4, strlen(only4), &d);
+	CHECK(!c && d.code == CL_ERR_VALUE && strstr(d.msg, "ipq.case:3:15: rule CA17-13 is limited to IPv6"),
+	      "a rule limited to an IP version the case excludes: %s", d.msg);
+	cl_case_free(c);
 }
 
 static void test_opcodes(void)
@@ -258,6 +280,7 @@ int main(void)
 {
 	test_good();
 	test_bad();
+	test_rule_ip_versions();
 	test_opcodes();
 	test_fuzz();
 	return test_result("test_caselang");
