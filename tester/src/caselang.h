@@ -182,6 +182,7 @@ struct cl_case {
 	struct cl_loc *rule_locs;
 	unsigned n_rules;
 	unsigned caps; /* CL_CAP_* bits required */
+	unsigned unless_caps; /* CL_CAP_* bits that make the case not applicable */
 	char **mutants; /* soft-DUT fault profiles under which the case must fail */
 	unsigned n_mutants;
 	unsigned ip_versions; /* bit 4 and/or bit 6: (1u << 4) | (1u << 6) */

@@ -312,7 +312,7 @@ struct parser {
 	struct cl_case *c;
 	struct cl_arena **arena;
 	bool in_body;
-	bool seen_title, seen_rules, seen_requires, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
+	bool seen_title, seen_rules, seen_requires, seen_unless, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
 	const char *line_start;
 };
 
@@ -1069,7 +1069,7 @@ static void parse_rule(struct parser *ps, struct cl_loc loc)
 static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
 {
 	if (ps->in_body)
-		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, mutants, ip, pmtu, timeout) before any step",
+		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, unless, mutants, ip, pmtu, timeout) before any step",
 			what);
 	if (*seen)
 		fail_at(ps, CL_ERR_DUPLICATE, loc, "a second '%s'; expected it once", what);
@@ -1123,8 +1123,9 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 		c->rule_locs = cl_arena_alloc(ps->arena, n * sizeof *locs);
 		memcpy(c->rule_locs, locs, n * sizeof *locs);
 		c->n_rules = n;
-	} else if (!strcmp(kw, "requires")) {
-		header_once(ps, &ps->seen_requires, kw, loc);
+	} else if (!strcmp(kw, "requires") || !strcmp(kw, "unless")) {
+		bool unless = kw[0] == 'u';
+		header_once(ps, unless ? &ps->seen_unless : &ps->seen_requires, kw, loc);
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
 				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV)");
@@ -1132,7 +1133,10 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 			if (!bit)
 				fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM or SEND_WITH_INV",
 					ps->tok.text);
-			c->caps |= bit;
+			if ((unless ? c->caps : c->unless_caps) & bit)
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s is both required and excluded; expected it in 'requires' or 'unless', not both",
+					ps->tok.text);
+			*(unless ? &c->unless_caps : &c->caps) |= bit;
 			next(ps);
 			if (!is_op(ps, ","))
 				break;
@@ -1186,7 +1190,7 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 
 static bool is_header_kw(const char *w)
 {
-	static const char *const kws[] = { "title", "rules", "requires", "mutants", "ip", "pmtu", "timeout", NULL };
+	static const char *const kws[] = { "title", "rules", "requires", "unless", "mutants", "ip", "pmtu", "timeout", NULL };
 	for (const char *const *k = kws; *k; k++)
 		if (!strcmp(*k, w))
 			return true;

@@ -2022,6 +2022,12 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_NOT_APPLICABLE;
 		outf(reason, sizeof reason, "the DUT lacks %s", missing);
 	}
+	if (v == V_PASS && r->dut_device && (c->unless_caps & r->dut_caps)) {
+		char has[128];
+		cl_caps_format(c->unless_caps & r->dut_caps, has, sizeof has);
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "the DUT has %s, which the case excludes ('unless')", has);
+	}
 	if (v == V_PASS && !family_usable(r, ip_version, err, sizeof err)) {
 		v = V_NOT_APPLICABLE;
 		outf(reason, sizeof reason, "%s", err);

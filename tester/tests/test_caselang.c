@@ -16,6 +16,7 @@ static const char *const good =
 	"title \"A demo: every statement \\\"kind\\\"\"\n"
 	"rules IBA9.7-PSN-SEQERR, CA17-24\n"
 	"requires RC, ATOMIC\n"
+	"unless RCM, UD\n"
 	"mutants no-seq-nak, psn-seq-nak-repeat\n"
 	"ip 4\n"
 	"pmtu 512\n"
@@ -67,11 +68,12 @@ static void test_good(void)
 	CHECK(!strcmp(c->title, "A demo: every statement \"kind\""), "title with escapes: %s", c->title);
 	CHECK(c->n_rules == 2 && !strcmp(c->rules[1], "CA17-24"), "rules");
 	CHECK(c->caps == (CL_CAP_RC | CL_CAP_ATOMIC), "caps");
+	CHECK(c->unless_caps == (CL_CAP_RCM | CL_CAP_UD), "unless caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
 	CHECK(c->n_steps == 33, "33 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
-	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 11 && s->loc.col == 1, "dut mr at 11:1");
+	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 12 && s->loc.col == 1, "dut mr at 12:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
 	CHECK(acc && acc->v.kind == CL_V_LIST && acc->v.n_list == 3, "access list");
 	s = &c->steps[5];
@@ -156,6 +158,8 @@ static const struct bad bads[] = {
 	{ "!case A\ntitle \"a\"\nrules CA17-99\n", CL_ERR_RULE_ID, 3, 7, "'CA17-99' is not in the rule catalogue" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1, CA17-2, CA17-1\n", CL_ERR_DUPLICATE, 3, 23, "rule CA17-1 is named twice" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC, WARP\n", CL_ERR_CAPABILITY, 4, 14, "unknown capability 'WARP'" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC\nunless RCM, RC\n", CL_ERR_VALUE, 5, 13, "RC is both required and excluded" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1\nunless RCM\nunless UD\n", CL_ERR_DUPLICATE, 5, 1, "a second 'unless'" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nmutants 5\n", CL_ERR_EXPECTED, 4, 9, "a soft-DUT fault profile name" },
 	{ "expect q ACK\n", CL_ERR_UNDEFINED, 4, 8, "'q' is not defined above" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$nope\n", CL_ERR_UNDEFINED, 5, 24, "$nope is not defined" },
