@@ -197,6 +197,7 @@ struct argspec {
 static const char *const w_qp_type[] = { "RC", "UC", "UD", NULL };
 static const char *const w_access[] = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", NULL };
 static const char *const w_onoff[] = { "on", "off", NULL };
+static const char *const w_bringup[] = { "INIT", "RTR", "RTS", NULL };
 static const char *const w_state[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL };
 static const char *const w_status[] = {
 	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
@@ -220,7 +221,7 @@ static const struct argspec a_dut_qp[] = {
 	{ "access", F_WORD | F_LIST, w_access }, { "qkey", F_EXPR, NULL },
 	{ "traffic_class", F_EXPR, NULL }, { "hop_limit", F_EXPR, NULL }, { "flow_label", F_EXPR, NULL },
 	{ "udp_sport", F_EXPR, NULL }, { "peer_timeout", F_EXPR, NULL }, { "peer_retry_cnt", F_EXPR, NULL },
-	{ NULL, 0, NULL }
+	{ "ip", F_EXPR, NULL }, { "state", F_WORD, w_bringup }, { NULL, 0, NULL }
 };
 static const struct argspec a_post_recv[] = {
 	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { NULL, 0, NULL }
@@ -437,6 +438,12 @@ static struct cl_sym *use_name(struct parser *ps, const char *name, enum cl_sym_
 static void check_member(struct parser *ps, const struct cl_token *t)
 {
 	struct cl_sym *s = find_sym(ps, t->text);
+	/* $port.mtu: the DUT port's active MTU, known to every case. */
+	if (!s && !strcmp(t->text, "port")) {
+		if (!t->member || strcmp(t->member, "mtu"))
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$port has the member mtu only; expected $port.mtu");
+		return;
+	}
 	if (!s)
 		fail_at(ps, CL_ERR_UNDEFINED, t->loc, "$%s is not defined above; expected a QP, MR or ?binding defined earlier",
 			t->text);
@@ -815,6 +822,10 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			type = ROCE_T_UC;
 		else if (t && !strcasecmp(t->v.word, "UD"))
 			type = ROCE_T_UD;
+		const struct cl_arg *ip = cl_step_arg(st, "ip");
+		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
+			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
+			fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
 		define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
 		return;
 	}

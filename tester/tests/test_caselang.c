@@ -23,14 +23,14 @@ static const char *const good =
 	"timeout 20s\n"
 	"\n"
 	"dut mr m size=8192 access=LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ fill=0xab\n"
-	"dut qp q type=RC pmtu=1024 psn=0x100 peer_psn=1000 timeout=14 retry_cnt=7\n"
+	"dut qp q type=RC pmtu=1024 psn=0x100 peer_psn=1000 timeout=14 retry_cnt=7 ip=6 state=RTR\n"
 	"peer mr t size=4096 fill=7\n"
 	"dut post_recv q m offset=0 len=4096 wr_id=1\n"
 	"dut post_send q RDMA_WRITE m offset=0 len=100 remote=$t.addr rkey=$t.rkey wr_id=2\n"
 	"expect q RDMA_WRITE_ONLY psn=$q.psn ackreq=1 len=100 reth.rkey=$t.rkey within 50ms\n"
 	"expect q WRITE_ONLY psn=?p len>=1 \\\n"
 	"       within 1ms..2s\n"
-	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=16 bth.tver=1 icrc=bad\n"
+	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=$port.mtu bth.tver=1 icrc=bad\n"
 	"inject q rc-send-only data=x\"de ad be ef\"\n"
 	"expect q ACK aeth=NAK_SEQ psn=$q.peer_psn msn!=5\n"
 	"expect nothing q within 100ms\n"
@@ -148,6 +148,8 @@ static const struct bad bads[] = {
 	{ "dut qp q colour=blue\n", CL_ERR_ARGUMENT, 4, 10, "unknown argument 'colour' for 'dut qp'" },
 	{ "dut mr m\ndut read m offset=0 data=\"x\"\n", CL_ERR_ARGUMENT, 5, 21, "is a result; expected it after '->'" },
 	{ "dut qp q type=XRC\n", CL_ERR_VALUE, 4, 15, "'XRC' is not a value of type" },
+	{ "dut qp q ip=5\n", CL_ERR_VALUE, 4, 13, "ip= takes the IP version of the QP" },
+	{ "dut qp q state=SQD\n", CL_ERR_VALUE, 4, 16, "'SQD' is not a value of state" },
 	{ "dut qp q psn=\"abc\"\n", CL_ERR_VALUE, 4, 14, "psn: found bytes; expected a number" },
 	{ "dut qp q\ninject q SEND_ONLY psn=?x\n", CL_ERR_VALUE, 5, 24, "cannot bind" },
 	{ "dut qp q\ninject q SEND_ONLY psn!=4\n", CL_ERR_VALUE, 5, 23, "takes only '='" },
@@ -165,6 +167,7 @@ static const struct bad bads[] = {
 	{ "dut qp q\ninject q SEND_ONLY psn=$nope\n", CL_ERR_UNDEFINED, 5, 24, "$nope is not defined" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q.colour\n", CL_ERR_MEMBER, 5, 24, "q has no member 'colour'" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q\n", CL_ERR_MEMBER, 5, 24, "expected $q.MEMBER" },
+	{ "dut qp q\ninject q SEND_ONLY len=$port.speed\n", CL_ERR_MEMBER, 5, 24, "expected $port.mtu" },
 	{ "dut qp q\ndut mr m\ndut post_recv m m\n", CL_ERR_KIND, 6, 15, "'m' is a DUT MR; expected a QP" },
 	{ "dut qp q type=UC\nexpect q RDMA_READ_REQUEST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of UC" },
 	{ "dut qp q\ninject q SEND_ALMOST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of RC" },
