@@ -261,8 +261,10 @@ static const struct argspec a_peer_set[] = {
 	{ "auto", F_WORD, w_onoff }, { "rnr", F_WORD, w_onoff }, { "ack", F_WORD, w_onoff },
 	{ "rnr_timer", F_EXPR, NULL }, { "psn", F_EXPR, NULL }, { "recv", F_EXPR, NULL }, { NULL, 0, NULL }
 };
+static const char *const w_other[] = { "other", NULL };
 static const struct argspec a_inject[] = {
 	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
+	{ "ip_options", F_BYTES, NULL }, { "src_ip", F_WORD, w_other }, { "dst_ip", F_WORD, w_other },
 	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_pkt[] = {
@@ -939,6 +941,8 @@ static void check_field_args(struct parser *ps, struct cl_step *st)
 				fail_at(ps, CL_ERR_VALUE, a->v.loc, "'%s' is not an AETH kind; expected ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS, NAK_OPERATIONAL or NAK_INVALID_RD",
 					a->v.word);
 		}
+		if (!strcmp(a->key, "ip_options") && (a->v.n_bytes == 0 || a->v.n_bytes > 40))
+			fail_at(ps, CL_ERR_VALUE, a->v.loc, "ip_options= has %zu bytes; expected 1 to 40", a->v.n_bytes);
 		if (!strcmp(a->key, "icrc") && st->kind == CL_INJECT && a->v.kind == CL_V_WORD &&
 		    strcmp(a->v.word, "bad"))
 			fail_at(ps, CL_ERR_VALUE, a->v.loc, "inject takes icrc=bad or a number; expected one of those");

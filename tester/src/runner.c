@@ -1209,11 +1209,35 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	d.payload_len = len;
 	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH))
 		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), oi->kind == ROCE_K_WRITE && oi->position == ROCE_POS_ONLY ? len : 0);
+	/* IPv4 options, or IPv6 extension headers, between IP and UDP. */
+	const struct cl_arg *opts = cl_step_arg(s, "ip_options");
+	if (opts) {
+		if (q->ipv == 4 && opts->v.n_bytes % 4) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: IPv4 options of %zu bytes; expected a multiple of 4",
+			     x->c->path, opts->v.loc.line, opts->v.loc.col, opts->v.n_bytes);
+			return;
+		}
+		memcpy(d.ip_opts, opts->v.bytes, opts->v.n_bytes);
+		d.ip_opts_len = (unsigned)opts->v.n_bytes;
+	}
+	/* Addresses that are not the connection's: the tester's own source
+	 * or the DUT's destination with the last byte incremented. */
+	uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
+	if (cl_step_arg(s, "src_ip")) {
+		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
+		a[q->ipv == 6 ? 15 : 3]++;
+	}
+	if (cl_step_arg(s, "dst_ip")) {
+		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
+		a[q->ipv == 6 ? 15 : 3]++;
+	}
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "len") || !strcmp(a->key, "data"))
+		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
+		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip"))
 			continue;
 		if (!strcmp(a->key, "icrc")) {
 			if (a->v.kind == CL_V_WORD) {

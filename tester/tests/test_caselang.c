@@ -31,7 +31,7 @@ static const char *const good =
 	"expect q WRITE_ONLY psn=?p len>=1 \\\n"
 	"       within 1ms..2s\n"
 	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=$port.mtu bth.tver=1 icrc=bad\n"
-	"inject q rc-send-only data=x\"de ad be ef\"\n"
+	"inject q rc-send-only data=x\"de ad be ef\" ip_options=x\"01010100\" src_ip=other dst_ip=other\n"
 	"expect q ACK aeth=NAK_SEQ psn=$q.peer_psn msn!=5\n"
 	"expect nothing q within 100ms\n"
 	"expect nothing within 1.5ms\n"
@@ -90,6 +90,8 @@ static void test_good(void)
 	s = &c->steps[8];
 	const struct cl_arg *data = cl_step_arg(s, "data");
 	CHECK(s->opcode == 0x04 && data && data->v.n_bytes == 4 && data->v.bytes[0] == 0xde, "hex bytes");
+	CHECK(cl_step_arg(s, "ip_options")->v.n_bytes == 4 && !strcmp(cl_step_arg(s, "src_ip")->v.word, "other"),
+	      "ip_options, src_ip");
 	CHECK(c->steps[11].kind == CL_EXPECT_NOTHING && c->steps[11].within_max == 1500000, "fractional duration");
 	CHECK(c->steps[15].kind == CL_PEER_OP && !strcmp(c->steps[15].verb, "write"), "peer write");
 	CHECK(c->steps[17].kind == CL_PEER_SET, "peer set");
@@ -152,6 +154,8 @@ static const struct bad bads[] = {
 	{ "dut qp q state=SQD\n", CL_ERR_VALUE, 4, 16, "'SQD' is not a value of state" },
 	{ "dut qp q psn=\"abc\"\n", CL_ERR_VALUE, 4, 14, "psn: found bytes; expected a number" },
 	{ "dut qp q\ninject q SEND_ONLY psn=?x\n", CL_ERR_VALUE, 5, 24, "cannot bind" },
+	{ "dut qp q\ninject q SEND_ONLY src_ip=mine\n", CL_ERR_VALUE, 5, 27, "'mine' is not a value of src_ip" },
+	{ "dut qp q\ninject q SEND_ONLY ip_options=\"\"\n", CL_ERR_VALUE, 5, 31, "ip_options= has 0 bytes" },
 	{ "dut qp q\ninject q SEND_ONLY psn!=4\n", CL_ERR_VALUE, 5, 23, "takes only '='" },
 	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "not an AETH kind" },
 	{ "dut qp q\non tx q do explode\n", CL_ERR_VALUE, 5, 12, "unknown action 'explode'" },
