@@ -192,12 +192,62 @@ static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
 	return NULL;
 }
 
+static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
+{
+	const struct roce_rule_info *ri = roce_rule(rule);
+	JsonObject *j = json_object_new();
+	json_object_set_string_member(j, "rule", ri->id);
+	json_object_set_string_member(j, "severity", "error");
+	json_object_set_string_member(j, "message", msg);
+	json_object_set_int_member(j, "packet", idx);
+	json_object_set_int_member(j, "step", x->pkts[idx].step);
+	json_object_set_string_member(j, "source", "packet check");
+	json_array_add_object_element(x->findings, j);
+	annotate(x, idx, "finding %s", msg);
+	x->pkt_error = true;
+	add_failed_rule(x, ri->id);
+}
+
+/* The addresses of a DUT packet are the connection's: the source GID's
+ * address (CA17-11/18) and the tester's, the destination GID (CA17-12/19). */
+static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	struct runner *r = x->r;
+	if (pk->err != ROCE_OK || !pk->op)
+		return;
+	char want[INET6_ADDRSTRLEN], got[INET6_ADDRSTRLEN], msg[300];
+	if (pk->ip_version != q->ipv) {
+		outf(msg, sizeof msg, "an IPv%d packet on QP %s, whose GIDs are IPv%d", pk->ip_version, q->name, q->ipv);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
+		return;
+	}
+	const uint8_t *l3 = pk->buf + pk->hdr_off[q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	int af = q->ipv == 6 ? AF_INET6 : AF_INET;
+	size_t n = q->ipv == 6 ? 16 : 4;
+	const uint8_t *src = q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3);
+	const uint8_t *dst = q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3);
+	const uint8_t *mine = q->ipv == 6 ? r->io.ip6 : r->io.ip4;
+	if (memcmp(src, r->fam[q->fi].ip, n)) {
+		inet_ntop(af, src, got, sizeof got);
+		inet_ntop(af, r->fam[q->fi].ip, want, sizeof want);
+		outf(msg, sizeof msg, "source address %s is not %s, the address of the DUT's source GID", got, want);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
+	}
+	if (memcmp(dst, mine, n)) {
+		inet_ntop(af, dst, got, sizeof got);
+		inet_ntop(af, mine, want, sizeof want);
+		outf(msg, sizeof msg, "destination address %s is not %s, the address of the destination GID", got, want);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_12 : ROCE_RULE_CA17_19, msg);
+	}
+}
+
 /* Every DUT packet of the case is checked against the stateless rules. */
 static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
 {
 	struct case_pkt *p = &x->pkts[idx];
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	check_dut_addresses(x, idx, q, &pk);
 	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
 	struct roce_finding f[16];
 	size_t n = roce_check(&pk, &o, f, 16);
