@@ -237,7 +237,8 @@ static const struct argspec a_dut_write[] = {
 	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_dut_read[] = {
-	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "data", F_BYTES | F_RESULT, NULL }, { NULL, 0, NULL }
+	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "data", F_BYTES | F_RESULT, NULL },
+	{ "l3_header", F_WORD | F_RESULT, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_dut_query[] = {
 	{ "state", F_WORD | F_RESULT | F_CMP, w_state }, { "sq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
@@ -871,9 +872,21 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 		st->mr = (char *)name_token(ps, "a DUT MR name");
 		use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		parse_args(ps, st, rd ? a_dut_read : a_dut_write, false, false);
+		const struct cl_arg *l3 = rd ? cl_step_arg(st, "l3_header") : NULL;
+		if (l3) {
+			/* -> l3_header=QP: the L3 header of the last packet the
+			 * tester sent to that UD QP. */
+			struct cl_sym *q = use_name(ps, l3->v.word, CL_SYM_QP, l3->v.loc);
+			if (q->qp_type != ROCE_T_UD)
+				fail_at(ps, CL_ERR_KIND, l3->v.loc, "'%s' is not a UD QP; expected the UD QP whose receive holds the header",
+					l3->v.word);
+			if (cl_step_arg(st, "data") || cl_step_arg(st, "len"))
+				fail_at(ps, CL_ERR_ARGUMENT, l3->loc, "l3_header= reads 40 bytes itself; expected no data= or len= with it");
+			return;
+		}
 		if (!cl_step_arg(st, "data"))
 			fail_at(ps, CL_ERR_MISSING, loc, "'%s' needs data=; expected %s", cl_step_kind_name(st->kind),
-				rd ? "'-> data=\"...\"' with the contents to expect" : "data=\"...\" or data=x\"...\"");
+				rd ? "'-> data=\"...\"' or '-> l3_header=QP' with the contents to expect" : "data=\"...\" or data=x\"...\"");
 		return;
 	}
 	if (!strcmp(verb, "query") || !strcmp(verb, "modify")) {

@@ -945,9 +945,68 @@ static void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct st
 	call(x, o, "write_mr", p, NULL);
 }
 
+/* The DUT memory check of a UD receive's first 40 bytes (A17.4.5): the L3
+ * header of the last packet the tester sent to the QP; of an IPv4 header,
+ * bytes 20..39 only (0..19 are undefined). */
+static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const char *qpname)
+{
+	struct case_mr *m = find_mr(x, s->mr);
+	struct case_qp *q = find_qp(x, qpname);
+	uint64_t off;
+	if (!arg_u64(x, s, "offset", 0, &off, o))
+		return;
+	const struct case_pkt *sent = NULL;
+	long sent_idx = -1;
+	for (size_t i = x->n_pkts; i-- > 0;) {
+		if (x->pkts[i].tx && x->pkts[i].qpn == q->tester_qpn) {
+			sent = &x->pkts[i];
+			sent_idx = (long)i;
+			break;
+		}
+	}
+	struct roce_pkt pk;
+	if (!sent || roce_parse_frame(&pk, sent->data, sent->len, sent->len, ROCE_PARSE_ANY_PORT) != ROCE_OK) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the tester has sent no packet to QP %s whose header to compare", qpname);
+		return;
+	}
+	o->pkts[o->n_pkts++] = sent_idx;
+	size_t hl = pk.ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
+	size_t at = 40 - hl; /* where the header sits in the 40 bytes */
+	const uint8_t *hdr = pk.buf + pk.hdr_off[pk.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "mr", m->handle);
+	agent_set_u64(p, "offset", off + at);
+	agent_set_u64(p, "length", hl);
+	if (!call(x, o, "read_mr", p, &res))
+		return;
+	const char *b64 = json_object_has_member(res, "data") ? json_object_get_string_member(res, "data") : NULL;
+	gsize n = 0;
+	guchar *got = b64 ? g_base64_decode(b64, &n) : NULL;
+	if (!got || n != hl || memcmp(got, hdr, hl)) {
+		char exp[200], obs[200];
+		hex_text(exp, sizeof exp, hdr, hl);
+		hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "DUT MR %s bytes %llu..%llu hold the IPv%d header of the tester's last packet to QP %s: %s",
+		     s->mr, (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version, qpname, exp);
+		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
+	} else {
+		outf(o->detail, sizeof o->detail, "bytes %llu..%llu hold the IPv%d header of the packet that was received",
+		     (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version);
+	}
+	g_free(got);
+	json_object_unref(res);
+}
+
 static void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_mr *m = find_mr(x, s->mr);
+	const struct cl_arg *l3 = cl_step_arg(s, "l3_header");
+	if (l3) {
+		step_dut_read_l3(x, s, o, l3->v.word);
+		return;
+	}
 	const struct cl_arg *d = cl_step_arg(s, "data");
 	uint64_t off, len;
 	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", d->v.n_bytes, &len, o))
