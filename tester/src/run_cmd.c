@@ -62,8 +62,9 @@ static void usage(FILE *out)
 	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
 	      "      --list              list the selected cases and exit\n"
 	      "      --check             parse the cases, report errors, and exit\n"
-	      "      --list-mutants      print FILE, ID and fault profile for every 'mutants'\n"
-	      "                          entry (for the mutation test) and exit\n"
+	      "      --list-mutants      print FILE, ID, fault profile and required capabilities\n"
+	      "                          (tab-separated) for every 'mutants' entry (for the\n"
+	      "                          mutation test) and exit\n"
 	      "  -q, --quiet             print only the summary\n"
 	      "  -v, --verbose           print every step\n"
 	      "  -h, --help              this help\n"
@@ -234,8 +235,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (list || check || list_mutants) {
 		for (size_t i = 0; i < n_cases; i++) {
+			char caps[128];
+			cl_caps_format(cases[i]->caps, caps, sizeof caps);
 			for (unsigned k = 0; list_mutants && k < cases[i]->n_mutants; k++)
-				printf("%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k]);
+				printf("%s\t%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k], caps[0] ? caps : "-");
 			if (list) {
 				printf("%-32s %s\n", cases[i]->id, cases[i]->title);
 				if (o.verbose) {
