@@ -663,7 +663,8 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
 		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
-		json_object_set_int_member(p, "port", 1);
+		/* No "port" here: it is the QP's port attribute, set in
+		 * RESET -> INIT; verbs refuse it in INIT -> RTR. */
 		if (t == ROCE_T_RC) {
 			json_object_set_int_member(p, "max_dest_rd_atomic", (gint64)max_dest_rd);
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
