@@ -123,6 +123,7 @@ enum cl_step_kind {
 	CL_RULE,          /* on tx|rx QP|* match... do ACTION */
 	CL_RULES_OFF,     /* off all */
 	CL_WAIT,          /* wait T */
+	CL_INFORM,        /* inform [RULE] "text" [$sym ...]: an informative finding */
 	CL_STEP_KIND_COUNT
 };
 
@@ -159,6 +160,12 @@ struct cl_step {
 	unsigned action_n;      /* reorder: hold for N later packets */
 	char *set_field;        /* set FIELD=EXPR */
 	struct cl_expr set_value;
+	/* inform: the finding's rule (NULL: the case's first), its text, and
+	 * the symbols whose values it shows. */
+	char *info_rule;
+	char *info_text;
+	struct cl_term *show;
+	unsigned n_show;
 };
 
 /* What a name stands for. */

@@ -71,6 +71,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_RULE] = "on",
 	[CL_RULES_OFF] = "off",
 	[CL_WAIT] = "wait",
+	[CL_INFORM] = "inform",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -1064,6 +1065,53 @@ static void parse_rule(struct parser *ps, struct cl_loc loc)
 	expect_end(ps);
 }
 
+/* [RULE-ID] "text": what an informative finding says, and which rule it
+ * is about (NULL: the case's first rule). */
+static void parse_info(struct parser *ps, struct cl_step *st)
+{
+	if (ps->tok.kind == CL_T_WORD) {
+		if (roce_rule_by_id(ps->tok.text) == ROCE_RULE_NONE)
+			fail_at(ps, CL_ERR_RULE_ID, ps->tok.loc, "'%s' is not in the rule catalogue; expected a rule ID or the \"text\" to report",
+				ps->tok.text);
+		st->info_rule = ps->tok.text;
+		next(ps);
+	}
+	if (ps->tok.kind != CL_T_STRING)
+		fail_expected(ps, "the informative finding's \"text\"");
+	st->info_text = cl_arena_strndup(ps->arena, (const char *)ps->tok.bytes, ps->tok.n_bytes);
+	next(ps);
+}
+
+/* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
+ * the values of the symbols. */
+static void parse_inform(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_INFORM, loc);
+	parse_info(ps, st);
+	struct cl_term terms[16];
+	unsigned n = 0;
+	while (!at_end(ps)) {
+		if (ps->tok.kind != CL_T_SYM)
+			fail_expected(ps, "a $symbol whose value the finding shows, or end of line");
+		if (n == 16)
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many symbols; expected at most 16");
+		check_member(ps, &ps->tok);
+		memset(&terms[n], 0, sizeof terms[n]);
+		terms[n].sign = 1;
+		terms[n].is_sym = true;
+		terms[n].sym = ps->tok.text;
+		terms[n].member = ps->tok.member;
+		terms[n].loc = ps->tok.loc;
+		n++;
+		next(ps);
+		if (is_op(ps, ","))
+			next(ps);
+	}
+	st->n_show = n;
+	st->show = cl_arena_alloc(ps->arena, (n ? n : 1) * sizeof *terms);
+	memcpy(st->show, terms, n * sizeof *terms);
+}
+
 /* ---- Header ---- */
 
 static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
@@ -1181,7 +1229,7 @@ static void parse_statement(struct parser *ps)
 	struct cl_loc loc = ps->tok.loc;
 	ps->line_start = ps->tok.start;
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait)");
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait, inform)");
 	const char *kw = ps->tok.text;
 	bool first = ps->c->id == NULL;
 	if (first && strcmp(kw, "case"))
@@ -1229,6 +1277,8 @@ static void parse_statement(struct parser *ps)
 		if (!is_word(ps, "all"))
 			fail_expected(ps, "'all' after 'off'");
 		next(ps);
+	} else if (!strcmp(kw, "inform")) {
+		parse_inform(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1237,7 +1287,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off or wait", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off, wait or inform", kw);
 	}
 	expect_end(ps);
 }

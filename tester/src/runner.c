@@ -24,6 +24,7 @@ const char *verdict_name(enum verdict v)
 	case V_FAIL: return "fail";
 	case V_NOT_APPLICABLE: return "not_applicable";
 	case V_ERROR: return "error";
+	case V_INFORMATIVE: return "informative";
 	default: return "?";
 	}
 }
@@ -68,6 +69,8 @@ struct run_ctx {
 	uint64_t ref_ns, deadline_ns;
 	JsonArray *events, *findings, *evidence, *failed_rules;
 	bool pkt_error; /* a DUT packet broke a stateless rule */
+	unsigned n_informative; /* informative findings of the case's own statements */
+	char first_informative[600];
 };
 
 /* ---- Small helpers ---- */
@@ -296,13 +299,14 @@ static void agent_pump(void *ctx, int fd, uint64_t deadline)
 
 /* ---- Symbols and values ---- */
 
-static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+static void sym_set_unit(struct run_ctx *x, const char *name, const char *member, uint64_t v, enum sym_unit u)
 {
 	char key[128];
 	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
 	for (size_t i = 0; i < x->n_syms; i++) {
 		if (!strcmp(x->syms[i].name, key)) {
 			x->syms[i].value = v;
+			x->syms[i].unit = u;
 			return;
 		}
 	}
@@ -315,20 +319,53 @@ static void sym_set(struct run_ctx *x, const char *name, const char *member, uin
 	}
 	x->syms[x->n_syms].name = strdup(key);
 	x->syms[x->n_syms].value = v;
+	x->syms[x->n_syms].unit = u;
 	x->n_syms++;
+}
+
+static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+{
+	sym_set_unit(x, name, member, v, SYM_PLAIN);
+}
+
+static const struct sym_val *sym_find(struct run_ctx *x, const char *name, const char *member)
+{
+	char key[128];
+	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
+	for (size_t i = 0; i < x->n_syms; i++)
+		if (!strcmp(x->syms[i].name, key))
+			return &x->syms[i];
+	return NULL;
 }
 
 static bool sym_get(struct run_ctx *x, const char *name, const char *member, uint64_t *v)
 {
-	char key[128];
-	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
-	for (size_t i = 0; i < x->n_syms; i++) {
-		if (!strcmp(x->syms[i].name, key)) {
-			*v = x->syms[i].value;
-			return true;
-		}
+	const struct sym_val *sv = sym_find(x, name, member);
+	if (sv)
+		*v = sv->value;
+	return sv != NULL;
+}
+
+/* A value as a report shows it: 67.109 ms, 4.00 Mb/s, 1200 pkt/s. */
+static void format_value(uint64_t v, enum sym_unit u, char *buf, size_t n)
+{
+	switch (u) {
+	case SYM_NS:
+		if (v < 1000)
+			outf(buf, n, "%llu ns", (unsigned long long)v);
+		else if (v < 1000000)
+			outf(buf, n, "%.3f us", (double)v / 1e3);
+		else if (v < 1000000000)
+			outf(buf, n, "%.3f ms", (double)v / 1e6);
+		else
+			outf(buf, n, "%.3f s", (double)v / 1e9);
+		return;
+	case SYM_BYTES: outf(buf, n, "%llu bytes", (unsigned long long)v); return;
+	case SYM_BYTES_PER_S: outf(buf, n, "%.3f Mb/s", (double)v * 8 / 1e6); return;
+	case SYM_PER_S: outf(buf, n, "%llu pkt/s", (unsigned long long)v); return;
+	case SYM_PLAIN: break;
 	}
-	return false;
+	outf(buf, n, "%llu", (unsigned long long)v);
 }
 
 static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, struct step_out *o)
@@ -1666,6 +1703,42 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	}
 }
 
+/* ---- Informative findings ---- */
+
+/* A finding of the case itself: behaviour conforming devices differ on. */
+static void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg)
+{
+	JsonObject *j = json_object_new();
+	json_object_set_string_member(j, "rule", s->info_rule ? s->info_rule : x->c->rules[0]);
+	json_object_set_string_member(j, "severity", "info");
+	json_object_set_string_member(j, "message", msg);
+	json_object_set_int_member(j, "step", x->cur_step + 1);
+	json_object_set_int_member(j, "line", s->loc.line);
+	json_object_set_string_member(j, "source", "case");
+	json_array_add_object_element(x->findings, j);
+	if (!x->n_informative++)
+		outf(x->first_informative, sizeof x->first_informative, "%s", msg);
+}
+
+static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	char msg[1024];
+	outf(msg, sizeof msg, "%s", s->info_text);
+	for (unsigned i = 0; i < s->n_show; i++) {
+		const struct cl_term *t = &s->show[i];
+		const struct sym_val *sv = sym_find(x, t->sym, t->member);
+		char val[64] = "no value";
+		if (sv)
+			format_value(sv->value, sv->unit, val, sizeof val);
+		appendf(msg, sizeof msg, "%s%s%s%s = %s", i ? ", " : " (", t->sym, t->member ? "." : "",
+			t->member ? t->member : "", val);
+	}
+	if (s->n_show)
+		appendf(msg, sizeof msg, ")");
+	add_informative(x, s, msg);
+	outf(o->detail, sizeof o->detail, "informative: %s", msg);
+}
+
 /* ---- The case ---- */
 
 static void trim_sep(char *s)
@@ -1699,6 +1772,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_RULE: step_rule(x, s, o); break;
 	case CL_RULES_OFF: inj_clear(peer_rules(x->r->peer)); break;
 	case CL_WAIT: pump_until(x->r, -1, rawio_now() + s->within_max, false); x->ref_ns = rawio_now(); break;
+	case CL_INFORM: step_inform(x, s, o); break;
 	default: break;
 	}
 }
@@ -2128,6 +2202,13 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 				outf(reason, sizeof reason, "%s: %s", ri->id, pf[i].text);
 			}
 		}
+	}
+	/* A case whose requirements held but that reports behaviour devices
+	 * differ on is informative, not a plain pass. */
+	if (v == V_PASS && x->n_informative) {
+		v = V_INFORMATIVE;
+		outf(reason, sizeof reason, "%s%s", x->first_informative,
+		     x->n_informative > 1 ? " (and more informative findings)" : "");
 	}
 	if (session)
 		session_close(r);

@@ -54,7 +54,9 @@ static const char *const good =
 	"on tx q do ecn_ce\n"
 	"on tx q do duplicate\n"
 	"off all\n"
-	"wait 10ms\n";
+	"wait 10ms\n"
+	"inform A17.9.3-CNP-PACING \"seen\" $sq, $old\n"
+	"inform \"plain\"\n";
 
 static void test_good(void)
 {
@@ -69,7 +71,7 @@ static void test_good(void)
 	CHECK(c->caps == (CL_CAP_RC | CL_CAP_ATOMIC), "caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
-	CHECK(c->n_steps == 33, "33 steps, got %u", c->n_steps);
+	CHECK(c->n_steps == 35, "35 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
 	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 11 && s->loc.col == 1, "dut mr at 11:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
@@ -99,6 +101,11 @@ static void test_good(void)
 	CHECK(c->steps[26].action == CL_ACT_REORDER && c->steps[26].action_n == 2, "reorder 2");
 	CHECK(c->steps[27].action == CL_ACT_SET && !strcmp(c->steps[27].set_field, "bth.pkey"), "set field");
 	CHECK(c->steps[32].kind == CL_WAIT, "wait");
+	s = &c->steps[33];
+	CHECK(s->kind == CL_INFORM && !strcmp(s->info_rule, "A17.9.3-CNP-PACING") && !strcmp(s->info_text, "seen") &&
+		      s->n_show == 2 && !strcmp(s->show[1].sym, "old"), "inform with a rule and symbols");
+	s = &c->steps[34];
+	CHECK(s->kind == CL_INFORM && !s->info_rule && !strcmp(s->info_text, "plain") && !s->n_show, "plain inform");
 	cl_case_free(c);
 }
 
@@ -171,6 +178,10 @@ static const struct bad bads[] = {
 	{ "dut qp q\non tx q opcode=ACK\n", CL_ERR_EXPECTED, 5, 19, "'do' and an action" },
 	{ "dut qp q\nexpect q ACK psn=1 -> msn=2\n", CL_ERR_EXPECTED, 5, 20, "has no result to check" },
 	{ "dut qp q\ndut query q -> state=RTS, RTR\n", CL_ERR_VALUE, 5, 25, "state takes one word, not a list; expected" },
+	{ "inform CA17-99 \"x\"\n", CL_ERR_RULE_ID, 4, 8, "'CA17-99' is not in the rule catalogue" },
+	{ "inform 5\n", CL_ERR_EXPECTED, 4, 8, "the informative finding's \"text\"" },
+	{ "dut qp q\ninform \"x\" 5\n", CL_ERR_EXPECTED, 5, 12, "a $symbol whose value" },
+	{ "inform \"x\" $nope\n", CL_ERR_UNDEFINED, 4, 12, "$nope is not defined" },
 };
 
 static void test_bad(void)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Runs inside scripts/netns-pair (tester namespace, soft DUT agent running):
+# the runner's features that the conformance cases rely on, each shown on
+# a small case of tester/tests/cases/features whose verdict and record are
+# checked here (informative verdicts, ...).
+# usage: features.sh ROCE-TESTER CASES-DIR CHECK-RESULTS
+set -u
+t=$1 cases=$2 check=$3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$out" \
+  --ip 4 "$cases" >"$out/log" 2>&1
+rc=$?
+cat "$out/log"
+# One case fails on purpose: exit 1.
+[ $rc -eq 1 ] || { echo "features: FAIL: roce-tester run exited $rc, expected 1"; exit 1; }
+/usr/bin/python3 "$check" "$out/results.json" "$out/capture.pcapng" --complete || exit 1
+/usr/bin/python3 - "$out/results.json" "$out/log" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+log = open(sys.argv[2]).read()
+cases = {c["id"]: c for c in r["cases"]}
+rules = {x["id"]: x for x in r["rules"]}
+fails = 0
+def check(ok, what):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + what)
+    fails += not ok
+
+c = cases["FEATURE-INFORM-001"]
+inf = [f for f in c["findings"] if f["source"] == "case"]
+check(c["verdict"] == "informative", "inform: verdict informative (%s)" % c["verdict"])
+check(len(inf) == 1 and inf[0]["rule"] == "A17.9.3-CNP-PACING" and inf[0]["severity"] == "info"
+      and inf[0]["message"] == "a note with a value (msn = 1)", "inform: the finding shows the value: %s" % inf)
+check(c["reason"].startswith("a note with a value"), "inform: the reason says what was informative")
+check(rules["A17.9.3-CNP-PACING"]["verdict"] == "informative", "inform: the finding's rule is informative")
+check(rules["IBA9.7-ACKREQ"]["verdict"] == "fail", "IBA9.7-ACKREQ: failed by FEATURE-INFORM-002")
+check(r["summary"]["informative"] == 1 and r["summary"]["fail"] == 1, "summary counts: %s" % r["summary"])
+check("1 informative, 1 fail" in log, "the summary line counts informative cases")
+
+c = cases["FEATURE-INFORM-002"]
+check(c["verdict"] == "fail" and c["failed_step"] == 6, "inform then a failed expectation: fail (%s)" % c["verdict"])
+sys.exit(1 if fails else 0)
+PY
