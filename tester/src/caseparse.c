@@ -72,6 +72,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_RULES_OFF] = "off",
 	[CL_WAIT] = "wait",
 	[CL_INFORM] = "inform",
+	[CL_CHECK] = "check",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -267,6 +268,7 @@ static const struct argspec a_inject[] = {
 };
 static const struct argspec a_expect_pkt[] = {
 	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
+	{ "delay", F_EXPR | F_BIND | F_CMP, NULL },
 	{ "aeth", F_WORD, NULL }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_completion[] = {
@@ -479,8 +481,10 @@ static void parse_expr(struct parser *ps, struct cl_expr *e)
 		memset(t, 0, sizeof *t);
 		t->sign = sign;
 		t->loc = ps->tok.loc;
-		if (ps->tok.kind == CL_T_NUMBER) {
+		t->mul = t->div = 1;
+		if (ps->tok.kind == CL_T_NUMBER || ps->tok.kind == CL_T_DURATION) {
 			t->num = ps->tok.num;
+			t->duration = ps->tok.kind == CL_T_DURATION;
 		} else if (ps->tok.kind == CL_T_SYM) {
 			check_member(ps, &ps->tok);
 			t->is_sym = true;
@@ -491,6 +495,17 @@ static void parse_expr(struct parser *ps, struct cl_expr *e)
 		}
 		n++;
 		next(ps);
+		while (is_op(ps, "*") || is_op(ps, "/")) {
+			bool mul = ps->tok.text[0] == '*';
+			next(ps);
+			if (ps->tok.kind != CL_T_NUMBER || (!mul && ps->tok.num == 0))
+				fail_expected(ps, mul ? "a number to multiply by" : "a number other than 0 to divide by");
+			if (mul)
+				t->mul *= ps->tok.num;
+			else
+				t->div *= ps->tok.num;
+			next(ps);
+		}
 		if (is_op(ps, "+"))
 			sign = 1;
 		else if (is_op(ps, "-"))
@@ -564,8 +579,13 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 		next(ps);
 		return;
 	case CL_T_DURATION:
-		if (!(forms & F_DUR))
+		if (!(forms & (F_DUR | F_EXPR)))
 			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a duration; expected %s", key, forms_text(forms));
+		if (!(forms & F_DUR)) { /* a duration in an expression counts nanoseconds */
+			v->kind = CL_V_EXPR;
+			parse_expr(ps, &v->expr);
+			return;
+		}
 		v->kind = CL_V_DURATION;
 		v->ns = ps->tok.num;
 		next(ps);
@@ -1082,6 +1102,40 @@ static void parse_info(struct parser *ps, struct cl_step *st)
 	next(ps);
 }
 
+static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
+{
+	static const struct {
+		const char *op;
+		enum cl_cmp cmp;
+	} cmps[] = { { "=", CL_EQ }, { "!=", CL_NE }, { "<", CL_LT }, { "<=", CL_LE }, { ">", CL_GT }, { ">=", CL_GE } };
+	for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++) {
+		if (is_op(ps, cmps[i].op)) {
+			*cmp = cmps[i].cmp;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* check EXPR CMP EXPR [else inform [RULE] "text"] */
+static void parse_check(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_CHECK, loc);
+	parse_expr(ps, &st->lhs);
+	if (!parse_cmp(ps, &st->cmp))
+		fail_expected(ps, "a comparison (=, !=, <, <=, >, >=)");
+	next(ps);
+	parse_expr(ps, &st->rhs);
+	if (is_word(ps, "else")) {
+		next(ps);
+		if (!is_word(ps, "inform"))
+			fail_expected(ps, "'inform' after 'else' (an informative finding instead of a failure)");
+		next(ps);
+		st->else_inform = true;
+		parse_info(ps, st);
+	}
+}
+
 /* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
  * the values of the symbols. */
 static void parse_inform(struct parser *ps, struct cl_loc loc)
@@ -1229,7 +1283,7 @@ static void parse_statement(struct parser *ps)
 	struct cl_loc loc = ps->tok.loc;
 	ps->line_start = ps->tok.start;
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait, inform)");
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait, check, inform)");
 	const char *kw = ps->tok.text;
 	bool first = ps->c->id == NULL;
 	if (first && strcmp(kw, "case"))
@@ -1279,6 +1333,8 @@ static void parse_statement(struct parser *ps)
 		next(ps);
 	} else if (!strcmp(kw, "inform")) {
 		parse_inform(ps, loc);
+	} else if (!strcmp(kw, "check")) {
+		parse_check(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1287,7 +1343,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off, wait or inform", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off, wait, check or inform", kw);
 	}
 	expect_end(ps);
 }

@@ -380,10 +380,58 @@ static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, stru
 			     x->c->path, t->loc.line, t->loc.col, t->sym, t->member ? "." : "", t->member ? t->member : "");
 			return false;
 		}
+		if (t->mul)
+			tv *= t->mul;
+		if (t->div)
+			tv /= t->div;
 		v = t->sign > 0 ? v + tv : v - tv;
 	}
 	*out = v;
 	return true;
+}
+
+/* The unit an expression's value is in: time if a term is a duration or
+ * a time-valued symbol, else the first symbol's. */
+static enum sym_unit expr_unit(struct run_ctx *x, const struct cl_expr *e)
+{
+	enum sym_unit u = SYM_PLAIN;
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		if (t->duration)
+			return SYM_NS;
+		const struct sym_val *sv = t->is_sym ? sym_find(x, t->sym, t->member) : NULL;
+		if (sv && sv->unit == SYM_NS)
+			return SYM_NS;
+		if (sv && u == SYM_PLAIN)
+			u = sv->unit;
+	}
+	return u;
+}
+
+/* An expression as written ($r0 * 9 / 10, 60 ms). */
+static void expr_text(const struct cl_expr *e, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		if (i)
+			appendf(buf, n, " %c ", t->sign > 0 ? '+' : '-');
+		else if (t->sign < 0)
+			appendf(buf, n, "-");
+		if (t->is_sym) {
+			appendf(buf, n, "$%s%s%s", t->sym, t->member ? "." : "", t->member ? t->member : "");
+		} else if (t->duration) {
+			char d[64];
+			format_value(t->num, SYM_NS, d, sizeof d);
+			appendf(buf, n, "%s", d);
+		} else {
+			appendf(buf, n, "%llu", (unsigned long long)t->num);
+		}
+		if (t->mul && t->mul != 1)
+			appendf(buf, n, " * %llu", (unsigned long long)t->mul);
+		if (t->div && t->div != 1)
+			appendf(buf, n, " / %llu", (unsigned long long)t->div);
+	}
 }
 
 static bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
@@ -1330,9 +1378,14 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		uint64_t got;
 		const char *label = a->key;
+		enum sym_unit unit = SYM_PLAIN;
 		if (!strcmp(a->key, "len")) {
 			got = pk.payload_len;
 			label = "payload length";
+		} else if (!strcmp(a->key, "delay")) {
+			got = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
+			label = "delay since the previous step's event";
+			unit = SYM_NS;
 		} else {
 			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
@@ -1347,12 +1400,23 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (a->v.kind == CL_V_BIND) {
 			if (bind)
-				sym_set(x, a->v.word, NULL, got);
+				sym_set_unit(x, a->v.word, NULL, got, unit);
 			continue;
 		}
 		uint64_t want;
 		if (!eval(x, &a->v.expr, &want, o))
 			return false;
+		if (unit == SYM_NS) {
+			if (!cmp_ok(a->cmp, got, want)) {
+				char g[64], w[64];
+				format_value(got, SYM_NS, g, sizeof g);
+				format_value(want, SYM_NS, w, sizeof w);
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "%s %s %s; ", label, cmp_text(a->cmp), w);
+				appendf(o->observed, sizeof o->observed, "%s = %s; ", label, g);
+			}
+			continue;
+		}
 		if (strcmp(a->key, "len")) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
@@ -1720,6 +1784,36 @@ static void add_informative(struct run_ctx *x, const struct cl_step *s, const ch
 		outf(x->first_informative, sizeof x->first_informative, "%s", msg);
 }
 
+static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t a, b;
+	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
+		return;
+	char ta[256], tb[256], va[64], vb[64];
+	expr_text(&s->lhs, ta, sizeof ta);
+	expr_text(&s->rhs, tb, sizeof tb);
+	format_value(a, expr_unit(x, &s->lhs), va, sizeof va);
+	format_value(b, expr_unit(x, &s->rhs), vb, sizeof vb);
+	bool same_b = s->rhs.n == 1 && !s->rhs.terms[0].is_sym && s->rhs.terms[0].mul <= 1 && s->rhs.terms[0].div <= 1;
+	char got[600];
+	outf(got, sizeof got, "%s = %s, expected %s %s%s%s%s", ta, va, cmp_text(s->cmp), tb, same_b ? "" : " = ",
+	     same_b ? "" : vb, "");
+	if (cmp_ok(s->cmp, a, b)) {
+		outf(o->detail, sizeof o->detail, "holds: %s", got);
+		return;
+	}
+	if (s->else_inform) {
+		char msg[1024];
+		outf(msg, sizeof msg, "%s (%s)", s->info_text, got);
+		add_informative(x, s, msg);
+		outf(o->detail, sizeof o->detail, "does not hold, informative: %s", msg);
+		return;
+	}
+	o->st = S_FAIL;
+	outf(o->expected, sizeof o->expected, "%s %s %s%s%s", ta, cmp_text(s->cmp), tb, same_b ? "" : " = ", same_b ? "" : vb);
+	outf(o->observed, sizeof o->observed, "%s = %s", ta, va);
+}
+
 static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	char msg[1024];
@@ -1773,6 +1867,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_RULES_OFF: inj_clear(peer_rules(x->r->peer)); break;
 	case CL_WAIT: pump_until(x->r, -1, rawio_now() + s->within_max, false); x->ref_ns = rawio_now(); break;
 	case CL_INFORM: step_inform(x, s, o); break;
+	case CL_CHECK: step_check(x, s, o); break;
 	default: break;
 	}
 }

@@ -12,7 +12,7 @@ trap 'rm -rf "$out"' EXIT
   --ip 4 "$cases" >"$out/log" 2>&1
 rc=$?
 cat "$out/log"
-# One case fails on purpose: exit 1.
+# Some cases fail on purpose: exit 1.
 [ $rc -eq 1 ] || { echo "features: FAIL: roce-tester run exited $rc, expected 1"; exit 1; }
 /usr/bin/python3 "$check" "$out/results.json" "$out/capture.pcapng" --complete || exit 1
 /usr/bin/python3 - "$out/results.json" "$out/log" <<'PY'
@@ -35,10 +35,26 @@ check(len(inf) == 1 and inf[0]["rule"] == "A17.9.3-CNP-PACING" and inf[0]["sever
 check(c["reason"].startswith("a note with a value"), "inform: the reason says what was informative")
 check(rules["A17.9.3-CNP-PACING"]["verdict"] == "informative", "inform: the finding's rule is informative")
 check(rules["IBA9.7-ACKREQ"]["verdict"] == "fail", "IBA9.7-ACKREQ: failed by FEATURE-INFORM-002")
-check(r["summary"]["informative"] == 1 and r["summary"]["fail"] == 1, "summary counts: %s" % r["summary"])
-check("1 informative, 1 fail" in log, "the summary line counts informative cases")
+check(r["summary"]["informative"] == 2 and r["summary"]["fail"] == 2, "summary counts: %s" % r["summary"])
+check("2 informative, 2 fail" in log, "the summary line counts informative cases")
 
 c = cases["FEATURE-INFORM-002"]
 check(c["verdict"] == "fail" and c["failed_step"] == 6, "inform then a failed expectation: fail (%s)" % c["verdict"])
+c = cases["FEATURE-CHECK-001"]
+inf = [f for f in c["findings"] if f["source"] == "case"]
+steps = {s["index"]: s for s in c["steps"]}
+check(c["verdict"] == "informative", "check: a miss with 'else inform' is informative (%s)" % c["verdict"])
+check(steps[6]["detail"].startswith("holds: $rtt = ") and steps[6]["detail"].endswith(", expected < 200.000 ms"),
+      "check: the detail of a check that holds: %s" % steps[6]["detail"])
+check(steps[7]["status"] == "ok", "check: products, quotients and durations")
+check(len(inf) == 1 and inf[0]["rule"] == "IBA9.7-ACKREQ" and inf[0]["message"].startswith(
+    "the ACK came sooner than 10 s ($rtt = ") and inf[0]["message"].endswith("expected > 10.000 s)"),
+    "check: the informative finding shows the measured delay: %s" % inf)
+check("rtt" in c["symbols"], "check: the bound delay is in the symbols")
+
+c = cases["FEATURE-CHECK-002"]
+ev = c["evidence"][0] if c["evidence"] else {}
+check(c["verdict"] == "fail" and ev.get("expected") == "$rtt > 10.000 s" and ev.get("observed", "").startswith("$rtt = "),
+      "check: a check that does not hold fails with both values: %s" % ev)
 sys.exit(1 if fails else 0)
 PY

@@ -56,7 +56,11 @@ static const char *const good =
 	"off all\n"
 	"wait 10ms\n"
 	"inform A17.9.3-CNP-PACING \"seen\" $sq, $old\n"
-	"inform \"plain\"\n";
+	"inform \"plain\"\n"
+	"check $sq * 2 / 4 + 10ms >= 5us - 1 else inform IBA9.7-TIMEOUT \"early\"\n"
+	"check $old != 0\n"
+	"expect q ACK delay=?d\n"
+	"expect q ACK delay<2ms\n";
 
 static void test_good(void)
 {
@@ -71,7 +75,7 @@ static void test_good(void)
 	CHECK(c->caps == (CL_CAP_RC | CL_CAP_ATOMIC), "caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
-	CHECK(c->n_steps == 35, "35 steps, got %u", c->n_steps);
+	CHECK(c->n_steps == 39, "39 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
 	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 11 && s->loc.col == 1, "dut mr at 11:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
@@ -106,6 +110,17 @@ static void test_good(void)
 		      s->n_show == 2 && !strcmp(s->show[1].sym, "old"), "inform with a rule and symbols");
 	s = &c->steps[34];
 	CHECK(s->kind == CL_INFORM && !s->info_rule && !strcmp(s->info_text, "plain") && !s->n_show, "plain inform");
+	s = &c->steps[35];
+	CHECK(s->kind == CL_CHECK && s->cmp == CL_GE && s->else_inform && !strcmp(s->info_rule, "IBA9.7-TIMEOUT") &&
+		      !strcmp(s->info_text, "early"), "check ... else inform");
+	CHECK(s->lhs.n == 2 && s->lhs.terms[0].mul == 2 && s->lhs.terms[0].div == 4 && s->lhs.terms[1].duration &&
+		      s->lhs.terms[1].num == 10000000 && s->rhs.n == 2 && s->rhs.terms[0].num == 5000 &&
+		      s->rhs.terms[1].sign == -1, "check: products, quotients and durations in expressions");
+	s = &c->steps[36];
+	CHECK(s->kind == CL_CHECK && s->cmp == CL_NE && !s->else_inform, "plain check");
+	CHECK(cl_step_arg(&c->steps[37], "delay")->v.kind == CL_V_BIND, "delay=?d binds");
+	const struct cl_arg *dl = cl_step_arg(&c->steps[38], "delay");
+	CHECK(dl->cmp == CL_LT && dl->v.kind == CL_V_EXPR && dl->v.expr.terms[0].num == 2000000, "delay<2ms");
 	cl_case_free(c);
 }
 
@@ -182,6 +197,11 @@ static const struct bad bads[] = {
 	{ "inform 5\n", CL_ERR_EXPECTED, 4, 8, "the informative finding's \"text\"" },
 	{ "dut qp q\ninform \"x\" 5\n", CL_ERR_EXPECTED, 5, 12, "a $symbol whose value" },
 	{ "inform \"x\" $nope\n", CL_ERR_UNDEFINED, 4, 12, "$nope is not defined" },
+	{ "dut qp q\ncheck $q.psn\n", CL_ERR_EXPECTED, 5, 13, "a comparison" },
+	{ "check 1 < 2 else stop\n", CL_ERR_EXPECTED, 4, 18, "'inform' after 'else'" },
+	{ "check 1 / 0 < 2\n", CL_ERR_EXPECTED, 4, 11, "a number other than 0 to divide by" },
+	{ "dut qp q\ncheck 1 * $q.psn < 2\n", CL_ERR_EXPECTED, 5, 11, "a number to multiply by" },
+	{ "check 1 < 2 else inform\n", CL_ERR_EXPECTED, 4, 24, "the informative finding's" },
 };
 
 static void test_bad(void)
