@@ -129,6 +129,7 @@ enum cl_step_kind {
 	CL_WAIT,          /* wait T */
 	CL_INFORM,        /* inform [RULE] "text" [$sym ...]: an informative finding */
 	CL_CHECK,         /* check EXPR CMP EXPR [else inform [RULE] "text"] */
+	CL_MEASURE,       /* measure QP OPCODE|any for T -> count=... rate=... */
 	CL_STEP_KIND_COUNT
 };
 

@@ -73,6 +73,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_WAIT] = "wait",
 	[CL_INFORM] = "inform",
 	[CL_CHECK] = "check",
+	[CL_MEASURE] = "measure",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -264,6 +265,7 @@ static const struct argspec a_peer_set[] = {
 };
 static const struct argspec a_inject[] = {
 	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
+	{ "repeat", F_EXPR, NULL }, { "every", F_EXPR, NULL },
 	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_pkt[] = {
@@ -286,6 +288,12 @@ static const struct argspec a_expect_mem[] = {
 static const struct argspec a_rule[] = {
 	{ "opcode", F_WORD, NULL }, { "psn", F_EXPR, NULL }, { "round", F_EXPR, NULL },
 	{ "nth", F_EXPR, NULL }, { "count", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+#define MEASURED (F_EXPR | F_BIND | F_CMP | F_RESULT)
+static const struct argspec a_measure[] = {
+	{ "count", MEASURED, NULL }, { "bytes", MEASURED, NULL }, { "rate", MEASURED, NULL },
+	{ "pps", MEASURED, NULL }, { "first", MEASURED, NULL }, { "last", MEASURED, NULL },
+	{ "min_gap", MEASURED, NULL }, { "max_gap", MEASURED, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_none[] = { { NULL, 0, NULL } };
 
@@ -1136,6 +1144,23 @@ static void parse_check(struct parser *ps, struct cl_loc loc)
 	}
 }
 
+/* measure QP OPCODE|any for T -> count=... rate=?r ... */
+static void parse_measure(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_MEASURE, loc);
+	struct cl_sym *q = qp_arg(ps, st);
+	opcode_arg(ps, st, q->qp_type, true);
+	if (!is_word(ps, "for"))
+		fail_expected(ps, "'for' and the length of the measurement, like 'for 20ms'");
+	next(ps);
+	if (ps->tok.kind != CL_T_DURATION || ps->tok.num == 0)
+		fail_expected(ps, "a duration after 'for', like 20ms");
+	st->has_within = true;
+	st->within_max = ps->tok.num;
+	next(ps);
+	parse_args(ps, st, a_measure, false, false);
+}
+
 /* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
  * the values of the symbols. */
 static void parse_inform(struct parser *ps, struct cl_loc loc)
@@ -1283,7 +1308,7 @@ static void parse_statement(struct parser *ps)
 	struct cl_loc loc = ps->tok.loc;
 	ps->line_start = ps->tok.start;
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait, check, inform)");
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, measure, on, off, wait, check, inform)");
 	const char *kw = ps->tok.text;
 	bool first = ps->c->id == NULL;
 	if (first && strcmp(kw, "case"))
@@ -1321,6 +1346,8 @@ static void parse_statement(struct parser *ps)
 		opcode_arg(ps, st, q->qp_type, false);
 		parse_args(ps, st, a_inject, false, false);
 		check_field_args(ps, st);
+		if (cl_step_arg(st, "every") && !cl_step_arg(st, "repeat"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'every' spaces repetitions; expected repeat=N with it");
 	} else if (!strcmp(kw, "expect")) {
 		parse_expect(ps, loc);
 	} else if (!strcmp(kw, "on")) {
@@ -1335,6 +1362,8 @@ static void parse_statement(struct parser *ps)
 		parse_inform(ps, loc);
 	} else if (!strcmp(kw, "check")) {
 		parse_check(ps, loc);
+	} else if (!strcmp(kw, "measure")) {
+		parse_measure(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1343,7 +1372,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off, wait, check or inform", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, on, off, wait, check or inform", kw);
 	}
 	expect_end(ps);
 }

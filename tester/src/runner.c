@@ -278,7 +278,9 @@ static void pump_until(struct runner *r, int fd, uint64_t deadline, bool stop_on
 		if (until <= now)
 			continue;
 		struct pollfd pf[2] = { { r->io.fd, POLLIN, 0 }, { fd, POLLIN, 0 } };
-		uint64_t ms = (until - now + 999999) / NS_PER_MS;
+		/* Under a millisecond (paced injection, short timers) poll
+		 * without sleeping: poll's timeout counts whole ms. */
+		uint64_t ms = until - now < NS_PER_MS ? 0 : (until - now) / NS_PER_MS;
 		if (ms > 100)
 			ms = 100;
 		int n = poll(pf, fd >= 0 ? 2 : 1, (int)ms);
@@ -1163,7 +1165,8 @@ static enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
 	return roce_field_by_name(key);
 }
 
-static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+/* Builds and sends one packet of an inject step; its send time in *sent. */
+static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
 {
 	struct runner *r = x->r;
 	struct case_qp *q = find_qp(x, s->qp);
@@ -1213,7 +1216,8 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "len") || !strcmp(a->key, "data"))
+		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "repeat") ||
+		    !strcmp(a->key, "every"))
 			continue;
 		if (!strcmp(a->key, "icrc")) {
 			if (a->v.kind == CL_V_WORD) {
@@ -1268,7 +1272,7 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		outf(o->detail, sizeof o->detail, "the packet could not be injected");
 		return;
 	}
-	x->ref_ns = now;
+	*sent = now;
 	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
 		if (x->pkts[i].tx)
 			o->pkts[o->n_pkts++] = (long)i;
@@ -1277,6 +1281,45 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	outf(o->detail, sizeof o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+}
+
+#define INJECT_MAX_REPEAT 100000u
+
+/* inject, once or repeat=N times every=T apart (each copy rebuilt, so
+ * that copies without an explicit psn= take consecutive PSNs). The
+ * step's event is the first copy's send time. */
+static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t n, every, first = 0, sent = 0;
+	if (!arg_u64(x, s, "repeat", 1, &n, o) || !arg_u64(x, s, "every", 0, &every, o))
+		return;
+	if (n < 1 || n > INJECT_MAX_REPEAT) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "repeat=%llu: expected 1..%u", (unsigned long long)n, INJECT_MAX_REPEAT);
+		return;
+	}
+	for (uint64_t i = 0; i < n && o->st == S_OK; i++) {
+		if (i) {
+			uint64_t due = first + i * every;
+			if (due > x->deadline_ns)
+				break;
+			pump_until(x->r, -1, due, false);
+			if (interrupted(x->r))
+				break;
+		}
+		inject_once(x, s, o, &sent);
+		if (!i)
+			first = sent;
+	}
+	if (o->st != S_OK)
+		return;
+	x->ref_ns = first;
+	if (n > 1) {
+		char one[900];
+		outf(one, sizeof one, "%s", o->detail);
+		outf(o->detail, sizeof o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
+		     (double)(sent - first) / 1e6, one);
+	}
 }
 
 /* ---- Expectations ---- */
@@ -1490,6 +1533,93 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
 	outf(o->observed, sizeof o->observed, "nothing from the DUT for QP %s", s->qp);
 	x->ref_ns = end;
+}
+
+/* measure: the DUT's packets of a QP (of one opcode, or any) during a
+ * window that starts at the previous step's event; counts, bytes, rate,
+ * gaps. The packets measured are taken, like an expectation's. */
+static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t start = x->ref_ns;
+	uint64_t end = start + s->within_max;
+	if (end > x->deadline_ns)
+		end = x->deadline_ns;
+	pump_until(x->r, -1, end, false);
+	uint64_t count = 0, bytes = 0, first = 0, last = 0, min_gap = 0, max_gap = 0, prev = 0;
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		struct case_pkt *p = &x->pkts[i];
+		if (!dut_pkt_for(x, i, q) || p->ts_ns < start || p->ts_ns > end)
+			continue;
+		if (s->opcode >= 0) {
+			struct roce_pkt pk;
+			roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+			if (!pk.op || pk.opcode != s->opcode)
+				continue;
+		}
+		p->consumed = true;
+		if (o->n_pkts < 16)
+			o->pkts[o->n_pkts++] = (long)i;
+		annotate(x, (long)i, "measured by step %d (line %u)", x->cur_step + 1, s->loc.line);
+		uint64_t t = p->ts_ns - start;
+		if (count) {
+			uint64_t gap = t - prev;
+			if (count == 1 || gap < min_gap)
+				min_gap = gap;
+			if (gap > max_gap)
+				max_gap = gap;
+		} else {
+			first = t;
+		}
+		prev = last = t;
+		count++;
+		bytes += p->len;
+	}
+	uint64_t window = end > start ? end - start : 1;
+	uint64_t rate = (uint64_t)((double)bytes * 1e9 / (double)window);
+	uint64_t pps = (uint64_t)((double)count * 1e9 / (double)window);
+	char w[64], r[64], g1[64], g2[64];
+	format_value(window, SYM_NS, w, sizeof w);
+	format_value(rate, SYM_BYTES_PER_S, r, sizeof r);
+	format_value(min_gap, SYM_NS, g1, sizeof g1);
+	format_value(max_gap, SYM_NS, g2, sizeof g2);
+	outf(o->detail, sizeof o->detail, "%llu packet(s), %llu bytes in %s (%s, %llu pkt/s)", (unsigned long long)count,
+	     (unsigned long long)bytes, w, r, (unsigned long long)pps);
+	if (count > 1)
+		appendf(o->detail, sizeof o->detail, "; gaps %s .. %s", g1, g2);
+	x->ref_ns = end;
+	static const struct {
+		const char *key;
+		enum sym_unit unit;
+	} units[] = { { "count", SYM_PLAIN }, { "bytes", SYM_BYTES }, { "rate", SYM_BYTES_PER_S },
+		      { "pps", SYM_PER_S }, { "first", SYM_NS }, { "last", SYM_NS },
+		      { "min_gap", SYM_NS }, { "max_gap", SYM_NS } };
+	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+			if (strcmp(units[k].key, a->key))
+				continue;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);
+				break;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (!cmp_ok(a->cmp, vals[k], want)) {
+				char g[64], e[64];
+				format_value(vals[k], units[k].unit, g, sizeof g);
+				format_value(want, units[k].unit, e, sizeof e);
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				appendf(o->observed, sizeof o->observed, "%s = %s; ", a->key, g);
+			}
+			break;
+		}
+	}
+	if (o->st == S_FAIL)
+		appendf(o->observed, sizeof o->observed, "[%s]", o->detail);
 }
 
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -1868,6 +1998,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_WAIT: pump_until(x->r, -1, rawio_now() + s->within_max, false); x->ref_ns = rawio_now(); break;
 	case CL_INFORM: step_inform(x, s, o); break;
 	case CL_CHECK: step_check(x, s, o); break;
+	case CL_MEASURE: step_measure(x, s, o); break;
 	default: break;
 	}
 }

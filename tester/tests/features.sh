@@ -35,8 +35,8 @@ check(len(inf) == 1 and inf[0]["rule"] == "A17.9.3-CNP-PACING" and inf[0]["sever
 check(c["reason"].startswith("a note with a value"), "inform: the reason says what was informative")
 check(rules["A17.9.3-CNP-PACING"]["verdict"] == "informative", "inform: the finding's rule is informative")
 check(rules["IBA9.7-ACKREQ"]["verdict"] == "fail", "IBA9.7-ACKREQ: failed by FEATURE-INFORM-002")
-check(r["summary"]["informative"] == 2 and r["summary"]["fail"] == 2, "summary counts: %s" % r["summary"])
-check("2 informative, 2 fail" in log, "the summary line counts informative cases")
+check(r["summary"]["informative"] == 3 and r["summary"]["fail"] == 2, "summary counts: %s" % r["summary"])
+check("3 informative, 2 fail" in log, "the summary line counts informative cases")
 
 c = cases["FEATURE-INFORM-002"]
 check(c["verdict"] == "fail" and c["failed_step"] == 6, "inform then a failed expectation: fail (%s)" % c["verdict"])
@@ -56,5 +56,16 @@ c = cases["FEATURE-CHECK-002"]
 ev = c["evidence"][0] if c["evidence"] else {}
 check(c["verdict"] == "fail" and ev.get("expected") == "$rtt > 10.000 s" and ev.get("observed", "").startswith("$rtt = "),
       "check: a check that does not hold fails with both values: %s" % ev)
+c = cases["FEATURE-MEASURE-001"]
+steps = {s["index"]: s for s in c["steps"]}
+tx = [p for p in c["packets"] if p["direction"] == "tx"]
+psns = [int(p["summary"].split("PSN=")[1].split()[0]) for p in tx]
+check(c["verdict"] == "informative", "measure: the case ran through (%s: %s)" % (c["verdict"], c["reason"]))
+check(len(tx) == 5 and all(b - a == 1 for a, b in zip(psns, psns[1:])), "repeat: 5 copies, consecutive PSNs %s" % psns)
+gaps = [(b["ts_ns"] - a["ts_ns"]) / 1e6 for a, b in zip(tx, tx[1:])]
+check(abs((tx[-1]["ts_ns"] - tx[0]["ts_ns"]) / 1e6 - 8) < 4, "every=2ms: 5 copies over ~8 ms (gaps %s ms)" % gaps)
+check(steps[4]["detail"].startswith("5 packet(s), 310 bytes in 200.000 ms"), "measure detail: %s" % steps[4]["detail"])
+check(all("measured by step 4" in p.get("annotation", "") for p in c["packets"] if p["direction"] == "rx"),
+      "measured packets are annotated as taken")
 sys.exit(1 if fails else 0)
 PY

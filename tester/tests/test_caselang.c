@@ -60,7 +60,10 @@ static const char *const good =
 	"check $sq * 2 / 4 + 10ms >= 5us - 1 else inform IBA9.7-TIMEOUT \"early\"\n"
 	"check $old != 0\n"
 	"expect q ACK delay=?d\n"
-	"expect q ACK delay<2ms\n";
+	"expect q ACK delay<2ms\n"
+	"inject q SEND_ONLY len=8 repeat=3 every=10us\n"
+	"measure q ACK for 5ms -> count=3 rate=?rt min_gap>=1us\n"
+	"measure q any for 1ms\n";
 
 static void test_good(void)
 {
@@ -75,7 +78,7 @@ static void test_good(void)
 	CHECK(c->caps == (CL_CAP_RC | CL_CAP_ATOMIC), "caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
-	CHECK(c->n_steps == 39, "39 steps, got %u", c->n_steps);
+	CHECK(c->n_steps == 42, "42 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
 	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 11 && s->loc.col == 1, "dut mr at 11:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
@@ -121,6 +124,14 @@ static void test_good(void)
 	CHECK(cl_step_arg(&c->steps[37], "delay")->v.kind == CL_V_BIND, "delay=?d binds");
 	const struct cl_arg *dl = cl_step_arg(&c->steps[38], "delay");
 	CHECK(dl->cmp == CL_LT && dl->v.kind == CL_V_EXPR && dl->v.expr.terms[0].num == 2000000, "delay<2ms");
+	s = &c->steps[39];
+	CHECK(s->kind == CL_INJECT && cl_step_arg(s, "repeat")->v.expr.terms[0].num == 3 &&
+		      cl_step_arg(s, "every")->v.expr.terms[0].num == 10000, "inject repeat=3 every=10us");
+	s = &c->steps[40];
+	CHECK(s->kind == CL_MEASURE && s->opcode == 0x11 && s->within_max == 5000000 && s->n_args == 3 &&
+		      cl_step_arg(s, "count")->result && cl_step_arg(s, "rate")->v.kind == CL_V_BIND &&
+		      cl_step_arg(s, "min_gap")->cmp == CL_GE, "measure with results");
+	CHECK(c->steps[41].kind == CL_MEASURE && c->steps[41].opcode == -1 && !c->steps[41].n_args, "measure any");
 	cl_case_free(c);
 }
 
@@ -202,6 +213,10 @@ static const struct bad bads[] = {
 	{ "check 1 / 0 < 2\n", CL_ERR_EXPECTED, 4, 11, "a number other than 0 to divide by" },
 	{ "dut qp q\ncheck 1 * $q.psn < 2\n", CL_ERR_EXPECTED, 5, 11, "a number to multiply by" },
 	{ "check 1 < 2 else inform\n", CL_ERR_EXPECTED, 4, 24, "the informative finding's" },
+	{ "dut qp q\nmeasure q ACK\n", CL_ERR_EXPECTED, 5, 14, "'for' and the length" },
+	{ "dut qp q\nmeasure q ACK for 5\n", CL_ERR_EXPECTED, 5, 19, "a duration after 'for'" },
+	{ "dut qp q\nmeasure q ACK for 5ms count=1\n", CL_ERR_ARGUMENT, 5, 23, "is a result" },
+	{ "dut qp q\ninject q SEND_ONLY every=1ms\n", CL_ERR_MISSING, 5, 1, "expected repeat=N" },
 };
 
 static void test_bad(void)
