@@ -261,13 +261,20 @@ static bool dut_qp(struct dq *q, struct dq_opts o)
 	if (strcmp(state, "INIT") != 0) {
 		if (ud)
 			REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"RTR\"}", q->qp), "RTR");
-		else
+		else if (strcmp(q->type, "RC") == 0)
 			REQUIRE(call("modify_qp",
 				     "{\"qp\":%d,\"state\":\"RTR\",\"path_mtu\":%d,\"dest_qpn\":%u,\"rq_psn\":%u,"
 				     "\"dgid\":\"%s\",\"sgid_index\":%d,\"hop_limit\":%d,\"traffic_class\":%d,"
 				     "\"max_dest_rd_atomic\":%d,\"min_rnr_timer\":%d}",
 				     q->qp, PMTU, q->my_qpn, q->epsn, P.ipv == 4 ? "::ffff:198.18.0.2" : "2001:db8::2",
 				     P.ipv == 4 ? 0 : 1, AV_HOP, AV_TC, mdra, o.min_rnr_timer ? o.min_rnr_timer : 12),
+				"RTR");
+		else /* UC: no responder resources or RNR timer (verbs refuse them) */
+			REQUIRE(call("modify_qp",
+				     "{\"qp\":%d,\"state\":\"RTR\",\"path_mtu\":%d,\"dest_qpn\":%u,\"rq_psn\":%u,"
+				     "\"dgid\":\"%s\",\"sgid_index\":%d,\"hop_limit\":%d,\"traffic_class\":%d}",
+				     q->qp, PMTU, q->my_qpn, q->epsn, P.ipv == 4 ? "::ffff:198.18.0.2" : "2001:db8::2",
+				     P.ipv == 4 ? 0 : 1, AV_HOP, AV_TC),
 				"RTR");
 	}
 	if (strcmp(state, "RTS") == 0) {

@@ -71,6 +71,9 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_RULE] = "on",
 	[CL_RULES_OFF] = "off",
 	[CL_WAIT] = "wait",
+	[CL_INFORM] = "inform",
+	[CL_CHECK] = "check",
+	[CL_MEASURE] = "measure",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -266,10 +269,12 @@ static const char *const w_other[] = { "other", NULL };
 static const struct argspec a_inject[] = {
 	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
 	{ "ip_options", F_BYTES, NULL }, { "src_ip", F_WORD, w_other }, { "dst_ip", F_WORD, w_other },
+	{ "repeat", F_EXPR, NULL }, { "every", F_EXPR, NULL },
 	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_pkt[] = {
 	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
+	{ "delay", F_EXPR | F_BIND | F_CMP, NULL },
 	{ "aeth", F_WORD, NULL }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_completion[] = {
@@ -287,6 +292,12 @@ static const struct argspec a_expect_mem[] = {
 static const struct argspec a_rule[] = {
 	{ "opcode", F_WORD, NULL }, { "psn", F_EXPR, NULL }, { "round", F_EXPR, NULL },
 	{ "nth", F_EXPR, NULL }, { "count", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+#define MEASURED (F_EXPR | F_BIND | F_CMP | F_RESULT)
+static const struct argspec a_measure[] = {
+	{ "count", MEASURED, NULL }, { "bytes", MEASURED, NULL }, { "rate", MEASURED, NULL },
+	{ "pps", MEASURED, NULL }, { "first", MEASURED, NULL }, { "last", MEASURED, NULL },
+	{ "min_gap", MEASURED, NULL }, { "max_gap", MEASURED, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_none[] = { { NULL, 0, NULL } };
 
@@ -488,8 +499,10 @@ static void parse_expr(struct parser *ps, struct cl_expr *e)
 		memset(t, 0, sizeof *t);
 		t->sign = sign;
 		t->loc = ps->tok.loc;
-		if (ps->tok.kind == CL_T_NUMBER) {
+		t->mul = t->div = 1;
+		if (ps->tok.kind == CL_T_NUMBER || ps->tok.kind == CL_T_DURATION) {
 			t->num = ps->tok.num;
+			t->duration = ps->tok.kind == CL_T_DURATION;
 		} else if (ps->tok.kind == CL_T_SYM) {
 			check_member(ps, &ps->tok);
 			t->is_sym = true;
@@ -500,6 +513,17 @@ static void parse_expr(struct parser *ps, struct cl_expr *e)
 		}
 		n++;
 		next(ps);
+		while (is_op(ps, "*") || is_op(ps, "/")) {
+			bool mul = ps->tok.text[0] == '*';
+			next(ps);
+			if (ps->tok.kind != CL_T_NUMBER || (!mul && ps->tok.num == 0))
+				fail_expected(ps, mul ? "a number to multiply by" : "a number other than 0 to divide by");
+			if (mul)
+				t->mul *= ps->tok.num;
+			else
+				t->div *= ps->tok.num;
+			next(ps);
+		}
 		if (is_op(ps, "+"))
 			sign = 1;
 		else if (is_op(ps, "-"))
@@ -573,8 +597,13 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 		next(ps);
 		return;
 	case CL_T_DURATION:
-		if (!(forms & F_DUR))
+		if (!(forms & (F_DUR | F_EXPR)))
 			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a duration; expected %s", key, forms_text(forms));
+		if (!(forms & F_DUR)) { /* a duration in an expression counts nanoseconds */
+			v->kind = CL_V_EXPR;
+			parse_expr(ps, &v->expr);
+			return;
+		}
 		v->kind = CL_V_DURATION;
 		v->ns = ps->tok.num;
 		next(ps);
@@ -1092,6 +1121,104 @@ static void parse_rule(struct parser *ps, struct cl_loc loc)
 	expect_end(ps);
 }
 
+/* [RULE-ID] "text": what an informative finding says, and which rule it
+ * is about (NULL: the case's first rule). */
+static void parse_info(struct parser *ps, struct cl_step *st)
+{
+	if (ps->tok.kind == CL_T_WORD) {
+		if (roce_rule_by_id(ps->tok.text) == ROCE_RULE_NONE)
+			fail_at(ps, CL_ERR_RULE_ID, ps->tok.loc, "'%s' is not in the rule catalogue; expected a rule ID or the \"text\" to report",
+				ps->tok.text);
+		st->info_rule = ps->tok.text;
+		next(ps);
+	}
+	if (ps->tok.kind != CL_T_STRING)
+		fail_expected(ps, "the informative finding's \"text\"");
+	st->info_text = cl_arena_strndup(ps->arena, (const char *)ps->tok.bytes, ps->tok.n_bytes);
+	next(ps);
+}
+
+static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
+{
+	static const struct {
+		const char *op;
+		enum cl_cmp cmp;
+	} cmps[] = { { "=", CL_EQ }, { "!=", CL_NE }, { "<", CL_LT }, { "<=", CL_LE }, { ">", CL_GT }, { ">=", CL_GE } };
+	for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++) {
+		if (is_op(ps, cmps[i].op)) {
+			*cmp = cmps[i].cmp;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* check EXPR CMP EXPR [else inform [RULE] "text"] */
+static void parse_check(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_CHECK, loc);
+	parse_expr(ps, &st->lhs);
+	if (!parse_cmp(ps, &st->cmp))
+		fail_expected(ps, "a comparison (=, !=, <, <=, >, >=)");
+	next(ps);
+	parse_expr(ps, &st->rhs);
+	if (is_word(ps, "else")) {
+		next(ps);
+		if (!is_word(ps, "inform"))
+			fail_expected(ps, "'inform' after 'else' (an informative finding instead of a failure)");
+		next(ps);
+		st->else_inform = true;
+		parse_info(ps, st);
+	}
+}
+
+/* measure QP OPCODE|any for T -> count=... rate=?r ... */
+static void parse_measure(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_MEASURE, loc);
+	struct cl_sym *q = qp_arg(ps, st);
+	opcode_arg(ps, st, q->qp_type, true);
+	if (!is_word(ps, "for"))
+		fail_expected(ps, "'for' and the length of the measurement, like 'for 20ms'");
+	next(ps);
+	if (ps->tok.kind != CL_T_DURATION || ps->tok.num == 0)
+		fail_expected(ps, "a duration after 'for', like 20ms");
+	st->has_within = true;
+	st->within_max = ps->tok.num;
+	next(ps);
+	parse_args(ps, st, a_measure, false, false);
+}
+
+/* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
+ * the values of the symbols. */
+static void parse_inform(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_INFORM, loc);
+	parse_info(ps, st);
+	struct cl_term terms[16];
+	unsigned n = 0;
+	while (!at_end(ps)) {
+		if (ps->tok.kind != CL_T_SYM)
+			fail_expected(ps, "a $symbol whose value the finding shows, or end of line");
+		if (n == 16)
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many symbols; expected at most 16");
+		check_member(ps, &ps->tok);
+		memset(&terms[n], 0, sizeof terms[n]);
+		terms[n].sign = 1;
+		terms[n].is_sym = true;
+		terms[n].sym = ps->tok.text;
+		terms[n].member = ps->tok.member;
+		terms[n].loc = ps->tok.loc;
+		n++;
+		next(ps);
+		if (is_op(ps, ","))
+			next(ps);
+	}
+	st->n_show = n;
+	st->show = cl_arena_alloc(ps->arena, (n ? n : 1) * sizeof *terms);
+	memcpy(st->show, terms, n * sizeof *terms);
+}
+
 /* ---- Header ---- */
 
 static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
@@ -1230,7 +1357,7 @@ static void parse_statement(struct parser *ps)
 	struct cl_loc loc = ps->tok.loc;
 	ps->line_start = ps->tok.start;
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait)");
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, measure, on, off, wait, check, inform)");
 	const char *kw = ps->tok.text;
 	bool first = ps->c->id == NULL;
 	if (first && strcmp(kw, "case"))
@@ -1268,6 +1395,8 @@ static void parse_statement(struct parser *ps)
 		opcode_arg(ps, st, q->qp_type, false);
 		parse_args(ps, st, a_inject, false, false);
 		check_field_args(ps, st);
+		if (cl_step_arg(st, "every") && !cl_step_arg(st, "repeat"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'every' spaces repetitions; expected repeat=N with it");
 	} else if (!strcmp(kw, "expect")) {
 		parse_expect(ps, loc);
 	} else if (!strcmp(kw, "on")) {
@@ -1278,6 +1407,12 @@ static void parse_statement(struct parser *ps)
 		if (!is_word(ps, "all"))
 			fail_expected(ps, "'all' after 'off'");
 		next(ps);
+	} else if (!strcmp(kw, "inform")) {
+		parse_inform(ps, loc);
+	} else if (!strcmp(kw, "check")) {
+		parse_check(ps, loc);
+	} else if (!strcmp(kw, "measure")) {
+		parse_measure(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1286,7 +1421,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off or wait", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, on, off, wait, check or inform", kw);
 	}
 	expect_end(ps);
 }

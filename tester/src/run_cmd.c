@@ -340,9 +340,10 @@ int cmd_run(int argc, char **argv)
 	r->cap = NULL;
 	unsigned counts[V_COUNT];
 	results_counts(res, counts);
-	printf("%s%u case run(s): %u pass, %u fail, %u not applicable, %u error\n", stop ? "interrupted: " : "",
-	       counts[V_PASS] + counts[V_FAIL] + counts[V_NOT_APPLICABLE] + counts[V_ERROR], counts[V_PASS],
-	       counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR]);
+	printf("%s%u case run(s): %u pass, %u informative, %u fail, %u not applicable, %u error\n",
+	       stop ? "interrupted: " : "",
+	       counts[V_PASS] + counts[V_INFORMATIVE] + counts[V_FAIL] + counts[V_NOT_APPLICABLE] + counts[V_ERROR],
+	       counts[V_PASS], counts[V_INFORMATIVE], counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR]);
 	printf("results: %s\ncapture: %s (%llu frames)\n", res_path, cap_path, (unsigned long long)frames);
 	results_free(res);
 	runner_fini(r);

@@ -24,6 +24,7 @@ const char *verdict_name(enum verdict v)
 	case V_FAIL: return "fail";
 	case V_NOT_APPLICABLE: return "not_applicable";
 	case V_ERROR: return "error";
+	case V_INFORMATIVE: return "informative";
 	default: return "?";
 	}
 }
@@ -68,6 +69,8 @@ struct run_ctx {
 	uint64_t ref_ns, deadline_ns;
 	JsonArray *events, *findings, *evidence, *failed_rules;
 	bool pkt_error; /* a DUT packet broke a stateless rule */
+	unsigned n_informative; /* informative findings of the case's own statements */
+	char first_informative[600];
 };
 
 /* ---- Small helpers ---- */
@@ -336,7 +339,9 @@ static void pump_until(struct runner *r, int fd, uint64_t deadline, bool stop_on
 		if (until <= now)
 			continue;
 		struct pollfd pf[2] = { { r->io.fd, POLLIN, 0 }, { fd, POLLIN, 0 } };
-		uint64_t ms = (until - now + 999999) / NS_PER_MS;
+		/* Under a millisecond (paced injection, short timers) poll
+		 * without sleeping: poll's timeout counts whole ms. */
+		uint64_t ms = until - now < NS_PER_MS ? 0 : (until - now) / NS_PER_MS;
 		if (ms > 100)
 			ms = 100;
 		int n = poll(pf, fd >= 0 ? 2 : 1, (int)ms);
@@ -357,13 +362,14 @@ static void agent_pump(void *ctx, int fd, uint64_t deadline)
 
 /* ---- Symbols and values ---- */
 
-static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+static void sym_set_unit(struct run_ctx *x, const char *name, const char *member, uint64_t v, enum sym_unit u)
 {
 	char key[128];
 	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
 	for (size_t i = 0; i < x->n_syms; i++) {
 		if (!strcmp(x->syms[i].name, key)) {
 			x->syms[i].value = v;
+			x->syms[i].unit = u;
 			return;
 		}
 	}
@@ -376,20 +382,53 @@ static void sym_set(struct run_ctx *x, const char *name, const char *member, uin
 	}
 	x->syms[x->n_syms].name = strdup(key);
 	x->syms[x->n_syms].value = v;
+	x->syms[x->n_syms].unit = u;
 	x->n_syms++;
+}
+
+static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+{
+	sym_set_unit(x, name, member, v, SYM_PLAIN);
+}
+
+static const struct sym_val *sym_find(struct run_ctx *x, const char *name, const char *member)
+{
+	char key[128];
+	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
+	for (size_t i = 0; i < x->n_syms; i++)
+		if (!strcmp(x->syms[i].name, key))
+			return &x->syms[i];
+	return NULL;
 }
 
 static bool sym_get(struct run_ctx *x, const char *name, const char *member, uint64_t *v)
 {
-	char key[128];
-	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
-	for (size_t i = 0; i < x->n_syms; i++) {
-		if (!strcmp(x->syms[i].name, key)) {
-			*v = x->syms[i].value;
-			return true;
-		}
+	const struct sym_val *sv = sym_find(x, name, member);
+	if (sv)
+		*v = sv->value;
+	return sv != NULL;
+}
+
+/* A value as a report shows it: 67.109 ms, 4.00 Mb/s, 1200 pkt/s. */
+static void format_value(uint64_t v, enum sym_unit u, char *buf, size_t n)
+{
+	switch (u) {
+	case SYM_NS:
+		if (v < 1000)
+			outf(buf, n, "%llu ns", (unsigned long long)v);
+		else if (v < 1000000)
+			outf(buf, n, "%.3f us", (double)v / 1e3);
+		else if (v < 1000000000)
+			outf(buf, n, "%.3f ms", (double)v / 1e6);
+		else
+			outf(buf, n, "%.3f s", (double)v / 1e9);
+		return;
+	case SYM_BYTES: outf(buf, n, "%llu bytes", (unsigned long long)v); return;
+	case SYM_BYTES_PER_S: outf(buf, n, "%.3f Mb/s", (double)v * 8 / 1e6); return;
+	case SYM_PER_S: outf(buf, n, "%llu pkt/s", (unsigned long long)v); return;
+	case SYM_PLAIN: break;
 	}
-	return false;
+	outf(buf, n, "%llu", (unsigned long long)v);
 }
 
 static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, struct step_out *o)
@@ -404,10 +443,58 @@ static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, stru
 			     x->c->path, t->loc.line, t->loc.col, t->sym, t->member ? "." : "", t->member ? t->member : "");
 			return false;
 		}
+		if (t->mul)
+			tv *= t->mul;
+		if (t->div)
+			tv /= t->div;
 		v = t->sign > 0 ? v + tv : v - tv;
 	}
 	*out = v;
 	return true;
+}
+
+/* The unit an expression's value is in: time if a term is a duration or
+ * a time-valued symbol, else the first symbol's. */
+static enum sym_unit expr_unit(struct run_ctx *x, const struct cl_expr *e)
+{
+	enum sym_unit u = SYM_PLAIN;
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		if (t->duration)
+			return SYM_NS;
+		const struct sym_val *sv = t->is_sym ? sym_find(x, t->sym, t->member) : NULL;
+		if (sv && sv->unit == SYM_NS)
+			return SYM_NS;
+		if (sv && u == SYM_PLAIN)
+			u = sv->unit;
+	}
+	return u;
+}
+
+/* An expression as written ($r0 * 9 / 10, 60 ms). */
+static void expr_text(const struct cl_expr *e, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		if (i)
+			appendf(buf, n, " %c ", t->sign > 0 ? '+' : '-');
+		else if (t->sign < 0)
+			appendf(buf, n, "-");
+		if (t->is_sym) {
+			appendf(buf, n, "$%s%s%s", t->sym, t->member ? "." : "", t->member ? t->member : "");
+		} else if (t->duration) {
+			char d[64];
+			format_value(t->num, SYM_NS, d, sizeof d);
+			appendf(buf, n, "%s", d);
+		} else {
+			appendf(buf, n, "%llu", (unsigned long long)t->num);
+		}
+		if (t->mul && t->mul != 1)
+			appendf(buf, n, " * %llu", (unsigned long long)t->mul);
+		if (t->div && t->div != 1)
+			appendf(buf, n, " / %llu", (unsigned long long)t->div);
+	}
 }
 
 static bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
@@ -788,7 +875,8 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
 		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
-		json_object_set_int_member(p, "port", 1);
+		/* No "port" here: it is the QP's port attribute, set in
+		 * RESET -> INIT; verbs refuse it in INIT -> RTR. */
 		if (t == ROCE_T_RC) {
 			json_object_set_int_member(p, "max_dest_rd_atomic", (gint64)max_dest_rd);
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
@@ -1272,7 +1360,8 @@ static enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
 	return roce_field_by_name(key);
 }
 
-static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+/* Builds and sends one packet of an inject step; its send time in *sent. */
+static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
 {
 	struct runner *r = x->r;
 	struct case_qp *q = find_qp(x, s->qp);
@@ -1346,7 +1435,8 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
-		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip"))
+		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip") || !strcmp(a->key, "repeat") ||
+		    !strcmp(a->key, "every"))
 			continue;
 		if (!strcmp(a->key, "icrc")) {
 			if (a->v.kind == CL_V_WORD) {
@@ -1401,7 +1491,7 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		outf(o->detail, sizeof o->detail, "the packet could not be injected");
 		return;
 	}
-	x->ref_ns = now;
+	*sent = now;
 	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
 		if (x->pkts[i].tx)
 			o->pkts[o->n_pkts++] = (long)i;
@@ -1410,6 +1500,45 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	outf(o->detail, sizeof o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+}
+
+#define INJECT_MAX_REPEAT 100000u
+
+/* inject, once or repeat=N times every=T apart (each copy rebuilt, so
+ * that copies without an explicit psn= take consecutive PSNs). The
+ * step's event is the first copy's send time. */
+static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t n, every, first = 0, sent = 0;
+	if (!arg_u64(x, s, "repeat", 1, &n, o) || !arg_u64(x, s, "every", 0, &every, o))
+		return;
+	if (n < 1 || n > INJECT_MAX_REPEAT) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "repeat=%llu: expected 1..%u", (unsigned long long)n, INJECT_MAX_REPEAT);
+		return;
+	}
+	for (uint64_t i = 0; i < n && o->st == S_OK; i++) {
+		if (i) {
+			uint64_t due = first + i * every;
+			if (due > x->deadline_ns)
+				break;
+			pump_until(x->r, -1, due, false);
+			if (interrupted(x->r))
+				break;
+		}
+		inject_once(x, s, o, &sent);
+		if (!i)
+			first = sent;
+	}
+	if (o->st != S_OK)
+		return;
+	x->ref_ns = first;
+	if (n > 1) {
+		char one[900];
+		outf(one, sizeof one, "%s", o->detail);
+		outf(o->detail, sizeof o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
+		     (double)(sent - first) / 1e6, one);
+	}
 }
 
 /* ---- Expectations ---- */
@@ -1511,9 +1640,14 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		uint64_t got;
 		const char *label = a->key;
+		enum sym_unit unit = SYM_PLAIN;
 		if (!strcmp(a->key, "len")) {
 			got = pk.payload_len;
 			label = "payload length";
+		} else if (!strcmp(a->key, "delay")) {
+			got = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
+			label = "delay since the previous step's event";
+			unit = SYM_NS;
 		} else {
 			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
@@ -1528,12 +1662,23 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (a->v.kind == CL_V_BIND) {
 			if (bind)
-				sym_set(x, a->v.word, NULL, got);
+				sym_set_unit(x, a->v.word, NULL, got, unit);
 			continue;
 		}
 		uint64_t want;
 		if (!eval(x, &a->v.expr, &want, o))
 			return false;
+		if (unit == SYM_NS) {
+			if (!cmp_ok(a->cmp, got, want)) {
+				char g[64], w[64];
+				format_value(got, SYM_NS, g, sizeof g);
+				format_value(want, SYM_NS, w, sizeof w);
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "%s %s %s; ", label, cmp_text(a->cmp), w);
+				appendf(o->observed, sizeof o->observed, "%s = %s; ", label, g);
+			}
+			continue;
+		}
 		if (strcmp(a->key, "len")) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
@@ -1607,6 +1752,93 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
 	outf(o->observed, sizeof o->observed, "nothing from the DUT for QP %s", s->qp);
 	x->ref_ns = end;
+}
+
+/* measure: the DUT's packets of a QP (of one opcode, or any) during a
+ * window that starts at the previous step's event; counts, bytes, rate,
+ * gaps. The packets measured are taken, like an expectation's. */
+static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t start = x->ref_ns;
+	uint64_t end = start + s->within_max;
+	if (end > x->deadline_ns)
+		end = x->deadline_ns;
+	pump_until(x->r, -1, end, false);
+	uint64_t count = 0, bytes = 0, first = 0, last = 0, min_gap = 0, max_gap = 0, prev = 0;
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		struct case_pkt *p = &x->pkts[i];
+		if (!dut_pkt_for(x, i, q) || p->ts_ns < start || p->ts_ns > end)
+			continue;
+		if (s->opcode >= 0) {
+			struct roce_pkt pk;
+			roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+			if (!pk.op || pk.opcode != s->opcode)
+				continue;
+		}
+		p->consumed = true;
+		if (o->n_pkts < 16)
+			o->pkts[o->n_pkts++] = (long)i;
+		annotate(x, (long)i, "measured by step %d (line %u)", x->cur_step + 1, s->loc.line);
+		uint64_t t = p->ts_ns - start;
+		if (count) {
+			uint64_t gap = t - prev;
+			if (count == 1 || gap < min_gap)
+				min_gap = gap;
+			if (gap > max_gap)
+				max_gap = gap;
+		} else {
+			first = t;
+		}
+		prev = last = t;
+		count++;
+		bytes += p->len;
+	}
+	uint64_t window = end > start ? end - start : 1;
+	uint64_t rate = (uint64_t)((double)bytes * 1e9 / (double)window);
+	uint64_t pps = (uint64_t)((double)count * 1e9 / (double)window);
+	char w[64], r[64], g1[64], g2[64];
+	format_value(window, SYM_NS, w, sizeof w);
+	format_value(rate, SYM_BYTES_PER_S, r, sizeof r);
+	format_value(min_gap, SYM_NS, g1, sizeof g1);
+	format_value(max_gap, SYM_NS, g2, sizeof g2);
+	outf(o->detail, sizeof o->detail, "%llu packet(s), %llu bytes in %s (%s, %llu pkt/s)", (unsigned long long)count,
+	     (unsigned long long)bytes, w, r, (unsigned long long)pps);
+	if (count > 1)
+		appendf(o->detail, sizeof o->detail, "; gaps %s .. %s", g1, g2);
+	x->ref_ns = end;
+	static const struct {
+		const char *key;
+		enum sym_unit unit;
+	} units[] = { { "count", SYM_PLAIN }, { "bytes", SYM_BYTES }, { "rate", SYM_BYTES_PER_S },
+		      { "pps", SYM_PER_S }, { "first", SYM_NS }, { "last", SYM_NS },
+		      { "min_gap", SYM_NS }, { "max_gap", SYM_NS } };
+	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+			if (strcmp(units[k].key, a->key))
+				continue;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);
+				break;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (!cmp_ok(a->cmp, vals[k], want)) {
+				char g[64], e[64];
+				format_value(vals[k], units[k].unit, g, sizeof g);
+				format_value(want, units[k].unit, e, sizeof e);
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				appendf(o->observed, sizeof o->observed, "%s = %s; ", a->key, g);
+			}
+			break;
+		}
+	}
+	if (o->st == S_FAIL)
+		appendf(o->observed, sizeof o->observed, "[%s]", o->detail);
 }
 
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -1886,6 +2118,72 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	}
 }
 
+/* ---- Informative findings ---- */
+
+/* A finding of the case itself: behaviour conforming devices differ on. */
+static void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg)
+{
+	JsonObject *j = json_object_new();
+	json_object_set_string_member(j, "rule", s->info_rule ? s->info_rule : x->c->rules[0]);
+	json_object_set_string_member(j, "severity", "info");
+	json_object_set_string_member(j, "message", msg);
+	json_object_set_int_member(j, "step", x->cur_step + 1);
+	json_object_set_int_member(j, "line", s->loc.line);
+	json_object_set_string_member(j, "source", "case");
+	json_array_add_object_element(x->findings, j);
+	if (!x->n_informative++)
+		outf(x->first_informative, sizeof x->first_informative, "%s", msg);
+}
+
+static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t a, b;
+	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
+		return;
+	char ta[256], tb[256], va[64], vb[64];
+	expr_text(&s->lhs, ta, sizeof ta);
+	expr_text(&s->rhs, tb, sizeof tb);
+	format_value(a, expr_unit(x, &s->lhs), va, sizeof va);
+	format_value(b, expr_unit(x, &s->rhs), vb, sizeof vb);
+	bool same_b = s->rhs.n == 1 && !s->rhs.terms[0].is_sym && s->rhs.terms[0].mul <= 1 && s->rhs.terms[0].div <= 1;
+	char got[600];
+	outf(got, sizeof got, "%s = %s, expected %s %s%s%s%s", ta, va, cmp_text(s->cmp), tb, same_b ? "" : " = ",
+	     same_b ? "" : vb, "");
+	if (cmp_ok(s->cmp, a, b)) {
+		outf(o->detail, sizeof o->detail, "holds: %s", got);
+		return;
+	}
+	if (s->else_inform) {
+		char msg[1024];
+		outf(msg, sizeof msg, "%s (%s)", s->info_text, got);
+		add_informative(x, s, msg);
+		outf(o->detail, sizeof o->detail, "does not hold, informative: %s", msg);
+		return;
+	}
+	o->st = S_FAIL;
+	outf(o->expected, sizeof o->expected, "%s %s %s%s%s", ta, cmp_text(s->cmp), tb, same_b ? "" : " = ", same_b ? "" : vb);
+	outf(o->observed, sizeof o->observed, "%s = %s", ta, va);
+}
+
+static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	char msg[1024];
+	outf(msg, sizeof msg, "%s", s->info_text);
+	for (unsigned i = 0; i < s->n_show; i++) {
+		const struct cl_term *t = &s->show[i];
+		const struct sym_val *sv = sym_find(x, t->sym, t->member);
+		char val[64] = "no value";
+		if (sv)
+			format_value(sv->value, sv->unit, val, sizeof val);
+		appendf(msg, sizeof msg, "%s%s%s%s = %s", i ? ", " : " (", t->sym, t->member ? "." : "",
+			t->member ? t->member : "", val);
+	}
+	if (s->n_show)
+		appendf(msg, sizeof msg, ")");
+	add_informative(x, s, msg);
+	outf(o->detail, sizeof o->detail, "informative: %s", msg);
+}
+
 /* ---- The case ---- */
 
 static void trim_sep(char *s)
@@ -1919,6 +2217,9 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_RULE: step_rule(x, s, o); break;
 	case CL_RULES_OFF: inj_clear(peer_rules(x->r->peer)); break;
 	case CL_WAIT: pump_until(x->r, -1, rawio_now() + s->within_max, false); x->ref_ns = rawio_now(); break;
+	case CL_INFORM: step_inform(x, s, o); break;
+	case CL_CHECK: step_check(x, s, o); break;
+	case CL_MEASURE: step_measure(x, s, o); break;
 	default: break;
 	}
 }
@@ -2364,6 +2665,13 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 				outf(reason, sizeof reason, "%s: %s", ri->id, pf[i].text);
 			}
 		}
+	}
+	/* A case whose requirements held but that reports behaviour devices
+	 * differ on is informative, not a plain pass. */
+	if (v == V_PASS && x->n_informative) {
+		v = V_INFORMATIVE;
+		outf(reason, sizeof reason, "%s%s", x->first_informative,
+		     x->n_informative > 1 ? " (and more informative findings)" : "");
 	}
 	if (session)
 		session_close(r);

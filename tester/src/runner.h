@@ -18,7 +18,9 @@
 #include "peer.h"
 #include "rawio.h"
 
-enum verdict { V_PASS, V_FAIL, V_NOT_APPLICABLE, V_ERROR, V_COUNT };
+/* V_INFORMATIVE: every requirement held, and the case reports behaviour
+ * that conforming devices differ on (an 'inform' statement fired). */
+enum verdict { V_PASS, V_FAIL, V_NOT_APPLICABLE, V_ERROR, V_INFORMATIVE, V_COUNT };
 const char *verdict_name(enum verdict v);
 
 struct runner_opts {
@@ -51,9 +53,13 @@ struct case_pkt {
 	bool consumed;   /* matched by an expectation */
 };
 
+/* What a symbol's value measures, for reports (values are plain numbers). */
+enum sym_unit { SYM_PLAIN, SYM_NS, SYM_BYTES, SYM_BYTES_PER_S, SYM_PER_S };
+
 struct sym_val {
 	char *name; /* "q.qpn", "p" */
 	uint64_t value;
+	enum sym_unit unit;
 };
 
 struct case_qp {

@@ -55,7 +55,16 @@ static const char *const good =
 	"on tx q do ecn_ce\n"
 	"on tx q do duplicate\n"
 	"off all\n"
-	"wait 10ms\n";
+	"wait 10ms\n"
+	"inform A17.9.3-CNP-PACING \"seen\" $sq, $old\n"
+	"inform \"plain\"\n"
+	"check $sq * 2 / 4 + 10ms >= 5us - 1 else inform IBA9.7-TIMEOUT \"early\"\n"
+	"check $old != 0\n"
+	"expect q ACK delay=?d\n"
+	"expect q ACK delay<2ms\n"
+	"inject q SEND_ONLY len=8 repeat=3 every=10us\n"
+	"measure q ACK for 5ms -> count=3 rate=?rt min_gap>=1us\n"
+	"measure q any for 1ms\n";
 
 static void test_good(void)
 {
@@ -71,7 +80,7 @@ static void test_good(void)
 	CHECK(c->unless_caps == (CL_CAP_RCM | CL_CAP_UD), "unless caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
-	CHECK(c->n_steps == 33, "33 steps, got %u", c->n_steps);
+	CHECK(c->n_steps == 42, "42 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
 	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 12 && s->loc.col == 1, "dut mr at 12:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
@@ -103,6 +112,30 @@ static void test_good(void)
 	CHECK(c->steps[26].action == CL_ACT_REORDER && c->steps[26].action_n == 2, "reorder 2");
 	CHECK(c->steps[27].action == CL_ACT_SET && !strcmp(c->steps[27].set_field, "bth.pkey"), "set field");
 	CHECK(c->steps[32].kind == CL_WAIT, "wait");
+	s = &c->steps[33];
+	CHECK(s->kind == CL_INFORM && !strcmp(s->info_rule, "A17.9.3-CNP-PACING") && !strcmp(s->info_text, "seen") &&
+		      s->n_show == 2 && !strcmp(s->show[1].sym, "old"), "inform with a rule and symbols");
+	s = &c->steps[34];
+	CHECK(s->kind == CL_INFORM && !s->info_rule && !strcmp(s->info_text, "plain") && !s->n_show, "plain inform");
+	s = &c->steps[35];
+	CHECK(s->kind == CL_CHECK && s->cmp == CL_GE && s->else_inform && !strcmp(s->info_rule, "IBA9.7-TIMEOUT") &&
+		      !strcmp(s->info_text, "early"), "check ... else inform");
+	CHECK(s->lhs.n == 2 && s->lhs.terms[0].mul == 2 && s->lhs.terms[0].div == 4 && s->lhs.terms[1].duration &&
+		      s->lhs.terms[1].num == 10000000 && s->rhs.n == 2 && s->rhs.terms[0].num == 5000 &&
+		      s->rhs.terms[1].sign == -1, "check: products, quotients and durations in expressions");
+	s = &c->steps[36];
+	CHECK(s->kind == CL_CHECK && s->cmp == CL_NE && !s->else_inform, "plain check");
+	CHECK(cl_step_arg(&c->steps[37], "delay")->v.kind == CL_V_BIND, "delay=?d binds");
+	const struct cl_arg *dl = cl_step_arg(&c->steps[38], "delay");
+	CHECK(dl->cmp == CL_LT && dl->v.kind == CL_V_EXPR && dl->v.expr.terms[0].num == 2000000, "delay<2ms");
+	s = &c->steps[39];
+	CHECK(s->kind == CL_INJECT && cl_step_arg(s, "repeat")->v.expr.terms[0].num == 3 &&
+		      cl_step_arg(s, "every")->v.expr.terms[0].num == 10000, "inject repeat=3 every=10us");
+	s = &c->steps[40];
+	CHECK(s->kind == CL_MEASURE && s->opcode == 0x11 && s->within_max == 5000000 && s->n_args == 3 &&
+		      cl_step_arg(s, "count")->result && cl_step_arg(s, "rate")->v.kind == CL_V_BIND &&
+		      cl_step_arg(s, "min_gap")->cmp == CL_GE, "measure with results");
+	CHECK(c->steps[41].kind == CL_MEASURE && c->steps[41].opcode == -1 && !c->steps[41].n_args, "measure any");
 	cl_case_free(c);
 }
 
@@ -186,6 +219,19 @@ static const struct bad bads[] = {
 	{ "dut qp q\non tx q opcode=ACK\n", CL_ERR_EXPECTED, 5, 19, "'do' and an action" },
 	{ "dut qp q\nexpect q ACK psn=1 -> msn=2\n", CL_ERR_EXPECTED, 5, 20, "has no result to check" },
 	{ "dut qp q\ndut query q -> state=RTS, RTR\n", CL_ERR_VALUE, 5, 25, "state takes one word, not a list; expected" },
+	{ "inform CA17-99 \"x\"\n", CL_ERR_RULE_ID, 4, 8, "'CA17-99' is not in the rule catalogue" },
+	{ "inform 5\n", CL_ERR_EXPECTED, 4, 8, "the informative finding's \"text\"" },
+	{ "dut qp q\ninform \"x\" 5\n", CL_ERR_EXPECTED, 5, 12, "a $symbol whose value" },
+	{ "inform \"x\" $nope\n", CL_ERR_UNDEFINED, 4, 12, "$nope is not defined" },
+	{ "dut qp q\ncheck $q.psn\n", CL_ERR_EXPECTED, 5, 13, "a comparison" },
+	{ "check 1 < 2 else stop\n", CL_ERR_EXPECTED, 4, 18, "'inform' after 'else'" },
+	{ "check 1 / 0 < 2\n", CL_ERR_EXPECTED, 4, 11, "a number other than 0 to divide by" },
+	{ "dut qp q\ncheck 1 * $q.psn < 2\n", CL_ERR_EXPECTED, 5, 11, "a number to multiply by" },
+	{ "check 1 < 2 else inform\n", CL_ERR_EXPECTED, 4, 24, "the informative finding's" },
+	{ "dut qp q\nmeasure q ACK\n", CL_ERR_EXPECTED, 5, 14, "'for' and the length" },
+	{ "dut qp q\nmeasure q ACK for 5\n", CL_ERR_EXPECTED, 5, 19, "a duration after 'for'" },
+	{ "dut qp q\nmeasure q ACK for 5ms count=1\n", CL_ERR_ARGUMENT, 5, 23, "is a result" },
+	{ "dut qp q\ninject q SEND_ONLY every=1ms\n", CL_ERR_MISSING, 5, 1, "expected repeat=N" },
 };
 
 static void test_bad(void)
