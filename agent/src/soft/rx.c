@@ -326,7 +326,9 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 
-	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR)) {
+	/* A QP in INIT (reached here only under ignore-qp-state) has no
+	 * address vector to check the addresses against. */
+	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR) && s != BE_QPS_INIT) {
 		size_t n = p.ip_version == 4 ? 4 : 16;
 		if (p.ip_version != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
 		    (memcmp(dst_ip, qp->ep.src_ip, n) != 0 && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST))) {
