@@ -28,7 +28,7 @@ if [ $rc -ne 0 ]; then
   python3 - "$out/results.json" <<'PY' || true
 import json, sys
 for c in json.load(open(sys.argv[1]))["cases"]:
-    if c["verdict"] != "pass":
+    if c["verdict"] not in ("pass", "informative"):
         print("  %s IPv%d %s: %s" % (c["id"], c["ip_version"], c["verdict"], c["reason"]))
 PY
   exit 1
@@ -40,8 +40,8 @@ if [ "$before" != "$after" ]; then
   exit 1
 fi
 echo "e2e_suite: ok: no ICMP unreachable from the tester's kernel ($after before and after)"
-# Every case ran over both IP versions and passed, or was not applicable
-# only for congestion management.
+# Every case ran over both IP versions and passed (or was informative), or
+# was not applicable only for congestion management.
 /usr/bin/python3 - "$out/results.json" "$mode" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -50,7 +50,9 @@ cases = r["cases"]
 assert cases, "no cases ran"
 bad = []
 for c in cases:
-    if c["verdict"] == "pass":
+    # informative: every requirement held; the DUT showed behaviour that
+    # conforming devices differ in (reported, never judged).
+    if c["verdict"] in ("pass", "informative"):
         continue
     if c["verdict"] == "not_applicable":
         if not rcm and c["reason"] == "the DUT lacks RCM":
