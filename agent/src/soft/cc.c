@@ -1,10 +1,11 @@
 /*
  * RoCEv2 congestion management (A17.9.3, rocev2-rules.md §6), with --rcm:
  * the notification point sends a CNP (Figure 6) for a valid CE-marked
- * packet, at most one per QP per interval; the reaction point cuts a QP's
- * rate on each CNP and recovers it over time (a DCQCN-like rule: cut by
- * alpha/2, then halve the distance to the target every recovery period,
- * with additive increase after five rounds).
+ * packet, at most one per QP per interval; the reaction point paces each
+ * QP at the line rate, cuts its rate on each CNP and recovers it over
+ * time (a DCQCN-like rule: cut by alpha/2, then halve the distance to the
+ * target every recovery period, with additive increase after five
+ * rounds).
  */
 #include "soft.h"
 
@@ -14,6 +15,11 @@
 #define CC_MIN_RATE (1e6 / 8)     /* 1 Mb/s in bytes per second */
 #define CC_AI_RATE (5e6 / 8)      /* additive increase, 5 Mb/s */
 #define CC_BURST_US 2000           /* credit a paced QP may accumulate */
+
+static double line_rate(const struct soft_dev *dev)
+{
+	return dev->opts.rcm_line_rate_mbps * 1e6 / 8;
+}
 
 void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 {
@@ -58,11 +64,6 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 	soft_xmit(dev, &d);
 }
 
-static double line_rate(const struct soft_dev *dev)
-{
-	return dev->opts.rcm_line_rate_mbps * 1e6 / 8;
-}
-
 void soft_cc_on_cnp(struct be_qp *qp)
 {
 	struct soft_dev *dev = qp->dev;
@@ -82,9 +83,19 @@ void soft_cc_on_cnp(struct be_qp *qp)
 	dev->cnt.rate_cuts++;
 }
 
+/* The rate a QP sends at: its congestion-managed rate after a CNP, the
+ * line rate before any (or once recovered), unpaced without --rcm. */
+static double send_rate(const struct be_qp *qp)
+{
+	if (qp->cc.rate > 0)
+		return qp->cc.rate;
+	return qp->dev->opts.rcm ? line_rate(qp->dev) : 0;
+}
+
 bool soft_cc_may_send(struct be_qp *qp, size_t len, int64_t now)
 {
-	if (qp->cc.rate <= 0) {
+	double rate = send_rate(qp);
+	if (rate <= 0) {
 		qp->cc.next_tx_us = 0;
 		return true;
 	}
@@ -93,7 +104,7 @@ bool soft_cc_may_send(struct be_qp *qp, size_t len, int64_t now)
 	int64_t start = qp->cc.next_tx_us;
 	if (start < now - CC_BURST_US)
 		start = now - CC_BURST_US;
-	int64_t cost = (int64_t)(len * 1e6 / qp->cc.rate);
+	int64_t cost = (int64_t)(len * 1e6 / rate);
 	qp->cc.next_tx_us = start + (cost ? cost : 1);
 	return true;
 }
@@ -115,7 +126,7 @@ void soft_cc_timers(struct be_qp *qp, int64_t now)
 	qp->cc.rate = (qp->cc.rate + qp->cc.target) / 2;
 	dev->cnt.rate_increases++;
 	if (qp->cc.rate >= line_rate(dev) * 0.999) {
-		qp->cc.rate = 0; /* back to line rate: no pacing */
+		qp->cc.rate = 0; /* back to the line rate */
 		qp->cc.recover_us = 0;
 	} else {
 		qp->cc.recover_us = now + dev->opts.rcm_recovery_us;
@@ -125,7 +136,7 @@ void soft_cc_timers(struct be_qp *qp, int64_t now)
 int64_t soft_cc_next_deadline(const struct be_qp *qp)
 {
 	int64_t a = qp->cc.recover_us;
-	int64_t b = qp->cc.rate > 0 && qp->sq_next < qp->sq_count ? qp->cc.next_tx_us : 0;
+	int64_t b = send_rate(qp) > 0 && qp->sq_next < qp->sq_count ? qp->cc.next_tx_us : 0;
 	if (!a)
 		return b;
 	if (!b)
