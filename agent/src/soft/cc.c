@@ -27,13 +27,15 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 	if (!dev->opts.rcm || SOFT_FAULT_ON(dev, NO_CNP))
 		return;
 	int64_t now = soft_now_us();
-	if (qp->cc.cnp_sent && now - qp->cc.last_cnp_us < (int64_t)dev->opts.cnp_interval_us &&
-	    !SOFT_FAULT_ON(dev, CNP_NO_PACING)) {
+	/* The interval is per QP; the broken device keeps one for all. */
+	bool *sent = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL) ? &dev->cnp_sent : &qp->cc.cnp_sent;
+	int64_t *last = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL) ? &dev->last_cnp_us : &qp->cc.last_cnp_us;
+	if (*sent && now - *last < (int64_t)dev->opts.cnp_interval_us && !SOFT_FAULT_ON(dev, CNP_NO_PACING)) {
 		dev->cnt.cnp_coalesced++;
 		return;
 	}
-	qp->cc.cnp_sent = true;
-	qp->cc.last_cnp_us = now;
+	*sent = true;
+	*last = now;
 
 	/* To the CE packet's source, for the QP that sent it. */
 	struct roce_endpoint ep;
