@@ -218,6 +218,7 @@ struct dq_opts {
 	uint64_t mr_len;          /* default 65536 */
 	int recv_wqes;            /* receive WQEs to post (default 4, 4096 bytes each) */
 	bool same_session;        /* in the session of the QP made before (default: a new one) */
+	uint32_t epsn;            /* the DUT's expected PSN; 0: a default well away from the wrap */
 };
 
 static bool dut_qp(struct dq *q, struct dq_opts o)
@@ -245,7 +246,7 @@ static bool dut_qp(struct dq *q, struct dq_opts o)
 	q->qp = (int)jint(r, "qp");
 	q->qpn = (uint32_t)jint(r, "qpn");
 	q->my_qpn = P.next_qpn++;
-	q->epsn = 1000 + (q->my_qpn & 0xFF) * 16;
+	q->epsn = o.epsn ? o.epsn & ROCE_PSN_MASK : 1000 + (q->my_qpn & 0xFF) * 16;
 	q->dut_psn = 0xFFFFF0; /* wraps soon: exercises 24-bit arithmetic */
 	bool ud = strcmp(q->type, "UD") == 0;
 	if (ud)
@@ -667,6 +668,24 @@ static bool sc_psn_ahead(void)
 	return true;
 }
 
+/* Across the wrap: 0xFFFFFF, then 0 are in sequence, and 0xFFFFFF again
+ * is a duplicate (re-ACKed), not a PSN ahead. */
+static bool sc_psn_wrap(void)
+{
+	struct dq q;
+	struct got g;
+	if (!dut_qp(&q, (struct dq_opts){ .epsn = 0xFFFFFF }))
+		return false;
+	tx_req(&q, "RC SEND Only", 0xFFFFFF, pattern(5), 16, true);
+	if (!expect_ack(&q, 0xFFFFFF, &g))
+		return false;
+	tx_req(&q, "RC SEND Only", 0, pattern(6), 16, true);
+	if (!expect_ack(&q, 0, &g))
+		return false;
+	tx_req(&q, "RC SEND Only", 0xFFFFFF, pattern(5), 16, true);
+	return expect_ack(&q, 0, &g);
+}
+
 static bool sc_dup_send(void)
 {
 	struct dq q;
@@ -977,6 +996,20 @@ static bool drop_case(breaker br, const char *counter_name, struct dq_opts o)
 	return expect_ack(&q, q.epsn, &g);
 }
 
+static void br_csum(struct roce_desc *d, uint8_t *f, long *n)
+{
+	*n = build(d, f, 2048);
+	uint8_t *ip = f + ROCE_ETH_LEN;
+	roce_ipv4_set_csum(ip, roce_ipv4_csum(ip) ^ 0x0101);
+}
+static void br_dstip(struct roce_desc *d, uint8_t *f, long *n)
+{
+	(void)f;
+	(void)n;
+	uint8_t *dst = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_dst(d->ip) : roce_ipv4_dst(d->ip));
+	dst[d->ip_version == 6 ? 15 : 3] = 9;
+}
+
 static void br_icrc(struct roce_desc *d, uint8_t *f, long *n)
 {
 	*n = build(d, f, 2048);
@@ -1091,6 +1124,8 @@ static bool sc_drop_pkey(void) { return drop_case(br_pkey, "pkey_violations", (s
 static bool sc_drop_qp_type(void) { return drop_case(br_qptype, "rx_drop_qp_type", (struct dq_opts){ 0 }); }
 static bool sc_drop_qp_state(void) { return drop_case(br_none, "rx_drop_qp_state", (struct dq_opts){ .state = "INIT" }); }
 static bool sc_drop_addr(void) { return drop_case(br_srcip, "rx_drop_addr", (struct dq_opts){ 0 }); }
+static bool sc_drop_dst_addr(void) { return drop_case(br_dstip, "rx_drop_gid", (struct dq_opts){ 0 }); }
+static bool sc_drop_ipv4_csum(void) { return P.ipv == 6 || drop_case(br_csum, "rx_drop_ip", (struct dq_opts){ 0 }); }
 
 static bool sc_becn_ignored(void)
 {
@@ -1886,6 +1921,7 @@ static const struct scenario scenarios[] = {
 	{ "msn", sc_msn, "C9-148", false },
 	{ "psn-ahead", sc_psn_ahead, "IBA9.7-PSN-SEQERR", false },
 	{ "dup-send", sc_dup_send, "C9-105", false },
+	{ "psn-wrap", sc_psn_wrap, "IBA9.7-PSN-WRAP", false },
 	{ "write", sc_write, "CA17-25", false },
 	{ "write-bad-rkey", sc_write_bad_rkey, "IBA9.7-ACCESS", false },
 	{ "write-bounds", sc_write_bounds, "IBA9.7-ACCESS", false },
@@ -1915,6 +1951,8 @@ static const struct scenario scenarios[] = {
 	{ "drop-qp-type", sc_drop_qp_type, "IBA9.6-QPTYPE", false },
 	{ "drop-qp-state", sc_drop_qp_state, "IBA9.6-QPSTATE", false },
 	{ "drop-addr", sc_drop_addr, "IBA9.6.1.2.3-ADDR", false },
+	{ "drop-dst-addr", sc_drop_dst_addr, "IBA9.6.1.2.3-ADDR", false },
+	{ "drop-ipv4-csum", sc_drop_ipv4_csum, "CA17-24", false },
 	{ "becn-ignored", sc_becn_ignored, "CA17-29", false },
 	{ "uc-gap", sc_uc_gap, "IBA9.8-UC-DROP", false },
 	{ "ud-send", sc_ud_send, "CA17-25", false },
@@ -1974,6 +2012,9 @@ static const struct fault_map fault_maps[] = {
 	{ "se-everywhere", "tx-format", NULL, 0 },
 	{ "wrong-sgid", "tx-format", NULL, 0 },
 	{ "wrong-dgid", "tx-format", NULL, 0 },
+	/* A wrong IP length makes every packet unparseable: no exchange works,
+	 * only what the DUT merely receives (ud-send). */
+	{ "ipv6-paylen-from-bth", "tx-format,send-only,read,req-send,req-multi", NULL, 6 },
 	{ "aeth-resv-set", "tx-format", NULL, 0 },
 	{ "ipv4-only", "dual-stack", NULL, 0 },
 	{ "accept-unknown-qp", "drop-no-qp", NULL, 0 },
@@ -1992,6 +2033,10 @@ static const struct fault_map fault_maps[] = {
 	{ "ignore-qp-type", "drop-qp-type", NULL, 0 },
 	{ "ignore-qp-state", "drop-qp-state", NULL, 0 },
 	{ "ignore-addr", "drop-addr", NULL, 0 },
+	{ "accept-foreign-dst", "drop-dst-addr", NULL, 0 },
+	{ "accept-bad-ipv4-csum", "drop-ipv4-csum", NULL, 0 },
+	{ "psn-no-wrap", "psn-wrap", NULL, 0 },
+	{ "ud-ipv4-header-at-0", "ud-send", NULL, 0 },
 	{ "honour-becn", "becn-ignored", NULL, 0 },
 	{ "no-seq-nak", "psn-ahead", NULL, 0 },
 	{ "psn-seq-nak-repeat", "psn-ahead", NULL, 0 },

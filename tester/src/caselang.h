@@ -196,8 +196,11 @@ struct cl_case {
 	char *id, *title;
 	struct cl_loc id_loc;
 	char **rules; /* rule IDs as written (known to the catalogue) */
+	unsigned *rule_ips; /* per rule: the IP versions it is judged on (bits 1<<4, 1<<6) */
+	struct cl_loc *rule_locs;
 	unsigned n_rules;
 	unsigned caps; /* CL_CAP_* bits required */
+	unsigned unless_caps; /* CL_CAP_* bits that make the case not applicable */
 	char **mutants; /* soft-DUT fault profiles under which the case must fail */
 	unsigned n_mutants;
 	unsigned ip_versions; /* bit 4 and/or bit 6: (1u << 4) | (1u << 6) */
@@ -234,6 +237,10 @@ struct cl_diag {
 struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag);
 struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, struct cl_diag *diag);
 void cl_case_free(struct cl_case *c);
+
+/* Whether rule i of the case is judged on a run over IP version ipv (4
+ * or 6): a rule written 'CA17-4 ipv4' only applies to IPv4 runs. */
+bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 
 /* The value of a named argument of a step, or NULL. */
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key);

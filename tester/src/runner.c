@@ -75,6 +75,17 @@ struct run_ctx {
 
 /* ---- Small helpers ---- */
 
+static bool family_usable(struct runner *r, int ipv, char *why, size_t n);
+
+/* The DUT port's active MTU (query_port), or 4096 when it did not say. */
+static unsigned dut_port_mtu(struct runner *r)
+{
+	uint64_t mtu = 0;
+	if (r->dut_port && agent_get_u64(r->dut_port, "active_mtu", &mtu) && mtu)
+		return (unsigned)mtu;
+	return 4096;
+}
+
 static void outf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void outf(char *buf, size_t n, const char *fmt, ...)
 {
@@ -184,12 +195,62 @@ static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
 	return NULL;
 }
 
+static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
+{
+	const struct roce_rule_info *ri = roce_rule(rule);
+	JsonObject *j = json_object_new();
+	json_object_set_string_member(j, "rule", ri->id);
+	json_object_set_string_member(j, "severity", "error");
+	json_object_set_string_member(j, "message", msg);
+	json_object_set_int_member(j, "packet", idx);
+	json_object_set_int_member(j, "step", x->pkts[idx].step);
+	json_object_set_string_member(j, "source", "packet check");
+	json_array_add_object_element(x->findings, j);
+	annotate(x, idx, "finding %s", msg);
+	x->pkt_error = true;
+	add_failed_rule(x, ri->id);
+}
+
+/* The addresses of a DUT packet are the connection's: the source GID's
+ * address (CA17-11/18) and the tester's, the destination GID (CA17-12/19). */
+static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	struct runner *r = x->r;
+	if (pk->err != ROCE_OK || !pk->op)
+		return;
+	char want[INET6_ADDRSTRLEN], got[INET6_ADDRSTRLEN], msg[300];
+	if (pk->ip_version != q->ipv) {
+		outf(msg, sizeof msg, "an IPv%d packet on QP %s, whose GIDs are IPv%d", pk->ip_version, q->name, q->ipv);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
+		return;
+	}
+	const uint8_t *l3 = pk->buf + pk->hdr_off[q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	int af = q->ipv == 6 ? AF_INET6 : AF_INET;
+	size_t n = q->ipv == 6 ? 16 : 4;
+	const uint8_t *src = q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3);
+	const uint8_t *dst = q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3);
+	const uint8_t *mine = q->ipv == 6 ? r->io.ip6 : r->io.ip4;
+	if (memcmp(src, r->fam[q->fi].ip, n)) {
+		inet_ntop(af, src, got, sizeof got);
+		inet_ntop(af, r->fam[q->fi].ip, want, sizeof want);
+		outf(msg, sizeof msg, "source address %s is not %s, the address of the DUT's source GID", got, want);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
+	}
+	if (memcmp(dst, mine, n)) {
+		inet_ntop(af, dst, got, sizeof got);
+		inet_ntop(af, mine, want, sizeof want);
+		outf(msg, sizeof msg, "destination address %s is not %s, the address of the destination GID", got, want);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_12 : ROCE_RULE_CA17_19, msg);
+	}
+}
+
 /* Every DUT packet of the case is checked against the stateless rules. */
 static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
 {
 	struct case_pkt *p = &x->pkts[idx];
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	check_dut_addresses(x, idx, q, &pk);
 	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
 	struct roce_finding f[16];
 	size_t n = roce_check(&pk, &o, f, 16);
@@ -622,14 +683,14 @@ static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc
 {
 	struct runner *r = x->r;
 	memset(ep, 0, sizeof *ep);
-	ep->ip_version = x->ipv;
+	ep->ip_version = q->ipv;
 	memcpy(ep->src_mac, r->io.mac, 6);
-	memcpy(ep->dst_mac, r->fam[x->fi].mac, 6);
+	memcpy(ep->dst_mac, r->fam[q->fi].mac, 6);
 	if (r->opts.vlan >= 0) {
 		ep->n_vlan = 1;
 		ep->vlan_tci[0] = (uint16_t)((r->opts.vlan_pcp & 7) << 13 | (r->opts.vlan & 0xFFF));
 	}
-	if (x->ipv == 4) {
+	if (q->ipv == 4) {
 		memcpy(ep->src_ip, r->io.ip4, 4);
 		memcpy(ep->dst_ip, r->fam[0].ip, 4);
 	} else {
@@ -644,11 +705,42 @@ static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc
 	ep->dest_qpn = q->dut_qpn;
 }
 
-static bool modify(struct run_ctx *x, struct step_out *o, int64_t qp, const char *state, JsonObject *attrs)
+static const char *const bringup_states[3] = { "INIT", "RTR", "RTS" };
+
+static int bringup_index(const char *state)
 {
-	json_object_set_int_member(attrs, "qp", qp);
+	for (int i = 0; i < 3; i++)
+		if (!strcasecmp(state, bringup_states[i]))
+			return i;
+	return -1;
+}
+
+/* Moves a case QP; the transition's attributes are remembered (bring-up)
+ * or completed from what the bring-up would have given (a later modify
+ * along the same path). */
+static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, const char *state, JsonObject *attrs,
+		   bool remember)
+{
+	int bi = bringup_index(state);
+	bool next_in_path = bi >= 0 && !strcasecmp(q->state, bi ? bringup_states[bi - 1] : "RESET");
+	if (remember && bi >= 0) {
+		q->bringup[bi] = json_object_ref(attrs);
+	} else if (next_in_path && q->bringup[bi]) {
+		GList *members = json_object_get_members(q->bringup[bi]);
+		for (GList *m = members; m; m = m->next)
+			if (!json_object_has_member(attrs, m->data))
+				json_object_set_member(attrs, m->data, json_object_dup_member(q->bringup[bi], m->data));
+		g_list_free(members);
+	}
+	json_object_set_int_member(attrs, "qp", q->dut_qp);
 	json_object_set_string_member(attrs, "state", state);
-	return call(x, o, "modify_qp", attrs, NULL);
+	if (!call(x, o, "modify_qp", attrs, NULL))
+		return false;
+	static const char *const known[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcasecmp(state, known[i]))
+			q->state = known[i];
+	return true;
 }
 
 static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -663,7 +755,8 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	enum roce_transport t = !strcasecmp(type, "UC") ? ROCE_T_UC : !strcasecmp(type, "UD") ? ROCE_T_UD : ROCE_T_RC;
 	uint64_t pmtu, psn, peer_psn, timeout, retry, rnr_retry, min_rnr, max_rd, max_dest_rd, qkey, tc, hl, fl,
 		sport, peer_timeout, peer_retry;
-	if (!arg_u64(x, s, "pmtu", x->c->pmtu, &pmtu, o) || !arg_u64(x, s, "psn", random_psn(), &psn, o) ||
+	/* A UD message may take the whole port MTU unless the case says less. */
+	if (!arg_u64(x, s, "pmtu", t == ROCE_T_UD ? dut_port_mtu(r) : x->c->pmtu, &pmtu, o) || !arg_u64(x, s, "psn", random_psn(), &psn, o) ||
 	    !arg_u64(x, s, "peer_psn", random_psn(), &peer_psn, o) || !arg_u64(x, s, "timeout", 14, &timeout, o) ||
 	    !arg_u64(x, s, "retry_cnt", 7, &retry, o) || !arg_u64(x, s, "rnr_retry", 7, &rnr_retry, o) ||
 	    !arg_u64(x, s, "min_rnr_timer", 12, &min_rnr, o) || !arg_u64(x, s, "max_rd_atomic", 4, &max_rd, o) ||
@@ -677,14 +770,46 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		outf(o->detail, sizeof o->detail, "pmtu=%llu is not a path MTU (256..4096)", (unsigned long long)pmtu);
 		return;
 	}
+	if (t != ROCE_T_UD && pmtu > dut_port_mtu(r)) {
+		o->st = S_NA;
+		outf(o->detail, sizeof o->detail, "the DUT port's active MTU is %u, below the path MTU %llu of QP %s",
+		     dut_port_mtu(r), (unsigned long long)pmtu, s->name);
+		return;
+	}
 	psn &= ROCE_PSN_MASK;
 	peer_psn &= ROCE_PSN_MASK;
+	/* A QP may pin its IP version (a case that needs both at once). */
+	uint64_t ipv;
+	if (!arg_u64(x, s, "ip", (uint64_t)x->ipv, &ipv, o))
+		return;
+	if (ipv != 4 && ipv != 6) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "ip=%llu: expected 4 or 6", (unsigned long long)ipv);
+		return;
+	}
+	if ((int)ipv != x->ipv) {
+		char why[256];
+		if (!family_usable(r, (int)ipv, why, sizeof why)) {
+			/* A DUT without a RoCEv2 GID of that version breaks the
+			 * case's rules (CA17-1); a tester without the address
+			 * cannot run it. */
+			o->st = r->fam[ipv == 6].no_gid ? S_FAIL : S_ERROR;
+			outf(o->detail, sizeof o->detail, "QP %s over IPv%d: %s", s->name, (int)ipv, why);
+			outf(o->expected, sizeof o->expected, "a RoCEv2 GID of the DUT for IPv%d", (int)ipv);
+			outf(o->observed, sizeof o->observed, "%s", why);
+			return;
+		}
+	}
+	const char *upto = arg_word(s, "state", "RTS");
 	if (!ensure_pd(x, o))
 		return;
 	struct case_qp *q = &x->qps[x->n_qps];
 	memset(q, 0, sizeof *q);
 	q->name = s->name;
 	q->type = t;
+	q->ipv = (int)ipv;
+	q->fi = ipv == 6;
+	q->state = "RESET";
 	q->pmtu = (unsigned)pmtu;
 	q->dut_psn = (uint32_t)psn;
 	q->tester_psn = (uint32_t)peer_psn;
@@ -728,7 +853,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	x->n_qps++;
 
 	char gid[64];
-	tester_gid(r, x->ipv, gid, sizeof gid);
+	tester_gid(r, q->ipv, gid, sizeof gid);
 	/* RESET -> INIT -> RTR -> RTS with the tester's QPN, PSN and GID. */
 	p = json_object_new();
 	json_object_set_int_member(p, "port", 1);
@@ -737,7 +862,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		agent_set_u64(p, "qkey", qkey);
 	else
 		json_object_set_array_member(p, "access", access_list(s, t == ROCE_T_RC ? "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC" : "REMOTE_WRITE"));
-	if (!modify(x, o, q->dut_qp, "INIT", p))
+	if (!modify(x, o, q, "INIT", p, true))
 		return;
 	p = json_object_new();
 	if (t != ROCE_T_UD) {
@@ -745,7 +870,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "dest_qpn", q->tester_qpn);
 		json_object_set_int_member(p, "rq_psn", q->tester_psn);
 		json_object_set_string_member(p, "dgid", gid);
-		json_object_set_int_member(p, "sgid_index", r->fam[x->fi].sgid_index);
+		json_object_set_int_member(p, "sgid_index", r->fam[q->fi].sgid_index);
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
@@ -757,8 +882,13 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
 		}
 	}
-	if (!modify(x, o, q->dut_qp, "RTR", p))
+	bool stop = !strcasecmp(upto, "INIT");
+	if (stop) {
+		q->bringup[1] = json_object_ref(p);
+		json_object_unref(p);
+	} else if (!modify(x, o, q, "RTR", p, true)) {
 		return;
+	}
 	p = json_object_new();
 	json_object_set_int_member(p, "sq_psn", q->dut_psn);
 	if (t == ROCE_T_RC) {
@@ -767,13 +897,18 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "rnr_retry", (gint64)rnr_retry);
 		json_object_set_int_member(p, "max_rd_atomic", (gint64)max_rd);
 	}
-	if (!modify(x, o, q->dut_qp, "RTS", p))
+	stop = stop || !strcasecmp(upto, "RTR");
+	if (stop) {
+		q->bringup[2] = json_object_ref(p);
+		json_object_unref(p);
+	} else if (!modify(x, o, q, "RTS", p, true)) {
 		return;
+	}
 	if (t == ROCE_T_UD) {
 		p = json_object_new();
 		json_object_set_int_member(p, "pd", x->pd);
 		json_object_set_string_member(p, "dgid", gid);
-		json_object_set_int_member(p, "sgid_index", r->fam[x->fi].sgid_index);
+		json_object_set_int_member(p, "sgid_index", r->fam[q->fi].sgid_index);
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
@@ -811,8 +946,9 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	sym_set(x, s->name, "peer_qpn", q->tester_qpn);
 	sym_set(x, s->name, "peer_psn", q->tester_psn);
 	sym_set(x, s->name, "qkey", q->dut_qkey);
-	outf(o->detail, sizeof o->detail, "%s QP %s: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u",
-	     roce_transport_name(t), s->name, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu);
+	outf(o->detail, sizeof o->detail, "%s QP %s over IPv%d: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u, %s",
+	     roce_transport_name(t), s->name, q->ipv, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu,
+	     q->state);
 }
 
 static JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
@@ -897,9 +1033,68 @@ static void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct st
 	call(x, o, "write_mr", p, NULL);
 }
 
+/* The DUT memory check of a UD receive's first 40 bytes (A17.4.5): the L3
+ * header of the last packet the tester sent to the QP; of an IPv4 header,
+ * bytes 20..39 only (0..19 are undefined). */
+static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const char *qpname)
+{
+	struct case_mr *m = find_mr(x, s->mr);
+	struct case_qp *q = find_qp(x, qpname);
+	uint64_t off;
+	if (!arg_u64(x, s, "offset", 0, &off, o))
+		return;
+	const struct case_pkt *sent = NULL;
+	long sent_idx = -1;
+	for (size_t i = x->n_pkts; i-- > 0;) {
+		if (x->pkts[i].tx && x->pkts[i].qpn == q->tester_qpn) {
+			sent = &x->pkts[i];
+			sent_idx = (long)i;
+			break;
+		}
+	}
+	struct roce_pkt pk;
+	if (!sent || roce_parse_frame(&pk, sent->data, sent->len, sent->len, ROCE_PARSE_ANY_PORT) != ROCE_OK) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the tester has sent no packet to QP %s whose header to compare", qpname);
+		return;
+	}
+	o->pkts[o->n_pkts++] = sent_idx;
+	size_t hl = pk.ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
+	size_t at = 40 - hl; /* where the header sits in the 40 bytes */
+	const uint8_t *hdr = pk.buf + pk.hdr_off[pk.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "mr", m->handle);
+	agent_set_u64(p, "offset", off + at);
+	agent_set_u64(p, "length", hl);
+	if (!call(x, o, "read_mr", p, &res))
+		return;
+	const char *b64 = json_object_has_member(res, "data") ? json_object_get_string_member(res, "data") : NULL;
+	gsize n = 0;
+	guchar *got = b64 ? g_base64_decode(b64, &n) : NULL;
+	if (!got || n != hl || memcmp(got, hdr, hl)) {
+		char exp[200], obs[200];
+		hex_text(exp, sizeof exp, hdr, hl);
+		hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "DUT MR %s bytes %llu..%llu hold the IPv%d header of the tester's last packet to QP %s: %s",
+		     s->mr, (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version, qpname, exp);
+		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
+	} else {
+		outf(o->detail, sizeof o->detail, "bytes %llu..%llu hold the IPv%d header of the packet that was received",
+		     (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version);
+	}
+	g_free(got);
+	json_object_unref(res);
+}
+
 static void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_mr *m = find_mr(x, s->mr);
+	const struct cl_arg *l3 = cl_step_arg(s, "l3_header");
+	if (l3) {
+		step_dut_read_l3(x, s, o, l3->v.word);
+		return;
+	}
 	const struct cl_arg *d = cl_step_arg(s, "data");
 	uint64_t off, len;
 	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", d->v.n_bytes, &len, o))
@@ -986,7 +1181,7 @@ static void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct s
 		}
 		agent_set_u64(p, a->key, v);
 	}
-	modify(x, o, q->dut_qp, arg_word(s, "state", "RTS"), p);
+	modify(x, o, q, arg_word(s, "state", "RTS"), p, false);
 }
 
 /* ---- Steps: the tester's side ---- */
@@ -1214,11 +1409,35 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	d.payload_len = len;
 	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH))
 		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), oi->kind == ROCE_K_WRITE && oi->position == ROCE_POS_ONLY ? len : 0);
+	/* IPv4 options, or IPv6 extension headers, between IP and UDP. */
+	const struct cl_arg *opts = cl_step_arg(s, "ip_options");
+	if (opts) {
+		if (q->ipv == 4 && opts->v.n_bytes % 4) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: IPv4 options of %zu bytes; expected a multiple of 4",
+			     x->c->path, opts->v.loc.line, opts->v.loc.col, opts->v.n_bytes);
+			return;
+		}
+		memcpy(d.ip_opts, opts->v.bytes, opts->v.n_bytes);
+		d.ip_opts_len = (unsigned)opts->v.n_bytes;
+	}
+	/* Addresses that are not the connection's: the tester's own source
+	 * or the DUT's destination with the last byte incremented. */
+	uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
+	if (cl_step_arg(s, "src_ip")) {
+		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
+		a[q->ipv == 6 ? 15 : 3]++;
+	}
+	if (cl_step_arg(s, "dst_ip")) {
+		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
+		a[q->ipv == 6 ? 15 : 3]++;
+	}
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "repeat") ||
+		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
+		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip") || !strcmp(a->key, "repeat") ||
 		    !strcmp(a->key, "every"))
 			continue;
 		if (!strcmp(a->key, "icrc")) {
@@ -1233,7 +1452,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			}
 			continue;
 		}
-		enum roce_field f = field_for(a->key, x->ipv, roce_desc_xhdrs(&d));
+		enum roce_field f = field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
 		uint64_t v;
 		if (!eval(x, &a->v.expr, &v, o))
 			return;
@@ -1241,7 +1460,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
 			o->st = S_ERROR;
 			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a %s packet over IPv%d", x->c->path,
-			     a->loc.line, a->loc.col, a->key, oi->name, x->ipv);
+			     a->loc.line, a->loc.col, a->key, oi->name, q->ipv);
 			return;
 		}
 	}
@@ -1883,9 +2102,11 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	ru.rx = s->rx;
 	ru.opcode = s->opcode;
 	ru.round = -1;
+	int ipv = x->ipv;
 	if (s->qp) {
 		struct case_qp *q = find_qp(x, s->qp);
 		ru.qpn = q->tester_qpn;
+		ipv = q->ipv;
 	} else {
 		ru.any_qp = true;
 	}
@@ -1915,7 +2136,7 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	ru.delay_ns = s->action_ns;
 	ru.reorder_n = s->action_n;
 	if (s->action == CL_ACT_SET) {
-		ru.field = field_for(s->set_field, x->ipv, 0xFFFF);
+		ru.field = field_for(s->set_field, ipv, 0xFFFF);
 		if (!eval(x, &s->set_value, &ru.value, o))
 			return;
 	}
@@ -2179,6 +2400,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 		if (!have) {
 			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "the DUT lists no RoCEv2 GID for IPv%d%s%s", ipv,
 			     override ? " matching " : "", override ? override : "");
+			r->fam[fi].no_gid = true;
 			continue;
 		}
 		if (!(fi ? r->io.has_ip6 : r->io.has_ip4)) {
@@ -2199,6 +2421,10 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 
 static void free_ctx(struct run_ctx *x)
 {
+	for (unsigned i = 0; i < x->n_qps; i++)
+		for (int k = 0; k < 3; k++)
+			if (x->qps[i].bringup[k])
+				json_object_unref(x->qps[i].bringup[k]);
 	for (size_t i = 0; i < x->n_pkts; i++) {
 		free(x->pkts[i].data);
 		free(x->pkts[i].note);
@@ -2322,7 +2548,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rec, "ip_version", ip_version);
 	JsonArray *rules = json_array_new();
 	for (unsigned i = 0; i < c->n_rules; i++)
-		json_array_add_string_element(rules, c->rules[i]);
+		if (cl_rule_applies(c, i, ip_version))
+			json_array_add_string_element(rules, c->rules[i]);
 	json_object_set_array_member(rec, "rules", rules);
 	char caps[128];
 	cl_caps_format(c->caps, caps, sizeof caps);
@@ -2351,10 +2578,18 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_NOT_APPLICABLE;
 		outf(reason, sizeof reason, "the DUT lacks %s", missing);
 	}
+	if (v == V_PASS && r->dut_device && (c->unless_caps & r->dut_caps)) {
+		char has[128];
+		cl_caps_format(c->unless_caps & r->dut_caps, has, sizeof has);
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "the DUT has %s, which the case excludes ('unless')", has);
+	}
 	if (v == V_PASS && !family_usable(r, ip_version, err, sizeof err)) {
 		v = V_NOT_APPLICABLE;
 		outf(reason, sizeof reason, "%s", err);
 	}
+	if (v == V_PASS)
+		sym_set(x, "port", "mtu", dut_port_mtu(r));
 	for (unsigned i = 0; v == V_PASS && i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
@@ -2386,6 +2621,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			JsonObject *ev = json_object_new();
 			JsonArray *er = json_array_new();
 			for (unsigned k = 0; k < c->n_rules; k++) {
+				if (!cl_rule_applies(c, k, ip_version))
+					continue;
 				json_array_add_string_element(er, c->rules[k]);
 				add_failed_rule(x, c->rules[k]);
 			}

@@ -65,6 +65,12 @@ struct sym_val {
 struct case_qp {
 	const char *name;
 	enum roce_transport type;
+	int ipv, fi; /* its IP version (4, 6) and family index (0, 1) */
+	const char *state; /* the state the runner last moved it to */
+	/* The attributes it was brought up with, per transition (RESET->INIT,
+	 * INIT->RTR, RTR->RTS): a later 'dut modify' along the same path
+	 * gets those it does not give itself. */
+	JsonObject *bringup[3];
 	int64_t dut_qp, dut_cq, dut_ah; /* agent handles */
 	uint32_t dut_qpn, tester_qpn;
 	uint32_t dut_psn, tester_psn;
@@ -101,6 +107,7 @@ struct runner {
 	JsonArray *dut_gids;
 	struct {
 		bool ok;
+		bool no_gid; /* the DUT lists no RoCEv2 GID of this version */
 		int sgid_index;
 		uint8_t ip[16];
 		char gid[64];

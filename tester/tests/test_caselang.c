@@ -16,21 +16,22 @@ static const char *const good =
 	"title \"A demo: every statement \\\"kind\\\"\"\n"
 	"rules IBA9.7-PSN-SEQERR, CA17-24\n"
 	"requires RC, ATOMIC\n"
+	"unless RCM, UD\n"
 	"mutants no-seq-nak, psn-seq-nak-repeat\n"
 	"ip 4\n"
 	"pmtu 512\n"
 	"timeout 20s\n"
 	"\n"
 	"dut mr m size=8192 access=LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ fill=0xab\n"
-	"dut qp q type=RC pmtu=1024 psn=0x100 peer_psn=1000 timeout=14 retry_cnt=7\n"
+	"dut qp q type=RC pmtu=1024 psn=0x100 peer_psn=1000 timeout=14 retry_cnt=7 ip=6 state=RTR\n"
 	"peer mr t size=4096 fill=7\n"
 	"dut post_recv q m offset=0 len=4096 wr_id=1\n"
 	"dut post_send q RDMA_WRITE m offset=0 len=100 remote=$t.addr rkey=$t.rkey wr_id=2\n"
 	"expect q RDMA_WRITE_ONLY psn=$q.psn ackreq=1 len=100 reth.rkey=$t.rkey within 50ms\n"
 	"expect q WRITE_ONLY psn=?p len>=1 \\\n"
 	"       within 1ms..2s\n"
-	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=16 bth.tver=1 icrc=bad\n"
-	"inject q rc-send-only data=x\"de ad be ef\"\n"
+	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=$port.mtu bth.tver=1 icrc=bad\n"
+	"inject q rc-send-only data=x\"de ad be ef\" ip_options=x\"01010100\" src_ip=other dst_ip=other\n"
 	"expect q ACK aeth=NAK_SEQ psn=$q.peer_psn msn!=5\n"
 	"expect nothing q within 100ms\n"
 	"expect nothing within 1.5ms\n"
@@ -76,11 +77,12 @@ static void test_good(void)
 	CHECK(!strcmp(c->title, "A demo: every statement \"kind\""), "title with escapes: %s", c->title);
 	CHECK(c->n_rules == 2 && !strcmp(c->rules[1], "CA17-24"), "rules");
 	CHECK(c->caps == (CL_CAP_RC | CL_CAP_ATOMIC), "caps");
+	CHECK(c->unless_caps == (CL_CAP_RCM | CL_CAP_UD), "unless caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
 	CHECK(c->n_steps == 42, "42 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
-	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 11 && s->loc.col == 1, "dut mr at 11:1");
+	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 12 && s->loc.col == 1, "dut mr at 12:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
 	CHECK(acc && acc->v.kind == CL_V_LIST && acc->v.n_list == 3, "access list");
 	s = &c->steps[5];
@@ -97,6 +99,8 @@ static void test_good(void)
 	s = &c->steps[8];
 	const struct cl_arg *data = cl_step_arg(s, "data");
 	CHECK(s->opcode == 0x04 && data && data->v.n_bytes == 4 && data->v.bytes[0] == 0xde, "hex bytes");
+	CHECK(cl_step_arg(s, "ip_options")->v.n_bytes == 4 && !strcmp(cl_step_arg(s, "src_ip")->v.word, "other"),
+	      "ip_options, src_ip");
 	CHECK(c->steps[11].kind == CL_EXPECT_NOTHING && c->steps[11].within_max == 1500000, "fractional duration");
 	CHECK(c->steps[15].kind == CL_PEER_OP && !strcmp(c->steps[15].verb, "write"), "peer write");
 	CHECK(c->steps[17].kind == CL_PEER_SET, "peer set");
@@ -179,20 +183,31 @@ static const struct bad bads[] = {
 	{ "dut qp q colour=blue\n", CL_ERR_ARGUMENT, 4, 10, "unknown argument 'colour' for 'dut qp'" },
 	{ "dut mr m\ndut read m offset=0 data=\"x\"\n", CL_ERR_ARGUMENT, 5, 21, "is a result; expected it after '->'" },
 	{ "dut qp q type=XRC\n", CL_ERR_VALUE, 4, 15, "'XRC' is not a value of type" },
+	{ "dut qp q\ndut mr m\ndut read m -> l3_header=q\n", CL_ERR_KIND, 6, 25, "'q' is not a UD QP" },
+	{ "dut qp q type=UD\ndut mr m\ndut read m len=4 -> l3_header=q\n", CL_ERR_ARGUMENT, 6, 21, "reads 40 bytes itself" },
+	{ "dut mr m\ndut read m -> l3_header=nope\n", CL_ERR_UNDEFINED, 5, 25, "'nope' is not defined above" },
+	{ "dut qp q ip=5\n", CL_ERR_VALUE, 4, 13, "ip= takes the IP version of the QP" },
+	{ "dut qp q state=SQD\n", CL_ERR_VALUE, 4, 16, "'SQD' is not a value of state" },
 	{ "dut qp q psn=\"abc\"\n", CL_ERR_VALUE, 4, 14, "psn: found bytes; expected a number" },
 	{ "dut qp q\ninject q SEND_ONLY psn=?x\n", CL_ERR_VALUE, 5, 24, "cannot bind" },
+	{ "dut qp q\ninject q SEND_ONLY src_ip=mine\n", CL_ERR_VALUE, 5, 27, "'mine' is not a value of src_ip" },
+	{ "dut qp q\ninject q SEND_ONLY ip_options=\"\"\n", CL_ERR_VALUE, 5, 31, "ip_options= has 0 bytes" },
 	{ "dut qp q\ninject q SEND_ONLY psn!=4\n", CL_ERR_VALUE, 5, 23, "takes only '='" },
 	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "not an AETH kind" },
 	{ "dut qp q\non tx q do explode\n", CL_ERR_VALUE, 5, 12, "unknown action 'explode'" },
 	{ "dut qp q type=UD\npeer q read remote=1 rkey=2 len=3\n", CL_ERR_VALUE, 5, 8, "a UD QP can only send" },
 	{ "dut qp q\nexpect q ACK within 5ms..1ms\n", CL_ERR_VALUE, 5, 14, "ends before it starts" },
 	{ "!case A\ntitle \"a\"\nrules CA17-99\n", CL_ERR_RULE_ID, 3, 7, "'CA17-99' is not in the rule catalogue" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1, CA17-2, CA17-1\n", CL_ERR_DUPLICATE, 3, 23, "rule CA17-1 is named twice" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC, WARP\n", CL_ERR_CAPABILITY, 4, 14, "unknown capability 'WARP'" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC\nunless RCM, RC\n", CL_ERR_VALUE, 5, 13, "RC is both required and excluded" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1\nunless RCM\nunless UD\n", CL_ERR_DUPLICATE, 5, 1, "a second 'unless'" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nmutants 5\n", CL_ERR_EXPECTED, 4, 9, "a soft-DUT fault profile name" },
 	{ "expect q ACK\n", CL_ERR_UNDEFINED, 4, 8, "'q' is not defined above" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$nope\n", CL_ERR_UNDEFINED, 5, 24, "$nope is not defined" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q.colour\n", CL_ERR_MEMBER, 5, 24, "q has no member 'colour'" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q\n", CL_ERR_MEMBER, 5, 24, "expected $q.MEMBER" },
+	{ "dut qp q\ninject q SEND_ONLY len=$port.speed\n", CL_ERR_MEMBER, 5, 24, "expected $port.mtu" },
 	{ "dut qp q\ndut mr m\ndut post_recv m m\n", CL_ERR_KIND, 6, 15, "'m' is a DUT MR; expected a QP" },
 	{ "dut qp q type=UC\nexpect q RDMA_READ_REQUEST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of UC" },
 	{ "dut qp q\ninject q SEND_ALMOST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of RC" },
@@ -250,6 +265,27 @@ static void test_bad(void)
 		CHECK(reached[e], "parse error '%s' is reached by some test input", cl_error_name((enum cl_error)e));
 }
 
+static void test_rule_ip_versions(void)
+{
+	static const char text[] = "case IPQ-1\ntitle \"t\"\nrules CA17-4 ipv4, CA17-13 ipv6, CA17-2\nwait 1ms\n";
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("ipq.case", text, strlen(text), &d);
+	CHECK(c != NULL, "rules with IP qualifiers parse: %s", d.msg);
+	if (!c)
+		return;
+	CHECK(c->n_rules == 3, "three rules");
+	CHECK(cl_rule_applies(c, 0, 4) && !cl_rule_applies(c, 0, 6), "CA17-4 ipv4 only on IPv4");
+	CHECK(!cl_rule_applies(c, 1, 4) && cl_rule_applies(c, 1, 6), "CA17-13 ipv6 only on IPv6");
+	CHECK(cl_rule_applies(c, 2, 4) && cl_rule_applies(c, 2, 6), "CA17-2 on both");
+	CHECK(!cl_rule_applies(c, 3, 4) && !cl_rule_applies(c, 0, 5), "out of range");
+	cl_case_free(c);
+	static const char only4[] = "case IPQ-2\ntitle \"t\"\nrules CA17-2, CA17-13 ipv6\nip 4\nwait 1ms\n";
+	c = cl_parse_text("ipq.case", only4, strlen(only4), &d);
+	CHECK(!c && d.code == CL_ERR_VALUE && strstr(d.msg, "ipq.case:3:15: rule CA17-13 is limited to IPv6"),
+	      "a rule limited to an IP version the case excludes: %s", d.msg);
+	cl_case_free(c);
+}
+
 static void test_opcodes(void)
 {
 	CHECK(cl_opcode_lookup(0, "SEND_ONLY") == 0x04, "RC SEND Only");
@@ -304,6 +340,7 @@ int main(void)
 {
 	test_good();
 	test_bad();
+	test_rule_ip_versions();
 	test_opcodes();
 	test_fuzz();
 	return test_result("test_caselang");

@@ -225,7 +225,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		memcpy(src_ip, roce_ipv4_src(l3), 4);
 		memcpy(dst_ip, roce_ipv4_dst(l3), 4);
 	}
-	if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
+	if (!soft_is_our_ip(dev, p.ip_version, dst_ip) && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST)) {
 		soft_refresh_gids(dev);
 		if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
 			dev->cnt.rx_drop_gid++;
@@ -265,8 +265,11 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 			}
 			break;
 		case ROCE_C_IPV4_CSUM:
-			dev->cnt.rx_drop_ip++;
-			return;
+			if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_IPV4_CSUM)) {
+				dev->cnt.rx_drop_ip++;
+				return;
+			}
+			break;
 		default:
 			break;
 		}
@@ -343,10 +346,12 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 
-	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR)) {
+	/* A QP in INIT (reached here only under ignore-qp-state) has no
+	 * address vector to check the addresses against. */
+	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR) && s != BE_QPS_INIT) {
 		size_t n = p.ip_version == 4 ? 4 : 16;
 		if (p.ip_version != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
-		    memcmp(dst_ip, qp->ep.src_ip, n) != 0) {
+		    (memcmp(dst_ip, qp->ep.src_ip, n) != 0 && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST))) {
 			dev->cnt.rx_drop_addr++;
 			return;
 		}

@@ -296,6 +296,13 @@ struct soft_dev {
 
 #define SOFT_FAULT_ON(dev, F) ((dev)->fault == SOFT_FAULT_##F)
 
+/* PSN distance a - b: 24-bit serial arithmetic, or plain integers under
+ * the psn-no-wrap fault. */
+static inline int32_t soft_psn_diff(const struct soft_dev *dev, uint32_t a, uint32_t b)
+{
+	return SOFT_FAULT_ON(dev, PSN_NO_WRAP) ? (int32_t)a - (int32_t)b : roce_psn_diff(a, b);
+}
+
 extern const struct backend_ops soft_ops;
 void soft_backend_close(struct backend *be);
 
