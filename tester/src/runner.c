@@ -1373,6 +1373,8 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	make_endpoint(x, q, 0, 0, 0, &ep);
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
+	if (s->opcode == ROCE_OPCODE_CNP)
+		psn = 0; /* A17 Figure 6 */
 	roce_endpoint_desc(&ep, &d, (uint8_t)s->opcode, psn);
 	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
 	if (request && q->type == ROCE_T_RC && last)
@@ -1560,6 +1562,22 @@ static bool dut_pkt_for(struct run_ctx *x, size_t i, const struct case_qp *q)
 	return p->qpn && qp_by_tester_qpn(x, p->qpn);
 }
 
+static bool pkt_is_cnp(const struct case_pkt *p)
+{
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	return pk.op && pk.opcode == ROCE_OPCODE_CNP;
+}
+
+/* CNPs come from the DUT's congestion notification point, independently
+ * of the QP's transport sequence, so they form a sequence of their own:
+ * a CNP step takes the next CNP, every other step (any included) the next
+ * packet that is not one. */
+static bool same_stream(const struct cl_step *s, const struct case_pkt *p)
+{
+	return pkt_is_cnp(p) == (s->opcode == ROCE_OPCODE_CNP);
+}
+
 static bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want)
 {
 	switch (c) {
@@ -1712,7 +1730,7 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	uint64_t min = x->ref_ns + (s->has_within ? s->within_min : 0);
 	for (;;) {
 		for (size_t i = 0; i < x->n_pkts; i++) {
-			if (!dut_pkt_for(x, i, q))
+			if (!dut_pkt_for(x, i, q) || !same_stream(s, &x->pkts[i]))
 				continue;
 			struct case_pkt *p = &x->pkts[i];
 			p->consumed = true;
@@ -1723,17 +1741,28 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 			if (o->st == S_ERROR)
 				return;
 			uint64_t dt = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
-			if (ok && p->ts_ns < min) {
+			/* Only an explicit lower bound rejects a packet that came
+			 * before the reference (a CNP ahead of the ACK expected
+			 * first, two packets that arrived together). */
+			if (ok && s->within_min && p->ts_ns < min) {
 				ok = false;
 				outf(o->expected, sizeof o->expected, "the packet no earlier than %.3f ms after the previous step",
 				     (double)(min - x->ref_ns) / 1e6);
+				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
+			}
+			/* The pump may hand over a frame stamped just past the end. */
+			if (ok && p->ts_ns > end) {
+				ok = false;
+				outf(o->expected, sizeof o->expected, "the packet within %.3f ms of the previous step",
+				     (double)(end - x->ref_ns) / 1e6);
 				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
 			}
 			if (ok) {
 				annotate(x, (long)i, "matched step %d (line %u) after %.3f ms", x->cur_step + 1, s->loc.line,
 					 (double)dt / 1e6);
 				outf(o->detail, sizeof o->detail, "%s after %.3f ms", sum, (double)dt / 1e6);
-				x->ref_ns = p->ts_ns;
+				if (p->ts_ns > x->ref_ns)
+					x->ref_ns = p->ts_ns;
 				return;
 			}
 			o->st = S_FAIL;
@@ -1768,7 +1797,7 @@ static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step
 	uint64_t count = 0, bytes = 0, first = 0, last = 0, min_gap = 0, max_gap = 0, prev = 0;
 	for (size_t i = 0; i < x->n_pkts; i++) {
 		struct case_pkt *p = &x->pkts[i];
-		if (!dut_pkt_for(x, i, q) || p->ts_ns < start || p->ts_ns > end)
+		if (!dut_pkt_for(x, i, q) || p->ts_ns < start || p->ts_ns > end || !same_stream(s, p))
 			continue;
 		if (s->opcode >= 0) {
 			struct roce_pkt pk;

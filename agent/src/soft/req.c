@@ -77,18 +77,31 @@ static enum be_wc_opcode wc_opcode(enum be_wr_opcode op)
 	}
 }
 
+static void report(struct be_qp *qp, const struct soft_swqe *w)
+{
+	if (w->signaled || w->status != BE_WC_SUCCESS) {
+		struct be_wc wc = { .wr_id = w->wr.wr_id, .status = w->status,
+				    .opcode = wc_opcode(w->wr.opcode), .qp_num = qp->qpn };
+		if (w->status == BE_WC_SUCCESS && is_read(w))
+			wc.byte_len = (uint32_t)w->length;
+		soft_cq_push(qp->scq, &wc);
+	}
+}
+
 /* Reports finished WQEs from the head, in order. */
 static void complete_done(struct be_qp *qp)
 {
+	if (SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER)) {
+		unsigned n = 0;
+		while (n < qp->sq_count && sq_at(qp, n)->done)
+			n++;
+		while (n--)
+			report(qp, sq_at(qp, n));
+	}
 	while (qp->sq_count && sq_at(qp, 0)->done) {
 		struct soft_swqe *w = sq_at(qp, 0);
-		if (w->signaled || w->status != BE_WC_SUCCESS) {
-			struct be_wc wc = { .wr_id = w->wr.wr_id, .status = w->status,
-					    .opcode = wc_opcode(w->wr.opcode), .qp_num = qp->qpn };
-			if (w->status == BE_WC_SUCCESS && is_read(w))
-				wc.byte_len = (uint32_t)w->length;
-			soft_cq_push(qp->scq, &wc);
-		}
+		if (!SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER))
+			report(qp, w);
 		for (unsigned i = 0; i < w->num_sge; i++)
 			soft_mr_unref(w->sge[i].mr);
 		w->num_sge = 0;
@@ -496,7 +509,7 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 		struct soft_swqe *w = wqe_of(qp, psn);
 		if (!w)
 			break;
-		if (qp->attr.rnr_retry != 7) {
+		if (qp->attr.rnr_retry != 7 && !SOFT_FAULT_ON(dev, RNR_RETRY_FOREVER)) {
 			if (qp->req.rnr_left == 0) {
 				req_fail(qp, w, BE_WC_RNR_RETRY_EXC_ERR);
 				break;

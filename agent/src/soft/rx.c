@@ -146,6 +146,23 @@ static struct be_qp *lowest_qp(struct soft_dev *dev)
 	return best;
 }
 
+/* cnp-before-validation: the broken notification point answers ECN CE
+ * before the packet is checked (CA17-44 asks for a valid packet). */
+static void cnp_before_validation(struct soft_dev *dev, const struct roce_pkt *p, const uint8_t *frame,
+				  const uint8_t *l3, const uint8_t *src_ip, const uint8_t *dst_ip)
+{
+	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
+	unsigned ecn = p->ip_version == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
+	struct be_qp *qp = bth && ecn == 3 ? soft_qp_lookup(dev, roce_bth_destqp(bth)) : NULL;
+	if (!qp || p->op->kind == ROCE_K_CNP)
+		return;
+	struct soft_rx rx = { .p = p, .bth = bth, .ip_version = p->ip_version, .l3 = l3 };
+	memcpy(rx.src_ip, src_ip, 16);
+	memcpy(rx.dst_ip, dst_ip, 16);
+	memcpy(rx.src_mac, eth_src(frame), 6);
+	soft_cc_on_ce(qp, &rx);
+}
+
 void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 {
 	if (len < ROCE_ETH_LEN || len > sizeof dev->rxbuf || memcmp(eth_dst(frame), dev->mac, 6) != 0)
@@ -215,6 +232,9 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 			return;
 		}
 	}
+
+	if (SOFT_FAULT_ON(dev, CNP_BEFORE_VALIDATION))
+		cnp_before_validation(dev, &p, frame, l3, src_ip, dst_ip);
 
 	/* The header rules of A17.3 (CA17-24): IP options, flags, checksum,
 	 * ICRC. libroce's stateless checks find them. */

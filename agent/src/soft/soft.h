@@ -287,6 +287,8 @@ struct soft_dev {
 	uint32_t nl_seq;
 
 	struct soft_counters cnt;
+	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
+	int64_t last_cnp_us;
 	uint8_t rxbuf[16384];
 	uint8_t txbuf[9216];
 	uint8_t payload[4096];
