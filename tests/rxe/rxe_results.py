@@ -12,9 +12,11 @@ not apply).
       Every case run in RESULTS.json has a row whose verdicts match; every
       row that is not a pass explains itself. With --all, the run also
       covered every case file under CASES-DIR and every row of the table.
+      It also checks the counts between <!-- rxe-summary:begin --> and
+      <!-- rxe-summary:end -->.
   rxe_results.py update RESULTS.json DOC.md
-      Rewrites the table's verdicts from a full run, keeping the
-      explanations, and marks rows that need one.
+      Rewrites the table's verdicts and the summary's counts from a full
+      run, keeping the explanations, and marks rows that need one.
 """
 import json
 import os
@@ -22,6 +24,7 @@ import re
 import sys
 
 BEGIN, END = "<!-- rxe-results:begin -->", "<!-- rxe-results:end -->"
+SUM_BEGIN, SUM_END = "<!-- rxe-summary:begin -->", "<!-- rxe-summary:end -->"
 HEADER = ["| Case | IPv4 | IPv6 | Why |", "|---|---|---|---|"]
 SHORT = {"pass": "pass", "fail": "fail", "informative": "informative", "not_applicable": "n/a", "error": "error"}
 LONG = {v: k for k, v in SHORT.items()}
@@ -64,6 +67,23 @@ def run_verdicts(results):
     return got
 
 
+def summary(got):
+    """The counts a full run gives, as the document's summary says them."""
+    runs = [v for by_ip in got.values() for v in by_ip.values()]
+    n = {k: sum(1 for v in runs if v[0] == k) for k in SHORT}
+    failing = sum(1 for by_ip in got.values() if any(v[0] == "fail" for v in by_ip.values()))
+    return ("Of %d case runs (%d cases; a few run over one IP version only): %d pass, %d informative, "
+            "%d fail (%d cases), %d not applicable, %d error." %
+            (len(runs), len(got), n["pass"], n["informative"], n["fail"], failing, n["not_applicable"], n["error"]))
+
+
+def doc_summary(path):
+    text = open(path).read()
+    if SUM_BEGIN not in text or SUM_END not in text:
+        return None
+    return " ".join(text.split(SUM_BEGIN, 1)[1].split(SUM_END, 1)[0].split())
+
+
 def case_ids(cases_dir):
     ids = {}
     for root, _, files in os.walk(cases_dir):
@@ -97,6 +117,9 @@ def check(results, doc, all_dir):
         for cid, path in sorted(case_ids(all_dir).items()):
             if cid not in got:
                 problems.append("%s (%s) is in the suite but not in the run" % (cid, path))
+        want_sum = summary(got)
+        if doc_summary(doc) != want_sum:
+            problems.append("the summary says '%s'; the run: '%s'" % (doc_summary(doc), want_sum))
         for cid, (verdicts, _) in rows.items():
             if cid not in got:
                 problems.append("%s has a row but did not run" % cid)
@@ -128,8 +151,12 @@ def update(results, doc):
         if all(c in ("pass", "-") for c in cells):
             why = ""
         lines.append("| `%s` | %s | %s | %s |" % (cid, cells[0], cells[1], why))
+    text = head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail
+    if SUM_BEGIN in text and SUM_END in text:
+        before, rest = text.split(SUM_BEGIN, 1)
+        text = before + SUM_BEGIN + "\n" + summary(got) + "\n" + SUM_END + rest.split(SUM_END, 1)[1]
     with open(doc, "w") as f:
-        f.write(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail)
+        f.write(text)
     print("rxe-results: %s: %d rows, %d to explain" % (doc, len(lines) - 2, todo))
     return 0
 

@@ -26,6 +26,9 @@ def run(*args):
 
 
 DOC = """# rxe
+<!-- rxe-summary:begin -->
+Of 5 case runs (3 cases; a few run over one IP version only): 2 pass, 0 informative, 2 fail (1 cases), 1 not applicable, 0 error.
+<!-- rxe-summary:end -->
 <!-- rxe-results:begin -->
 | Case | IPv4 | IPv6 | Why |
 |---|---|---|---|
@@ -64,6 +67,9 @@ with tempfile.TemporaryDirectory() as d:
     rc, out = run("check", res, doc, "--all", cases)
     check(rc == 1 and "B-001 (" in out and "is in the suite but not in the run" in out and "did not run" in out,
           "a subset is not a full run: %s" % out.strip())
+    setup(good, DOC.replace("2 pass", "3 pass"))
+    rc, out = run("check", res, doc, "--all", cases)
+    check(rc == 1 and "the summary says" in out, "stale summary counts: %s" % out.strip())
     setup([x for x in good if x[:2] != ("A-001", 6)])
     rc, out = run("check", res, doc, "--all", cases)
     check(rc == 1 and "A-001: the document gives IPv6 a verdict but it did not run over IPv6" in out,
@@ -86,7 +92,8 @@ with tempfile.TemporaryDirectory() as d:
     rc, out = run("update", res, doc)
     text = open(doc).read()
     check(rc == 0 and "| `B-001` | fail | fail | R1: a deviation |" in text and
-          "| `E-001` | fail | pass | TO EXPLAIN |" in text and text.endswith("tail text\n") and "1 to explain" in out,
+          "| `E-001` | fail | pass | TO EXPLAIN |" in text and text.endswith("tail text\n") and "1 to explain" in out
+          and "Of 7 case runs (4 cases; a few run over one IP version only): 3 pass, 0 informative, 3 fail (2 cases)" in text,
           "update keeps explanations and marks new failures: %s" % out.strip())
     rc, out = run("check", res, doc)
     check(rc == 1 and "E-001: fail/pass without an explanation" in out, "a marked row fails the check until explained")
