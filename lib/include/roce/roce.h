@@ -6,6 +6,7 @@
 #include "roce/build.h"
 #include "roce/check.h"
 #include "roce/crc32.h"
+#include "roce/flow.h"
 #include "roce/hdr.h"
 #include "roce/icrc.h"
 #include "roce/opcode.h"
