@@ -9,6 +9,7 @@
 #include "roce/flow.h"
 #include "roce/hdr.h"
 #include "roce/icrc.h"
+#include "roce/mad.h"
 #include "roce/opcode.h"
 #include "roce/packet.h"
 #include "roce/rules.h"
