@@ -67,12 +67,19 @@ static int locate_ip(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds)
 	if (udp < ROCE_IPV4_LEN || udp + ROCE_UDP_LEN > have)
 		return -1;
 	if (pinfo->src.type == AT_IPv6 && pinfo->src.len == 16) {
-		int ip = udp - ROCE_IPV6_LEN;
-		if (ip < 0 || (tvb_get_guint8(*ds, ip) >> 4) != 6 || tvb_get_guint8(*ds, ip + 6) != 17 ||
-		    tvb_memeql(*ds, ip + 8, (const uint8_t *)pinfo->src.data, 16) != 0 ||
-		    tvb_memeql(*ds, ip + 24, (const uint8_t *)pinfo->dst.data, 16) != 0)
-			return -1;
-		return ip;
+		/* Right behind UDP, or behind extension headers (which break
+		 * CA17-16 and which libroce then reports). */
+		for (int ext = 0; ext <= 64; ext += 8) {
+			int ip = udp - ROCE_IPV6_LEN - ext;
+			if (ip < 0)
+				break;
+			if ((tvb_get_guint8(*ds, ip) >> 4) == 6 &&
+			    tvb_memeql(*ds, ip + 8, (const uint8_t *)pinfo->src.data, 16) == 0 &&
+			    tvb_memeql(*ds, ip + 24, (const uint8_t *)pinfo->dst.data, 16) == 0 &&
+			    (ext > 0 || tvb_get_guint8(*ds, ip + 6) == 17))
+				return ip;
+		}
+		return -1;
 	}
 	if (pinfo->src.type == AT_IPv4 && pinfo->src.len == 4) {
 		for (int ihl = 5; ihl <= 15; ihl++) {
@@ -99,15 +106,34 @@ struct rocev2_parse {
 	int t_shift; /* tvb offset = t offset - t_shift */
 };
 
+/* The frame from its Ethernet header, when the IP header sits behind
+ * Ethernet and VLAN tags in the same buffer: libroce then also checks the
+ * link layer (the VLAN depth of CA17-2). */
+static bool parse_frame(tvbuff_t *ds, packet_info *pinfo, int ip, struct rocev2_parse *r)
+{
+	if (ip < ROCE_ETH_LEN || !proto_is_frame_protocol(pinfo->layers, "eth"))
+		return false;
+	unsigned cap = tvb_captured_length(ds), rep = tvb_reported_length(ds);
+	roce_parse_frame(&r->p, tvb_get_ptr(ds, 0, cap), cap, rep, ROCE_PARSE_ANY_PORT);
+	enum roce_hdr iph = r->p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	if (r->p.err == ROCE_E_VLAN_DEPTH || (roce_pkt_has(&r->p, iph) && (int)r->p.hdr_off[iph] == ip)) {
+		r->p_base = 0;
+		return true;
+	}
+	return false;
+}
+
 static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 {
 	int ip = locate_ip(tvb, pinfo, &r->ds);
 	unsigned flags = ROCE_PARSE_ANY_PORT; /* the port rule is a finding (Decode As) */
 	if (ip >= 0) {
-		unsigned cap = tvb_captured_length(r->ds) - (unsigned)ip;
-		unsigned rep = tvb_reported_length(r->ds) - (unsigned)ip;
-		roce_parse_ip(&r->p, tvb_get_ptr(r->ds, ip, cap), cap, rep, flags);
-		r->p_base = ip;
+		if (!parse_frame(r->ds, pinfo, ip, r)) {
+			unsigned cap = tvb_captured_length(r->ds) - (unsigned)ip;
+			unsigned rep = tvb_reported_length(r->ds) - (unsigned)ip;
+			roce_parse_ip(&r->p, tvb_get_ptr(r->ds, ip, cap), cap, rep, flags);
+			r->p_base = ip;
+		}
 		if (roce_pkt_has(&r->p, ROCE_H_BTH)) {
 			r->t = &r->p;
 			r->t_shift = (int)r->p.hdr_off[ROCE_H_BTH];
@@ -175,7 +201,7 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
  * payload and then fails on it is a false positive, not a malformed packet,
  * so its exception is caught and the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
-		    const struct roce_pkt *t)
+		    const struct roce_pkt *t, const char *summary)
 {
 	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics)
 		return false;
@@ -199,6 +225,14 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	}
 	heur_dtbl_entry_t *hde = NULL;
 	volatile bool claimed = false;
+	/* Hide the UDP ports while a ULP looks: RPC and others would otherwise
+	 * bind the UDP conversation to themselves and swallow later ACKs. */
+	port_type ptype = pinfo->ptype;
+	uint32_t sport = pinfo->srcport, dport = pinfo->destport;
+	pinfo->ptype = PT_NONE;
+	pinfo->srcport = pinfo->destport = 0;
+	col_append_str(pinfo->cinfo, COL_INFO, " | ");
+	col_set_fence(pinfo->cinfo, COL_INFO);
 	TRY {
 		claimed = dissector_try_heuristic(ib_payload_heur, payload, pinfo,
 						  proto_tree_get_root(tree), &hde, &info);
@@ -207,11 +241,20 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 		claimed = false;
 	}
 	ENDTRY;
+	pinfo->ptype = ptype;
+	pinfo->srcport = sport;
+	pinfo->destport = dport;
+	if (!claimed) {
+		col_clear_fence(pinfo->cinfo, COL_INFO);
+		col_add_str(pinfo->cinfo, COL_INFO, summary);
+		col_set_fence(pinfo->cinfo, COL_INFO);
+		col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
+	}
 	return claimed;
 }
 
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
-			const struct roce_pkt *t, int shift, struct rocev2_packet *rp)
+			const struct roce_pkt *t, int shift, struct rocev2_packet *rp, const char *summary)
 {
 	int have = (int)tvb_captured_length(tvb);
 	int off = (int)t->payload_off - shift;
@@ -222,7 +265,7 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		bool done = false;
 		if (rocev2_is_mad(t))
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
-		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t))
+		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t, summary))
 			done = true;
 		if (!done || tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
@@ -325,7 +368,10 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 
 	if (decoded && t->err == ROCE_OK) {
 		const char *proto_name = pinfo->current_proto;
-		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
+		char info[256];
+		const char *now = col_get_text(pinfo->cinfo, COL_INFO);
+		g_strlcpy(info, now ? now : "", sizeof info);
+		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp, info);
 		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
 		add_icrc(rt, pinfo, tvb, &r, rp);
 	}

@@ -235,6 +235,8 @@ static void request(struct direction *q,
 		dmalen = roce_reth_dmalen(reth);
 		if (q->pmtu) {
 			span = read_packets(dmalen, q->pmtu);
+		} else if (dmalen <= 256) {
+			span = 1; /* one packet whatever the path MTU */
 		} else {
 			span = read_packets(dmalen, 256); /* at most */
 			span_known = false;
