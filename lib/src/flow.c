@@ -487,7 +487,13 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 		r->response_ns = in->ts_ns >= e->ts_ns ? in->ts_ns - e->ts_ns : 0;
 		answer(env, e, in->frame, in->ts_ns);
 	}
-	remember(&rd->resp, psn, in->frame);
+	/* A response beyond its READ answers nothing: keep its PSN free for
+	 * the next request's responses. */
+	bool extra = false;
+	for (unsigned i = 0; i < r->n_findings; i++)
+		extra |= r->findings[i].code == ROCE_F_READ_RESP_EXTRA;
+	if (!extra)
+		remember(&rd->resp, psn, in->frame);
 	r->pmtu = q ? q->pmtu : rd->pmtu;
 }
 
