@@ -23,7 +23,7 @@ static int hf_retransmit_of = -1;
 static int ett_analysis = -1;
 
 static wmem_map_t *records; /* flow records by key */
-static wmem_map_t *packets; /* struct rocev2_packet by frame number */
+
 
 static const value_string class_names[] = {
 	{ ROCE_FLOW_UNTRACKED, "not tracked" },
@@ -41,6 +41,15 @@ struct rkey {
 	size_t len;
 	uint8_t bytes[64];
 };
+
+/* Most packets belong to one of the few directions seen just before: a
+ * small direct-mapped cache in front of the map. File-scoped, like the map. */
+#define CACHE_SLOTS 64
+struct cache_slot {
+	struct rkey key;
+	void *record;
+};
+static struct cache_slot *cache;
 
 static guint rkey_hash(gconstpointer k)
 {
@@ -65,6 +74,12 @@ static void *record(void *ctx, const void *key, size_t klen, size_t size)
 		return NULL;
 	k.len = klen;
 	memcpy(k.bytes, key, klen);
+	guint h = rkey_hash(&k);
+	if (!cache)
+		cache = wmem_alloc0(wmem_file_scope(), CACHE_SLOTS * sizeof *cache);
+	struct cache_slot *slot = &cache[h % CACHE_SLOTS];
+	if (slot->record && rkey_equal(&slot->key, &k))
+		return slot->record;
 	void *r = wmem_map_lookup(records, &k);
 	if (!r) {
 		struct rkey *kk = wmem_new(wmem_file_scope(), struct rkey);
@@ -72,13 +87,23 @@ static void *record(void *ctx, const void *key, size_t klen, size_t size)
 		r = wmem_alloc0(wmem_file_scope(), size);
 		wmem_map_insert(records, kk, r);
 	}
+	slot->key = k;
+	slot->record = r;
 	return r;
 }
 
-static void answered(void *ctx, uint32_t request_frame, uint32_t response_frame, uint64_t delta_ns)
+/* The file scope is gone: so is the cache that lived in it. */
+static void forget_cache(void)
+{
+	cache = NULL;
+}
+
+static void answered(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
+		     uint64_t delta_ns)
 {
 	(void)ctx;
-	struct rocev2_packet *rp = wmem_map_lookup(packets, GUINT_TO_POINTER(request_frame));
+	(void)request_frame;
+	struct rocev2_packet *rp = cookie;
 	if (rp && !rp->response_in) {
 		rp->response_in = response_frame;
 		rp->response_in_ns = delta_ns;
@@ -99,8 +124,6 @@ struct rocev2_packet *rocev2_packet_new(packet_info *pinfo)
 	struct rocev2_packet *rp = wmem_new0(wmem_file_scope(), struct rocev2_packet);
 	rp->frame = pinfo->num;
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
-	if (!wmem_map_contains(packets, GUINT_TO_POINTER(pinfo->num)))
-		wmem_map_insert(packets, GUINT_TO_POINTER(pinfo->num), rp);
 	return rp;
 }
 
@@ -116,7 +139,7 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	struct roce_flow_input in = {
 		t, ipv, pinfo->src.data, pinfo->dst.data, (uint16_t)pinfo->srcport, pinfo->num,
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
-		(unsigned)rocev2_prefs.pmtu,
+		(unsigned)rocev2_prefs.pmtu, rp,
 	};
 	roce_flow_packet(&env, &in, &rp->flow);
 	rp->analysed = true;
@@ -214,5 +237,5 @@ void rocev2_register_analysis(int proto)
 	proto_register_field_array(proto, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	records = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), rkey_hash, rkey_equal);
-	packets = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
+	register_cleanup_routine(forget_cache);
 }

@@ -27,4 +27,11 @@ typedef bool rocev2_pref_bool;
 typedef gboolean rocev2_pref_bool;
 #endif
 
+/* 4.4 deprecates the glib-typed tvb getters; 4.0 has only those. */
+#if ROCEV2_WS_AT_LEAST(4, 4)
+#define rocev2_tvb_get_u8 tvb_get_uint8
+#else
+#define rocev2_tvb_get_u8 tvb_get_guint8
+#endif
+
 #endif

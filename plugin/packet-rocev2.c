@@ -73,10 +73,10 @@ static int locate_ip(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds)
 			int ip = udp - ROCE_IPV6_LEN - ext;
 			if (ip < 0)
 				break;
-			if ((tvb_get_guint8(*ds, ip) >> 4) == 6 &&
+			if ((rocev2_tvb_get_u8(*ds, ip) >> 4) == 6 &&
 			    tvb_memeql(*ds, ip + 8, (const uint8_t *)pinfo->src.data, 16) == 0 &&
 			    tvb_memeql(*ds, ip + 24, (const uint8_t *)pinfo->dst.data, 16) == 0 &&
-			    (ext > 0 || tvb_get_guint8(*ds, ip + 6) == 17))
+			    (ext > 0 || rocev2_tvb_get_u8(*ds, ip + 6) == 17))
 				return ip;
 		}
 		return -1;
@@ -86,7 +86,7 @@ static int locate_ip(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds)
 			int ip = udp - 4 * ihl;
 			if (ip < 0)
 				break;
-			if (tvb_get_guint8(*ds, ip) == (0x40 | ihl) && tvb_get_guint8(*ds, ip + 9) == 17 &&
+			if (rocev2_tvb_get_u8(*ds, ip) == (0x40 | ihl) && rocev2_tvb_get_u8(*ds, ip + 9) == 17 &&
 			    tvb_memeql(*ds, ip + 12, (const uint8_t *)pinfo->src.data, 4) == 0 &&
 			    tvb_memeql(*ds, ip + 16, (const uint8_t *)pinfo->dst.data, 4) == 0)
 				return ip;
@@ -201,7 +201,7 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
  * payload and then fails on it is a false positive, not a malformed packet,
  * so its exception is caught and the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
-		    const struct roce_pkt *t, const char *summary)
+		    const struct roce_pkt *t)
 {
 	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics)
 		return false;
@@ -227,6 +227,10 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	volatile bool claimed = false;
 	/* Hide the UDP ports while a ULP looks: RPC and others would otherwise
 	 * bind the UDP conversation to themselves and swallow later ACKs. */
+	/* Our Info text, to put back if no ULP takes the payload. */
+	char summary[256];
+	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
+	g_strlcpy(summary, now ? now : "", sizeof summary);
 	port_type ptype = pinfo->ptype;
 	uint32_t sport = pinfo->srcport, dport = pinfo->destport;
 	pinfo->ptype = PT_NONE;
@@ -254,7 +258,7 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 }
 
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
-			const struct roce_pkt *t, int shift, struct rocev2_packet *rp, const char *summary)
+			const struct roce_pkt *t, int shift, struct rocev2_packet *rp)
 {
 	int have = (int)tvb_captured_length(tvb);
 	int off = (int)t->payload_off - shift;
@@ -265,7 +269,7 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		bool done = false;
 		if (rocev2_is_mad(t))
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
-		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t, summary))
+		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t))
 			done = true;
 		if (!done || tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
@@ -368,10 +372,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 
 	if (decoded && t->err == ROCE_OK) {
 		const char *proto_name = pinfo->current_proto;
-		char info[256];
-		const char *now = col_get_text(pinfo->cinfo, COL_INFO);
-		g_strlcpy(info, now ? now : "", sizeof info);
-		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp, info);
+		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
 		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
 		add_icrc(rt, pinfo, tvb, &r, rp);
 	}

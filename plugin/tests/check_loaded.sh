@@ -10,11 +10,18 @@ fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-"$tshark" "$dir" -G plugins >"$out"
-if grep -q '^rocev2\.so' "$out"; then
-  echo "loaded: $(grep '^rocev2\.so' "$out" | tr -s '\t' ' ')"
+if [ -n "${ROCEV2_TSHARK_PRELOAD:-}" ]; then
+  # Debian's tshark deadlocks at exit after -G plugins when the ASan
+  # runtime is preloaded (with or without this plugin); the fields below
+  # exist only if the plugin loaded.
+  echo "sanitizer build: -G plugins skipped (tshark hangs at exit under a preloaded ASan)"
 else
-  echo "FAIL: tshark -G plugins does not list rocev2.so"; cat "$out"; fail=1
+  "$tshark" "$dir" -G plugins >"$out"
+  if grep -q '^rocev2\.so' "$out"; then
+    echo "loaded: $(grep '^rocev2\.so' "$out" | tr -s '\t' ' ')"
+  else
+    echo "FAIL: tshark -G plugins does not list rocev2.so"; cat "$out"; fail=1
+  fi
 fi
 "$tshark" "$dir" -G protocols | grep -q "	rocev2$" || { echo "FAIL: no protocol rocev2"; fail=1; }
 
