@@ -28,6 +28,7 @@ struct request {
 	uint64_t ts_ns;
 	uint32_t dmalen;   /* READ: bytes asked for */
 	uint32_t responses;/* READ: response packets seen */
+	void *cookie;
 };
 
 struct history {
@@ -158,7 +159,7 @@ static void answer(const struct roce_flow_env *env, struct request *e, uint32_t 
 		return;
 	e->answered = true;
 	if (env->answered)
-		env->answered(env->ctx, e->frame, frame, ts >= e->ts_ns ? ts - e->ts_ns : 0);
+		env->answered(env->ctx, e->cookie, e->frame, frame, ts >= e->ts_ns ? ts - e->ts_ns : 0);
 }
 
 /* An ACK or NAK for psn also acknowledges everything before it. */
@@ -181,7 +182,7 @@ static void record_request(struct direction *q, const struct roce_flow_input *in
 	if (q->req_count < ROCE_FLOW_OUTSTANDING)
 		q->req_count++;
 	*e = (struct request){ psn, span, span_known, false, in->pkt->op->kind, in->frame, in->ts_ns,
-			       dmalen, 0 };
+			       dmalen, 0, in->cookie };
 }
 
 static void note_pmtu(struct direction *d, const struct roce_flow_input *in)

@@ -40,10 +40,11 @@ struct conv {
 	unsigned n_answered;
 };
 
-static void on_answer(void *ctx, uint32_t req, uint32_t resp, uint64_t delta)
+static void on_answer(void *ctx, void *cookie, uint32_t req, uint32_t resp, uint64_t delta)
 {
 	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
 	(void)delta;
+	CHECK((uintptr_t)cookie == req, "cookie %p handed back for frame %u", cookie, req);
 	if (c->n_answered < 64) {
 		c->answered_req[c->n_answered] = req;
 		c->answered_resp[c->n_answered++] = resp;
@@ -100,8 +101,9 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 	struct roce_pkt p;
 	roce_parse_frame(&p, frame, (size_t)n, (size_t)n, 0);
 	c->now_ns += o->gap_ns ? o->gap_ns : 10000;
+	c->frame++;
 	struct roce_flow_input in = { &p, 4, d.ip + 12, d.ip + 16, o->sport ? o->sport : 0xC0DE,
-				      ++c->frame, c->now_ns, c->pmtu };
+				      c->frame, c->now_ns, c->pmtu, (void *)(uintptr_t)c->frame };
 	struct roce_flow_result r;
 	roce_flow_packet(&c->env, &in, &r);
 	for (unsigned i = 0; i < r.n_findings; i++)

@@ -41,10 +41,12 @@ struct roce_flow_env {
 	 * size zeroed bytes if it does not exist; NULL when out of memory.
 	 * Records never move or disappear while the analysis runs. */
 	void *(*record)(void *ctx, const void *key, size_t klen, size_t size);
-	/* Optional: request_frame was answered by response_frame (an ACK, NAK,
-	 * READ response or atomic ACK), delta_ns later. Called once per
-	 * request, for the first response that covers it. */
-	void (*answered)(void *ctx, uint32_t request_frame, uint32_t response_frame, uint64_t delta_ns);
+	/* Optional: the request fed with `cookie` (its roce_flow_input.cookie)
+	 * in request_frame was answered by response_frame (an ACK, NAK, READ
+	 * response or atomic ACK), delta_ns later. Called once per request,
+	 * for the first response that covers it. */
+	void (*answered)(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
+			 uint64_t delta_ns);
 };
 
 /* One packet as the analysis sees it. */
@@ -56,6 +58,7 @@ struct roce_flow_input {
 	uint32_t frame;             /* capture order, from 1 */
 	uint64_t ts_ns;             /* capture time */
 	unsigned pmtu;              /* path MTU if known, 0 to learn it per QP */
+	void *cookie;               /* the caller's, handed back by answered() */
 };
 
 enum roce_flow_class {
