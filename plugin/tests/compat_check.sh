@@ -20,7 +20,6 @@ src=$(cd "$src" && pwd)
 cat >"$cache/etc/sources.list" <<'LIST'
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian experimental main
 LIST
 apt_opts="-o Dir::Etc::sourcelist=$cache/etc/sources.list -o Dir::Etc::sourceparts=$cache/etc/parts \
  -o Dir::State::Lists=$cache/lists -o Dir::Cache::archives=$cache/archives \
@@ -42,7 +41,7 @@ for want in "$@"; do
   version=$(apt-cache $apt_opts madison libwireshark-dev | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
             grep "^$want\." | sort -V | tail -1 || true)
   if [ -z "$version" ]; then
-    echo "FAIL: no libwireshark-dev $want.x in trixie, sid or experimental"
+    echo "FAIL: no libwireshark-dev $want.x in trixie or sid"
     status=1
     continue
   fi
