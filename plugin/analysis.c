@@ -44,7 +44,7 @@ struct rkey {
 
 /* Most packets belong to one of the few directions seen just before: a
  * small direct-mapped cache in front of the map. File-scoped, like the map. */
-#define CACHE_SLOTS 64
+#define CACHE_SLOTS 256
 struct cache_slot {
 	struct rkey key;
 	void *record;

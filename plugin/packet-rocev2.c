@@ -109,9 +109,12 @@ struct rocev2_parse {
 /* The frame from its Ethernet header, when the IP header sits behind
  * Ethernet and VLAN tags in the same buffer: libroce then also checks the
  * link layer (the VLAN depth of CA17-2). */
+static int proto_eth = -1;
+
 static bool parse_frame(tvbuff_t *ds, packet_info *pinfo, int ip, struct rocev2_parse *r)
 {
-	if (ip < ROCE_ETH_LEN || !proto_is_frame_protocol(pinfo->layers, "eth"))
+	if (ip < ROCE_ETH_LEN || proto_eth < 0 ||
+	    !wmem_list_find(pinfo->layers, GINT_TO_POINTER(proto_eth)))
 		return false;
 	unsigned cap = tvb_captured_length(ds), rep = tvb_reported_length(ds);
 	roce_parse_frame(&r->p, tvb_get_ptr(ds, 0, cap), cap, rep, ROCE_PARSE_ANY_PORT);
@@ -438,6 +441,7 @@ void proto_reg_handoff_rocev2(void)
 		if (owner != rocev2_handle)
 			ib_rroce_handle = owner;
 		ib_payload_heur = find_heur_dissector_list("infiniband.payload");
+		proto_eth = proto_get_id_by_filter_name("eth");
 		dissector_add_uint_with_preference("udp.port", ROCE_UDP_PORT, rocev2_handle);
 		initialized = true;
 	}

@@ -51,6 +51,7 @@ struct direction {
 	struct history sent;
 	struct request req[ROCE_FLOW_OUTSTANDING];
 	unsigned req_next, req_count;
+	unsigned req_done; /* the oldest req_done requests are all answered */
 	bool in_pair;
 	/* What the responder (the peer) told this requester. */
 	bool nak_pending, nak_resent;
@@ -162,15 +163,22 @@ static void answer(const struct roce_flow_env *env, struct request *e, uint32_t 
 		env->answered(env->ctx, e->cookie, e->frame, frame, ts >= e->ts_ns ? ts - e->ts_ns : 0);
 }
 
-/* An ACK or NAK for psn also acknowledges everything before it. */
+/* An ACK or NAK for psn also acknowledges everything before it. Requests
+ * are answered mostly in order: skip the answered ones at the old end. */
 static void answer_through(const struct roce_flow_env *env, struct direction *q, uint32_t psn,
 			   bool inclusive, uint32_t frame, uint64_t ts)
 {
-	for (unsigned n = q->req_count; n-- > 0;) {
-		struct request *e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1 - n) % ROCE_FLOW_OUTSTANDING];
+	bool prefix = true;
+	for (unsigned n = q->req_done; n < q->req_count; n++) {
+		struct request *e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - q->req_count + n) %
+					    ROCE_FLOW_OUTSTANDING];
 		int32_t d = roce_psn_diff(e->psn + e->span - 1, psn);
 		if (d < 0 || (inclusive && d == 0))
 			answer(env, e, frame, ts);
+		if (prefix && e->answered)
+			q->req_done = n + 1;
+		else
+			prefix = false;
 	}
 }
 
@@ -181,6 +189,8 @@ static void record_request(struct direction *q, const struct roce_flow_input *in
 	q->req_next = (q->req_next + 1) % ROCE_FLOW_OUTSTANDING;
 	if (q->req_count < ROCE_FLOW_OUTSTANDING)
 		q->req_count++;
+	else if (q->req_done)
+		q->req_done--; /* the oldest entry is overwritten */
 	*e = (struct request){ psn, span, span_known, false, in->pkt->op->kind, in->frame, in->ts_ns,
 			       dmalen, 0, in->cookie };
 }

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "conversations.h"
 #include "samples.h"
 #include "testutil.h"
 
@@ -332,6 +333,54 @@ static void connection_manager(void)
 	conv_free(&c);
 }
 
+/* Conforming bulk traffic over 16 QPs between two hosts, with nothing
+ * telling the QPs apart but their PSNs: no finding at warning level or
+ * above, and every response linked to its request. */
+struct bulk {
+	struct conv c;
+	unsigned long frames, responses, linked, serious;
+};
+
+static void bulk_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
+		      const char *what)
+{
+	struct bulk *b = ctx;
+	(void)expect;
+	(void)what;
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, len, len, 0);
+	b->frames++;
+	struct roce_flow_input in = { &p, 4, frame + 14 + 12, frame + 14 + 16,
+				      roce_udp_sport(roce_pkt_hdr(&p, ROCE_H_UDP)), (uint32_t)b->frames,
+				      t_us * 1000, 0, (void *)(uintptr_t)b->frames };
+	struct roce_flow_result r;
+	roce_flow_packet(&b->c.env, &in, &r);
+	if (p.op->flags & ROCE_OPF_RESPONSE) {
+		b->responses++;
+		b->linked += r.request_frame != 0;
+	}
+	b->serious += serious(&r);
+	for (unsigned i = 0; i < r.n_findings && b->serious < 5; i++) {
+		char msg[256];
+		roce_finding_format(&r.findings[i], msg, sizeof msg);
+		CHECK(roce_code_info(r.findings[i].code)->severity < ROCE_SEV_WARN, "bulk frame %lu: %s",
+		      b->frames, msg);
+	}
+}
+
+static void bulk_traffic(void)
+{
+	struct bulk b = { 0 };
+	conv_init(&b.c, 0);
+	sample_conv_bulk(bulk_emit, &b, 20000, 16);
+	CHECK(b.frames >= 20000, "%lu frames", b.frames);
+	CHECK(b.serious == 0, "%lu findings at warning level or above", b.serious);
+	CHECK(b.responses > 5000 && b.linked == b.responses, "%lu of %lu responses linked", b.linked,
+	      b.responses);
+	CHECK(b.c.n_answered == 64, "requests answered through the callback (%u recorded)", b.c.n_answered);
+	conv_free(&b.c);
+}
+
 int main(void)
 {
 	in_order_and_acks();
@@ -342,6 +391,7 @@ int main(void)
 	atomics_and_sequence();
 	source_port();
 	connection_manager();
+	bulk_traffic();
 	for (unsigned code = 0; code < ROCE_CODE_COUNT; code++)
 		if (roce_code_is_flow((enum roce_code)code))
 			CHECK(raised[code], "flow code %s never raised", roce_code_info((enum roce_code)code)->name);
