@@ -8,6 +8,8 @@
  */
 #include "mad.h"
 
+#include <epan/conversation.h>
+#include <epan/dissectors/packet-infiniband.h>
 #include <epan/wmem_scopes.h>
 
 static int hf_hdr[ROCE_MH_COUNT];
@@ -25,6 +27,8 @@ struct cm_req {
 	uint8_t a[16], b[16]; /* requester, responder */
 	uint32_t qpn, start_psn;
 	unsigned pmtu;
+	uint64_t service_id;
+	uint8_t data[MAD_DATA_SIZE]; /* the REQ's MAD data, for ULPs reading its private data */
 };
 static wmem_map_t *cm_reqs;
 
@@ -166,6 +170,38 @@ static proto_tree *add_hdr(proto_tree *tree, tvbuff_t *tvb, int off, enum roce_m
 	return sub;
 }
 
+/* The connection as the built-in InfiniBand dissector records it, so that
+ * the ULP dissectors that look it up (NVMe-oF finds its queues and its
+ * Service ID there) work on top of this plugin: one conversation per QP
+ * (address and QPN of its end, the Service ID, the peer QP) and one for the
+ * pair. The REP travels from the responder (b) to the requester (a). */
+static int proto_ib = -1;
+
+static void ib_side(packet_info *pinfo, const address *addr, uint32_t qpn, const struct cm_req *r,
+		    bool client_to_server, uint32_t peer_qpn)
+{
+	conversation_t *conv = conversation_new(pinfo->num, addr, addr, CONVERSATION_IBQP, qpn, qpn,
+						NO_ADDR2 | NO_PORT2);
+	conversation_infiniband_data *d = wmem_new0(wmem_file_scope(), conversation_infiniband_data);
+	d->service_id = r->service_id;
+	d->client_to_server = client_to_server;
+	d->src_qp = peer_qpn;
+	memcpy(d->mad_private_data, r->data, MAD_DATA_SIZE);
+	conversation_add_proto_data(conv, proto_ib, d);
+}
+
+static void ib_conversations(packet_info *pinfo, const struct cm_req *r, uint32_t b_qpn)
+{
+	if (proto_ib < 0)
+		proto_ib = proto_get_id_by_filter_name("infiniband");
+	if (proto_ib < 0)
+		return;
+	const address *a = &pinfo->dst, *b = &pinfo->src;
+	ib_side(pinfo, a, r->qpn, r, false, b_qpn);
+	ib_side(pinfo, b, b_qpn, r, true, r->qpn);
+	conversation_new(pinfo->num, a, b, CONVERSATION_IBQP, r->qpn, b_qpn, 0);
+}
+
 static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct rocev2_packet *rp)
 {
 	uint8_t ipv = pinfo->src.type == AT_IPv6 ? 6 : pinfo->src.type == AT_IPv4 ? 4 : 0;
@@ -181,6 +217,8 @@ static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct 
 		r->qpn = (uint32_t)roce_req_local_qpn(m);
 		r->start_psn = (uint32_t)roce_req_start_psn(m);
 		r->pmtu = roce_ib_mtu_bytes((unsigned)roce_req_path_mtu(m));
+		r->service_id = roce_req_service_id(m);
+		memcpy(r->data, m, MAD_DATA_SIZE);
 		struct req_key *key = wmem_new(wmem_file_scope(), struct req_key);
 		make_req_key(key, (uint32_t)roce_req_local_comm_id(m), &pinfo->src);
 		wmem_map_insert(cm_reqs, key, r);
@@ -199,6 +237,7 @@ static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct 
 			(uint32_t)roce_rep_start_psn(m), true, true, r->pmtu,
 		};
 		rocev2_analysis_connect(&c);
+		ib_conversations(pinfo, r, rp->cm_local_qpn);
 	}
 }
 

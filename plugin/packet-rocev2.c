@@ -204,7 +204,7 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
  * payload and then fails on it is a false positive, not a malformed packet,
  * so its exception is caught and the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
-		    const struct roce_pkt *t)
+		    const struct roce_pkt *t, uint32_t src_qpn)
 {
 	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics)
 		return false;
@@ -228,17 +228,20 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	}
 	heur_dtbl_entry_t *hde = NULL;
 	volatile bool claimed = false;
-	/* Hide the UDP ports while a ULP looks: RPC and others would otherwise
-	 * bind the UDP conversation to themselves and swallow later ACKs. */
 	/* Our Info text, to put back if no ULP takes the payload. */
 	char summary[256];
 	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
 	g_strlcpy(summary, now ? now : "", sizeof summary);
+	/* While a ULP looks, the "ports" are the QPs, as under the built-in
+	 * dissector: the ULPs find their InfiniBand conversations by them, and
+	 * RPC and others cannot bind the UDP conversation to themselves and
+	 * swallow the ACKs that follow. */
 	port_type ptype = pinfo->ptype;
 	uint32_t sport = pinfo->srcport, dport = pinfo->destport;
-	pinfo->ptype = PT_NONE;
-	pinfo->srcport = pinfo->destport = 0;
-	col_append_str(pinfo->cinfo, COL_INFO, " | ");
+	pinfo->ptype = PT_IBQP;
+	pinfo->srcport = src_qpn;
+	pinfo->destport = roce_bth_destqp(bth);
+	col_append_str(pinfo->cinfo, COL_INFO, " ");
 	col_set_fence(pinfo->cinfo, COL_INFO);
 	TRY {
 		claimed = dissector_try_heuristic(ib_payload_heur, payload, pinfo,
@@ -272,7 +275,7 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		bool done = false;
 		if (rocev2_is_mad(t))
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
-		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t))
+		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t, rp->analysed ? rp->flow.src_qpn : 0))
 			done = true;
 		if (!done || tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);

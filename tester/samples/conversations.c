@@ -165,13 +165,16 @@ static void ip_cm_private(struct conv *c, uint8_t *priv)
 	}
 }
 
-static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
+/* rdma_cm connection set-up for a Service ID; ulp_private (may be NULL)
+ * is the consumer's private data after the IP CM header. */
+static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64_t service_id,
+			  const uint8_t *ulp_private, size_t ulp_len)
 {
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
 	mad_header(m, ROCE_CM_REQ, 0x0000000100000001ull, 0x03 /* Send */);
 	roce_req_set_local_comm_id(x, 0x11223344);
-	roce_req_set_service_id(x, 0x0000000001064853ull); /* IP CM, TCP port 18515 */
+	roce_req_set_service_id(x, service_id);
 	roce_req_set_local_ca_guid(x, 0x0002c90300a0b0c1ull);
 	roce_req_set_local_qpn(x, SAMPLE_QP_A);
 	roce_req_set_resp_resources(x, 16);
@@ -188,6 +191,8 @@ static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
 	roce_req_set_primary_local_lid(x, 0xFFFF);
 	roce_req_set_primary_remote_lid(x, 0xFFFF);
 	ip_cm_private(c, roce_req_private_data(x));
+	if (ulp_private)
+		memcpy(roce_req_private_data(x) + 36, ulp_private, ulp_len);
 	mad(c, true, m, "CM REQ from QP A, starting PSN, path MTU 1024, IP CM private data");
 
 	mad_header(m, ROCE_CM_REP, 0x0000000100000001ull, 0x03);
@@ -206,6 +211,11 @@ static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
 	roce_rtu_set_local_comm_id(x, 0x11223344);
 	roce_rtu_set_remote_comm_id(x, 0x55667788);
 	mad(c, true, m, "CM RTU");
+}
+
+static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
+{
+	cm_connect_to(c, psn_a, psn_b, 0x0000000001064853ull, NULL, 0); /* IP CM, TCP port 18515 */
 }
 
 static void cm_disconnect(struct conv *c)
@@ -320,6 +330,60 @@ void sample_conv_rc(sample_emit_fn emit, void *ctx)
 	d.payload = rpc;
 	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
 	ack(&c, true, RC_ACK, 1017, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	cm_disconnect(&c);
+}
+
+static void le_store(uint8_t *p, unsigned n, uint64_t v)
+{
+	for (unsigned i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+void sample_conv_nvme(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 4);
+	/* NVMe-oF RDMA CM request private data: RECFMT 0, QID 1, HRQSIZE 32,
+	 * HSQSIZE 31 (little-endian). */
+	uint8_t priv[32] = { 0 };
+	le_store(priv + 2, 2, 1);
+	le_store(priv + 4, 2, 32);
+	le_store(priv + 6, 2, 31);
+	cm_connect_to(&c, 1000, 5000, 0x0000000001061144ull /* IP CM, TCP port 4420 */, priv, sizeof priv);
+
+	/* Host -> target: a Read command capsule (64-byte SQE), with a keyed
+	 * SGL descriptor for the target's RDMA WRITE of the data. */
+	uint8_t *sqe = c.payload + 6000;
+	memset(sqe, 0, 64);
+	sqe[0] = 0x02;               /* Read */
+	sqe[1] = 0x40;               /* PSDT: SGL */
+	le_store(sqe + 2, 2, 0x0007); /* command ID */
+	le_store(sqe + 4, 4, 1);     /* namespace 1 */
+	le_store(sqe + 24, 8, 0x00007F0000100000ull); /* SGL: address */
+	le_store(sqe + 32, 3, 512);  /* length */
+	le_store(sqe + 35, 4, 0x00001234); /* key */
+	sqe[39] = 0x40;              /* keyed data block */
+	le_store(sqe + 40, 8, 0x10); /* starting LBA */
+	struct roce_desc d;
+	start(&c, &d, true, RC_SEND_ONLY, SAMPLE_QP_B, 1000, 64);
+	d.payload = sqe;
+	send_frame(&c, &d, 20, ROCE_OK, "SEND Only: NVMe-oF Read command capsule");
+	ack(&c, true, RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
+
+	/* Target -> host: the data by RDMA WRITE, then the completion. */
+	start(&c, &d, false, RC_WRITE_ONLY, SAMPLE_QP_A, 5000, 512);
+	roce_reth_set_va(hdr(&d, ROCE_H_RETH), 0x00007F0000100000ull);
+	roce_reth_set_rkey(hdr(&d, ROCE_H_RETH), 0x00001234);
+	send_frame(&c, &d, 30, ROCE_OK, "RDMA WRITE Only: the 512 bytes read");
+	uint8_t *cqe = c.payload + 7000;
+	memset(cqe, 0, 16);
+	le_store(cqe + 8, 2, 1);      /* SQ head */
+	le_store(cqe + 10, 2, 1);     /* SQ ID */
+	le_store(cqe + 12, 2, 0x0007); /* command ID */
+	start(&c, &d, false, RC_SEND_ONLY, SAMPLE_QP_A, 5001, 16);
+	d.payload = cqe;
+	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: NVMe-oF completion");
+	ack(&c, false, RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
 	cm_disconnect(&c);
 }
 

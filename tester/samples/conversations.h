@@ -25,6 +25,10 @@ typedef void (*sample_emit_fn)(void *ctx, const uint8_t *frame, size_t len, uint
  * atomics, an RPC-over-RDMA call, an RNR NAK and its retry, a loss with its
  * NAK and go-back-N, a timeout retransmission, and DREQ/DREP. */
 void sample_conv_rc(sample_emit_fn emit, void *ctx);
+/* An NVMe-oF host and target over RC (rdma_cm to TCP port 4420 with the
+ * NVMe-oF RDMA private data): a Read command capsule, the data by RDMA
+ * WRITE, the completion. */
+void sample_conv_nvme(sample_emit_fn emit, void *ctx);
 /* RC traffic over IPv6 without a CM exchange that breaks flow rules on
  * purpose, one per flow code. */
 void sample_conv_errors(sample_emit_fn emit, void *ctx);
