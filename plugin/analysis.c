@@ -122,7 +122,6 @@ struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 struct rocev2_packet *rocev2_packet_new(packet_info *pinfo)
 {
 	struct rocev2_packet *rp = wmem_new0(wmem_file_scope(), struct rocev2_packet);
-	rp->frame = pinfo->num;
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
 	return rp;
 }

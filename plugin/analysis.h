@@ -9,11 +9,10 @@
 #include "rocev2.h"
 
 struct rocev2_packet {
-	uint32_t frame;
 	/* ICRC */
 	enum roce_icrc_status icrc_status;
 	uint32_t icrc_wire, icrc_computed;
-	char icrc_diagnosis[160];
+	struct roce_icrc_diagnosis icrc_diagnosis; /* when bad */
 	/* Flow analysis */
 	bool analysed;
 	struct roce_flow_result flow;

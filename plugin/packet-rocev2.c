@@ -159,6 +159,17 @@ static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 
 /* ---- Tree ---- */
 
+/* The diagnosis of a bad ICRC in words. */
+static void icrc_diagnosis_text(const struct rocev2_packet *rp, char *buf, size_t n)
+{
+	const struct roce_icrc_diagnosis *d = &rp->icrc_diagnosis;
+	if (d->mistake == ROCE_ICRC_MISTAKE_NONE)
+		snprintf(buf, n, "no known implementation mistake explains it");
+	else
+		snprintf(buf, n, "likely cause: %s%s", roce_icrc_mistake_text(d->mistake),
+			 d->byte_order_too ? ", and the result written most-significant byte first" : "");
+}
+
 static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 		     const struct rocev2_parse *r, struct rocev2_packet *rp)
 {
@@ -193,8 +204,9 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 	proto_item *c = proto_tree_add_uint(sub, hf_icrc_computed, tvb, off, 4, computed);
 	proto_item_set_generated(c);
 	if (rp->icrc_status == ROCE_ICRC_BAD) {
-		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4,
-						      rp->icrc_diagnosis);
+		char text[160];
+		icrc_diagnosis_text(rp, text, sizeof text);
+		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4, text);
 		proto_item_set_generated(d);
 	}
 }
@@ -311,14 +323,7 @@ static void check_icrc(const struct roce_pkt *t, struct rocev2_packet *rp)
 	rp->icrc_computed = computed;
 	if (rp->icrc_status != ROCE_ICRC_BAD)
 		return;
-	struct roce_icrc_diagnosis d = roce_icrc_diagnose(t);
-	if (d.mistake == ROCE_ICRC_MISTAKE_NONE)
-		g_strlcpy(rp->icrc_diagnosis, "no known implementation mistake explains it",
-			  sizeof rp->icrc_diagnosis);
-	else
-		snprintf(rp->icrc_diagnosis, sizeof rp->icrc_diagnosis, "likely cause: %s%s",
-			 roce_icrc_mistake_text(d.mistake),
-			 d.byte_order_too ? ", and the result written most-significant byte first" : "");
+	rp->icrc_diagnosis = roce_icrc_diagnose(t);
 }
 
 static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -388,7 +393,9 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		char diag[192];
 		const char *extra = NULL;
 		if (f[i].f.code == ROCE_C_ICRC) {
-			snprintf(diag, sizeof diag, " (%s)", rp->icrc_diagnosis);
+			char text[160];
+			icrc_diagnosis_text(rp, text, sizeof text);
+			snprintf(diag, sizeof diag, " (%s)", text);
 			extra = diag;
 		}
 		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra);
