@@ -25,6 +25,7 @@
 
 #include "roce/check.h"
 #include "roce/packet.h"
+#include "roce/transport.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,12 +103,6 @@ struct roce_flow_connection {
 	unsigned pmtu;              /* 0 when not known */
 };
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c);
-
-/* Signed distance a - b in the 24-bit PSN space. */
-static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
 
 /* ---- A malloc-backed record store for programs and tests ---- */
 struct roce_flow_table;
