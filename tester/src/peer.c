@@ -692,7 +692,7 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 		w->npkts = roce_packets_for(wr->len, q->cfg.pmtu);
 	}
 	w->buf = xmalloc(wr->len);
-	if (wr->op == PEER_OP_SEND || wr->op == PEER_OP_WRITE)
+	if ((wr->op == PEER_OP_SEND || wr->op == PEER_OP_WRITE) && wr->len)
 		memcpy(w->buf, wr->data, wr->len);
 	else
 		memset(w->buf, 0, wr->len);
@@ -911,7 +911,8 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 			pk->payload_len, w->resp_next + 1, w->npkts, want_len);
 	}
 	uint32_t n = pk->payload_len < want_len ? pk->payload_len : want_len;
-	memcpy(w->buf + off, pk->buf + pk->payload_off, n);
+	if (n)
+		memcpy(w->buf + off, pk->buf + pk->payload_off, n);
 	w->resp_next++;
 	q->deadline = p->now + q->cfg.ack_timeout_ns;
 	q->retries_left = q->cfg.retry_cnt;
@@ -981,6 +982,8 @@ static bool take_recv(struct qp *q)
 
 static void msg_append(struct qp *q, const uint8_t *data, size_t n)
 {
+	if (!n)
+		return; /* a zero-length message: no buffer yet, nothing to copy */
 	if (q->rlen + n > q->rcap) {
 		size_t cap = q->rcap ? q->rcap : 4096;
 		while (cap < q->rlen + n)
@@ -1008,7 +1011,8 @@ static void deliver_recv(struct peer *p, struct qp *q, const struct roce_pkt *pk
 		wc.src_qp = roce_deth_srcqp(deth);
 	if (op == PEER_OP_RECV) {
 		wc.data = keep(p, xmalloc(q->rlen));
-		memcpy(wc.data, q->rbuf, q->rlen);
+		if (q->rlen)
+			memcpy(wc.data, q->rbuf, q->rlen);
 	}
 	complete(p, q, &wc);
 	q->rlen = 0;

@@ -197,6 +197,28 @@ static void test_send(int ipv)
 	      "the ACK is timed: %zu records, delta %llu", nt, nt ? (unsigned long long)t[0].delta_ns : 0ull);
 }
 
+/* Zero-length SEND, WRITE and READ: one packet each, completed on both
+ * sides with no data (and no copy from a NULL buffer). */
+static void test_zero_length(void)
+{
+	setup(ROCE_T_RC, 1024, 4);
+	struct peer_wc wc;
+	struct peer_wr wr = { .wr_id = 1, .op = PEER_OP_SEND };
+	CHECK(post(0, &wr) == 0, "post a zero-length send");
+	run(&L, 20 * MS);
+	CHECK(poll_one(0, &wc) && wc.wr_id == 1 && wc.status == PEER_WC_SUCCESS, "zero-length send completes");
+	CHECK(poll_one(1, &wc) && wc.op == PEER_OP_RECV && wc.byte_len == 0, "zero-length receive, byte_len %u", wc.byte_len);
+	const struct peer_mr *m = peer_mr_add(L.peer[1], 64, PEER_ACC_WRITE | PEER_ACC_READ, 0);
+	struct peer_wr w = { .wr_id = 2, .op = PEER_OP_WRITE, .remote = m->addr, .rkey = m->rkey };
+	CHECK(post(0, &w) == 0, "post a zero-length write");
+	struct peer_wr r = { .wr_id = 3, .op = PEER_OP_READ, .remote = m->addr, .rkey = m->rkey };
+	CHECK(post(0, &r) == 0, "post a zero-length read");
+	run(&L, 40 * MS);
+	CHECK(poll_one(0, &wc) && wc.wr_id == 2 && wc.status == PEER_WC_SUCCESS, "zero-length write completes");
+	CHECK(poll_one(0, &wc) && wc.wr_id == 3 && wc.status == PEER_WC_SUCCESS && wc.byte_len == 0, "zero-length read completes");
+	CHECK(L.sent[0] == 3, "one packet each, got %u", L.sent[0]);
+}
+
 static void test_write_read_atomics(void)
 {
 	setup(ROCE_T_RC, 256, 4);
@@ -504,6 +526,7 @@ int main(void)
 	test_rules_match();
 	test_send(4);
 	test_send(6);
+	test_zero_length();
 	test_write_read_atomics();
 	test_loss_gbn();
 	test_round_targeting();
