@@ -911,8 +911,7 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 			pk->payload_len, w->resp_next + 1, w->npkts, want_len);
 	}
 	uint32_t n = pk->payload_len < want_len ? pk->payload_len : want_len;
-	if (n)
-		memcpy(w->buf + off, pk->buf + pk->payload_off, n);
+	memcpy(w->buf + off, pk->buf + pk->payload_off, n);
 	w->resp_next++;
 	q->deadline = p->now + q->cfg.ack_timeout_ns;
 	q->retries_left = q->cfg.retry_cnt;
@@ -983,7 +982,7 @@ static bool take_recv(struct qp *q)
 static void msg_append(struct qp *q, const uint8_t *data, size_t n)
 {
 	if (!n)
-		return; /* a zero-length message: no buffer yet, nothing to copy */
+		return; /* a zero-length message: there may be no buffer yet */
 	if (q->rlen + n > q->rcap) {
 		size_t cap = q->rcap ? q->rcap : 4096;
 		while (cap < q->rlen + n)
