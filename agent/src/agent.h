@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "hostile.h"
 
 #define AGENT_PROTOCOL_VERSION 1
 #define AGENT_MAX_MESSAGE (1u << 20)
@@ -34,6 +35,10 @@ struct agent {
 	GList *sessions; /* struct session */
 	unsigned n_sessions;
 	bool verbose;
+	/* --hostile: the mode (device modes are the backend's business) and,
+	 * for the agent modes, the method they strike at. */
+	enum agent_hostile hostile;
+	const char *hostile_at;
 };
 
 /* Protocol error codes (docs/agent-protocol.md). */
@@ -88,6 +93,7 @@ struct session {
 	bool authenticated;
 	unsigned auth_failures;
 	bool closing;
+	bool hung; /* --hostile agent-hang struck: nothing more is read or answered */
 	GHashTable *handles; /* id -> struct handle */
 	GHashTable *qpns;    /* qpn -> handle id */
 	unsigned next_handle;
@@ -107,6 +113,10 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 void agent_shutdown(struct agent *a);
 void session_send_reply(struct session *s, struct req *r);
 void session_start_poll_timer(struct session *s);
+
+/* hostile.c: true when an agent-layer hostile mode takes the request (no
+ * reply: the session hangs, or is to be closed). */
+bool agent_hostile_intercept(struct session *s, const char *method);
 
 /* session.c */
 void session_init_handles(struct session *s);

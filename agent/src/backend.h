@@ -334,6 +334,8 @@ struct backend_options {
 	unsigned cnp_interval_us;   /* soft: minimum time between CNPs per QP */
 	unsigned rcm_line_rate_mbps; /* soft: a QP's rate before any CNP */
 	unsigned rcm_recovery_us;    /* soft: rate recovery period */
+	const char *hostile;         /* soft: a device hostile mode (hostile.def), NULL for none */
+	uint64_t hostile_count;      /* soft: the bound on hostile frames (0: the default) */
 };
 
 struct backend_factory {
