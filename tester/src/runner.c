@@ -2861,7 +2861,9 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		for (guint i = 0; i < json_array_get_length(x->findings); i++) {
 			JsonObject *f = json_array_get_object_element(x->findings, i);
 			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
-				outf(reason, sizeof reason, "the DUT sent a packet that breaks a rule: %s",
+				bool traffic = !strcmp(json_object_get_string_member(f, "source"), "traffic check");
+				outf(reason, sizeof reason, "%s: %s",
+				     traffic ? "the DUT's traffic breaks a rule" : "the DUT sent a packet that breaks a rule",
 				     json_object_get_string_member(f, "message"));
 				break;
 			}
