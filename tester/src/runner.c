@@ -116,7 +116,7 @@ static void event(struct run_ctx *x, const char *fmt, ...)
 	va_end(ap);
 	JsonObject *e = json_object_new();
 	json_object_set_int_member(e, "ts_ns", (gint64)rawio_now());
-	json_object_set_int_member(e, "step", x->cur_step);
+	json_object_set_int_member(e, "step", x->cur_step + 1); /* 1-based like packets; 0 during set-up */
 	json_object_set_string_member(e, "text", text);
 	json_array_add_object_element(x->events, e);
 }
