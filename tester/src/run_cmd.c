@@ -384,7 +384,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	char err[512];
+	char err[1024];
 	struct runner *r = calloc(1, sizeof *r);
 	if (!r)
 		abort();
@@ -439,7 +439,7 @@ int cmd_run(int argc, char **argv)
 			results_add_case(res, rec, v);
 			JsonObject *setup = runner_setup_json(r);
 			if (results_write(res, setup, false, false, err, sizeof err) != 0) {
-				char msg[600];
+				char msg[1200];
 				snprintf(msg, sizeof msg, "roce-tester run: %s\n", err);
 				progress_message(pg, stderr, msg);
 			}
