@@ -200,7 +200,7 @@ static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *
 		json_object_set_string_member(j, "severity", roce_severity_name(ci->severity));
 		json_object_set_string_member(j, "message", msg);
 		json_object_set_int_member(j, "packet", idx);
-		json_object_set_int_member(j, "step", p->step);
+		json_object_set_int_member(j, "step", p->step + 1); /* 1-based like packets */
 		json_object_set_string_member(j, "source", "packet check");
 		json_array_add_object_element(x->findings, j);
 		annotate(x, idx, "finding %s", msg);

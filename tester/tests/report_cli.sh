@@ -28,6 +28,13 @@ lacks() {
 }
 py=/usr/bin/python3
 for k in hostile empty variant fixed; do $py "$dir/make_results.py" $k "$tmp/$k" || exit 1; done
+# The synthetic results follow the documented schema (else the tests below prove little).
+$py "$dir/validate_results.py" "$dir/../../docs/results.schema.json" "$tmp"/*/results.json >"$tmp/out" 2>&1
+case $? in
+  0) ok "synthetic results validate against docs/results.schema.json" ;;
+  77) cat "$tmp/out" ;;
+  *) bad "synthetic results do not validate"; cat "$tmp/out" ;;
+esac
 
 expect "help" 0 "$t" report --help
 contains "help gives the exit status" "Exit status"

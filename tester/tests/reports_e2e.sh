@@ -57,6 +57,13 @@ for name in clean wrongpsn nonak; do
     && cmp -s "$d/junit.xml" "$work/$name.again/junit.xml" && ok "$name: report rebuilds both files byte for byte" \
     || bad "$name: rebuilt reports differ"
 done
+/usr/bin/python3 "$dir/validate_results.py" "$dir/../../docs/results.schema.json" "$work"/clean/results.json \
+  "$work"/wrongpsn/results.json "$work"/nonak/results.json >"$work/validate.log" 2>&1
+case $? in
+  0) ok "the results validate against docs/results.schema.json" ;;
+  77) cat "$work/validate.log" ;;
+  *) bad "results do not validate"; cat "$work/validate.log" ;;
+esac
 /usr/bin/python3 - "$work/wrongpsn" "$work/nonak" <<'PY' && ok "junit failures name the rule and cite frames the capture holds" \
   || bad "junit content against the capture"
 import subprocess, sys, xml.etree.ElementTree as ET, re
