@@ -239,7 +239,15 @@ static void kv_object(GString *o, JsonObject *obj, const char *prefix)
 	GList *members = json_object_get_members(obj);
 	for (GList *m = members; m; m = m->next) {
 		GString *t = g_string_new(NULL);
-		if (scalar_text(json_object_get_member(obj, m->data), t)) {
+		JsonNode *n = json_object_get_member(obj, m->data);
+		if (strstr(m->data, "vendor") && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64) {
+			/* PCI vendor and device IDs are known in hex (0x15b3). */
+			char key[200];
+			snprintf(key, sizeof key, "%s%s", prefix, (const char *)m->data);
+			g_string_printf(t, "%lld (0x%llx)", (long long)json_node_get_int(n),
+					(unsigned long long)json_node_get_int(n));
+			kv(o, key, t->str);
+		} else if (scalar_text(n, t)) {
 			char key[200];
 			snprintf(key, sizeof key, "%s%s", prefix, (const char *)m->data);
 			kv(o, key, t->str);
