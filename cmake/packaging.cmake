@@ -81,6 +81,7 @@ libibverbs; its soft backend is a conforming user-space RoCEv2 device on an
 Ethernet interface, with fault profiles that each break one rule on purpose.")
 
 if(TARGET rocev2)
+  find_package(Wireshark CONFIG QUIET)
   set(CPACK_DEBIAN_PLUGIN_PACKAGE_NAME roce-wireshark-plugin)
   # A plugin loads only into the Wireshark major.minor it was built for.
   math(EXPR ROCE_WS_NEXT_MINOR "${Wireshark_MINOR_VERSION} + 1")

@@ -89,11 +89,19 @@ if command -v apt-get >/dev/null; then
     || { bad "apt-get -s install"; tail -20 "$work/apt.log"; }
 fi
 
-# cmake --install with a prefix.
+# cmake --install with a prefix. A first install under DESTDIR shows where
+# every file goes without touching this system even if a rule is absolute.
 prefix=$work/prefix
-cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { bad "cmake --install"; cat "$work/install.log"; }
-outside=$(grep -E '^-- (Installing|Up-to-date): ' "$work/install.log" | sed 's/^-- [A-Za-z-]*: //' | grep -v "^$prefix/" || true)
-[ -z "$outside" ] && ok "cmake --install --prefix writes under the prefix only" || bad "installed outside the prefix: $outside"
+DESTDIR=$work/dest cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 \
+  || { bad "cmake --install (DESTDIR)"; cat "$work/install.log"; }
+outside=$(cd "$work/dest" && find . ! -type d | sed 's/^\.//' | grep -v "^$prefix/" || true)
+if [ -z "$outside" ]; then
+  ok "cmake --install --prefix writes under the prefix only"
+  cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { bad "cmake --install"; cat "$work/install.log"; }
+else
+  bad "cmake --install --prefix would write outside the prefix: $outside"
+  cp -a "$work/dest$prefix" "$prefix" 2>/dev/null
+fi
 "$prefix/bin/roce-tester" --version >/dev/null && "$prefix/bin/roce-tester" rules >/dev/null \
   && "$prefix/bin/roce-tester" run --check "$prefix/share/roce-tester/conformance-cases" >/dev/null \
   && ok "the installed roce-tester runs and parses the installed suite" || bad "installed roce-tester"
@@ -105,7 +113,8 @@ zcat "$prefix/share/man/man1/roce-tester.1.gz" | grep -q "$prefix/share/roce\\\\
   && ok "the man page names the suite where this prefix put it" || bad "man page paths"
 zcat "$root/usr/share/man/man1/roce-tester.1.gz" | grep -q " /usr/share/roce\\\\-tester/conformance\\\\-cases" \
   && ok "the packaged man page names /usr/share/roce-tester/conformance-cases" || bad "packaged man page paths"
-cmake --install "$build" --prefix "$work/agent-only" --component agent >/dev/null 2>&1
+DESTDIR=$work/agent-dest cmake --install "$build" --prefix /agent-only --component agent >/dev/null 2>&1
+mv "$work/agent-dest/agent-only" "$work/agent-only" 2>/dev/null
 [ -x "$work/agent-only/sbin/roce-agent" ] && [ ! -e "$work/agent-only/bin/roce-tester" ] \
   && ok "a component installs alone" || bad "component install"
 [ $fails -eq 0 ] && echo "test-packaging: all passed"
