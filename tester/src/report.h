@@ -42,8 +42,9 @@ int report_write_html(const struct report_run *run, const char *path, char *err,
 /* Loads results_path and writes junit.xml and report.html into dir. */
 int report_write_all(const char *results_path, const char *dir, char *err, size_t errlen);
 
-/* The ladder diagram of one case record, as inline SVG (report_ladder.c). */
-void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const char *dut_name);
+/* The ladder diagram of one case record, as inline SVG (report_ladder.c);
+ * adds the frames it links to to linked (unless NULL). */
+void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const char *dut_name, GHashTable *linked);
 
 /* The comparison of two runs (roce-tester report --compare). */
 struct report_diff_counts {

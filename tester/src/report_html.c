@@ -132,8 +132,26 @@ static void duration(char *buf, size_t n, gint64 ns)
 		snprintf(buf, n, "%.0f \xC2\xB5s", (double)ns / 1e3);
 }
 
-static void frame_link(GString *o, gint64 frame)
+struct ctx {
+	const struct report_run *run;
+	GString *o;
+	const char *capture;
+	char tester_name[128], dut_name[160], dut_short[128];
+	unsigned n_case[4]; /* pass fail na error */
+	/* Frames some link of the case at hand points to: the packet table
+	 * of a long case lists at least these. */
+	GHashTable *linked;
+};
+
+#define PKT_TABLE_ALL 600
+#define PKT_TABLE_HEAD 300
+#define PKT_TABLE_TAIL 100
+
+static void frame_link(struct ctx *x, gint64 frame)
 {
+	GString *o = x->o;
+	if (frame > 0 && x->linked)
+		g_hash_table_add(x->linked, GINT_TO_POINTER((gint)frame));
 	if (frame > 0)
 		g_string_append_printf(o, "<a class=\"fr\" href=\"#f%lld\">#%lld</a>", (long long)frame, (long long)frame);
 	else
@@ -141,20 +159,21 @@ static void frame_link(GString *o, gint64 frame)
 }
 
 /* Up to 12 frame links; a longer list ends with its count and last frame. */
-static void frame_links(GString *o, JsonArray *a)
+static void frame_links(struct ctx *x, JsonArray *a)
 {
+	GString *o = x->o;
 	guint n = a ? json_array_get_length(a) : 0;
 	for (guint i = 0; i < n; i++) {
 		JsonNode *e = json_array_get_element(a, i);
 		if (i == 11 && n > 12) {
 			JsonNode *last = json_array_get_element(a, n - 1);
 			g_string_append_printf(o, " \xE2\x80\xA6 (%u frames) ", n);
-			frame_link(o, JSON_NODE_HOLDS_VALUE(last) ? json_node_get_int(last) : 0);
+			frame_link(x, JSON_NODE_HOLDS_VALUE(last) ? json_node_get_int(last) : 0);
 			return;
 		}
 		if (i)
 			g_string_append(o, " ");
-		frame_link(o, JSON_NODE_HOLDS_VALUE(e) ? json_node_get_int(e) : 0);
+		frame_link(x, JSON_NODE_HOLDS_VALUE(e) ? json_node_get_int(e) : 0);
 	}
 }
 
@@ -276,13 +295,6 @@ static void shell_join(GString *t, JsonArray *a)
 	}
 }
 
-struct ctx {
-	const struct report_run *run;
-	GString *o;
-	const char *capture;
-	char tester_name[128], dut_name[160], dut_short[128];
-	unsigned n_case[4]; /* pass fail na error */
-};
 
 static const char *case_verdicts[4] = { "pass", "fail", "not_applicable", "error" };
 
@@ -494,7 +506,7 @@ static void evidence_line(struct ctx *x, JsonObject *c, JsonObject *e)
 	JsonArray *fr = jarr(e, "frames");
 	if (fr && json_array_get_length(fr)) {
 		g_string_append(o, "; frames ");
-		frame_links(o, fr);
+		frame_links(x, fr);
 	}
 	g_string_append(o, "</li>\n");
 }
@@ -566,7 +578,7 @@ static void issues_section(struct ctx *x)
 				hf(o, "%s (%s)", jstr(fo, "message", ""), jstr(fo, "source", ""));
 				if (!jnull_or_absent(fo, "frame")) {
 					g_string_append(o, "; frame ");
-					frame_link(o, jint(fo, "frame", 0));
+					frame_link(x, jint(fo, "frame", 0));
 				}
 				g_string_append(o, "</li>\n");
 				said = true;
@@ -620,7 +632,7 @@ static void issues_section(struct ctx *x)
 			h(o, jstr(fo, "message", ""));
 			if (!jnull_or_absent(fo, "frame")) {
 				g_string_append(o, "; frame ");
-				frame_link(o, jint(fo, "frame", 0));
+				frame_link(x, jint(fo, "frame", 0));
 			}
 			g_string_append(o, "</li>\n");
 		}
@@ -741,7 +753,7 @@ static void steps_table(struct ctx *x, JsonObject *c)
 			g_string_append(o, "</details>");
 		}
 		g_string_append(o, "</td><td class=\"frames\">");
-		frame_links(o, jarr(s, "frames"));
+		frame_links(x, jarr(s, "frames"));
 		char d[64];
 		duration(d, sizeof d, jint(s, "duration_ns", 0));
 		g_string_append_printf(o, "</td><td class=\"small\">%s</td></tr>\n", d);
@@ -773,9 +785,31 @@ static void packets_table(struct ctx *x, JsonObject *c)
 	g_string_append(o, "</code>. Each frame carries a comment naming the case and step (<code>frame.comment</code>).</p>\n");
 	g_string_append(o, "<table class=\"packets\"><tr><th>Frame</th><th>Time</th><th>Direction</th><th>Step</th><th>QP</th>"
 			   "<th>Packet</th><th>Note</th></tr>\n");
-	for (guint i = 0; i < n; i++) {
-		JsonObject *p = json_array_get_object_element(pk, i);
-		gint64 f = jnull_or_absent(p, "frame") ? 0 : jint(p, "frame", 0);
+	/* A long case lists its start, its end and every frame a link of the
+	 * report points to; the capture holds the rest. */
+	guint skipped = 0;
+	gint64 skip_first = 0, skip_last = 0;
+	for (guint i = 0; i <= n; i++) {
+		JsonObject *p = i < n ? json_array_get_object_element(pk, i) : NULL;
+		gint64 f = !p || jnull_or_absent(p, "frame") ? 0 : jint(p, "frame", 0);
+		bool show = p && (n <= PKT_TABLE_ALL || i < PKT_TABLE_HEAD || i + PKT_TABLE_TAIL >= n ||
+				  (f > 0 && x->linked && g_hash_table_contains(x->linked, GINT_TO_POINTER((gint)f))));
+		if (p && !show) {
+			if (!skipped++)
+				skip_first = f;
+			skip_last = f;
+			continue;
+		}
+		if (skipped) {
+			g_string_append_printf(o, "<tr class=\"elided\" data-first=\"%lld\" data-last=\"%lld\"><td colspan=\"7\" "
+						  "class=\"muted\">\xE2\x8B\xAE %u packets not listed here (frames %lld\xE2\x80\x93%lld): "
+						  "they are in the capture</td></tr>\n",
+					       (long long)skip_first, (long long)skip_last, skipped, (long long)skip_first,
+					       (long long)skip_last);
+			skipped = 0;
+		}
+		if (!p)
+			break;
 		if (f > 0) {
 			g_string_append_printf(o, "<tr id=\"f%lld\"><td class=\"mono\" title=\"", (long long)f);
 			hf(o, "wireshark -r %s -g %lld", x->capture, (long long)f);
@@ -804,6 +838,7 @@ static void packets_table(struct ctx *x, JsonObject *c)
 static void case_article(struct ctx *x, JsonObject *c, guint i)
 {
 	GString *o = x->o;
+	x->linked = g_hash_table_new(g_direct_hash, g_direct_equal);
 	const char *v = jstr(c, "verdict", "");
 	bool open = strcmp(v, "pass") && strcmp(v, "not_applicable");
 	g_string_append_printf(o, "<article class=\"case\" id=\"case-%u\" data-verdict=\"", i);
@@ -856,7 +891,7 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 			g_string_append(o, "</td><td class=\"obs-t\">");
 			h(o, jstr(e, "observed", ""));
 			g_string_append(o, "</td><td class=\"frames\">");
-			frame_links(o, jarr(e, "frames"));
+			frame_links(x, jarr(e, "frames"));
 			g_string_append(o, "</td></tr>\n");
 		}
 		g_string_append(o, "</table>\n");
@@ -877,13 +912,13 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 			h(o, jstr(f, "source", ""));
 			g_string_append(o, "</td><td>");
 			if (!jnull_or_absent(f, "frame"))
-				frame_link(o, jint(f, "frame", 0));
+				frame_link(x, jint(f, "frame", 0));
 			g_string_append(o, "</td></tr>\n");
 		}
 		g_string_append(o, "</table>\n");
 	}
 	g_string_append(o, "<h4>Ladder diagram</h4><div class=\"ladderbox\">");
-	report_ladder_svg(o, c, x->tester_name, x->dut_short);
+	report_ladder_svg(o, c, x->tester_name, x->dut_short, x->linked);
 	g_string_append(o, "</div>\n");
 	steps_table(x, c);
 	packets_table(x, c);
@@ -906,6 +941,8 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 		g_string_append(o, "</table>\n");
 	}
 	g_string_append(o, "</div></details></article>\n");
+	g_hash_table_destroy(x->linked);
+	x->linked = NULL;
 }
 
 static void cases_section(struct ctx *x)

@@ -143,7 +143,7 @@ static int row_height(const struct row *r)
 	return ROW_EVENT;
 }
 
-static void draw_packet(GString *s, JsonObject *c, const struct row *r, int y, gint64 start)
+static void draw_packet(GString *s, JsonObject *c, const struct row *r, int y, gint64 start, GHashTable *linked)
 {
 	JsonObject *p = r->o;
 	bool tx = !strcmp(jstr(p, "direction", "tx"), "tx");
@@ -176,6 +176,8 @@ static void draw_packet(GString *s, JsonObject *c, const struct row *r, int y, g
 	char t[40];
 	rel_time(t, sizeof t, jint(p, "ts_ns", 0), start);
 	g_string_append_printf(s, "<text class=\"time\" x=\"6\" y=\"%d\">%s</text>", ya + 4, t);
+	if (frame > 0 && linked)
+		g_hash_table_add(linked, GINT_TO_POINTER((gint)frame));
 	if (frame > 0)
 		g_string_append_printf(s, "<a href=\"#f%lld\"><text class=\"frame\" x=\"%d\" y=\"%d\">#%lld</text></a>",
 				       (long long)frame, X_TESTER - 10, ya + 4, (long long)frame);
@@ -205,7 +207,7 @@ static void draw_packet(GString *s, JsonObject *c, const struct row *r, int y, g
 	g_string_append(s, "</g>");
 }
 
-void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const char *dut_name)
+void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const char *dut_name, GHashTable *linked)
 {
 	JsonArray *steps = jarr(c, "steps");
 	JsonArray *pk = jarr(c, "packets");
@@ -381,7 +383,7 @@ void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const
 		} else {
 			lifelines(s, y, y + h);
 			if (r->kind == R_PKT) {
-				draw_packet(s, c, r, y, start);
+				draw_packet(s, c, r, y, start, linked);
 			} else if (r->kind == R_EVENT) {
 				char t[40];
 				rel_time(t, sizeof t, r->ts, start);

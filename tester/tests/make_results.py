@@ -106,6 +106,27 @@ def failing_without_frame(cid, ipv, start, npackets=0):
                 failed_step=3, failed_rules=["IBA9.7-PSN-SEQERR", "IBA9.7-GBN"], evidence=[ev], events=events)
 
 
+def failing_long(cid, ipv, start, npackets=1200, bad=700):
+    """A long exchange whose failure cites a frame in the middle: the ladder
+    and the packet table both leave packets out, but never that frame."""
+    steps = [step(1, 9, "dut qp", "dut qp q type=RC", "ok", start),
+             step(2, 12, "peer", "peer q write remote=$m.addr rkey=$m.rkey len=1228800", "ok", start + 100000),
+             step(3, 14, "expect", "expect q ACK aeth=ACK within 1s", "fail", start + 200000000,
+                  expected="ICRC good", observed="ICRC 0xdeadbeef, expected 0x12345678")]
+    packets = [pkt(i, 2 if i < bad else 3, i % 3 != 0, "RC RDMA WRITE Middle QP=0x000022 PSN=%d" % i,
+                   start + 100000 + 500 * i, note="request") for i in range(npackets)]
+    steps[1]["packets"] = list(range(bad))
+    steps[1]["frames"] = [p["frame"] for p in packets[:bad]]
+    steps[2]["packets"] = [bad]
+    steps[2]["frames"] = [packets[bad]["frame"]]
+    ev = {"rules": ["CA17-22"], "step": 3, "line": 14, "statement": steps[2]["text"], "expected": "ICRC good",
+          "observed": steps[2]["observed"], "packets": [bad], "frames": [packets[bad]["frame"]]}
+    finding = {"rule": "CA17-22", "severity": "error", "message": "ICRC is wrong", "source": "packet check",
+               "packet": bad, "frame": packets[bad]["frame"], "step": 3}
+    return case(cid, ipv, "fail", ["CA17-22"], start, steps, packets, reason="step 3: ICRC 0xdeadbeef", failed_step=3,
+                failed_rules=["CA17-22"], evidence=[ev], findings=[finding])
+
+
 def rules_records(cases):
     ids = ["CA17-1", "CA17-9", "IBA9.7-PSN-SEQERR", "IBA9.7-GBN", "CA17-22", "A17.9-NOWIRE"]
     out = []
@@ -180,6 +201,7 @@ def hostile(variant=False, fixed=False):
               passing("RC-X-003", 6, t + 4 * 10**9))
     cs.append(passing("RC-X-004", 4, t + 5 * 10**9, rules=("IBA9.7-PSN-SEQERR", "IBA9.7-GBN")) if fixed else
               failing_without_frame("RC-X-004", 4, t + 5 * 10**9, npackets=400))
+    cs.append(failing_long("RC-X-005", 4, t + 5 * 10**9 + 5 * 10**8))
     na = case("UD-NA-001", 6, "not_applicable", ["CA17-1"], t + 6 * 10**9, [], [], reason="the DUT lacks IPV6",
               file="cases/ud-na-001.case")
     cs.append(na)

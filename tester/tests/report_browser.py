@@ -199,6 +199,7 @@ document.querySelectorAll("#rule-table tr[data-verdict]").forEach(r => {
 facts.cases = Array.from(document.querySelectorAll("article.case")).map(a => a.dataset.verdict);
 facts.issues = Array.from(document.querySelectorAll("#issues .issue[data-rule]")).map(i => i.dataset.rule);
 facts.frames = Array.from(document.querySelectorAll("tr[id^=f]")).map(r => [r.id.slice(1), r.textContent]);
+facts.elided = Array.from(document.querySelectorAll("table.packets tr.elided")).map(r => [+r.dataset.first, +r.dataset.last]);
 facts.dut = (document.getElementById("dut-table") || {}).textContent || "";
 facts.ladders = {};
 document.querySelectorAll("article.case").forEach(a => {
@@ -260,9 +261,15 @@ def check_report(wd, report_dir, artifacts, tag):
     check(all(r in f["issues"] for r in broken) and len(f["issues"]) >= len(broken),
           "%s: an issue for every broken rule %s" % (tag, broken))
     rows = dict(f["frames"])
+    elided = lambda fr: any(a <= fr <= b for a, b in f["elided"])
     missing_rows = [(c["id"], p["frame"]) for c in res["cases"] for p in c["packets"]
-                    if p["frame"] and (str(p["frame"]) not in rows or p["summary"] not in rows[str(p["frame"])])]
-    check(not missing_rows, "%s: every frame has its row naming the packet (%s)" % (tag, missing_rows[:3]))
+                    if p["frame"] and not elided(p["frame"]) and
+                    (str(p["frame"]) not in rows or p["summary"] not in rows[str(p["frame"])])]
+    check(not missing_rows, "%s: every frame has its row naming the packet, or a row saying it is left out (%s)" %
+          (tag, missing_rows[:3]))
+    cited = {fr for c in res["cases"] for e in c["evidence"] for fr in e["frames"] if fr} | \
+            {x["frame"] for c in res["cases"] for x in c["findings"] if x.get("frame")}
+    check(all(str(fr) in rows for fr in cited), "%s: every frame of the evidence and findings has its row" % tag)
 
     for i, c in enumerate(res["cases"]):
         if c["verdict"] != "fail":
