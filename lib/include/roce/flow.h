@@ -25,6 +25,7 @@
 
 #include "roce/check.h"
 #include "roce/packet.h"
+#include "roce/transport.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,11 +104,8 @@ struct roce_flow_connection {
 };
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c);
 
-/* Signed distance a - b in the 24-bit PSN space. */
-static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
+/* roce_psn_diff(), the signed distance in the 24-bit PSN space, is
+ * transport.h's. */
 
 /* ---- A malloc-backed record store for programs and tests ---- */
 struct roce_flow_table;
