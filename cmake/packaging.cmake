@@ -32,6 +32,10 @@ foreach(doc ${ROCE_AGENT_DOCS})
     install(FILES ${PROJECT_SOURCE_DIR}/${doc} DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/roce-agent COMPONENT agent)
   endif()
 endforeach()
+if(TARGET rocev2)
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/plugin.md DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/roce-wireshark-plugin
+          COMPONENT plugin)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/roce-agent.service
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/roce-agent/examples COMPONENT agent)
 

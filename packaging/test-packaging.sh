@@ -66,6 +66,7 @@ else
 fi
 case " $components " in *" plugin "*)
   contains roce-wireshark-plugin '^\./usr/lib/.*/wireshark/plugins/[0-9.]*/epan/rocev2\.so$' "rocev2.so in the global plugin folder"
+  contains roce-wireshark-plugin '^\./usr/share/doc/roce-wireshark-plugin/plugin\.md$' "its guide"
   have roce-wireshark-plugin "^ Depends:.*libwireshark" libwireshark
   have roce-wireshark-plugin "^ Depends:.*libwireshark-data (<< " "the Wireshark version it was built for"
   ;;
@@ -105,6 +106,10 @@ fi
 "$prefix/bin/roce-tester" --version >/dev/null && "$prefix/bin/roce-tester" rules >/dev/null \
   && "$prefix/bin/roce-tester" run --check "$prefix/share/roce-tester/conformance-cases" >/dev/null \
   && ok "the installed roce-tester runs and parses the installed suite" || bad "installed roce-tester"
+case " $components " in *" plugin "*)
+  [ -n "$(find "$prefix/lib" -name rocev2.so 2>/dev/null)" ] && ok "the plugin installs under the prefix too" \
+    || bad "the plugin is not under the prefix";;
+esac
 "$prefix/sbin/roce-agent" --list-faults | grep -q "^no-seq-nak" && ok "the installed roce-agent runs" || bad "installed roce-agent"
 for page in man1/roce-tester.1.gz man8/roce-agent.8.gz; do
   [ -s "$prefix/share/man/$page" ] && ok "$page installed" || bad "$page not installed"
