@@ -291,6 +291,11 @@ def check_report(wd, report_dir, artifacts, tag):
             if not ev_frames:
                 check(lad["missing"] and all(lad["missing"]),
                       "%s: the packet that never came is a dashed arrow inside the band" % label)
+        # The case as a reader sees it: its head, evidence and ladder.
+        art = wd.find("#%s" % cid)
+        wd.js("arguments[0].scrollIntoView({block:'start'})", {ELEMENT: art})
+        save_png(os.path.join(artifacts, "%s-case-%s-ipv%d.png" % (tag, c["id"], c["ip_version"])),
+                 wd.s("GET", "/screenshot"))
         # The screenshot of the ladder (or of its failing step, when the
         # ladder is taller than the window), with the failure in red.
         eid = wd.find("#%s svg.ladder" % cid)
