@@ -309,7 +309,7 @@ static void request(struct direction *q,
 	if (r->cls == ROCE_FLOW_FIRST)
 		q->msg = (p->op->position == ROCE_POS_FIRST || p->op->position == ROCE_POS_MIDDLE) ? MSG_IN
 												    : MSG_UNKNOWN;
-	q->next_psn = (psn + (span_known ? span : 1)) & 0xFFFFFF;
+	q->next_psn = (psn + (span_known ? span : 1)) & ROCE_PSN_MASK;
 	q->slack = span_known ? 0 : span - 1;
 done:
 	remember(&q->sent, psn, in->frame);
@@ -468,7 +468,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 		}
 		case ROCE_SYN_NAK:
 			if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ_ERR && q && q->started) {
-				uint32_t last = (q->next_psn - 1) & 0xFFFFFF;
+				uint32_t last = (q->next_psn - 1) & ROCE_PSN_MASK;
 				if (roce_psn_diff(psn, q->next_psn) > 0)
 					add(r, ROCE_F_SEQ_NAK_AHEAD, bth_off + 9, 3, psn, last);
 				else
@@ -563,12 +563,12 @@ void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_c
 		ab->pmtu = ba->pmtu = c->pmtu;
 	if (c->a_psn_known && !ab->started) {
 		ab->started = true;
-		ab->next_psn = c->a_start_psn & 0xFFFFFF;
+		ab->next_psn = c->a_start_psn & ROCE_PSN_MASK;
 		ab->msg = MSG_OUT;
 	}
 	if (c->b_psn_known && !ba->started) {
 		ba->started = true;
-		ba->next_psn = c->b_start_psn & 0xFFFFFF;
+		ba->next_psn = c->b_start_psn & ROCE_PSN_MASK;
 		ba->msg = MSG_OUT;
 	}
 }

@@ -104,9 +104,6 @@ struct roce_flow_connection {
 };
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c);
 
-/* roce_psn_diff(), the signed distance in the 24-bit PSN space, is
- * transport.h's. */
-
 /* ---- A malloc-backed record store for programs and tests ---- */
 struct roce_flow_table;
 struct roce_flow_table *roce_flow_table_new(void);
