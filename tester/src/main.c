@@ -6,6 +6,7 @@
  *     roce-tester craft ...   build packets or the sample captures
  *     roce-tester lint ...    validate RoCEv2 captures with libroce
  *     roce-tester rules       print the rule catalogue
+ *     roce-tester coverage .. which rules the cases test (docs/coverage.md)
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,8 @@ static void usage(FILE *out)
 	      "  craft   build RoCEv2 packets (or the sample captures) into a pcap\n"
 	      "  lint    check every RoCEv2 packet of pcap files against the rules\n"
 	      "  rules   print the rule catalogue\n"
+	      "  coverage\n"
+	      "          which rules of the catalogue the cases test (Markdown)\n"
 	      "\n"
 	      "Run 'roce-tester COMMAND --help' for a command's options; the manual is\n"
 	      "roce-tester(1).\n",
@@ -41,7 +44,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "run", cmd_run }, { "report", cmd_report }, { "craft", cmd_craft }, { "lint", cmd_lint }, { "rules", cmd_rules },
+	{ "run", cmd_run },	{ "report", cmd_report }, { "craft", cmd_craft },
+	{ "lint", cmd_lint },	{ "rules", cmd_rules },	  { "coverage", cmd_coverage },
 };
 
 static const struct command *find(const char *name)
@@ -70,7 +74,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "help")) {
 		const struct command *c = find(argv[2]);
 		if (!c) {
-			fprintf(stderr, "roce-tester: unknown command '%s'; expected run, report, craft, lint or rules\n", argv[2]);
+			fprintf(stderr, "roce-tester: unknown command '%s'; expected run, report, craft, lint, rules or coverage\n", argv[2]);
 			return 2;
 		}
 		char *args[] = { (char *)c->name, "--help", NULL };

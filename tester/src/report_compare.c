@@ -34,9 +34,15 @@ static JsonObject *find_rule(const struct report_run *run, const char *id)
 	return NULL;
 }
 
+/* Informative: every requirement held, with behaviour worth reporting. */
+static bool met(const char *v)
+{
+	return !strcmp(v, "pass") || !strcmp(v, "informative");
+}
+
 static bool good(const char *v)
 {
-	return !strcmp(v, "pass") || !strcmp(v, "not_applicable");
+	return met(v) || !strcmp(v, "not_applicable");
 }
 
 static bool bad(const char *v)
@@ -123,7 +129,7 @@ void report_compare(const struct report_run *old_run, const struct report_run *n
 		const char *ov = jstr(o, "verdict", "");
 		if ((good(ov) && bad(nv)) || (!strcmp(ov, "error") && !strcmp(nv, "fail")))
 			add(lists[K_REGRESSION], n, ov, nv, detail);
-		else if (bad(ov) && !strcmp(nv, "pass"))
+		else if (bad(ov) && met(nv))
 			add(lists[K_FIX], n, ov, nv, "");
 		else if (strcmp(ov, nv))
 			add(lists[K_CHANGED], n, ov, nv, detail);

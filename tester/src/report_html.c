@@ -137,7 +137,7 @@ struct ctx {
 	GString *o;
 	const char *capture;
 	char tester_name[128], dut_name[160], dut_short[128];
-	unsigned n_case[4]; /* pass fail na error */
+	unsigned n_case[5]; /* pass fail na error informative, as case_verdicts */
 	/* Frames some link of the case at hand points to: the packet table
 	 * of a long case lists at least these. */
 	GHashTable *linked;
@@ -296,7 +296,7 @@ static void shell_join(GString *t, JsonArray *a)
 }
 
 
-static const char *case_verdicts[4] = { "pass", "fail", "not_applicable", "error" };
+static const char *case_verdicts[5] = { "pass", "fail", "not_applicable", "error", "informative" };
 
 static gint case_index(const struct ctx *x, JsonObject *c)
 {
@@ -347,8 +347,8 @@ static void header(struct ctx *x)
 	h(o, x->dut_name);
 	g_string_append(o, "</h1>");
 	g_string_append_printf(o, "<span class=\"overall %s\" id=\"overall\">%s</span><span class=\"headline\">", cls, overall);
-	hf(o, "%u case run(s): %u pass, %u fail, %u not applicable, %u error", total, x->n_case[0], x->n_case[1],
-	   x->n_case[2], x->n_case[3]);
+	hf(o, "%u case run(s): %u pass, %u informative, %u fail, %u not applicable, %u error", total, x->n_case[0],
+	   x->n_case[4], x->n_case[1], x->n_case[2], x->n_case[3]);
 	g_string_append(o, "<br>");
 	hf(o, "%u of %u rule(s) with a verdict are broken", rules_broken, rules_judged);
 	g_string_append(o, " \xC2\xB7 ");
@@ -475,9 +475,12 @@ static void setup_section(struct ctx *x)
 
 	/* The verdict counts. */
 	g_string_append(o, "<h3>Summary</h3><div class=\"cards\" id=\"case-counts\">");
-	for (int v = 0; v < 4; v++)
+	static const int card_order[5] = { 0, 4, 1, 2, 3 };
+	for (int k = 0; k < 5; k++) {
+		int v = card_order[k];
 		g_string_append_printf(o, "<div class=\"card\"><b class=\"v-%s\" style=\"background:none\">%u</b><span>%s case run(s)</span></div>",
 				       case_verdicts[v], x->n_case[v], verdict_text(case_verdicts[v]));
+	}
 	g_string_append(o, "</div><div class=\"cards\" id=\"rule-counts\">");
 	static const char *const rv[] = { "pass", "fail", "informative", "error", "not_applicable", "not_tested", "not_testable" };
 	for (size_t v = 0; v < G_N_ELEMENTS(rv); v++) {
@@ -639,7 +642,35 @@ static void issues_section(struct ctx *x)
 	}
 	if (warnings)
 		g_string_append(o, "</ul></div>\n");
-	if (!n && !errors && !warnings)
+
+	/* Informative findings: behaviour that differs between conforming
+	 * devices, worth knowing, never a failure. */
+	unsigned infos = 0;
+	for (guint i = 0; i < json_array_get_length(x->run->cases); i++) {
+		JsonObject *c = json_array_get_object_element(x->run->cases, i);
+		JsonArray *fd = jarr(c, "findings");
+		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
+			JsonObject *fo = json_array_get_object_element(fd, f);
+			if (strcmp(jstr(fo, "source", ""), "case"))
+				continue;
+			if (!infos++)
+				g_string_append(o, "<div class=\"issue obs\" id=\"issue-informative\"><h3>Informative findings</h3>"
+						   "<div>Behaviour that differs between conforming devices, reported by the cases; "
+						   "not failures.</div><ul>\n");
+			g_string_append(o, "<li>");
+			case_link(x, c);
+			g_string_append(o, ": ");
+			if (*jstr(fo, "rule", "")) {
+				rule_link(o, jstr(fo, "rule", ""));
+				g_string_append(o, " ");
+			}
+			h(o, jstr(fo, "message", ""));
+			g_string_append(o, "</li>\n");
+		}
+	}
+	if (infos)
+		g_string_append(o, "</ul></div>\n");
+	if (!n && !errors && !warnings && !infos)
 		g_string_append(o, "<p id=\"no-issues\">No issues observed: no case failed or ended in error, and no packet "
 				   "drew a warning.</p>\n");
 	g_string_append(o, "</section>\n");
@@ -651,7 +682,7 @@ static void rules_section(struct ctx *x)
 {
 	GString *o = x->o;
 	g_string_append(o, "<section id=\"rules\"><h2>3. Verdict per rule</h2>\n<p class=\"small muted\">"
-			   "<b>pass</b>: a case testing the rule passed and none showed it broken; <b>fail</b>: a case showed it "
+			   "<b>pass</b>: a case testing the rule passed (or was informative) and none showed it broken; <b>fail</b>: a case showed it "
 			   "broken; <b>informative</b>: observed only, or a rule of severity info; <b>not applicable</b>: its "
 			   "cases needed what the DUT lacks; <b>error</b>: its cases ended in error; <b>not tested</b>: no case "
 			   "of this run tests it; <b>not testable</b>: it has no wire image.</p>\n");
@@ -1008,7 +1039,7 @@ int report_write_html(const struct report_run *run, const char *path, char *err,
 	x.capture = jstr(r, "capture", "capture.pcapng");
 	for (guint i = 0; i < json_array_get_length(run->cases); i++) {
 		const char *v = jstr(json_array_get_object_element(run->cases, i), "verdict", "");
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			x.n_case[k] += !strcmp(v, case_verdicts[k]);
 	}
 	JsonObject *iface = jobj(setup, "interface");

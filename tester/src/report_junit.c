@@ -105,6 +105,9 @@ static void case_evidence(GString *t, JsonObject *c, const char *capture)
 /* Steps and packets, for <system-out>. */
 static void case_log(GString *t, JsonObject *c, const char *capture)
 {
+	/* JUnit knows no informative verdict: a pass that says what it found. */
+	if (!strcmp(jstr(c, "verdict", ""), "informative"))
+		g_string_append_printf(t, "informative: %s\n", jstr(c, "reason", ""));
 	g_string_append_printf(t, "%s\nfile: %s\nrules: ", jstr(c, "title", ""), jstr(c, "file", ""));
 	join_strings(t, jarr(c, "rules"), ", ");
 	g_string_append(t, "\n\nsteps:\n");

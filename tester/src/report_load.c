@@ -155,7 +155,7 @@ int write_file_atomic(const char *path, const char *data, size_t len, char *err,
 
 /* ---- Loading ---- */
 
-static const char *const case_verdicts[] = { "pass", "fail", "not_applicable", "error", NULL };
+static const char *const case_verdicts[] = { "pass", "informative", "fail", "not_applicable", "error", NULL };
 
 static bool in_set(const char *s, const char *const *set)
 {
@@ -181,7 +181,7 @@ static int check_case(JsonObject *c, guint i, char *err, size_t errlen)
 		return -1;
 	}
 	if (!in_set(jstr(c, "verdict", ""), case_verdicts)) {
-		snprintf(err, errlen, "cases[%u] (%s): verdict '%s'; expected pass, fail, not_applicable or error", i,
+		snprintf(err, errlen, "cases[%u] (%s): verdict '%s'; expected pass, informative, fail, not_applicable or error", i,
 			 jstr(c, "id", ""), jstr(c, "verdict", ""));
 		return -1;
 	}

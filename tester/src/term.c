@@ -60,13 +60,15 @@ enum term_colour verdict_colour(const char *v)
 		return TC_RED;
 	if (!strcmp(v, "error"))
 		return TC_YELLOW;
+	if (!strcmp(v, "informative"))
+		return TC_GREEN;
 	return TC_CYAN;
 }
 
 struct progress {
 	FILE *out;
 	bool colour, live;
-	unsigned total, started, pass, fail, na, error;
+	unsigned total, started, pass, info, fail, na, error;
 	struct timespec t0;
 	char current[160];
 	bool shown; /* the live line is on the screen */
@@ -108,8 +110,9 @@ static void draw(struct progress *p)
 		return;
 	double s = elapsed(p);
 	char line[512];
-	int n = snprintf(line, sizeof line, "[%u/%u] %u pass, %u fail, %u n/a, %u error  %02u:%02u  %s", p->started,
-			 p->total, p->pass, p->fail, p->na, p->error, (unsigned)(s / 60), (unsigned)s % 60, p->current);
+	int n = snprintf(line, sizeof line, "[%u/%u] %u pass, %u info, %u fail, %u n/a, %u error  %02u:%02u  %s",
+			 p->started, p->total, p->pass, p->info, p->fail, p->na, p->error, (unsigned)(s / 60),
+			 (unsigned)s % 60, p->current);
 	int w = width(p) - 1;
 	if (n > w && w > 0)
 		line[w] = '\0';
@@ -194,6 +197,8 @@ void progress_count(struct progress *p, const char *v)
 		p->fail++;
 	else if (!strcmp(v, "error"))
 		p->error++;
+	else if (!strcmp(v, "informative"))
+		p->info++;
 	else
 		p->na++;
 	p->current[0] = '\0';

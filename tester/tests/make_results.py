@@ -158,7 +158,7 @@ def rules_records(cases):
 
 def results(cases, complete=True, setup=True):
     summary = {"cases": len(cases)}
-    for v in ("pass", "fail", "not_applicable", "error"):
+    for v in ("pass", "informative", "fail", "not_applicable", "error"):
         summary[v] = sum(c["verdict"] == v for c in cases)
     rules = rules_records(cases)
     summary["rules"] = {}
@@ -202,6 +202,12 @@ def hostile(variant=False, fixed=False):
     cs.append(passing("RC-X-004", 4, t + 5 * 10**9, rules=("IBA9.7-PSN-SEQERR", "IBA9.7-GBN")) if fixed else
               failing_without_frame("RC-X-004", 4, t + 5 * 10**9, npackets=400))
     cs.append(failing_long("RC-X-005", 4, t + 5 * 10**9 + 5 * 10**8))
+    info = passing("RC-INFO-001", 6, t + 5 * 10**9 + 7 * 10**8)
+    info["verdict"] = "informative"
+    info["reason"] = "the retransmission timeout adapts: " + HOSTILE
+    info["findings"].append({"rule": "IBA9.7-GBN", "severity": "info", "message": info["reason"], "source": "case",
+                             "step": 3, "line": 11})
+    cs.append(info)
     na = case("UD-NA-001", 6, "not_applicable", ["CA17-1"], t + 6 * 10**9, [], [], reason="the DUT lacks IPV6",
               file="cases/ud-na-001.case")
     cs.append(na)

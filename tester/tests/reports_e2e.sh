@@ -97,15 +97,15 @@ tty_run() { # name, env...
   name=$1
   shift
   "$netns" --agent "$agent" --timeout 120 -- env "$@" script -qfec \
-    "$t run --iface \$ROCE_IF_TESTER --agent \$ROCE_AGENT --token-file \$ROCE_TOKEN_FILE --report-dir $work/$name $sel" \
+    "stty cols 132; $t run --iface \$ROCE_IF_TESTER --agent \$ROCE_AGENT --token-file \$ROCE_TOKEN_FILE --report-dir $work/$name $sel" \
     /dev/null >"$work/$name.tty" 2>&1
 }
 tty_run tty TERM=xterm
-grep -Eq "${esc}\[K(${esc}\[1m)?\[1/4\] 0 pass, 0 fail, 0 n/a, 0 error  00:0[0-9]  RC-RESP-PSN-SEQERR-001 IPv4" "$work/tty.tty" \
+grep -Eq "${esc}\[K(${esc}\[1m)?\[1/4\] 0 pass, 0 info, 0 fail, 0 n/a, 0 error  00:0[0-9]  RC-RESP-PSN-SEQERR-001 IPv4" "$work/tty.tty" \
   && ok "TTY: the live progress line (case n of N, counts, elapsed, the case at hand)" \
   || { bad "TTY: no live progress line"; od -c "$work/tty.tty" | head -30; }
 grep -q "${esc}\[32mpass" "$work/tty.tty" && ok "TTY: verdicts in colour" || bad "TTY: no colour"
-grep -Eq "\[3/4\] 2 pass, 0 fail, 0 n/a, 0 error  00:0[0-9]  RC-RESP-SEND-ACK-001 IPv4" "$work/tty.tty" \
+grep -Eq "\[3/4\] 2 pass, 0 info, 0 fail, 0 n/a, 0 error  00:0[0-9]  RC-RESP-SEND-ACK-001 IPv4" "$work/tty.tty" \
   && ok "TTY: the counts advance" || bad "TTY: counts"
 tty_run nocolor TERM=xterm NO_COLOR=1
 grep -q "${esc}\[K\[1/4\] 0 pass" "$work/nocolor.tty" && ! grep -q "${esc}\[[0-9;]*m" "$work/nocolor.tty" \

@@ -33,7 +33,7 @@ def main():
             s = r["summary"]
             if s["cases"] != len(r["cases"]):
                 problems.append("summary.cases %d, %d records" % (s["cases"], len(r["cases"])))
-            for v in ("pass", "fail", "not_applicable", "error"):
+            for v in ("pass", "informative", "fail", "not_applicable", "error"):
                 n = sum(c["verdict"] == v for c in r["cases"])
                 if s[v] != n:
                     problems.append("summary.%s %d, the records say %d" % (v, s[v], n))
