@@ -105,6 +105,13 @@ struct session {
 /* server.c */
 int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen);
 void agent_shutdown(struct agent *a);
+/* A session on a connected, non-blocking socket (accepted, or one end of a
+ * socketpair for the protocol fuzzer); it owns fd from now on. */
+struct session *session_open(struct agent *a, int fd, const char *peer);
+/* Bytes received from the peer: framed into requests and answered. */
+void session_feed(struct session *s, const char *data, size_t len);
+/* Destroys the session's objects and closes its socket. */
+void session_close(struct session *s);
 void session_send_reply(struct session *s, struct req *r);
 void session_start_poll_timer(struct session *s);
 
