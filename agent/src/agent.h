@@ -22,6 +22,7 @@
 #define AGENT_MAX_POLL_MS 60000
 #define AGENT_MAX_JSON_DEPTH 32
 #define AGENT_MAX_AUTH_FAILURES 3
+#define AGENT_HELLO_TIMEOUT_S 10 /* default --hello-timeout */
 
 struct agent {
 	struct backend *be;
@@ -33,6 +34,10 @@ struct agent {
 	guint listen_watch;
 	GList *sessions; /* struct session */
 	unsigned n_sessions;
+	/* A connection that has not authenticated within this many ms is
+	 * closed, so that idle or trickling connections cannot hold the
+	 * session slots; 0: no deadline. */
+	unsigned hello_timeout_ms;
 	bool verbose;
 };
 
@@ -83,7 +88,7 @@ struct session {
 	struct agent *agent;
 	int fd;
 	char peer[80];
-	guint in_watch, out_watch, poll_timer, close_queued;
+	guint in_watch, out_watch, poll_timer, close_queued, hello_timer;
 	GString *in, *out;
 	bool authenticated;
 	unsigned auth_failures;

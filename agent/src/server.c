@@ -220,6 +220,8 @@ void session_close(struct session *s)
 		g_source_remove(s->out_watch);
 	if (s->poll_timer)
 		g_source_remove(s->poll_timer);
+	if (s->hello_timer)
+		g_source_remove(s->hello_timer);
 	if (s->poll.id)
 		json_node_unref(s->poll.id);
 	session_cleanup(s);
@@ -286,6 +288,27 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+static gboolean hello_deadline(gpointer data)
+{
+	struct session *s = data;
+	s->hello_timer = 0;
+	if (s->authenticated || s->closing)
+		return G_SOURCE_REMOVE;
+	struct req r = { .s = s, .err = AE_UNAUTHENTICATED, .close_after = true };
+	g_snprintf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
+		   s->agent->hello_timeout_ms / 1000.0);
+	/* Whatever was half received is dropped. */
+	g_string_truncate(s->in, 0);
+	set_reading(s, false);
+	session_send_reply(s, &r);
+	if (s->out->len) {
+		/* The peer does not read what it is sent: no waiting for it. */
+		g_string_truncate(s->out, 0);
+		queue_close(s);
+	}
+	return G_SOURCE_REMOVE;
+}
+
 struct session *session_open(struct agent *a, int fd, const char *peer)
 {
 	struct session *s = g_new0(struct session, 1);
@@ -299,6 +322,8 @@ struct session *session_open(struct agent *a, int fd, const char *peer)
 	a->n_sessions++;
 	if (a->verbose)
 		g_message("%s: session opened", s->peer);
+	if (a->hello_timeout_ms)
+		s->hello_timer = g_timeout_add(a->hello_timeout_ms, hello_deadline, s);
 	set_reading(s, true);
 	return s;
 }
