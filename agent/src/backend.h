@@ -108,9 +108,11 @@ enum be_wc_opcode {
 	BE_WC_RECV_RDMA_WITH_IMM,
 };
 
-#define BE_WC_WITH_IMM 0x2u /* IBV_WC_WITH_IMM */
-#define BE_WC_GRH 0x1u      /* IBV_WC_GRH */
-#define BE_WC_WITH_INV 0x4u /* IBV_WC_WITH_INV */
+/* Work-completion flags. GRH and WITH_IMM have libibverbs' values; WITH_INV
+ * does not (IBV_WC_WITH_INV is 0x8), so backends map the flags explicitly. */
+#define BE_WC_WITH_IMM 0x2u
+#define BE_WC_GRH 0x1u
+#define BE_WC_WITH_INV 0x4u
 
 enum be_wr_opcode {
 	BE_WR_RDMA_WRITE = 0,

@@ -4,6 +4,7 @@
  *     roce-tester craft ...   build packets or the sample captures
  *     roce-tester lint ...    validate RoCEv2 captures with libroce
  *     roce-tester rules       print the rule catalogue
+ *     roce-tester run ...     run conformance cases against a DUT
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,7 @@ static void usage(FILE *out)
 	      "  craft   build RoCEv2 packets (or the sample captures) into a pcap\n"
 	      "  lint    check every RoCEv2 packet of pcap files against the rules\n"
 	      "  rules   print the rule catalogue\n"
+	      "  run     run conformance cases against a DUT through its agent\n"
 	      "\n"
 	      "Run 'roce-tester COMMAND --help' for a command's options.\n",
 	      out);
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
 		return cmd_lint(argc - 1, argv + 1);
 	if (!strcmp(cmd, "rules"))
 		return cmd_rules(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "roce-tester: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

@@ -1,0 +1,315 @@
+/* The agent protocol client (see agent_client.h). */
+#include "agent_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rawio.h"
+
+#define AGENT_MAX_LINE (1u << 20)
+
+static int split_hostport(const char *hp, char *host, size_t hl, char *port, size_t pl)
+{
+	const char *colon;
+	if (hp[0] == '[') {
+		const char *close = strchr(hp, ']');
+		if (!close || close[1] != ':')
+			return -1;
+		snprintf(host, hl, "%.*s", (int)(close - hp - 1), hp + 1);
+		colon = close + 1;
+	} else {
+		colon = strrchr(hp, ':');
+		if (!colon)
+			return -1;
+		snprintf(host, hl, "%.*s", (int)(colon - hp), hp);
+	}
+	snprintf(port, pl, "%s", colon + 1);
+	return host[0] && port[0] ? 0 : -1;
+}
+
+int agent_connect(struct agent *a, const char *hostport, uint64_t timeout_ns, char *err, size_t errlen)
+{
+	agent_pump_fn pump = a->pump;
+	void *pump_ctx = a->pump_ctx;
+	memset(a, 0, sizeof *a);
+	a->pump = pump;
+	a->pump_ctx = pump_ctx;
+	a->fd = -1;
+	a->next_id = 1;
+	snprintf(a->where, sizeof a->where, "%s", hostport);
+	char host[128], port[16];
+	if (split_hostport(hostport, host, sizeof host, port, sizeof port) != 0) {
+		snprintf(err, errlen, "--agent %s: expected HOST:PORT ([ADDR]:PORT for IPv6)", hostport);
+		return -1;
+	}
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
+	int r = getaddrinfo(host, port, &hints, &res);
+	if (r != 0) {
+		snprintf(err, errlen, "agent %s: %s", hostport, gai_strerror(r));
+		return -1;
+	}
+	int fd = -1;
+	char why[160] = "no address";
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
+			snprintf(why, sizeof why, "%s", strerror(errno));
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		struct pollfd pf = { fd, POLLOUT, 0 };
+		int ms = (int)(timeout_ns / 1000000);
+		int soerr = 0;
+		socklen_t sl = sizeof soerr;
+		if (poll(&pf, 1, ms > 0 ? ms : 1) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr) {
+			snprintf(why, sizeof why, "%s", soerr ? strerror(soerr) : "connection timed out");
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		snprintf(err, errlen, "agent %s: %s", hostport, why);
+		return -1;
+	}
+	a->fd = fd;
+	return 0;
+}
+
+void agent_close(struct agent *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	free(a->buf);
+	a->buf = NULL;
+	a->len = a->cap = 0;
+}
+
+void agent_log_clear(struct agent *a)
+{
+	for (size_t i = 0; i < a->n_log; i++) {
+		free(a->log[i].method);
+		free(a->log[i].request);
+		free(a->log[i].reply);
+	}
+	free(a->log);
+	a->log = NULL;
+	a->n_log = a->cap_log = 0;
+}
+
+static struct agent_exchange *log_new(struct agent *a, const char *method, const char *req)
+{
+	if (a->n_log == a->cap_log) {
+		a->cap_log = a->cap_log ? 2 * a->cap_log : 32;
+		struct agent_exchange *l = realloc(a->log, a->cap_log * sizeof *l);
+		if (!l)
+			abort();
+		a->log = l;
+	}
+	struct agent_exchange *e = &a->log[a->n_log++];
+	e->method = strdup(method);
+	e->request = strdup(req);
+	e->reply = NULL;
+	e->sent_ns = rawio_now();
+	e->reply_ns = 0;
+	return e;
+}
+
+static int write_all(int fd, const char *s, size_t n, uint64_t deadline)
+{
+	while (n) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+		if (w > 0) {
+			s += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if (rawio_now() >= deadline)
+			return -1;
+		struct pollfd pf = { fd, POLLOUT, 0 };
+		poll(&pf, 1, 10);
+	}
+	return 0;
+}
+
+/* Reads until a whole line is buffered; returns its length (without the
+ * newline), 0 on timeout, -1 on a closed or failed connection. */
+static long read_line(struct agent *a, uint64_t deadline, char *msg, size_t msglen)
+{
+	for (;;) {
+		char *nl = a->len ? memchr(a->buf, '\n', a->len) : NULL;
+		if (nl)
+			return nl - a->buf;
+		if (a->len >= AGENT_MAX_LINE) {
+			snprintf(msg, msglen, "agent %s sent a line longer than 1 MiB", a->where);
+			return -1;
+		}
+		uint64_t now = rawio_now();
+		if (now >= deadline)
+			return 0;
+		if (a->pump) {
+			a->pump(a->pump_ctx, a->fd, deadline);
+		} else {
+			struct pollfd pf = { a->fd, POLLIN, 0 };
+			uint64_t left = (deadline - now) / 1000000 + 1;
+			poll(&pf, 1, left > 1000 ? 1000 : (int)left);
+		}
+		if (a->cap - a->len < 65536) {
+			a->cap = a->cap ? 2 * a->cap : 65536 * 2;
+			char *b = realloc(a->buf, a->cap);
+			if (!b)
+				abort();
+			a->buf = b;
+		}
+		ssize_t r = recv(a->fd, a->buf + a->len, a->cap - a->len, MSG_DONTWAIT);
+		if (r == 0) {
+			snprintf(msg, msglen, "agent %s closed the connection", a->where);
+			return -1;
+		}
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			snprintf(msg, msglen, "agent %s: %s", a->where, strerror(errno));
+			return -1;
+		}
+		a->len += (size_t)r;
+	}
+}
+
+enum agent_status agent_call(struct agent *a, const char *method, JsonObject *params, uint64_t timeout_ns,
+			     JsonObject **result, char *code, size_t codelen, char *msg, size_t msglen)
+{
+	*result = NULL;
+	code[0] = msg[0] = '\0';
+	if (a->fd < 0 || a->broken) {
+		if (params)
+			json_object_unref(params);
+		snprintf(msg, msglen, "agent %s: not connected", a->where);
+		return AGENT_BROKEN;
+	}
+	int64_t id = a->next_id++;
+	JsonObject *req = json_object_new();
+	json_object_set_int_member(req, "id", id);
+	json_object_set_string_member(req, "method", method);
+	if (params)
+		json_object_set_object_member(req, "params", params);
+	JsonNode *node = json_node_init_object(json_node_alloc(), req);
+	char *line = json_to_string(node, FALSE);
+	json_node_unref(node);
+	json_object_unref(req);
+	struct agent_exchange *e = log_new(a, method, line);
+	uint64_t deadline = rawio_now() + timeout_ns;
+	size_t n = strlen(line);
+	line = g_realloc(line, n + 2);
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	int w = write_all(a->fd, line, n + 1, deadline);
+	g_free(line);
+	if (w != 0) {
+		snprintf(msg, msglen, "agent %s: sending %s failed: %s", a->where, method, strerror(errno));
+		a->broken = true;
+		return AGENT_BROKEN;
+	}
+	long len = read_line(a, deadline, msg, msglen);
+	if (len <= 0) {
+		if (len == 0)
+			snprintf(msg, msglen, "agent %s did not answer %s within %llu ms", a->where, method,
+				 (unsigned long long)(timeout_ns / 1000000));
+		a->broken = true;
+		return AGENT_BROKEN;
+	}
+	e->reply = strndup(a->buf, (size_t)len);
+	e->reply_ns = rawio_now();
+	memmove(a->buf, a->buf + len + 1, a->len - (size_t)len - 1);
+	a->len -= (size_t)len + 1;
+
+	JsonParser *parser = json_parser_new();
+	GError *gerr = NULL;
+	enum agent_status st = AGENT_BROKEN;
+	if (!json_parser_load_from_data(parser, e->reply, len, &gerr)) {
+		snprintf(msg, msglen, "agent %s answered %s with invalid JSON: %s", a->where, method, gerr->message);
+		g_error_free(gerr);
+		goto out;
+	}
+	JsonNode *root = json_parser_get_root(parser);
+	if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+		snprintf(msg, msglen, "agent %s answered %s with something that is not a JSON object", a->where, method);
+		goto out;
+	}
+	JsonObject *reply = json_node_get_object(root);
+	JsonNode *idn = json_object_get_member(reply, "id");
+	if (!idn || json_node_get_value_type(idn) != G_TYPE_INT64 || json_node_get_int(idn) != id) {
+		snprintf(msg, msglen, "agent %s answered %s with the wrong id", a->where, method);
+		goto out;
+	}
+	JsonNode *res = json_object_get_member(reply, "result");
+	JsonNode *er = json_object_get_member(reply, "error");
+	if (res && JSON_NODE_HOLDS_OBJECT(res) && !er) {
+		*result = json_object_ref(json_node_get_object(res));
+		st = AGENT_OK;
+	} else if (er && JSON_NODE_HOLDS_OBJECT(er) && !res) {
+		JsonObject *eo = json_node_get_object(er);
+		const char *c = json_object_has_member(eo, "code") ? json_object_get_string_member(eo, "code") : NULL;
+		const char *m = json_object_has_member(eo, "message") ? json_object_get_string_member(eo, "message") : NULL;
+		snprintf(code, codelen, "%s", c ? c : "?");
+		snprintf(msg, msglen, "%s", m ? m : "");
+		st = AGENT_ERROR_REPLY;
+	} else {
+		snprintf(msg, msglen, "agent %s answered %s with neither one result object nor one error object", a->where,
+			 method);
+	}
+out:
+	if (st == AGENT_BROKEN)
+		a->broken = true;
+	g_object_unref(parser);
+	return st;
+}
+
+void agent_set_u64(JsonObject *o, const char *key, uint64_t v)
+{
+	if (v < (1ull << 53)) {
+		json_object_set_int_member(o, key, (gint64)v);
+	} else {
+		char s[24];
+		snprintf(s, sizeof s, "0x%llx", (unsigned long long)v);
+		json_object_set_string_member(o, key, s);
+	}
+}
+
+bool agent_get_u64(JsonObject *o, const char *key, uint64_t *v)
+{
+	JsonNode *n = o ? json_object_get_member(o, key) : NULL;
+	if (!n || !JSON_NODE_HOLDS_VALUE(n))
+		return false;
+	if (json_node_get_value_type(n) == G_TYPE_INT64) {
+		gint64 x = json_node_get_int(n);
+		if (x < 0)
+			return false;
+		*v = (uint64_t)x;
+		return true;
+	}
+	if (json_node_get_value_type(n) == G_TYPE_STRING) {
+		const char *s = json_node_get_string(n);
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(s, &end, 0);
+		if (errno || end == s || *end || s[0] == '-')
+			return false;
+		*v = x;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,233 @@
+/*
+ * The conformance case language (docs/case-language.md): a case is a
+ * readable script, in the spirit of packetdrill, that interleaves verbs on
+ * the DUT (through the agent), packets the tester injects, packets it
+ * expects from the DUT with field constraints and time windows, and
+ * injection rules.
+ *
+ * The parser turns a file into a struct cl_case: a header (ID, title,
+ * rules, required capabilities) and a list of steps. Every step keeps its
+ * location for reports. Symbols ($qp.qpn, $mr.rkey, ?psn bindings) are
+ * checked at parse time and evaluated by the runner.
+ */
+#ifndef ROCE_TESTER_CASELANG_H
+#define ROCE_TESTER_CASELANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where something is in a case file (1-based line and column). */
+struct cl_loc {
+	unsigned line, col;
+};
+
+/* Every kind of parse error, so that tests can prove each one is reached. */
+enum cl_error {
+	CL_OK = 0,
+	CL_ERR_IO,            /* cannot read the file */
+	CL_ERR_CHAR,          /* a character that starts no token */
+	CL_ERR_STRING,        /* unterminated string or bad escape */
+	CL_ERR_HEX,           /* malformed x"..." byte string */
+	CL_ERR_NUMBER,        /* malformed or too large a number */
+	CL_ERR_UNIT,          /* unknown duration unit */
+	CL_ERR_EXPECTED,      /* a token other than the one the grammar needs */
+	CL_ERR_STATEMENT,     /* unknown statement keyword */
+	CL_ERR_HEADER_ORDER,  /* a header statement after the first step, or 'case' not first */
+	CL_ERR_DUPLICATE,     /* a header given twice, or a name defined twice */
+	CL_ERR_MISSING,       /* a required header or argument is missing */
+	CL_ERR_ARGUMENT,      /* an argument the statement does not take */
+	CL_ERR_VALUE,         /* an argument's value has the wrong form or range */
+	CL_ERR_RULE_ID,       /* a rule ID the catalogue does not know */
+	CL_ERR_CAPABILITY,    /* an unknown capability */
+	CL_ERR_UNDEFINED,     /* a symbol, QP or MR used before it is defined */
+	CL_ERR_MEMBER,        /* $name.member with a member the name does not have */
+	CL_ERR_KIND,          /* a name of the wrong kind (an MR where a QP is needed) */
+	CL_ERR_OPCODE,        /* not an opcode of the QP's transport */
+	CL_ERR_FIELD,         /* not a header field (or pseudo-field) */
+	CL_ERR_COUNT
+};
+
+const char *cl_error_name(enum cl_error e);
+
+/* ---- Values ---- */
+
+/* A sum of terms: numbers and symbol references ($a, $a.member, a bound
+ * ?name). Evaluated modulo 2^64; fields take their width's low bits. */
+struct cl_term {
+	int sign; /* +1 or -1 */
+	bool is_sym;
+	uint64_t num;
+	char *sym, *member; /* member may be NULL */
+	struct cl_loc loc;
+};
+
+struct cl_expr {
+	struct cl_term *terms;
+	unsigned n;
+};
+
+enum cl_value_kind {
+	CL_V_NONE,
+	CL_V_EXPR,   /* number or symbol arithmetic */
+	CL_V_BYTES,  /* "text" or x"hex" */
+	CL_V_WORD,   /* a named constant: SUCCESS, RTS, NAK_SEQ, on, bad ... */
+	CL_V_LIST,   /* word, word, ... (access flags) */
+	CL_V_BIND,   /* ?name: bind the observed value */
+	CL_V_DURATION,
+};
+
+struct cl_value {
+	enum cl_value_kind kind;
+	struct cl_expr expr;
+	uint8_t *bytes;
+	size_t n_bytes;
+	char *word;
+	char **list;
+	unsigned n_list;
+	uint64_t ns; /* CL_V_DURATION */
+	struct cl_loc loc;
+};
+
+enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
+
+struct cl_arg {
+	char *key;
+	bool result; /* after '->': a constraint on the verb's result */
+	enum cl_cmp cmp; /* only constraints of expect use other than CL_EQ */
+	struct cl_value v;
+	struct cl_loc loc;
+};
+
+/* ---- Steps ---- */
+
+enum cl_step_kind {
+	CL_DUT_MR,        /* dut mr NAME args */
+	CL_DUT_QP,        /* dut qp NAME args: DUT QP + tester peer QP, connected */
+	CL_DUT_POST_RECV, /* dut post_recv QP MR args */
+	CL_DUT_POST_SEND, /* dut post_send QP VERB [MR] args */
+	CL_DUT_WRITE,     /* dut write MR args */
+	CL_DUT_READ,      /* dut read MR args -> data=... */
+	CL_DUT_QUERY,     /* dut query QP -> state=... */
+	CL_DUT_MODIFY,    /* dut modify QP state=... */
+	CL_PEER_MR,       /* peer mr NAME args */
+	CL_PEER_OP,       /* peer QP send|write|read|cmp_swap|fetch_add args */
+	CL_PEER_SET,      /* peer QP set key=value... */
+	CL_INJECT,        /* inject QP OPCODE args */
+	CL_EXPECT_PKT,    /* expect QP OPCODE|any constraints [within] */
+	CL_EXPECT_NOTHING,/* expect nothing [QP] within T */
+	CL_EXPECT_COMPLETION,    /* expect completion QP constraints [within] */
+	CL_EXPECT_NO_COMPLETION, /* expect no completion QP within T */
+	CL_EXPECT_PEER,   /* expect peer QP constraints [within] */
+	CL_EXPECT_MEM,    /* expect mem PEER-MR offset=N data=... */
+	CL_RULE,          /* on tx|rx QP|* match... do ACTION */
+	CL_RULES_OFF,     /* off all */
+	CL_WAIT,          /* wait T */
+	CL_STEP_KIND_COUNT
+};
+
+const char *cl_step_kind_name(enum cl_step_kind k);
+
+enum cl_rule_action {
+	CL_ACT_DROP,
+	CL_ACT_DUPLICATE,
+	CL_ACT_DELAY,
+	CL_ACT_REORDER,
+	CL_ACT_CORRUPT_ICRC,
+	CL_ACT_ECN_CE,
+	CL_ACT_SET,
+};
+
+struct cl_step {
+	enum cl_step_kind kind;
+	struct cl_loc loc;
+	char *text; /* the source line, for reports and capture comments */
+	char *name; /* NAME defined (mr, qp) */
+	char *qp;   /* QP name, or NULL for "any" */
+	char *mr;   /* MR name where the step takes one */
+	char *verb; /* post_send verb, peer operation */
+	int opcode; /* packet opcode (inject, expect); -1 for "any" */
+	struct cl_arg *args;
+	unsigned n_args;
+	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
+	bool has_within;
+	uint64_t within_min, within_max;
+	/* Injection rules. */
+	bool rx; /* on rx (DUT's packets) or on tx (the tester's) */
+	enum cl_rule_action action;
+	uint64_t action_ns;     /* delay */
+	unsigned action_n;      /* reorder: hold for N later packets */
+	char *set_field;        /* set FIELD=EXPR */
+	struct cl_expr set_value;
+};
+
+/* What a name stands for. */
+enum cl_sym_kind { CL_SYM_QP, CL_SYM_DUT_MR, CL_SYM_PEER_MR, CL_SYM_BOUND };
+
+struct cl_sym {
+	char *name;
+	enum cl_sym_kind kind;
+	int qp_type; /* enum roce_transport for QPs */
+};
+
+struct cl_arena;
+
+struct cl_case {
+	struct cl_arena *arena; /* owns everything below */
+	char *path;
+	char *id, *title;
+	struct cl_loc id_loc;
+	char **rules; /* rule IDs as written (known to the catalogue) */
+	unsigned n_rules;
+	unsigned caps; /* CL_CAP_* bits required */
+	char **mutants; /* soft-DUT fault profiles under which the case must fail */
+	unsigned n_mutants;
+	unsigned ip_versions; /* bit 4 and/or bit 6: (1u << 4) | (1u << 6) */
+	unsigned pmtu;        /* default path MTU for QPs */
+	uint64_t timeout_ns;  /* the whole case's time budget */
+	struct cl_step *steps;
+	unsigned n_steps;
+	struct cl_sym *syms;
+	unsigned n_syms;
+};
+
+#define CL_CAP_RC 0x01u
+#define CL_CAP_UC 0x02u
+#define CL_CAP_UD 0x04u
+#define CL_CAP_ATOMIC 0x08u
+#define CL_CAP_IPV4 0x10u
+#define CL_CAP_IPV6 0x20u
+#define CL_CAP_RCM 0x40u
+#define CL_CAP_SEND_WITH_INV 0x80u
+
+/* Capability name (as in the agent protocol's query_device) to bit, 0 if
+ * unknown; and the names of a set, comma separated. */
+unsigned cl_cap_bit(const char *name);
+void cl_caps_format(unsigned caps, char *buf, size_t n);
+
+struct cl_diag {
+	enum cl_error code;
+	struct cl_loc loc;
+	char msg[512]; /* "file:line:col: what was found; expected what" */
+};
+
+/* Parses a case file (or text; path names it in messages). Returns NULL and
+ * fills diag on error. */
+struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag);
+struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, struct cl_diag *diag);
+void cl_case_free(struct cl_case *c);
+
+/* The value of a named argument of a step, or NULL. */
+const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key);
+
+/* Opcode lookup for a transport, by the short names cases use
+ * (SEND_ONLY, RDMA_WRITE_FIRST, WRITE_ONLY, ACK, READ_RESPONSE_LAST, CNP)
+ * or libroce's full names (rc-send-only, 0x04). -1 when nothing matches. */
+int cl_opcode_lookup(int transport, const char *word);
+
+/* The names and meanings of expect's pseudo-fields and AETH words, shared
+ * with the runner: AETH words (ACK, RNR, NAK_SEQ, NAK_INVALID, NAK_ACCESS,
+ * NAK_OPERATIONAL) to a syndrome pattern. Returns false when unknown. */
+bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
+
+#endif

@@ -1,0 +1,1329 @@
+/*
+ * The case language's parser. One statement per line; the first word says
+ * what it is. Each statement's arguments are checked against a table of
+ * what it takes, symbols against what was defined above them, opcodes
+ * against the QP's transport, and field names against libroce's layouts.
+ * The first error stops the parse with file:line:column and what was
+ * expected.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "caselang.h"
+#include "caselex.h"
+#include "roce/roce.h"
+
+#define CL_MAX_FILE (4u << 20)
+
+static const char *const error_names[CL_ERR_COUNT] = {
+	[CL_OK] = "ok",
+	[CL_ERR_IO] = "io",
+	[CL_ERR_CHAR] = "char",
+	[CL_ERR_STRING] = "string",
+	[CL_ERR_HEX] = "hex",
+	[CL_ERR_NUMBER] = "number",
+	[CL_ERR_UNIT] = "unit",
+	[CL_ERR_EXPECTED] = "expected",
+	[CL_ERR_STATEMENT] = "statement",
+	[CL_ERR_HEADER_ORDER] = "header-order",
+	[CL_ERR_DUPLICATE] = "duplicate",
+	[CL_ERR_MISSING] = "missing",
+	[CL_ERR_ARGUMENT] = "argument",
+	[CL_ERR_VALUE] = "value",
+	[CL_ERR_RULE_ID] = "rule-id",
+	[CL_ERR_CAPABILITY] = "capability",
+	[CL_ERR_UNDEFINED] = "undefined",
+	[CL_ERR_MEMBER] = "member",
+	[CL_ERR_KIND] = "kind",
+	[CL_ERR_OPCODE] = "opcode",
+	[CL_ERR_FIELD] = "field",
+};
+
+const char *cl_error_name(enum cl_error e)
+{
+	return (unsigned)e < CL_ERR_COUNT ? error_names[e] : "?";
+}
+
+static const char *const step_names[CL_STEP_KIND_COUNT] = {
+	[CL_DUT_MR] = "dut mr",
+	[CL_DUT_QP] = "dut qp",
+	[CL_DUT_POST_RECV] = "dut post_recv",
+	[CL_DUT_POST_SEND] = "dut post_send",
+	[CL_DUT_WRITE] = "dut write",
+	[CL_DUT_READ] = "dut read",
+	[CL_DUT_QUERY] = "dut query",
+	[CL_DUT_MODIFY] = "dut modify",
+	[CL_PEER_MR] = "peer mr",
+	[CL_PEER_OP] = "peer",
+	[CL_PEER_SET] = "peer set",
+	[CL_INJECT] = "inject",
+	[CL_EXPECT_PKT] = "expect",
+	[CL_EXPECT_NOTHING] = "expect nothing",
+	[CL_EXPECT_COMPLETION] = "expect completion",
+	[CL_EXPECT_NO_COMPLETION] = "expect no completion",
+	[CL_EXPECT_PEER] = "expect peer",
+	[CL_EXPECT_MEM] = "expect mem",
+	[CL_RULE] = "on",
+	[CL_RULES_OFF] = "off",
+	[CL_WAIT] = "wait",
+};
+
+const char *cl_step_kind_name(enum cl_step_kind k)
+{
+	return (unsigned)k < CL_STEP_KIND_COUNT ? step_names[k] : "?";
+}
+
+/* ---- Capabilities ---- */
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} caps[] = {
+	{ "RC", CL_CAP_RC }, { "UC", CL_CAP_UC }, { "UD", CL_CAP_UD },
+	{ "ATOMIC", CL_CAP_ATOMIC }, { "IPV4", CL_CAP_IPV4 }, { "IPV6", CL_CAP_IPV6 },
+	{ "RCM", CL_CAP_RCM }, { "SEND_WITH_INV", CL_CAP_SEND_WITH_INV },
+};
+
+unsigned cl_cap_bit(const char *name)
+{
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if (!strcasecmp(caps[i].name, name))
+			return caps[i].bit;
+	return 0;
+}
+
+void cl_caps_format(unsigned bits, char *buf, size_t n)
+{
+	size_t w = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if ((bits & caps[i].bit) && w < n)
+			w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? "," : "", caps[i].name);
+}
+
+/* ---- Opcodes and AETH words ---- */
+
+int cl_opcode_lookup(int transport, const char *word)
+{
+	int op = roce_opcode_by_name(word);
+	if (op >= 0)
+		return op;
+	if (!strcasecmp(word, "CNP"))
+		return ROCE_OPCODE_CNP;
+	static const struct {
+		const char *alias, *name;
+	} aliases[] = {
+		{ "ACK", "Acknowledge" },
+		{ "ATOMIC_ACK", "Atomic Acknowledge" },
+		{ "CMP_SWAP", "CmpSwap" },
+		{ "COMPARE_SWAP", "CmpSwap" },
+		{ "FETCH_ADD", "FetchAdd" },
+		{ "READ_REQUEST", "RDMA READ Request" },
+		{ "READ_RESPONSE_FIRST", "RDMA READ Response First" },
+		{ "READ_RESPONSE_MIDDLE", "RDMA READ Response Middle" },
+		{ "READ_RESPONSE_LAST", "RDMA READ Response Last" },
+		{ "READ_RESPONSE_ONLY", "RDMA READ Response Only" },
+		{ "WRITE_FIRST", "RDMA WRITE First" },
+		{ "WRITE_MIDDLE", "RDMA WRITE Middle" },
+		{ "WRITE_LAST", "RDMA WRITE Last" },
+		{ "WRITE_LAST_WITH_IMM", "RDMA WRITE Last with Immediate" },
+		{ "WRITE_ONLY", "RDMA WRITE Only" },
+		{ "WRITE_ONLY_WITH_IMM", "RDMA WRITE Only with Immediate" },
+		{ "SEND_LAST_WITH_IMM", "SEND Last with Immediate" },
+		{ "SEND_ONLY_WITH_IMM", "SEND Only with Immediate" },
+		{ "SEND_LAST_WITH_INV", "SEND Last with Invalidate" },
+		{ "SEND_ONLY_WITH_INV", "SEND Only with Invalidate" },
+	};
+	const char *base = word;
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (!strcasecmp(word, aliases[i].alias))
+			base = aliases[i].name;
+	if (transport < 0 || transport > 7)
+		return -1;
+	char full[96];
+	snprintf(full, sizeof full, "%s %s", roce_transport_name((enum roce_transport)transport), base);
+	op = roce_opcode_by_name(full);
+	if (op < 0) {
+		snprintf(full, sizeof full, "%s RDMA %s", roce_transport_name((enum roce_transport)transport), base);
+		op = roce_opcode_by_name(full);
+	}
+	return op;
+}
+
+bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask)
+{
+	static const struct {
+		const char *w;
+		uint8_t v, m;
+	} words[] = {
+		{ "ACK", 0x00, 0xE0 },         { "RNR", 0x20, 0xE0 },
+		{ "NAK", 0x60, 0xE0 },         { "NAK_SEQ", 0x60, 0xFF },
+		{ "NAK_INVALID", 0x61, 0xFF }, { "NAK_ACCESS", 0x62, 0xFF },
+		{ "NAK_OPERATIONAL", 0x63, 0xFF }, { "NAK_INVALID_RD", 0x64, 0xFF },
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		if (!strcasecmp(word, words[i].w)) {
+			*value = words[i].v;
+			*mask = words[i].m;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- Argument tables ---- */
+
+#define F_EXPR 0x01u
+#define F_BYTES 0x02u
+#define F_WORD 0x04u
+#define F_LIST 0x08u
+#define F_BIND 0x10u
+#define F_DUR 0x20u
+#define F_CMP 0x40u    /* comparisons other than '=' */
+#define F_RESULT 0x80u /* only after '->' */
+#define F_FIELD 0x100u /* stands for a table of packet fields (inject, expect, on) */
+
+struct argspec {
+	const char *key;
+	unsigned forms;
+	const char *const *words; /* allowed words for F_WORD / F_LIST, NULL: any */
+};
+
+static const char *const w_qp_type[] = { "RC", "UC", "UD", NULL };
+static const char *const w_access[] = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", NULL };
+static const char *const w_onoff[] = { "on", "off", NULL };
+static const char *const w_state[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL };
+static const char *const w_status[] = {
+	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
+	"MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR",
+	"REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR",
+	"REM_ABORT_ERR", "INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
+	"GENERAL_ERR", NULL
+};
+static const char *const w_wc_opcode[] = { "SEND", "RDMA_WRITE", "RDMA_READ", "COMP_SWAP", "FETCH_ADD",
+					   "RECV", "RECV_RDMA_WITH_IMM", NULL };
+static const char *const w_icrc[] = { "good", "bad", NULL };
+
+static const struct argspec a_dut_mr[] = {
+	{ "size", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { "fill", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_dut_qp[] = {
+	{ "type", F_WORD, w_qp_type }, { "pmtu", F_EXPR, NULL }, { "psn", F_EXPR, NULL },
+	{ "peer_psn", F_EXPR, NULL }, { "timeout", F_EXPR, NULL }, { "retry_cnt", F_EXPR, NULL },
+	{ "rnr_retry", F_EXPR, NULL }, { "min_rnr_timer", F_EXPR, NULL },
+	{ "max_rd_atomic", F_EXPR, NULL }, { "max_dest_rd_atomic", F_EXPR, NULL },
+	{ "access", F_WORD | F_LIST, w_access }, { "qkey", F_EXPR, NULL },
+	{ "traffic_class", F_EXPR, NULL }, { "hop_limit", F_EXPR, NULL }, { "flow_label", F_EXPR, NULL },
+	{ "udp_sport", F_EXPR, NULL }, { "peer_timeout", F_EXPR, NULL }, { "peer_retry_cnt", F_EXPR, NULL },
+	{ NULL, 0, NULL }
+};
+static const struct argspec a_post_recv[] = {
+	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_post_send[] = {
+	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL },
+	{ "remote", F_EXPR, NULL }, { "rkey", F_EXPR, NULL }, { "imm", F_EXPR, NULL },
+	{ "compare", F_EXPR, NULL }, { "swap", F_EXPR, NULL }, { "add", F_EXPR, NULL },
+	{ "signaled", F_WORD, w_onoff }, { "solicited", F_WORD, w_onoff },
+	{ "invalidate", F_EXPR, NULL }, { "remote_qkey", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_dut_write[] = {
+	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_dut_read[] = {
+	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "data", F_BYTES | F_RESULT, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_dut_query[] = {
+	{ "state", F_WORD | F_RESULT | F_CMP, w_state }, { "sq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
+	{ "rq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_dut_modify[] = {
+	{ "state", F_WORD, w_state }, { "sq_psn", F_EXPR, NULL }, { "rq_psn", F_EXPR, NULL },
+	{ "timeout", F_EXPR, NULL }, { "retry_cnt", F_EXPR, NULL }, { "rnr_retry", F_EXPR, NULL },
+	{ "min_rnr_timer", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { NULL, 0, NULL }
+};
+static const struct argspec a_peer_mr[] = {
+	{ "size", F_EXPR, NULL }, { "fill", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { NULL, 0, NULL }
+};
+static const struct argspec a_peer_op[] = {
+	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "imm", F_EXPR, NULL },
+	{ "invalidate", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { "remote", F_EXPR, NULL },
+	{ "rkey", F_EXPR, NULL }, { "compare", F_EXPR, NULL }, { "swap", F_EXPR, NULL },
+	{ "add", F_EXPR, NULL }, { "solicited", F_WORD, w_onoff }, { NULL, 0, NULL }
+};
+static const struct argspec a_peer_set[] = {
+	{ "auto", F_WORD, w_onoff }, { "rnr", F_WORD, w_onoff }, { "ack", F_WORD, w_onoff },
+	{ "rnr_timer", F_EXPR, NULL }, { "psn", F_EXPR, NULL }, { "recv", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_inject[] = {
+	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
+	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_expect_pkt[] = {
+	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
+	{ "aeth", F_WORD, NULL }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_expect_completion[] = {
+	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD, w_status }, { "opcode", F_WORD, w_wc_opcode },
+	{ "byte_len", F_EXPR | F_BIND | F_CMP, NULL }, { "imm", F_EXPR | F_BIND, NULL },
+	{ "src_qp", F_EXPR | F_BIND, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_expect_peer[] = {
+	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD, w_status }, { "value", F_EXPR | F_BIND, NULL },
+	{ "data", F_BYTES, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_expect_mem[] = {
+	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_rule[] = {
+	{ "opcode", F_WORD, NULL }, { "psn", F_EXPR, NULL }, { "round", F_EXPR, NULL },
+	{ "nth", F_EXPR, NULL }, { "count", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+static const struct argspec a_none[] = { { NULL, 0, NULL } };
+
+/* Shorthands for packet fields in inject, expect and injection rules. The
+ * runner maps each to the libroce field of the packet's headers. */
+static const char *const pseudo_fields[] = {
+	"psn", "ackreq", "se", "destqp", "pkey", "tver", "padcnt", "fecn", "becn", "migreq",
+	"syndrome", "msn", "remote", "rkey", "dmalen", "imm", "qkey", "srcqp", "compare",
+	"swap", "orig", "ecn", "dscp", "ttl", NULL
+};
+
+static bool is_pseudo_field(const char *name)
+{
+	for (const char *const *p = pseudo_fields; *p; p++)
+		if (!strcmp(*p, name))
+			return true;
+	return false;
+}
+
+/* ---- The parser ---- */
+
+struct parser {
+	struct cl_lexer lx;
+	struct cl_token tok;  /* current token */
+	struct cl_diag *diag;
+	jmp_buf fail;
+	struct cl_case *c;
+	struct cl_arena **arena;
+	bool in_body;
+	bool seen_title, seen_rules, seen_requires, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
+	const char *line_start;
+};
+
+static void fail_at(struct parser *ps, enum cl_error code, struct cl_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+
+static void fail_at(struct parser *ps, enum cl_error code, struct cl_loc loc, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	ps->diag->code = code;
+	ps->diag->loc = loc;
+	snprintf(ps->diag->msg, sizeof ps->diag->msg, "%s:%u:%u: %s", ps->c->path, loc.line, loc.col, what);
+	longjmp(ps->fail, 1);
+}
+
+static void next(struct parser *ps)
+{
+	if (!cl_lex_next(&ps->lx, &ps->tok, ps->diag))
+		longjmp(ps->fail, 1);
+}
+
+static void fail_expected(struct parser *ps, const char *expected) __attribute__((noreturn));
+
+static void fail_expected(struct parser *ps, const char *expected)
+{
+	char found[96];
+	cl_tok_describe(&ps->tok, found, sizeof found);
+	fail_at(ps, CL_ERR_EXPECTED, ps->tok.loc, "found %s; expected %s", found, expected);
+}
+
+static bool at_end(const struct parser *ps)
+{
+	return ps->tok.kind == CL_T_NEWLINE || ps->tok.kind == CL_T_EOF;
+}
+
+static bool is_word(const struct parser *ps, const char *w)
+{
+	return ps->tok.kind == CL_T_WORD && !strcmp(ps->tok.text, w);
+}
+
+static bool is_op(const struct parser *ps, const char *op)
+{
+	return ps->tok.kind == CL_T_OP && !strcmp(ps->tok.text, op);
+}
+
+static char *take_word(struct parser *ps, const char *expected)
+{
+	if (ps->tok.kind != CL_T_WORD)
+		fail_expected(ps, expected);
+	char *w = ps->tok.text;
+	next(ps);
+	return w;
+}
+
+static void expect_end(struct parser *ps)
+{
+	if (!at_end(ps))
+		fail_expected(ps, "end of line");
+}
+
+/* ---- Symbols ---- */
+
+static struct cl_sym *find_sym(struct parser *ps, const char *name)
+{
+	for (unsigned i = 0; i < ps->c->n_syms; i++)
+		if (!strcmp(ps->c->syms[i].name, name))
+			return &ps->c->syms[i];
+	return NULL;
+}
+
+static void grow(struct parser *ps, void **arr, unsigned n, size_t elem)
+{
+	/* Arrays grow in powers of two; the old block stays in the arena. */
+	if (n && (n & (n - 1)))
+		return;
+	void *bigger = cl_arena_alloc(ps->arena, elem * (n ? 2 * n : 4));
+	if (n)
+		memcpy(bigger, *arr, elem * n);
+	*arr = bigger;
+}
+
+static void define_sym(struct parser *ps, const char *name, enum cl_sym_kind kind, int qp_type,
+		       struct cl_loc loc)
+{
+	if (find_sym(ps, name))
+		fail_at(ps, CL_ERR_DUPLICATE, loc, "'%s' is already defined; expected a new name", name);
+	grow(ps, (void **)&ps->c->syms, ps->c->n_syms, sizeof *ps->c->syms);
+	struct cl_sym *s = &ps->c->syms[ps->c->n_syms++];
+	s->name = cl_arena_strndup(ps->arena, name, strlen(name));
+	s->kind = kind;
+	s->qp_type = qp_type;
+}
+
+static const char *sym_kind_name(enum cl_sym_kind k)
+{
+	switch (k) {
+	case CL_SYM_QP: return "a QP";
+	case CL_SYM_DUT_MR: return "a DUT MR";
+	case CL_SYM_PEER_MR: return "a tester MR";
+	case CL_SYM_BOUND: return "a bound value";
+	}
+	return "?";
+}
+
+static struct cl_sym *use_name(struct parser *ps, const char *name, enum cl_sym_kind want,
+			       struct cl_loc loc)
+{
+	struct cl_sym *s = find_sym(ps, name);
+	if (!s)
+		fail_at(ps, CL_ERR_UNDEFINED, loc, "'%s' is not defined above; expected %s defined by an earlier step",
+			name, sym_kind_name(want));
+	if (s->kind != want)
+		fail_at(ps, CL_ERR_KIND, loc, "'%s' is %s; expected %s", name, sym_kind_name(s->kind),
+			sym_kind_name(want));
+	return s;
+}
+
+static void check_member(struct parser *ps, const struct cl_token *t)
+{
+	struct cl_sym *s = find_sym(ps, t->text);
+	if (!s)
+		fail_at(ps, CL_ERR_UNDEFINED, t->loc, "$%s is not defined above; expected a QP, MR or ?binding defined earlier",
+			t->text);
+	static const char *const qp_members[] = { "qpn", "psn", "peer_qpn", "peer_psn", "qkey", NULL };
+	static const char *const mr_members[] = { "addr", "rkey", "lkey", "len", NULL };
+	static const char *const pmr_members[] = { "addr", "rkey", "len", NULL };
+	const char *const *members = s->kind == CL_SYM_QP ? qp_members
+				   : s->kind == CL_SYM_DUT_MR ? mr_members
+				   : s->kind == CL_SYM_PEER_MR ? pmr_members : NULL;
+	if (!t->member) {
+		if (s->kind != CL_SYM_BOUND)
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is %s; expected $%s.MEMBER (one of %s)", t->text,
+				sym_kind_name(s->kind), t->text,
+				s->kind == CL_SYM_QP ? "qpn, psn, peer_qpn, peer_psn, qkey"
+				: s->kind == CL_SYM_DUT_MR ? "addr, rkey, lkey, len" : "addr, rkey, len");
+		return;
+	}
+	if (!members)
+		fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is a bound value with no members; expected $%s", t->text, t->text);
+	for (const char *const *m = members; *m; m++)
+		if (!strcmp(*m, t->member))
+			return;
+	fail_at(ps, CL_ERR_MEMBER, t->loc, "%s has no member '%s'; expected one of %s", t->text, t->member,
+		s->kind == CL_SYM_QP ? "qpn, psn, peer_qpn, peer_psn, qkey"
+		: s->kind == CL_SYM_DUT_MR ? "addr, rkey, lkey, len" : "addr, rkey, len");
+}
+
+/* ---- Values ---- */
+
+static void parse_expr(struct parser *ps, struct cl_expr *e)
+{
+	struct cl_term terms[32];
+	unsigned n = 0;
+	int sign = 1;
+	for (;;) {
+		if (n == 32)
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "expression too long; expected at most 32 terms");
+		struct cl_term *t = &terms[n];
+		memset(t, 0, sizeof *t);
+		t->sign = sign;
+		t->loc = ps->tok.loc;
+		if (ps->tok.kind == CL_T_NUMBER) {
+			t->num = ps->tok.num;
+		} else if (ps->tok.kind == CL_T_SYM) {
+			check_member(ps, &ps->tok);
+			t->is_sym = true;
+			t->sym = ps->tok.text;
+			t->member = ps->tok.member;
+		} else {
+			fail_expected(ps, n ? "a number or $symbol after the operator" : "a number or $symbol");
+		}
+		n++;
+		next(ps);
+		if (is_op(ps, "+"))
+			sign = 1;
+		else if (is_op(ps, "-"))
+			sign = -1;
+		else
+			break;
+		next(ps);
+	}
+	e->n = n;
+	e->terms = cl_arena_alloc(ps->arena, n * sizeof *terms);
+	memcpy(e->terms, terms, n * sizeof *terms);
+}
+
+static bool word_allowed(const char *const *words, const char *w)
+{
+	if (!words)
+		return true;
+	for (; *words; words++)
+		if (!strcasecmp(*words, w))
+			return true;
+	return false;
+}
+
+static void list_words(const char *const *words, char *buf, size_t n)
+{
+	size_t w = 0;
+	buf[0] = '\0';
+	for (; words && *words && w < n; words++)
+		w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "", *words);
+}
+
+static const char *forms_text(unsigned forms)
+{
+	static const struct {
+		unsigned f;
+		const char *t;
+	} names[] = {
+		{ F_EXPR | F_BIND, "a number, $symbol expression or ?binding" },
+		{ F_EXPR, "a number or $symbol expression" },
+		{ F_BYTES, "a \"string\" or x\"hex bytes\"" },
+		{ F_WORD, "a word" },
+		{ F_DUR, "a duration like 10ms" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if ((forms & names[i].f) == names[i].f)
+			return names[i].t;
+	return "a value";
+}
+
+static void parse_value(struct parser *ps, const struct argspec *spec, const char *key, struct cl_value *v)
+{
+	v->loc = ps->tok.loc;
+	unsigned forms = spec->forms;
+	switch (ps->tok.kind) {
+	case CL_T_STRING:
+	case CL_T_HEX:
+		if (!(forms & F_BYTES))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found bytes; expected %s", key, forms_text(forms));
+		v->kind = CL_V_BYTES;
+		v->bytes = ps->tok.bytes;
+		v->n_bytes = ps->tok.n_bytes;
+		next(ps);
+		return;
+	case CL_T_BIND:
+		if (!(forms & F_BIND))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s cannot bind a value here; expected %s", key,
+				forms_text(forms & ~F_BIND));
+		define_sym(ps, ps->tok.text, CL_SYM_BOUND, -1, ps->tok.loc);
+		v->kind = CL_V_BIND;
+		v->word = ps->tok.text;
+		next(ps);
+		return;
+	case CL_T_DURATION:
+		if (!(forms & F_DUR))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a duration; expected %s", key, forms_text(forms));
+		v->kind = CL_V_DURATION;
+		v->ns = ps->tok.num;
+		next(ps);
+		return;
+	case CL_T_WORD: {
+		if (!(forms & (F_WORD | F_LIST)))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found the word '%s'; expected %s", key,
+				ps->tok.text, forms_text(forms));
+		char allowed[400];
+		list_words(spec->words, allowed, sizeof allowed);
+		char *words[16];
+		unsigned n = 0;
+		for (;;) {
+			if (ps->tok.kind != CL_T_WORD)
+				fail_expected(ps, "a word after ','");
+			if (!word_allowed(spec->words, ps->tok.text))
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "'%s' is not a value of %s; expected one of %s",
+					ps->tok.text, key, allowed);
+			if (n == 16)
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many words in the list; expected at most 16");
+			words[n++] = ps->tok.text;
+			next(ps);
+			if (!is_op(ps, ","))
+				break;
+			if (!(forms & F_LIST))
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s takes one word, not a list; expected a single word", key);
+			next(ps);
+		}
+		if (n == 1 && !(forms & F_LIST)) {
+			v->kind = CL_V_WORD;
+			v->word = words[0];
+		} else {
+			v->kind = CL_V_LIST;
+			v->n_list = n;
+			v->list = cl_arena_alloc(ps->arena, n * sizeof *words);
+			memcpy(v->list, words, n * sizeof *words);
+			v->word = words[0];
+		}
+		return;
+	}
+	case CL_T_NUMBER:
+	case CL_T_SYM:
+		if (!(forms & F_EXPR))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a number; expected %s", key, forms_text(forms));
+		v->kind = CL_V_EXPR;
+		parse_expr(ps, &v->expr);
+		return;
+	default:
+		fail_expected(ps, forms_text(forms));
+	}
+}
+
+static const struct argspec *find_spec(const struct argspec *specs, const char *key)
+{
+	for (const struct argspec *s = specs; s->key; s++)
+		if (!strcmp(s->key, key))
+			return s;
+	for (const struct argspec *s = specs; s->key; s++)
+		if (!strcmp(s->key, "*") && (is_pseudo_field(key) || roce_field_by_name(key) != ROCE_F_COUNT))
+			return s;
+	return NULL;
+}
+
+static void spec_keys(const struct argspec *specs, char *buf, size_t n)
+{
+	size_t w = 0;
+	buf[0] = '\0';
+	for (const struct argspec *s = specs; s->key && w < n; s++)
+		w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "",
+				      strcmp(s->key, "*") ? s->key : "a header field (psn, bth.tver, reth.rkey, ...)");
+	if (!w)
+		snprintf(buf, n, "nothing more");
+}
+
+/* key=value ... up to the end of the line, 'within', 'do' or '->' (the
+ * caller says which stop words apply). */
+static void parse_args(struct parser *ps, struct cl_step *st, const struct argspec *specs,
+		       bool allow_within, bool allow_do)
+{
+	bool result = false;
+	struct cl_arg args[64];
+	unsigned n = 0;
+	while (!at_end(ps)) {
+		if (allow_within && is_word(ps, "within")) {
+			struct cl_loc wl = ps->tok.loc;
+			next(ps);
+			if (ps->tok.kind != CL_T_DURATION)
+				fail_expected(ps, "a duration after 'within', like 100ms or 5ms..50ms");
+			uint64_t a = ps->tok.num, b = a;
+			next(ps);
+			if (is_op(ps, "..")) {
+				next(ps);
+				if (ps->tok.kind != CL_T_DURATION)
+					fail_expected(ps, "a duration after '..'");
+				b = ps->tok.num;
+				next(ps);
+				if (b < a)
+					fail_at(ps, CL_ERR_VALUE, wl, "window %llu..%llu ns ends before it starts; expected MIN..MAX",
+						(unsigned long long)a, (unsigned long long)b);
+			} else {
+				a = 0;
+			}
+			if (st->has_within)
+				fail_at(ps, CL_ERR_DUPLICATE, wl, "a second 'within'; expected one time window per step");
+			st->has_within = true;
+			st->within_min = a;
+			st->within_max = b;
+			continue;
+		}
+		if (allow_do && is_word(ps, "do"))
+			break;
+		if (is_op(ps, "->")) {
+			bool any_result = false;
+			for (const struct argspec *s = specs; s->key; s++)
+				any_result |= (s->forms & F_RESULT) != 0;
+			if (!any_result || result)
+				fail_expected(ps, "an argument (this statement has no result to check)");
+			result = true;
+			next(ps);
+			continue;
+		}
+		if (ps->tok.kind != CL_T_WORD) {
+			char keys[400];
+			spec_keys(specs, keys, sizeof keys);
+			fail_expected(ps, keys[0] ? "an argument name" : "end of line");
+		}
+		struct cl_loc kl = ps->tok.loc;
+		char *key = ps->tok.text;
+		const struct argspec *spec = find_spec(specs, key);
+		if (!spec) {
+			char keys[400];
+			spec_keys(specs, keys, sizeof keys);
+			bool field_like = strchr(key, '.') != NULL;
+			fail_at(ps, field_like ? CL_ERR_FIELD : CL_ERR_ARGUMENT, kl,
+				"%s '%s' for '%s'; expected %s", field_like ? "no header field" : "unknown argument",
+				key, cl_step_kind_name(st->kind), keys);
+		}
+		if ((spec->forms & F_RESULT) && !result)
+			fail_at(ps, CL_ERR_ARGUMENT, kl, "'%s' is a result; expected it after '->'", key);
+		for (unsigned i = 0; i < n; i++)
+			if (!strcmp(args[i].key, key))
+				fail_at(ps, CL_ERR_DUPLICATE, kl, "'%s' given twice; expected each argument once", key);
+		if (n == 64)
+			fail_at(ps, CL_ERR_ARGUMENT, kl, "too many arguments; expected at most 64");
+		struct cl_arg *a = &args[n];
+		memset(a, 0, sizeof *a);
+		a->key = key;
+		a->loc = kl;
+		a->result = result;
+		next(ps);
+		static const struct {
+			const char *op;
+			enum cl_cmp cmp;
+		} cmps[] = { { "=", CL_EQ }, { "!=", CL_NE }, { "<", CL_LT }, { "<=", CL_LE }, { ">", CL_GT }, { ">=", CL_GE } };
+		bool found = false;
+		for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++) {
+			if (is_op(ps, cmps[i].op)) {
+				a->cmp = cmps[i].cmp;
+				found = true;
+			}
+		}
+		if (!found)
+			fail_expected(ps, (spec->forms & F_CMP) ? "'=' or a comparison (!=, <, <=, >, >=) after the argument name"
+								  : "'=' after the argument name");
+		if (a->cmp != CL_EQ && !(spec->forms & F_CMP))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "'%s' takes only '='; expected '='", key);
+		next(ps);
+		parse_value(ps, spec, key, &a->v);
+		if (a->v.kind == CL_V_BIND && a->cmp != CL_EQ)
+			fail_at(ps, CL_ERR_VALUE, a->v.loc, "a ?binding takes '='; expected '=' before it");
+		n++;
+	}
+	st->n_args = n;
+	st->args = cl_arena_alloc(ps->arena, (n ? n : 1) * sizeof *args);
+	memcpy(st->args, args, n * sizeof *args);
+}
+
+/* ---- Statements ---- */
+
+static struct cl_step *new_step(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
+{
+	grow(ps, (void **)&ps->c->steps, ps->c->n_steps, sizeof *ps->c->steps);
+	struct cl_step *st = &ps->c->steps[ps->c->n_steps++];
+	memset(st, 0, sizeof *st);
+	st->kind = kind;
+	st->loc = loc;
+	st->opcode = -1;
+	const char *eol = ps->line_start;
+	while (eol < ps->lx.end && *eol != '\n')
+		eol++;
+	const char *s = ps->line_start;
+	while (s < eol && (*s == ' ' || *s == '\t'))
+		s++;
+	st->text = cl_arena_strndup(ps->arena, s, (size_t)(eol - s));
+	return st;
+}
+
+static const char *name_token(struct parser *ps, const char *expected)
+{
+	if (ps->tok.kind != CL_T_WORD || strchr(ps->tok.text, '.') || strchr(ps->tok.text, '-'))
+		fail_expected(ps, expected);
+	const char *w = ps->tok.text;
+	next(ps);
+	return w;
+}
+
+static struct cl_sym *qp_arg(struct parser *ps, struct cl_step *st)
+{
+	struct cl_loc l = ps->tok.loc;
+	st->qp = (char *)name_token(ps, "a QP name defined by 'dut qp'");
+	return use_name(ps, st->qp, CL_SYM_QP, l);
+}
+
+static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, bool allow_any)
+{
+	if (allow_any && is_word(ps, "any")) {
+		st->opcode = -1;
+		next(ps);
+		return;
+	}
+	if (ps->tok.kind != CL_T_WORD && ps->tok.kind != CL_T_NUMBER)
+		fail_expected(ps, allow_any ? "an opcode (SEND_ONLY, ACK, RDMA_WRITE_FIRST, ...) or 'any'"
+					    : "an opcode (SEND_ONLY, ACK, RDMA_WRITE_FIRST, ...)");
+	char word[64];
+	snprintf(word, sizeof word, "%.*s", (int)ps->tok.len, ps->tok.start);
+	int op = cl_opcode_lookup(transport, word);
+	if (op < 0 || !roce_opcode_defined((uint8_t)op))
+		fail_at(ps, CL_ERR_OPCODE, ps->tok.loc, "'%s' is not an opcode of %s; expected e.g. SEND_ONLY, ACK, RDMA_WRITE_FIRST, rc-send-only or 0x04",
+			word, roce_transport_name((enum roce_transport)transport));
+	st->opcode = op;
+	next(ps);
+}
+
+static void parse_dut(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_loc vl = ps->tok.loc;
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, post_recv, post_send, write, read, query or modify");
+	struct cl_step *st;
+	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
+		bool qp = verb[0] == 'q';
+		st = new_step(ps, qp ? CL_DUT_QP : CL_DUT_MR, loc);
+		struct cl_loc nl = ps->tok.loc;
+		st->name = (char *)name_token(ps, qp ? "a name for the new QP" : "a name for the new MR");
+		parse_args(ps, st, qp ? a_dut_qp : a_dut_mr, false, false);
+		int type = ROCE_T_RC;
+		const struct cl_arg *t = cl_step_arg(st, "type");
+		if (t && !strcasecmp(t->v.word, "UC"))
+			type = ROCE_T_UC;
+		else if (t && !strcasecmp(t->v.word, "UD"))
+			type = ROCE_T_UD;
+		define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
+		return;
+	}
+	if (!strcmp(verb, "post_recv")) {
+		st = new_step(ps, CL_DUT_POST_RECV, loc);
+		qp_arg(ps, st);
+		struct cl_loc ml = ps->tok.loc;
+		st->mr = (char *)name_token(ps, "a DUT MR name to receive into");
+		use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
+		parse_args(ps, st, a_post_recv, false, false);
+		return;
+	}
+	if (!strcmp(verb, "post_send")) {
+		st = new_step(ps, CL_DUT_POST_SEND, loc);
+		struct cl_sym *q = qp_arg(ps, st);
+		static const char *const verbs[] = { "SEND", "SEND_WITH_IMM", "SEND_WITH_INV", "RDMA_WRITE",
+						     "RDMA_WRITE_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP",
+						     "ATOMIC_FETCH_AND_ADD", NULL };
+		char allowed[300];
+		list_words(verbs, allowed, sizeof allowed);
+		if (ps->tok.kind != CL_T_WORD)
+			fail_expected(ps, "a send verb: SEND, RDMA_WRITE, RDMA_READ, ...");
+		if (!word_allowed(verbs, ps->tok.text))
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "'%s' is not a send verb; expected one of %s",
+				ps->tok.text, allowed);
+		st->verb = ps->tok.text;
+		next(ps);
+		if (ps->tok.kind == CL_T_WORD && find_sym(ps, ps->tok.text)) {
+			struct cl_loc ml = ps->tok.loc;
+			st->mr = (char *)name_token(ps, "a DUT MR");
+			use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
+		}
+		parse_args(ps, st, a_post_send, false, false);
+		(void)q;
+		return;
+	}
+	if (!strcmp(verb, "write") || !strcmp(verb, "read")) {
+		bool rd = verb[0] == 'r';
+		st = new_step(ps, rd ? CL_DUT_READ : CL_DUT_WRITE, loc);
+		struct cl_loc ml = ps->tok.loc;
+		st->mr = (char *)name_token(ps, "a DUT MR name");
+		use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
+		parse_args(ps, st, rd ? a_dut_read : a_dut_write, false, false);
+		if (!cl_step_arg(st, "data"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'%s' needs data=; expected %s", cl_step_kind_name(st->kind),
+				rd ? "'-> data=\"...\"' with the contents to expect" : "data=\"...\" or data=x\"...\"");
+		return;
+	}
+	if (!strcmp(verb, "query") || !strcmp(verb, "modify")) {
+		bool q = verb[0] == 'q';
+		st = new_step(ps, q ? CL_DUT_QUERY : CL_DUT_MODIFY, loc);
+		qp_arg(ps, st);
+		parse_args(ps, st, q ? a_dut_query : a_dut_modify, false, false);
+		if (!q && !cl_step_arg(st, "state"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
+		return;
+	}
+	fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, post_recv, post_send, write, read, query or modify",
+		verb);
+}
+
+static void parse_peer(struct parser *ps, struct cl_loc loc)
+{
+	if (is_word(ps, "mr")) {
+		next(ps);
+		struct cl_step *st = new_step(ps, CL_PEER_MR, loc);
+		struct cl_loc nl = ps->tok.loc;
+		st->name = (char *)name_token(ps, "a name for the tester's MR");
+		parse_args(ps, st, a_peer_mr, false, false);
+		define_sym(ps, st->name, CL_SYM_PEER_MR, -1, nl);
+		return;
+	}
+	struct cl_step *st = new_step(ps, CL_PEER_OP, loc);
+	struct cl_sym *q = qp_arg(ps, st);
+	struct cl_loc vl = ps->tok.loc;
+	const char *op = take_word(ps, "a tester operation: send, write, read, cmp_swap, fetch_add or set");
+	if (!strcmp(op, "set")) {
+		st->kind = CL_PEER_SET;
+		parse_args(ps, st, a_peer_set, false, false);
+		if (!st->n_args)
+			fail_at(ps, CL_ERR_MISSING, vl, "'peer set' needs at least one setting; expected auto=, rnr=, ack=, rnr_timer=, psn= or recv=");
+		return;
+	}
+	static const char *const ops[] = { "send", "write", "read", "cmp_swap", "fetch_add", NULL };
+	if (!word_allowed(ops, op))
+		fail_at(ps, CL_ERR_STATEMENT, vl, "unknown tester operation '%s'; expected send, write, read, cmp_swap, fetch_add or set", op);
+	if (q->qp_type == ROCE_T_UD && strcmp(op, "send"))
+		fail_at(ps, CL_ERR_VALUE, vl, "a UD QP can only send; expected 'send'");
+	if (q->qp_type == ROCE_T_UC && (!strcmp(op, "read") || !strcmp(op, "cmp_swap") || !strcmp(op, "fetch_add")))
+		fail_at(ps, CL_ERR_VALUE, vl, "UC has no %s; expected send or write", op);
+	st->verb = (char *)op;
+	parse_args(ps, st, a_peer_op, false, false);
+	bool needs_remote = strcmp(op, "send") != 0;
+	if (needs_remote && (!cl_step_arg(st, "remote") || !cl_step_arg(st, "rkey")))
+		fail_at(ps, CL_ERR_MISSING, vl, "'peer %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
+	if (!strcmp(op, "cmp_swap") && (!cl_step_arg(st, "compare") || !cl_step_arg(st, "swap")))
+		fail_at(ps, CL_ERR_MISSING, vl, "'peer cmp_swap' needs compare= and swap=");
+	if (!strcmp(op, "fetch_add") && !cl_step_arg(st, "add"))
+		fail_at(ps, CL_ERR_MISSING, vl, "'peer fetch_add' needs add=");
+}
+
+static void check_field_args(struct parser *ps, struct cl_step *st)
+{
+	/* Header fields given by dotted name must exist (unknown ones were
+	 * rejected already); aeth= must be an AETH word. */
+	for (unsigned i = 0; i < st->n_args; i++) {
+		struct cl_arg *a = &st->args[i];
+		if (!strcmp(a->key, "aeth")) {
+			uint8_t v, m;
+			if (!cl_aeth_word(a->v.word, &v, &m))
+				fail_at(ps, CL_ERR_VALUE, a->v.loc, "'%s' is not an AETH kind; expected ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS, NAK_OPERATIONAL or NAK_INVALID_RD",
+					a->v.word);
+		}
+		if (!strcmp(a->key, "icrc") && st->kind == CL_INJECT && a->v.kind == CL_V_WORD &&
+		    strcmp(a->v.word, "bad"))
+			fail_at(ps, CL_ERR_VALUE, a->v.loc, "inject takes icrc=bad or a number; expected one of those");
+	}
+}
+
+static void parse_expect(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st;
+	if (is_word(ps, "nothing")) {
+		next(ps);
+		st = new_step(ps, CL_EXPECT_NOTHING, loc);
+		if (ps->tok.kind == CL_T_WORD && !is_word(ps, "within"))
+			qp_arg(ps, st);
+		parse_args(ps, st, a_none, true, false);
+		if (!st->has_within)
+			fail_at(ps, CL_ERR_MISSING, loc, "'expect nothing' needs a time window; expected 'within T'");
+		return;
+	}
+	if (is_word(ps, "no")) {
+		next(ps);
+		if (!is_word(ps, "completion"))
+			fail_expected(ps, "'completion' after 'expect no'");
+		next(ps);
+		st = new_step(ps, CL_EXPECT_NO_COMPLETION, loc);
+		qp_arg(ps, st);
+		parse_args(ps, st, a_none, true, false);
+		if (!st->has_within)
+			fail_at(ps, CL_ERR_MISSING, loc, "'expect no completion' needs a time window; expected 'within T'");
+		return;
+	}
+	if (is_word(ps, "completion")) {
+		next(ps);
+		st = new_step(ps, CL_EXPECT_COMPLETION, loc);
+		qp_arg(ps, st);
+		parse_args(ps, st, a_expect_completion, true, false);
+		return;
+	}
+	if (is_word(ps, "peer")) {
+		next(ps);
+		st = new_step(ps, CL_EXPECT_PEER, loc);
+		qp_arg(ps, st);
+		parse_args(ps, st, a_expect_peer, true, false);
+		return;
+	}
+	if (is_word(ps, "mem")) {
+		next(ps);
+		st = new_step(ps, CL_EXPECT_MEM, loc);
+		struct cl_loc ml = ps->tok.loc;
+		st->mr = (char *)name_token(ps, "a tester MR name defined by 'peer mr'");
+		use_name(ps, st->mr, CL_SYM_PEER_MR, ml);
+		parse_args(ps, st, a_expect_mem, false, false);
+		if (!cl_step_arg(st, "data"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'expect mem' needs data=; expected data=\"...\" or data=x\"...\"");
+		return;
+	}
+	st = new_step(ps, CL_EXPECT_PKT, loc);
+	if (ps->tok.kind != CL_T_WORD)
+		fail_expected(ps, "nothing, no completion, completion, peer, mem, or a QP name");
+	struct cl_sym *q = qp_arg(ps, st);
+	opcode_arg(ps, st, q->qp_type, true);
+	parse_args(ps, st, a_expect_pkt, true, false);
+	check_field_args(ps, st);
+}
+
+static void parse_rule(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_RULE, loc);
+	if (is_word(ps, "tx") || is_word(ps, "rx")) {
+		st->rx = ps->tok.text[0] == 'r';
+		next(ps);
+	} else {
+		fail_expected(ps, "'tx' (the tester's packets) or 'rx' (the DUT's packets)");
+	}
+	int transport = ROCE_T_RC;
+	if (is_op(ps, "*") || is_word(ps, "any")) {
+		next(ps);
+	} else {
+		struct cl_sym *q = qp_arg(ps, st);
+		transport = q->qp_type;
+	}
+	parse_args(ps, st, a_rule, false, true);
+	const struct cl_arg *opa = cl_step_arg(st, "opcode");
+	if (opa) {
+		int op = cl_opcode_lookup(transport, opa->v.word);
+		if (op < 0 || !roce_opcode_defined((uint8_t)op))
+			fail_at(ps, CL_ERR_OPCODE, opa->v.loc, "'%s' is not an opcode of %s; expected e.g. SEND_ONLY, ACK",
+				opa->v.word, roce_transport_name((enum roce_transport)transport));
+		st->opcode = op;
+	}
+	if (!is_word(ps, "do"))
+		fail_expected(ps, "'do' and an action (drop, duplicate, delay T, reorder N, corrupt_icrc, ecn_ce, set FIELD=V)");
+	next(ps);
+	struct cl_loc al = ps->tok.loc;
+	const char *act = take_word(ps, "an action: drop, duplicate, delay, reorder, corrupt_icrc, ecn_ce or set");
+	if (!strcmp(act, "drop")) {
+		st->action = CL_ACT_DROP;
+	} else if (!strcmp(act, "duplicate")) {
+		st->action = CL_ACT_DUPLICATE;
+	} else if (!strcmp(act, "corrupt_icrc")) {
+		st->action = CL_ACT_CORRUPT_ICRC;
+	} else if (!strcmp(act, "ecn_ce")) {
+		st->action = CL_ACT_ECN_CE;
+	} else if (!strcmp(act, "delay")) {
+		st->action = CL_ACT_DELAY;
+		if (ps->tok.kind != CL_T_DURATION)
+			fail_expected(ps, "a duration after 'delay', like 5ms");
+		st->action_ns = ps->tok.num;
+		next(ps);
+	} else if (!strcmp(act, "reorder")) {
+		st->action = CL_ACT_REORDER;
+		if (ps->tok.kind != CL_T_NUMBER || ps->tok.num < 1 || ps->tok.num > 64)
+			fail_expected(ps, "how many later packets overtake this one (1..64) after 'reorder'");
+		st->action_n = (unsigned)ps->tok.num;
+		next(ps);
+	} else if (!strcmp(act, "set")) {
+		st->action = CL_ACT_SET;
+		if (ps->tok.kind != CL_T_WORD)
+			fail_expected(ps, "a header field after 'set', like bth.tver");
+		struct cl_loc fl = ps->tok.loc;
+		st->set_field = ps->tok.text;
+		if (!is_pseudo_field(st->set_field) && roce_field_by_name(st->set_field) == ROCE_F_COUNT)
+			fail_at(ps, CL_ERR_FIELD, fl, "no header field '%s'; expected a libroce field name (bth.tver, ipv4.ttl, ...) or psn, pkey, ...",
+				st->set_field);
+		next(ps);
+		if (!is_op(ps, "="))
+			fail_expected(ps, "'=' after the field name");
+		next(ps);
+		parse_expr(ps, &st->set_value);
+	} else {
+		fail_at(ps, CL_ERR_VALUE, al, "unknown action '%s'; expected drop, duplicate, delay, reorder, corrupt_icrc, ecn_ce or set",
+			act);
+	}
+	expect_end(ps);
+}
+
+/* ---- Header ---- */
+
+static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
+{
+	if (ps->in_body)
+		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, mutants, ip, pmtu, timeout) before any step",
+			what);
+	if (*seen)
+		fail_at(ps, CL_ERR_DUPLICATE, loc, "a second '%s'; expected it once", what);
+	*seen = true;
+}
+
+static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
+{
+	struct cl_case *c = ps->c;
+	if (!strcmp(kw, "title")) {
+		header_once(ps, &ps->seen_title, kw, loc);
+		if (ps->tok.kind != CL_T_STRING)
+			fail_expected(ps, "the title as a \"string\"");
+		c->title = cl_arena_strndup(ps->arena, (const char *)ps->tok.bytes, ps->tok.n_bytes);
+		next(ps);
+	} else if (!strcmp(kw, "rules")) {
+		header_once(ps, &ps->seen_rules, kw, loc);
+		char *ids[64];
+		unsigned n = 0;
+		for (;;) {
+			if (ps->tok.kind != CL_T_WORD)
+				fail_expected(ps, "a rule ID from the catalogue (roce-tester rules), like CA17-24");
+			if (roce_rule_by_id(ps->tok.text) == ROCE_RULE_NONE)
+				fail_at(ps, CL_ERR_RULE_ID, ps->tok.loc, "'%s' is not in the rule catalogue; expected an ID that 'roce-tester rules' lists",
+					ps->tok.text);
+			if (n == 64)
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many rules; expected at most 64");
+			ids[n++] = ps->tok.text;
+			next(ps);
+			if (!is_op(ps, ","))
+				break;
+			next(ps);
+		}
+		c->rules = cl_arena_alloc(ps->arena, n * sizeof *ids);
+		memcpy(c->rules, ids, n * sizeof *ids);
+		c->n_rules = n;
+	} else if (!strcmp(kw, "requires")) {
+		header_once(ps, &ps->seen_requires, kw, loc);
+		for (;;) {
+			if (ps->tok.kind != CL_T_WORD)
+				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV)");
+			unsigned bit = cl_cap_bit(ps->tok.text);
+			if (!bit)
+				fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM or SEND_WITH_INV",
+					ps->tok.text);
+			c->caps |= bit;
+			next(ps);
+			if (!is_op(ps, ","))
+				break;
+			next(ps);
+		}
+	} else if (!strcmp(kw, "mutants")) {
+		header_once(ps, &ps->seen_mutants, kw, loc);
+		char *names[64];
+		unsigned n = 0;
+		for (;;) {
+			if (ps->tok.kind != CL_T_WORD)
+				fail_expected(ps, "a soft-DUT fault profile name (roce-agent --list-faults), like no-seq-nak");
+			if (n == 64)
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many mutants; expected at most 64");
+			names[n++] = ps->tok.text;
+			next(ps);
+			if (!is_op(ps, ","))
+				break;
+			next(ps);
+		}
+		c->mutants = cl_arena_alloc(ps->arena, n * sizeof *names);
+		memcpy(c->mutants, names, n * sizeof *names);
+		c->n_mutants = n;
+	} else if (!strcmp(kw, "ip")) {
+		header_once(ps, &ps->seen_ip, kw, loc);
+		c->ip_versions = 0;
+		for (;;) {
+			if (ps->tok.kind != CL_T_NUMBER || (ps->tok.num != 4 && ps->tok.num != 6))
+				fail_expected(ps, "4 or 6");
+			c->ip_versions |= 1u << ps->tok.num;
+			next(ps);
+			if (!is_op(ps, ","))
+				break;
+			next(ps);
+		}
+	} else if (!strcmp(kw, "pmtu")) {
+		header_once(ps, &ps->seen_pmtu, kw, loc);
+		if (ps->tok.kind != CL_T_NUMBER || !roce_mtu_enum((unsigned)ps->tok.num) || ps->tok.num > 4096)
+			fail_expected(ps, "a path MTU: 256, 512, 1024, 2048 or 4096");
+		c->pmtu = (unsigned)ps->tok.num;
+		next(ps);
+	} else if (!strcmp(kw, "timeout")) {
+		header_once(ps, &ps->seen_timeout, kw, loc);
+		if (ps->tok.kind != CL_T_DURATION || ps->tok.num == 0)
+			fail_expected(ps, "the case's time budget as a duration, like 30s");
+		c->timeout_ns = ps->tok.num;
+		next(ps);
+	}
+	expect_end(ps);
+}
+
+static bool is_header_kw(const char *w)
+{
+	static const char *const kws[] = { "title", "rules", "requires", "mutants", "ip", "pmtu", "timeout", NULL };
+	for (const char *const *k = kws; *k; k++)
+		if (!strcmp(*k, w))
+			return true;
+	return false;
+}
+
+static void parse_statement(struct parser *ps)
+{
+	struct cl_loc loc = ps->tok.loc;
+	ps->line_start = ps->tok.start;
+	if (ps->tok.kind != CL_T_WORD)
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait)");
+	const char *kw = ps->tok.text;
+	bool first = ps->c->id == NULL;
+	if (first && strcmp(kw, "case"))
+		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "the file must start with 'case ID'; found '%s'", kw);
+	next(ps);
+	if (!strcmp(kw, "case")) {
+		if (!first)
+			fail_at(ps, CL_ERR_DUPLICATE, loc, "a second 'case'; expected one case per file");
+		if (ps->tok.kind != CL_T_WORD)
+			fail_expected(ps, "the case ID, like RC-RESP-PSN-001");
+		ps->c->id = ps->tok.text;
+		ps->c->id_loc = ps->tok.loc;
+		next(ps);
+		expect_end(ps);
+		return;
+	}
+	if (is_header_kw(kw)) {
+		parse_header(ps, kw, loc);
+		return;
+	}
+	if (!ps->in_body) {
+		if (!ps->c->title)
+			fail_at(ps, CL_ERR_MISSING, loc, "the case has no title; expected 'title \"...\"' before the first step");
+		if (!ps->c->n_rules)
+			fail_at(ps, CL_ERR_MISSING, loc, "the case names no rules; expected 'rules ID, ...' before the first step");
+		ps->in_body = true;
+	}
+	if (!strcmp(kw, "dut")) {
+		parse_dut(ps, loc);
+	} else if (!strcmp(kw, "peer")) {
+		parse_peer(ps, loc);
+	} else if (!strcmp(kw, "inject")) {
+		struct cl_step *st = new_step(ps, CL_INJECT, loc);
+		struct cl_sym *q = qp_arg(ps, st);
+		opcode_arg(ps, st, q->qp_type, false);
+		parse_args(ps, st, a_inject, false, false);
+		check_field_args(ps, st);
+	} else if (!strcmp(kw, "expect")) {
+		parse_expect(ps, loc);
+	} else if (!strcmp(kw, "on")) {
+		parse_rule(ps, loc);
+		return;
+	} else if (!strcmp(kw, "off")) {
+		new_step(ps, CL_RULES_OFF, loc);
+		if (!is_word(ps, "all"))
+			fail_expected(ps, "'all' after 'off'");
+		next(ps);
+	} else if (!strcmp(kw, "wait")) {
+		struct cl_step *st = new_step(ps, CL_WAIT, loc);
+		if (ps->tok.kind != CL_T_DURATION)
+			fail_expected(ps, "a duration after 'wait', like 10ms");
+		st->has_within = true;
+		st->within_min = st->within_max = ps->tok.num;
+		next(ps);
+	} else {
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off or wait", kw);
+	}
+	expect_end(ps);
+}
+
+struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, struct cl_diag *diag)
+{
+	struct cl_arena *arena = NULL;
+	struct parser *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		abort();
+	struct cl_case *c = cl_arena_alloc(&arena, sizeof *c);
+	c->path = cl_arena_strndup(&arena, path, strlen(path));
+	c->ip_versions = (1u << 4) | (1u << 6);
+	c->pmtu = 1024;
+	c->timeout_ns = 60ull * 1000000000ull;
+	ps->c = c;
+	ps->arena = &arena;
+	ps->diag = diag;
+	memset(diag, 0, sizeof *diag);
+	cl_lex_init(&ps->lx, c->path, text, len, &arena);
+	if (setjmp(ps->fail)) {
+		cl_arena_free(arena);
+		free(ps);
+		return NULL;
+	}
+	for (next(ps);; next(ps)) {
+		while (ps->tok.kind == CL_T_NEWLINE)
+			next(ps);
+		if (ps->tok.kind == CL_T_EOF)
+			break;
+		parse_statement(ps);
+		if (ps->tok.kind == CL_T_EOF)
+			break;
+	}
+	if (!c->id) {
+		struct cl_loc l = { ps->lx.line, ps->lx.col };
+		fail_at(ps, CL_ERR_MISSING, l, "empty case file; expected 'case ID' and a title, rules and steps");
+	}
+	if (!c->title || !c->n_rules || !c->n_steps) {
+		struct cl_loc l = { ps->lx.line, ps->lx.col };
+		fail_at(ps, CL_ERR_MISSING, l, "the case ends without %s; expected %s",
+			!c->title ? "a title" : !c->n_rules ? "rules" : "steps",
+			!c->title ? "'title \"...\"'" : !c->n_rules ? "'rules ID, ...'" : "at least one step");
+	}
+	c->arena = arena;
+	free(ps);
+	return c;
+}
+
+struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag)
+{
+	memset(diag, 0, sizeof *diag);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag->code = CL_ERR_IO;
+		snprintf(diag->msg, sizeof diag->msg, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	char *buf = malloc(CL_MAX_FILE + 1);
+	if (!buf)
+		abort();
+	size_t n = fread(buf, 1, CL_MAX_FILE + 1, f);
+	bool err = ferror(f);
+	fclose(f);
+	if (err || n > CL_MAX_FILE) {
+		diag->code = CL_ERR_IO;
+		snprintf(diag->msg, sizeof diag->msg, "%s: %s", path,
+			 err ? "read error" : "larger than 4 MiB; expected a case script");
+		free(buf);
+		return NULL;
+	}
+	struct cl_case *c = cl_parse_text(path, buf, n, diag);
+	free(buf);
+	return c;
+}
+
+void cl_case_free(struct cl_case *c)
+{
+	if (c)
+		cl_arena_free(c->arena);
+}
+
+const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)
+{
+	for (unsigned i = 0; i < s->n_args; i++)
+		if (!strcmp(s->args[i].key, key))
+			return &s->args[i];
+	return NULL;
+}

@@ -1,0 +1,415 @@
+/*
+ * `roce-tester run`: finds and parses the cases, filters them, runs each
+ * against the DUT (once per IP version), and writes the results file and
+ * the annotated capture into the report directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "results.h"
+#include "runner.h"
+
+/* Exit codes, also in docs/tester.md. */
+#define EXIT_ALL_PASS 0
+#define EXIT_SOME_FAIL 1
+#define EXIT_USAGE 2
+#define EXIT_SOME_ERROR 3
+#define EXIT_INTERRUPTED 130
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: roce-tester run --iface IF --agent HOST:PORT [OPTIONS] CASE-OR-DIR...\n"
+	      "       roce-tester run --list|--check [--filter PAT] CASE-OR-DIR...\n"
+	      "\n"
+	      "Runs conformance cases (docs/case-language.md) against the DUT that the agent\n"
+	      "at HOST:PORT drives, playing its remote peer on interface IF. Writes\n"
+	      "results.json and capture.pcapng into the report directory.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -i, --iface IF          the tester's interface towards the DUT\n"
+	      "  -a, --agent HOST:PORT   the roce-agent serving the DUT\n"
+	      "  -t, --token-file FILE   the agent's shared token\n"
+	      "  -r, --report-dir DIR    where results and capture go (default roce-report)\n"
+	      "  -f, --filter PAT        run only cases whose ID, file or a rule ID matches the\n"
+	      "                          glob PAT (repeatable; any match selects)\n"
+	      "      --ip 4|6|both       IP versions to run each case over (default both)\n"
+	      "      --vlan ID[:PCP]     send 802.1Q-tagged frames\n"
+	      "      --dut-ipv4 ADDR, --dut-ipv6 ADDR\n"
+	      "                          use the DUT GID with this address\n"
+	      "      --resolve kernel|self  find the DUT's MAC in the kernel's neighbour table\n"
+	      "                          first (default), or only by ARP / Neighbour\n"
+	      "                          Solicitation from the tester\n"
+	      "      --tstamp host|adapter  receive timestamps (default host: the clock the\n"
+	      "                          send times use)\n"
+	      "      --agent-timeout MS  bound on each agent call (default 10000)\n"
+	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
+	      "      --list              list the selected cases and exit\n"
+	      "      --check             parse the cases, report errors, and exit\n"
+	      "      --list-mutants      print FILE, ID and fault profile for every 'mutants'\n"
+	      "                          entry (for the mutation test) and exit\n"
+	      "  -q, --quiet             print only the summary\n"
+	      "  -v, --verbose           print every step\n"
+	      "  -h, --help              this help\n"
+	      "\n"
+	      "Exit status: 0 every case passed or was not applicable, 1 a case failed,\n"
+	      "2 bad usage or case files, 3 a case ended in error (set-up problem) and\n"
+	      "none failed, 130 interrupted.\n",
+	      out);
+}
+
+struct case_list {
+	char **paths;
+	size_t n, cap;
+};
+
+static void add_path(struct case_list *l, const char *p)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		char **np = realloc(l->paths, l->cap * sizeof *np);
+		if (!np)
+			abort();
+		l->paths = np;
+	}
+	l->paths[l->n++] = strdup(p);
+}
+
+static int collect(struct case_list *l, const char *path, bool top)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		fprintf(stderr, "roce-tester run: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		size_t n = strlen(path);
+		if (top || (n > 5 && !strcmp(path + n - 5, ".case")))
+			add_path(l, path);
+		return 0;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "roce-tester run: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char sub[4096];
+		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+		if (collect(l, sub, false) != 0)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool selected(const struct cl_case *c, char **filters, unsigned nf)
+{
+	if (!nf)
+		return true;
+	for (unsigned i = 0; i < nf; i++) {
+		if (!fnmatch(filters[i], c->id, 0) || !fnmatch(filters[i], c->path, 0))
+			return true;
+		for (unsigned k = 0; k < c->n_rules; k++)
+			if (!fnmatch(filters[i], c->rules[k], 0))
+				return true;
+	}
+	return false;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct runner_opts o = { 0 };
+	o.vlan = -1;
+	o.ip_versions = (1u << 4) | (1u << 6);
+	o.tstamp = RAWIO_TS_HOST;
+	o.agent_timeout_ns = 10000ull * 1000000;
+	o.default_wait_ns = 1000ull * 1000000;
+	const char *report_dir = "roce-report";
+	char *filters[64];
+	unsigned nf = 0;
+	bool list = false, check = false, list_mutants = false;
+	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS, O_RESOLVE };
+	static const struct option longopts[] = {
+		{ "iface", required_argument, NULL, 'i' },     { "agent", required_argument, NULL, 'a' },
+		{ "token-file", required_argument, NULL, 't' }, { "report-dir", required_argument, NULL, 'r' },
+		{ "filter", required_argument, NULL, 'f' },    { "ip", required_argument, NULL, O_IP },
+		{ "vlan", required_argument, NULL, O_VLAN },   { "tstamp", required_argument, NULL, O_TSTAMP },
+		{ "agent-timeout", required_argument, NULL, O_ATO }, { "wait", required_argument, NULL, O_WAIT },
+		{ "dut-ipv4", required_argument, NULL, O_DUT4 }, { "dut-ipv6", required_argument, NULL, O_DUT6 },
+		{ "list", no_argument, NULL, O_LIST },         { "check", no_argument, NULL, O_CHECK },
+		{ "list-mutants", no_argument, NULL, O_MUTANTS }, { "resolve", required_argument, NULL, O_RESOLVE },
+		{ "quiet", no_argument, NULL, 'q' },           { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
+	};
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "i:a:t:r:f:qvh", longopts, NULL)) != -1) {
+		char *end;
+		switch (ch) {
+		case 'i': o.iface = optarg; break;
+		case 'a': o.agent = optarg; break;
+		case 't': o.token_file = optarg; break;
+		case 'r': report_dir = optarg; break;
+		case 'f':
+			if (nf == 64) {
+				fputs("roce-tester run: at most 64 --filter\n", stderr);
+				return EXIT_USAGE;
+			}
+			filters[nf++] = optarg;
+			break;
+		case O_IP:
+			if (!strcmp(optarg, "4"))
+				o.ip_versions = 1u << 4;
+			else if (!strcmp(optarg, "6"))
+				o.ip_versions = 1u << 6;
+			else if (!strcmp(optarg, "both"))
+				o.ip_versions = (1u << 4) | (1u << 6);
+			else {
+				fprintf(stderr, "roce-tester run: --ip %s: expected 4, 6 or both\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_VLAN: {
+			long id = strtol(optarg, &end, 10);
+			long pcp = 0;
+			if (*end == ':')
+				pcp = strtol(end + 1, &end, 10);
+			if (*end || id < 0 || id > 4094 || pcp < 0 || pcp > 7) {
+				fprintf(stderr, "roce-tester run: --vlan %s: expected ID (0-4094) or ID:PCP (PCP 0-7)\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.vlan = (int)id;
+			o.vlan_pcp = (int)pcp;
+			break;
+		}
+		case O_TSTAMP:
+			if (!strcmp(optarg, "host"))
+				o.tstamp = RAWIO_TS_HOST;
+			else if (!strcmp(optarg, "adapter"))
+				o.tstamp = RAWIO_TS_ADAPTER;
+			else {
+				fprintf(stderr, "roce-tester run: --tstamp %s: expected host or adapter\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_ATO:
+		case O_WAIT: {
+			long ms = strtol(optarg, &end, 10);
+			if (*end || ms <= 0 || ms > 600000) {
+				fprintf(stderr, "roce-tester run: %s %s: expected milliseconds (1-600000)\n",
+					ch == O_ATO ? "--agent-timeout" : "--wait", optarg);
+				return EXIT_USAGE;
+			}
+			if (ch == O_ATO)
+				o.agent_timeout_ns = (uint64_t)ms * 1000000;
+			else
+				o.default_wait_ns = (uint64_t)ms * 1000000;
+			break;
+		}
+		case O_DUT4: o.dut_ip4 = optarg; break;
+		case O_DUT6: o.dut_ip6 = optarg; break;
+		case O_LIST: list = true; break;
+		case O_CHECK: check = true; break;
+		case O_MUTANTS: list_mutants = true; break;
+		case O_RESOLVE:
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "self")) {
+				fprintf(stderr, "roce-tester run: --resolve %s: expected kernel or self\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.resolve_self = !strcmp(optarg, "self");
+			break;
+		case 'q': o.quiet = true; break;
+		case 'v': o.verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs("roce-tester run: no cases given; expected case files or directories\n", stderr);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	struct case_list files = { 0 };
+	int rc = 0;
+	for (int i = optind; i < argc; i++)
+		if (collect(&files, argv[i], true) != 0)
+			rc = EXIT_USAGE;
+	if (files.n)
+		qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+	struct cl_case **cases = calloc(files.n ? files.n : 1, sizeof *cases);
+	size_t n_cases = 0, bad = 0;
+	for (size_t i = 0; i < files.n; i++) {
+		struct cl_diag d;
+		struct cl_case *c = cl_parse_file(files.paths[i], &d);
+		if (!c) {
+			fprintf(stderr, "%s\n", d.msg);
+			bad++;
+			continue;
+		}
+		for (size_t k = 0; k < n_cases; k++) {
+			if (!strcmp(cases[k]->id, c->id)) {
+				fprintf(stderr, "%s:%u:%u: case ID %s is already used by %s; expected unique IDs\n", c->path,
+					c->id_loc.line, c->id_loc.col, c->id, cases[k]->path);
+				bad++;
+			}
+		}
+		if (selected(c, filters, nf))
+			cases[n_cases++] = c;
+		else
+			cl_case_free(c);
+	}
+	if (bad || rc) {
+		fprintf(stderr, "roce-tester run: %zu case file(s) with errors; nothing was run\n", bad);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (list || check || list_mutants) {
+		for (size_t i = 0; i < n_cases; i++) {
+			for (unsigned k = 0; list_mutants && k < cases[i]->n_mutants; k++)
+				printf("%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k]);
+			if (list) {
+				printf("%-32s %s\n", cases[i]->id, cases[i]->title);
+				if (o.verbose) {
+					printf("%-32s   file %s, rules", "", cases[i]->path);
+					for (unsigned k = 0; k < cases[i]->n_rules; k++)
+						printf(" %s", cases[i]->rules[k]);
+					printf("\n");
+				}
+			}
+		}
+		if (check)
+			printf("%zu case(s) parsed without errors\n", n_cases);
+		rc = 0;
+		goto out;
+	}
+	if (!o.iface || !o.agent) {
+		fputs("roce-tester run: --iface and --agent are required to run cases\n", stderr);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (mkdir(report_dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "roce-tester run: --report-dir %s: %s\n", report_dir, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	char err[512];
+	struct runner *r = calloc(1, sizeof *r);
+	if (!r)
+		abort();
+	if (runner_init(r, &o, &stop, err, sizeof err) != 0) {
+		fprintf(stderr, "roce-tester run: %s\n", err);
+		runner_fini(r);
+		free(r);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (r->io.guard_note[0] && !o.quiet)
+		fprintf(stderr, "roce-tester run: note: %s\n", r->io.guard_note);
+	char cap_path[4096], res_path[4096], desc[512];
+	snprintf(cap_path, sizeof cap_path, "%s/capture.pcapng", report_dir);
+	snprintf(res_path, sizeof res_path, "%s/results.json", report_dir);
+	snprintf(desc, sizeof desc, "roce-tester run: %zu case(s) on %s against the agent at %s", n_cases, o.iface, o.agent);
+	r->cap = capture_open(cap_path, o.iface, desc, err, sizeof err);
+	if (!r->cap) {
+		fprintf(stderr, "roce-tester run: %s\n", err);
+		runner_fini(r);
+		free(r);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	struct results *res = results_new(res_path, argc, argv, "capture.pcapng");
+	size_t total = 0, done = 0;
+	for (size_t i = 0; i < n_cases; i++)
+		total += (size_t)__builtin_popcount(cases[i]->ip_versions & o.ip_versions);
+	for (size_t i = 0; i < n_cases && !stop; i++) {
+		for (int ipv = 4; ipv <= 6 && !stop; ipv += 2) {
+			if (!(cases[i]->ip_versions & o.ip_versions & (1u << ipv)))
+				continue;
+			done++;
+			enum verdict v;
+			JsonObject *rec = runner_run_case(r, cases[i], ipv, &v);
+			const char *reason = json_object_get_string_member(rec, "reason");
+			if (!o.quiet) {
+				printf("[%zu/%zu] %-30s IPv%d  %-14s %s\n", done, total, cases[i]->id, ipv, verdict_name(v),
+				       v == V_PASS ? "" : reason);
+				if (o.verbose) {
+					JsonArray *steps = json_object_get_array_member(rec, "steps");
+					for (guint k = 0; k < json_array_get_length(steps); k++) {
+						JsonObject *s = json_array_get_object_element(steps, k);
+						printf("      %3lld %-14s %s\n", (long long)json_object_get_int_member(s, "index"),
+						       json_object_get_string_member(s, "status"), json_object_get_string_member(s, "text"));
+					}
+				}
+				fflush(stdout);
+			}
+			results_add_case(res, rec, v);
+			JsonObject *setup = runner_setup_json(r);
+			if (results_write(res, setup, false, false, err, sizeof err) != 0)
+				fprintf(stderr, "roce-tester run: %s\n", err);
+			json_object_unref(setup);
+		}
+	}
+	JsonObject *setup = runner_setup_json(r);
+	int werr = results_write(res, setup, true, stop != 0, err, sizeof err);
+	json_object_unref(setup);
+	if (werr)
+		fprintf(stderr, "roce-tester run: %s\n", err);
+	uint64_t frames = capture_frames(r->cap);
+	if (capture_close(r->cap, err, sizeof err) != 0)
+		fprintf(stderr, "roce-tester run: capture: %s\n", err);
+	r->cap = NULL;
+	unsigned counts[V_COUNT];
+	results_counts(res, counts);
+	printf("%s%u case run(s): %u pass, %u fail, %u not applicable, %u error\n", stop ? "interrupted: " : "",
+	       counts[V_PASS] + counts[V_FAIL] + counts[V_NOT_APPLICABLE] + counts[V_ERROR], counts[V_PASS],
+	       counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR]);
+	printf("results: %s\ncapture: %s (%llu frames)\n", res_path, cap_path, (unsigned long long)frames);
+	results_free(res);
+	runner_fini(r);
+	free(r);
+	rc = stop ? EXIT_INTERRUPTED : counts[V_FAIL] ? EXIT_SOME_FAIL : counts[V_ERROR] ? EXIT_SOME_ERROR : EXIT_ALL_PASS;
+	if (werr && rc == EXIT_ALL_PASS)
+		rc = EXIT_SOME_ERROR;
+out:
+	for (size_t i = 0; i < n_cases; i++)
+		cl_case_free(cases[i]);
+	free(cases);
+	for (size_t i = 0; i < files.n; i++)
+		free(files.paths[i]);
+	free(files.paths);
+	return rc;
+}

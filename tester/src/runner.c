@@ -1,0 +1,2305 @@
+/* The runner: executes one case (see runner.h). */
+#include "runner.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define MAX_CASE_PKTS 200000u
+#define MAX_QPS 16
+#define MAX_MRS 32
+#define NS_PER_MS 1000000ull
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case V_PASS: return "pass";
+	case V_FAIL: return "fail";
+	case V_NOT_APPLICABLE: return "not_applicable";
+	case V_ERROR: return "error";
+	default: return "?";
+	}
+}
+
+enum step_status { S_OK, S_FAIL, S_ERROR, S_NA };
+
+static const char *step_status_name(enum step_status s)
+{
+	switch (s) {
+	case S_OK: return "ok";
+	case S_FAIL: return "fail";
+	case S_ERROR: return "error";
+	case S_NA: return "not_applicable";
+	}
+	return "?";
+}
+
+struct step_out {
+	enum step_status st;
+	char detail[1024];
+	char expected[1024];
+	char observed[1024];
+	long pkts[16];
+	unsigned n_pkts;
+};
+
+struct run_ctx {
+	struct runner *r;
+	const struct cl_case *c;
+	int ipv, fi;
+	struct case_pkt *pkts;
+	size_t n_pkts, cap_pkts;
+	struct sym_val *syms;
+	size_t n_syms, cap_syms;
+	struct case_qp qps[MAX_QPS];
+	unsigned n_qps;
+	struct case_mr mrs[MAX_MRS];
+	unsigned n_mrs;
+	int64_t pd;
+	bool have_pd;
+	int cur_step;
+	uint64_t ref_ns, deadline_ns;
+	JsonArray *events, *findings, *evidence, *failed_rules;
+	bool pkt_error; /* a DUT packet broke a stateless rule */
+};
+
+/* ---- Small helpers ---- */
+
+static void outf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void outf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+}
+
+static void appendf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t w = strlen(buf);
+	if (w >= n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + w, n - w, fmt, ap);
+	va_end(ap);
+}
+
+static bool interrupted(struct runner *r)
+{
+	return r->interrupted && *r->interrupted;
+}
+
+static void add_failed_rule(struct run_ctx *x, const char *id)
+{
+	for (guint i = 0; i < json_array_get_length(x->failed_rules); i++)
+		if (!strcmp(json_array_get_string_element(x->failed_rules, i), id))
+			return;
+	json_array_add_string_element(x->failed_rules, id);
+}
+
+static void event(struct run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void event(struct run_ctx *x, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	JsonObject *e = json_object_new();
+	json_object_set_int_member(e, "ts_ns", (gint64)rawio_now());
+	json_object_set_int_member(e, "step", x->cur_step);
+	json_object_set_string_member(e, "text", text);
+	json_array_add_object_element(x->events, e);
+}
+
+/* ---- Packets of the case ---- */
+
+static long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint64_t ts, bool tx, uint32_t qpn,
+		       const char *note)
+{
+	if (x->n_pkts == MAX_CASE_PKTS)
+		return -1;
+	if (x->n_pkts == x->cap_pkts) {
+		x->cap_pkts = x->cap_pkts ? 2 * x->cap_pkts : 256;
+		struct case_pkt *p = realloc(x->pkts, x->cap_pkts * sizeof *p);
+		if (!p)
+			abort();
+		x->pkts = p;
+	}
+	struct case_pkt *p = &x->pkts[x->n_pkts];
+	memset(p, 0, sizeof *p);
+	p->ts_ns = ts;
+	p->tx = tx;
+	p->step = x->cur_step;
+	p->qpn = qpn;
+	p->data = malloc(len ? len : 1);
+	if (!p->data)
+		abort();
+	memcpy(p->data, data, len);
+	p->len = len;
+	p->note = note ? strdup(note) : NULL;
+	return (long)x->n_pkts++;
+}
+
+static void annotate(struct run_ctx *x, long idx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void annotate(struct run_ctx *x, long idx, const char *fmt, ...)
+{
+	if (idx < 0 || (size_t)idx >= x->n_pkts)
+		return;
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct case_pkt *p = &x->pkts[idx];
+	if (p->annot) {
+		char *both = malloc(strlen(p->annot) + strlen(text) + 4);
+		if (!both)
+			abort();
+		sprintf(both, "%s; %s", p->annot, text);
+		free(p->annot);
+		p->annot = both;
+	} else {
+		p->annot = strdup(text);
+	}
+}
+
+static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
+{
+	for (unsigned i = 0; i < x->n_qps; i++)
+		if (x->qps[i].tester_qpn == qpn)
+			return &x->qps[i];
+	return NULL;
+}
+
+/* Every DUT packet of the case is checked against the stateless rules. */
+static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
+{
+	struct case_pkt *p = &x->pkts[idx];
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
+	struct roce_finding f[16];
+	size_t n = roce_check(&pk, &o, f, 16);
+	for (size_t i = 0; i < n && i < 16; i++) {
+		const struct roce_code_info *ci = roce_code_info(f[i].code);
+		const struct roce_rule_info *ri = roce_rule(ci->rule);
+		char msg[300];
+		roce_finding_format(&f[i], msg, sizeof msg);
+		JsonObject *j = json_object_new();
+		json_object_set_string_member(j, "rule", ri ? ri->id : "");
+		json_object_set_string_member(j, "severity", roce_severity_name(ci->severity));
+		json_object_set_string_member(j, "message", msg);
+		json_object_set_int_member(j, "packet", idx);
+		json_object_set_int_member(j, "step", p->step);
+		json_object_set_string_member(j, "source", "packet check");
+		json_array_add_object_element(x->findings, j);
+		annotate(x, idx, "finding %s", msg);
+		if (ci->severity == ROCE_SEV_ERROR && ri) {
+			x->pkt_error = true;
+			add_failed_rule(x, ri->id);
+		}
+	}
+}
+
+/* ---- The wire: engine callbacks and the pump ---- */
+
+static int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const struct peer_tx_info *info)
+{
+	struct runner *r = ctx;
+	char err[256];
+	/* Stamped before the send: on a veth the frame reaches the DUT (and
+	 * may be answered) before the send call returns. */
+	uint64_t ts = rawio_now();
+	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
+	if (r->rc) {
+		char note[300];
+		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",
+		     "", "");
+		if (info->round)
+			appendf(note, sizeof note, "%u)", info->round);
+		if (info->rule)
+			appendf(note, sizeof note, " [rule: %s]", info->rule);
+		if (rc != 0)
+			appendf(note, sizeof note, " [send failed: %s]", err);
+		record_pkt(r->rc, frame, len, ts, true, info->qpn, note);
+	}
+	return rc;
+}
+
+static void on_engine_note(void *ctx, const struct peer_tx_info *info, const char *what)
+{
+	struct runner *r = ctx;
+	if (r->rc)
+		event(r->rc, "QP 0x%06x PSN %u opcode 0x%02x (%s): %s%s%s", info->qpn, info->psn, info->opcode,
+		      info->why ? info->why : "", what, info->rule ? " by rule: " : "", info->rule ? info->rule : "");
+}
+
+static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, uint64_t ts)
+{
+	struct runner *r = ctx;
+	(void)len;
+	uint32_t qpn = peer_rx(r->peer, data, caplen, ts);
+	if (!r->rc)
+		return;
+	struct run_ctx *x = r->rc;
+	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
+	struct case_qp *q = qpn ? qp_by_tester_qpn(x, qpn) : NULL;
+	if (idx >= 0 && q)
+		check_dut_packet(x, idx, q);
+}
+
+/* Moves the wire until deadline, or until fd is readable (fd >= 0), or
+ * until frames arrived (stop_on_rx). */
+static void pump_until(struct runner *r, int fd, uint64_t deadline, bool stop_on_rx)
+{
+	char err[256];
+	for (;;) {
+		uint64_t now = rawio_now();
+		peer_advance(r->peer, now);
+		if (now >= deadline || interrupted(r))
+			return;
+		uint64_t until = deadline;
+		uint64_t t = peer_next_deadline(r->peer);
+		if (t < until)
+			until = t;
+		if (until <= now)
+			continue;
+		struct pollfd pf[2] = { { r->io.fd, POLLIN, 0 }, { fd, POLLIN, 0 } };
+		uint64_t ms = (until - now + 999999) / NS_PER_MS;
+		if (ms > 100)
+			ms = 100;
+		int n = poll(pf, fd >= 0 ? 2 : 1, (int)ms);
+		if (n < 0 && errno != EINTR)
+			return;
+		if (n > 0 && (pf[0].revents & POLLIN) && rawio_wait(&r->io, 0, on_frame, r, err, sizeof err) > 0 &&
+		    stop_on_rx)
+			return;
+		if (fd >= 0 && pf[1].revents)
+			return;
+	}
+}
+
+static void agent_pump(void *ctx, int fd, uint64_t deadline)
+{
+	pump_until(ctx, fd, deadline, false);
+}
+
+/* ---- Symbols and values ---- */
+
+static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+{
+	char key[128];
+	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
+	for (size_t i = 0; i < x->n_syms; i++) {
+		if (!strcmp(x->syms[i].name, key)) {
+			x->syms[i].value = v;
+			return;
+		}
+	}
+	if (x->n_syms == x->cap_syms) {
+		x->cap_syms = x->cap_syms ? 2 * x->cap_syms : 32;
+		struct sym_val *s = realloc(x->syms, x->cap_syms * sizeof *s);
+		if (!s)
+			abort();
+		x->syms = s;
+	}
+	x->syms[x->n_syms].name = strdup(key);
+	x->syms[x->n_syms].value = v;
+	x->n_syms++;
+}
+
+static bool sym_get(struct run_ctx *x, const char *name, const char *member, uint64_t *v)
+{
+	char key[128];
+	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
+	for (size_t i = 0; i < x->n_syms; i++) {
+		if (!strcmp(x->syms[i].name, key)) {
+			*v = x->syms[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, struct step_out *o)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		uint64_t tv = t->num;
+		if (t->is_sym && !sym_get(x, t->sym, t->member, &tv)) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: $%s%s%s has no value (the step that binds it did not run or did not match)",
+			     x->c->path, t->loc.line, t->loc.col, t->sym, t->member ? "." : "", t->member ? t->member : "");
+			return false;
+		}
+		v = t->sign > 0 ? v + tv : v - tv;
+	}
+	*out = v;
+	return true;
+}
+
+static bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
+		    struct step_out *o)
+{
+	const struct cl_arg *a = cl_step_arg(s, key);
+	if (!a || a->v.kind != CL_V_EXPR) {
+		*v = def;
+		return true;
+	}
+	return eval(x, &a->v.expr, v, o);
+}
+
+static const char *arg_word(const struct cl_step *s, const char *key, const char *def)
+{
+	const struct cl_arg *a = cl_step_arg(s, key);
+	return a && (a->v.kind == CL_V_WORD || a->v.kind == CL_V_LIST) ? a->v.word : def;
+}
+
+static struct case_qp *find_qp(struct run_ctx *x, const char *name)
+{
+	for (unsigned i = 0; i < x->n_qps; i++)
+		if (!strcmp(x->qps[i].name, name))
+			return &x->qps[i];
+	return NULL;
+}
+
+static struct case_mr *find_mr(struct run_ctx *x, const char *name)
+{
+	for (unsigned i = 0; i < x->n_mrs; i++)
+		if (!strcmp(x->mrs[i].name, name))
+			return &x->mrs[i];
+	return NULL;
+}
+
+/* ---- Agent calls ---- */
+
+static bool call(struct run_ctx *x, struct step_out *o, const char *method, JsonObject *params, JsonObject **res)
+{
+	char code[64], msg[512];
+	struct runner *r = x->r;
+	JsonObject *result = NULL;
+	enum agent_status st = agent_call(&r->agent, method, params, r->opts.agent_timeout_ns, &result, code,
+					  sizeof code, msg, sizeof msg);
+	if (st == AGENT_OK) {
+		if (res)
+			*res = result;
+		else
+			json_object_unref(result);
+		return true;
+	}
+	if (st == AGENT_ERROR_REPLY && !strcmp(code, "unsupported")) {
+		o->st = S_NA;
+		outf(o->detail, sizeof o->detail, "the DUT does not support %s: %s", method, msg);
+	} else if (st == AGENT_ERROR_REPLY) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the agent refused %s: %s: %s", method, code, msg);
+	} else {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "agent failure during %s: %s", method, msg);
+	}
+	return false;
+}
+
+static JsonArray *access_list(const struct cl_step *s, const char *def_csv)
+{
+	JsonArray *a = json_array_new();
+	const struct cl_arg *arg = cl_step_arg(s, "access");
+	if (arg) {
+		for (unsigned i = 0; i < arg->v.n_list; i++)
+			json_array_add_string_element(a, arg->v.list[i]);
+		if (arg->v.kind == CL_V_WORD)
+			json_array_add_string_element(a, arg->v.word);
+		return a;
+	}
+	char buf[128];
+	outf(buf, sizeof buf, "%s", def_csv);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+		json_array_add_string_element(a, tok);
+	return a;
+}
+
+static bool ensure_pd(struct run_ctx *x, struct step_out *o)
+{
+	if (x->have_pd)
+		return true;
+	JsonObject *res;
+	if (!call(x, o, "alloc_pd", NULL, &res))
+		return false;
+	uint64_t pd;
+	bool ok = agent_get_u64(res, "pd", &pd);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "alloc_pd: the reply has no pd handle");
+		return false;
+	}
+	x->pd = (int64_t)pd;
+	x->have_pd = true;
+	return true;
+}
+
+static void b64_member(JsonObject *o, const char *key, const uint8_t *data, size_t n)
+{
+	gchar *b = g_base64_encode(data, n);
+	json_object_set_string_member(o, key, b);
+	g_free(b);
+}
+
+static void hex_text(char *out, size_t n, const uint8_t *d, size_t len)
+{
+	size_t w = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < len && w + 3 < n; i++) {
+		if (i == 32 && len > 33) {
+			snprintf(out + w, n - w, "... (%zu bytes)", len);
+			return;
+		}
+		w += (size_t)snprintf(out + w, n - w, "%02x", d[i]);
+	}
+}
+
+/* ---- Steps: DUT verbs ---- */
+
+static void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t size, fill;
+	if (!arg_u64(x, s, "size", 4096, &size, o) || !arg_u64(x, s, "fill", 0, &fill, o) || !ensure_pd(x, o))
+		return;
+	if (x->n_mrs == MAX_MRS) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "more than %d MRs in one case", MAX_MRS);
+		return;
+	}
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "pd", x->pd);
+	agent_set_u64(p, "length", size);
+	json_object_set_array_member(p, "access", access_list(s, "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC"));
+	json_object_set_int_member(p, "fill", (gint64)(fill & 0xFF));
+	if (!call(x, o, "reg_mr", p, &res))
+		return;
+	struct case_mr *m = &x->mrs[x->n_mrs];
+	memset(m, 0, sizeof *m);
+	m->name = s->name;
+	uint64_t h = 0, rkey = 0, lkey = 0;
+	bool ok = agent_get_u64(res, "mr", &h) && agent_get_u64(res, "addr", &m->addr) &&
+		  agent_get_u64(res, "rkey", &rkey) && agent_get_u64(res, "lkey", &lkey);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "reg_mr: the reply lacks mr, addr, rkey or lkey");
+		return;
+	}
+	m->handle = (int64_t)h;
+	m->rkey = (uint32_t)rkey;
+	m->lkey = (uint32_t)lkey;
+	m->len = size;
+	x->n_mrs++;
+	sym_set(x, s->name, "addr", m->addr);
+	sym_set(x, s->name, "rkey", m->rkey);
+	sym_set(x, s->name, "lkey", m->lkey);
+	sym_set(x, s->name, "len", m->len);
+	outf(o->detail, sizeof o->detail, "MR %s: addr 0x%llx rkey 0x%x length %llu", s->name,
+	     (unsigned long long)m->addr, m->rkey, (unsigned long long)size);
+}
+
+static uint32_t random_psn(void)
+{
+	return ((uint32_t)rand() << 8 ^ (uint32_t)rand()) & ROCE_PSN_MASK;
+}
+
+static void tester_gid(struct runner *r, int ipv, char *out, size_t n)
+{
+	char ip[INET6_ADDRSTRLEN];
+	if (ipv == 4) {
+		inet_ntop(AF_INET, r->io.ip4, ip, sizeof ip);
+		outf(out, n, "::ffff:%s", ip);
+	} else {
+		inet_ntop(AF_INET6, r->io.ip6, out, (socklen_t)n);
+	}
+}
+
+/* The addressing of a tester QP towards the DUT. */
+static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint32_t fl, uint16_t sport,
+			  struct roce_endpoint *ep)
+{
+	struct runner *r = x->r;
+	memset(ep, 0, sizeof *ep);
+	ep->ip_version = x->ipv;
+	memcpy(ep->src_mac, r->io.mac, 6);
+	memcpy(ep->dst_mac, r->fam[x->fi].mac, 6);
+	if (r->opts.vlan >= 0) {
+		ep->n_vlan = 1;
+		ep->vlan_tci[0] = (uint16_t)((r->opts.vlan_pcp & 7) << 13 | (r->opts.vlan & 0xFFF));
+	}
+	if (x->ipv == 4) {
+		memcpy(ep->src_ip, r->io.ip4, 4);
+		memcpy(ep->dst_ip, r->fam[0].ip, 4);
+	} else {
+		memcpy(ep->src_ip, r->io.ip6, 16);
+		memcpy(ep->dst_ip, r->fam[1].ip, 16);
+	}
+	ep->traffic_class = tc;
+	ep->flow_label = fl;
+	ep->hop_limit = 64;
+	ep->udp_sport = sport ? sport : (uint16_t)(0xC000 | (q->tester_qpn & 0x3FFF));
+	ep->pkey = 0xFFFF;
+	ep->dest_qpn = q->dut_qpn;
+}
+
+static bool modify(struct run_ctx *x, struct step_out *o, int64_t qp, const char *state, JsonObject *attrs)
+{
+	json_object_set_int_member(attrs, "qp", qp);
+	json_object_set_string_member(attrs, "state", state);
+	return call(x, o, "modify_qp", attrs, NULL);
+}
+
+static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct runner *r = x->r;
+	if (x->n_qps == MAX_QPS) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "more than %d QPs in one case", MAX_QPS);
+		return;
+	}
+	const char *type = arg_word(s, "type", "RC");
+	enum roce_transport t = !strcasecmp(type, "UC") ? ROCE_T_UC : !strcasecmp(type, "UD") ? ROCE_T_UD : ROCE_T_RC;
+	uint64_t pmtu, psn, peer_psn, timeout, retry, rnr_retry, min_rnr, max_rd, max_dest_rd, qkey, tc, hl, fl,
+		sport, peer_timeout, peer_retry;
+	if (!arg_u64(x, s, "pmtu", x->c->pmtu, &pmtu, o) || !arg_u64(x, s, "psn", random_psn(), &psn, o) ||
+	    !arg_u64(x, s, "peer_psn", random_psn(), &peer_psn, o) || !arg_u64(x, s, "timeout", 14, &timeout, o) ||
+	    !arg_u64(x, s, "retry_cnt", 7, &retry, o) || !arg_u64(x, s, "rnr_retry", 7, &rnr_retry, o) ||
+	    !arg_u64(x, s, "min_rnr_timer", 12, &min_rnr, o) || !arg_u64(x, s, "max_rd_atomic", 4, &max_rd, o) ||
+	    !arg_u64(x, s, "max_dest_rd_atomic", 4, &max_dest_rd, o) || !arg_u64(x, s, "qkey", 0x11111111, &qkey, o) ||
+	    !arg_u64(x, s, "traffic_class", 0, &tc, o) || !arg_u64(x, s, "hop_limit", 64, &hl, o) ||
+	    !arg_u64(x, s, "flow_label", 0, &fl, o) || !arg_u64(x, s, "udp_sport", 0, &sport, o) ||
+	    !arg_u64(x, s, "peer_timeout", 50, &peer_timeout, o) || !arg_u64(x, s, "peer_retry_cnt", 7, &peer_retry, o))
+		return;
+	if (!roce_mtu_enum((unsigned)pmtu)) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "pmtu=%llu is not a path MTU (256..4096)", (unsigned long long)pmtu);
+		return;
+	}
+	psn &= ROCE_PSN_MASK;
+	peer_psn &= ROCE_PSN_MASK;
+	if (!ensure_pd(x, o))
+		return;
+	struct case_qp *q = &x->qps[x->n_qps];
+	memset(q, 0, sizeof *q);
+	q->name = s->name;
+	q->type = t;
+	q->pmtu = (unsigned)pmtu;
+	q->dut_psn = (uint32_t)psn;
+	q->tester_psn = (uint32_t)peer_psn;
+	q->dut_qkey = (uint32_t)qkey;
+	q->tester_qkey = 0x22222222;
+	q->dut_ah = -1;
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "cqe", 256);
+	if (!call(x, o, "create_cq", p, &res))
+		return;
+	uint64_t h;
+	bool ok = agent_get_u64(res, "cq", &h);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "create_cq: the reply has no cq handle");
+		return;
+	}
+	q->dut_cq = (int64_t)h;
+	p = json_object_new();
+	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_string_member(p, "type", roce_transport_name(t));
+	json_object_set_int_member(p, "send_cq", q->dut_cq);
+	json_object_set_int_member(p, "recv_cq", q->dut_cq);
+	json_object_set_boolean_member(p, "sq_sig_all", FALSE);
+	if (!call(x, o, "create_qp", p, &res))
+		return;
+	uint64_t qpn = 0;
+	ok = agent_get_u64(res, "qp", &h) && agent_get_u64(res, "qpn", &qpn);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "create_qp: the reply lacks qp or qpn");
+		return;
+	}
+	q->dut_qp = (int64_t)h;
+	q->dut_qpn = (uint32_t)qpn;
+	q->tester_qpn = r->next_tester_qpn++;
+	if (r->next_tester_qpn > 0xFFFF00)
+		r->next_tester_qpn = 0x100;
+	x->n_qps++;
+
+	char gid[64];
+	tester_gid(r, x->ipv, gid, sizeof gid);
+	/* RESET -> INIT -> RTR -> RTS with the tester's QPN, PSN and GID. */
+	p = json_object_new();
+	json_object_set_int_member(p, "port", 1);
+	json_object_set_int_member(p, "pkey_index", 0);
+	if (t == ROCE_T_UD)
+		agent_set_u64(p, "qkey", qkey);
+	else
+		json_object_set_array_member(p, "access", access_list(s, t == ROCE_T_RC ? "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC" : "REMOTE_WRITE"));
+	if (!modify(x, o, q->dut_qp, "INIT", p))
+		return;
+	p = json_object_new();
+	if (t != ROCE_T_UD) {
+		json_object_set_int_member(p, "path_mtu", (gint64)pmtu);
+		json_object_set_int_member(p, "dest_qpn", q->tester_qpn);
+		json_object_set_int_member(p, "rq_psn", q->tester_psn);
+		json_object_set_string_member(p, "dgid", gid);
+		json_object_set_int_member(p, "sgid_index", r->fam[x->fi].sgid_index);
+		json_object_set_int_member(p, "hop_limit", (gint64)hl);
+		json_object_set_int_member(p, "traffic_class", (gint64)tc);
+		json_object_set_int_member(p, "flow_label", (gint64)fl);
+		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
+		json_object_set_int_member(p, "port", 1);
+		if (t == ROCE_T_RC) {
+			json_object_set_int_member(p, "max_dest_rd_atomic", (gint64)max_dest_rd);
+			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
+		}
+	}
+	if (!modify(x, o, q->dut_qp, "RTR", p))
+		return;
+	p = json_object_new();
+	json_object_set_int_member(p, "sq_psn", q->dut_psn);
+	if (t == ROCE_T_RC) {
+		json_object_set_int_member(p, "timeout", (gint64)timeout);
+		json_object_set_int_member(p, "retry_cnt", (gint64)retry);
+		json_object_set_int_member(p, "rnr_retry", (gint64)rnr_retry);
+		json_object_set_int_member(p, "max_rd_atomic", (gint64)max_rd);
+	}
+	if (!modify(x, o, q->dut_qp, "RTS", p))
+		return;
+	if (t == ROCE_T_UD) {
+		p = json_object_new();
+		json_object_set_int_member(p, "pd", x->pd);
+		json_object_set_string_member(p, "dgid", gid);
+		json_object_set_int_member(p, "sgid_index", r->fam[x->fi].sgid_index);
+		json_object_set_int_member(p, "hop_limit", (gint64)hl);
+		json_object_set_int_member(p, "traffic_class", (gint64)tc);
+		json_object_set_int_member(p, "flow_label", (gint64)fl);
+		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
+		json_object_set_int_member(p, "port", 1);
+		if (!call(x, o, "create_ah", p, &res))
+			return;
+		ok = agent_get_u64(res, "ah", &h);
+		json_object_unref(res);
+		q->dut_ah = ok ? (int64_t)h : -1;
+	}
+
+	/* The tester's side of the connection. */
+	struct peer_qp_cfg cfg = { 0 };
+	cfg.type = t;
+	cfg.qpn = q->tester_qpn;
+	cfg.remote_qpn = q->dut_qpn;
+	cfg.sq_psn = q->tester_psn;
+	cfg.rq_psn = q->dut_psn;
+	cfg.pmtu = q->pmtu;
+	cfg.qkey = q->tester_qkey;
+	cfg.remote_qkey = q->dut_qkey;
+	cfg.ack_timeout_ns = peer_timeout * NS_PER_MS;
+	cfg.retry_cnt = (unsigned)(peer_retry & 7);
+	cfg.rnr_retry = 7;
+	cfg.rnr_timer = (unsigned)(min_rnr & 31);
+	make_endpoint(x, q, (uint8_t)tc, (uint32_t)fl, (uint16_t)sport, &cfg.ep);
+	if (peer_qp_add(r->peer, &cfg) != 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the tester could not add QP 0x%06x", q->tester_qpn);
+		return;
+	}
+	sym_set(x, s->name, "qpn", q->dut_qpn);
+	sym_set(x, s->name, "psn", q->dut_psn);
+	sym_set(x, s->name, "peer_qpn", q->tester_qpn);
+	sym_set(x, s->name, "peer_psn", q->tester_psn);
+	sym_set(x, s->name, "qkey", q->dut_qkey);
+	outf(o->detail, sizeof o->detail, "%s QP %s: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u",
+	     roce_transport_name(t), s->name, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu);
+}
+
+static JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
+{
+	JsonArray *a = json_array_new();
+	JsonObject *e = json_object_new();
+	json_object_set_int_member(e, "mr", m->handle);
+	agent_set_u64(e, "offset", off);
+	agent_set_u64(e, "length", len);
+	json_array_add_object_element(a, e);
+	return a;
+}
+
+static void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct case_mr *m = find_mr(x, s->mr);
+	uint64_t off, len, wr_id;
+	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", m->len, &len, o) ||
+	    !arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr_id, o))
+		return;
+	JsonObject *p = json_object_new();
+	json_object_set_int_member(p, "qp", q->dut_qp);
+	agent_set_u64(p, "wr_id", wr_id);
+	json_object_set_array_member(p, "sge", sge_list(m, off, len));
+	call(x, o, "post_recv", p, NULL);
+}
+
+static void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct case_mr *m = s->mr ? find_mr(x, s->mr) : NULL;
+	uint64_t off, len, wr_id, v;
+	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", m ? m->len : 0, &len, o) ||
+	    !arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr_id, o))
+		return;
+	JsonObject *p = json_object_new();
+	json_object_set_int_member(p, "qp", q->dut_qp);
+	agent_set_u64(p, "wr_id", wr_id);
+	json_object_set_string_member(p, "opcode", s->verb);
+	json_object_set_array_member(p, "sge", m ? sge_list(m, off, len) : json_array_new());
+	json_object_set_boolean_member(p, "signaled", strcasecmp(arg_word(s, "signaled", "on"), "off") != 0);
+	if (!strcasecmp(arg_word(s, "solicited", "off"), "on"))
+		json_object_set_boolean_member(p, "solicited", TRUE);
+	static const struct {
+		const char *arg, *member;
+	} nums[] = { { "remote", "remote_addr" }, { "rkey", "rkey" }, { "imm", "imm_data" }, { "compare", "compare_add" },
+		     { "add", "compare_add" }, { "swap", "swap" }, { "invalidate", "invalidate_rkey" } };
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+		if (!cl_step_arg(s, nums[i].arg))
+			continue;
+		if (!arg_u64(x, s, nums[i].arg, 0, &v, o)) {
+			json_object_unref(p);
+			return;
+		}
+		agent_set_u64(p, nums[i].member, v);
+	}
+	if (q->type == ROCE_T_UD) {
+		uint64_t qk;
+		if (!arg_u64(x, s, "remote_qkey", q->tester_qkey, &qk, o)) {
+			json_object_unref(p);
+			return;
+		}
+		json_object_set_int_member(p, "ah", q->dut_ah);
+		json_object_set_int_member(p, "remote_qpn", q->tester_qpn);
+		agent_set_u64(p, "remote_qkey", qk);
+	}
+	call(x, o, "post_send", p, NULL);
+}
+
+static void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_mr *m = find_mr(x, s->mr);
+	uint64_t off;
+	if (!arg_u64(x, s, "offset", 0, &off, o))
+		return;
+	const struct cl_arg *d = cl_step_arg(s, "data");
+	JsonObject *p = json_object_new();
+	json_object_set_int_member(p, "mr", m->handle);
+	agent_set_u64(p, "offset", off);
+	b64_member(p, "data", d->v.bytes, d->v.n_bytes);
+	call(x, o, "write_mr", p, NULL);
+}
+
+static void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_mr *m = find_mr(x, s->mr);
+	const struct cl_arg *d = cl_step_arg(s, "data");
+	uint64_t off, len;
+	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", d->v.n_bytes, &len, o))
+		return;
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "mr", m->handle);
+	agent_set_u64(p, "offset", off);
+	agent_set_u64(p, "length", len);
+	if (!call(x, o, "read_mr", p, &res))
+		return;
+	const char *b64 = json_object_has_member(res, "data") ? json_object_get_string_member(res, "data") : NULL;
+	gsize n = 0;
+	guchar *got = b64 ? g_base64_decode(b64, &n) : NULL;
+	char exp[200], obs[200];
+	hex_text(exp, sizeof exp, d->v.bytes, d->v.n_bytes);
+	hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
+	if (!got || n != d->v.n_bytes || memcmp(got, d->v.bytes, n)) {
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "DUT MR %s at offset %llu holds %s", s->mr, (unsigned long long)off, exp);
+		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
+	}
+	g_free(got);
+	json_object_unref(res);
+}
+
+static void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "qp", q->dut_qp);
+	if (!call(x, o, "query_qp", p, &res))
+		return;
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "state")) {
+			const char *st = json_object_has_member(res, "state") ? json_object_get_string_member(res, "state") : "?";
+			bool eq = st && !strcasecmp(st, a->v.word);
+			if ((a->cmp == CL_EQ) != eq) {
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "state %s %s; ", a->cmp == CL_EQ ? "=" : "!=", a->v.word);
+				appendf(o->observed, sizeof o->observed, "state %s; ", st ? st : "?");
+			}
+			continue;
+		}
+		uint64_t got;
+		if (!agent_get_u64(res, a->key, &got)) {
+			o->st = S_FAIL;
+			appendf(o->observed, sizeof o->observed, "%s missing from query_qp; ", a->key);
+			continue;
+		}
+		if (a->v.kind == CL_V_BIND) {
+			sym_set(x, a->v.word, NULL, got);
+			continue;
+		}
+		uint64_t want;
+		if (!eval(x, &a->v.expr, &want, o))
+			break;
+		if ((a->cmp == CL_EQ && got != want) || (a->cmp == CL_NE && got == want)) {
+			o->st = S_FAIL;
+			appendf(o->expected, sizeof o->expected, "%s %s %llu; ", a->key, a->cmp == CL_EQ ? "=" : "!=",
+				(unsigned long long)want);
+			appendf(o->observed, sizeof o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
+		}
+	}
+	json_object_unref(res);
+}
+
+static void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	JsonObject *p = json_object_new();
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "state"))
+			continue;
+		if (!strcmp(a->key, "access")) {
+			json_object_set_array_member(p, "access", access_list(s, ""));
+			continue;
+		}
+		uint64_t v;
+		if (!eval(x, &a->v.expr, &v, o)) {
+			json_object_unref(p);
+			return;
+		}
+		agent_set_u64(p, a->key, v);
+	}
+	modify(x, o, q->dut_qp, arg_word(s, "state", "RTS"), p);
+}
+
+/* ---- Steps: the tester's side ---- */
+
+static void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t size, fill;
+	if (!arg_u64(x, s, "size", 4096, &size, o) || !arg_u64(x, s, "fill", 0, &fill, o))
+		return;
+	unsigned acc = 0;
+	const struct cl_arg *a = cl_step_arg(s, "access");
+	if (!a) {
+		acc = PEER_ACC_WRITE | PEER_ACC_READ | PEER_ACC_ATOMIC;
+	} else {
+		for (unsigned i = 0; i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++) {
+			const char *w = a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word;
+			acc |= !strcasecmp(w, "REMOTE_WRITE") ? PEER_ACC_WRITE : !strcasecmp(w, "REMOTE_READ") ? PEER_ACC_READ
+			       : !strcasecmp(w, "REMOTE_ATOMIC") ? PEER_ACC_ATOMIC : 0;
+		}
+	}
+	const struct peer_mr *pm = peer_mr_add(x->r->peer, size, acc, (uint8_t)fill);
+	if (!pm || x->n_mrs == MAX_MRS) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the tester cannot register %llu more bytes", (unsigned long long)size);
+		return;
+	}
+	struct case_mr *m = &x->mrs[x->n_mrs++];
+	memset(m, 0, sizeof *m);
+	m->name = s->name;
+	m->peer = true;
+	m->pmr = pm;
+	m->addr = pm->addr;
+	m->rkey = pm->rkey;
+	m->len = size;
+	sym_set(x, s->name, "addr", pm->addr);
+	sym_set(x, s->name, "rkey", pm->rkey);
+	sym_set(x, s->name, "len", size);
+	outf(o->detail, sizeof o->detail, "tester MR %s: addr 0x%llx rkey 0x%x", s->name, (unsigned long long)pm->addr, pm->rkey);
+}
+
+static void pattern(uint8_t *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)('a' + (i + seed) % 26);
+}
+
+static void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct peer_wr wr = { 0 };
+	uint64_t v;
+	if (!arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr.wr_id, o))
+		return;
+	static const struct {
+		const char *name;
+		enum peer_op op;
+	} ops[] = { { "send", PEER_OP_SEND }, { "write", PEER_OP_WRITE }, { "read", PEER_OP_READ },
+		    { "cmp_swap", PEER_OP_CMP_SWAP }, { "fetch_add", PEER_OP_FETCH_ADD } };
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(ops[i].name, s->verb))
+			wr.op = ops[i].op;
+	const struct cl_arg *d = cl_step_arg(s, "data");
+	uint8_t *buf = NULL;
+	if (d) {
+		wr.data = d->v.bytes;
+		wr.len = (uint32_t)d->v.n_bytes;
+	} else {
+		if (!arg_u64(x, s, "len", wr.op == PEER_OP_READ ? 0 : 64, &v, o))
+			return;
+		if (v > (64u << 20)) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "len=%llu is more than the tester's 64 MiB", (unsigned long long)v);
+			return;
+		}
+		wr.len = (uint32_t)v;
+		buf = malloc(wr.len ? wr.len : 1);
+		if (!buf)
+			abort();
+		pattern(buf, wr.len, (unsigned)x->cur_step);
+		wr.data = buf;
+	}
+	if (!arg_u64(x, s, "remote", 0, &wr.remote, o) || !arg_u64(x, s, "rkey", 0, &v, o)) {
+		free(buf);
+		return;
+	}
+	wr.rkey = (uint32_t)v;
+	if (!arg_u64(x, s, "compare", 0, &wr.compare, o) ||
+	    !arg_u64(x, s, wr.op == PEER_OP_FETCH_ADD ? "add" : "swap", 0, &wr.swap_add, o)) {
+		free(buf);
+		return;
+	}
+	if (cl_step_arg(s, "imm")) {
+		wr.has_imm = true;
+		if (!arg_u64(x, s, "imm", 0, &v, o)) {
+			free(buf);
+			return;
+		}
+		wr.imm = (uint32_t)v;
+	}
+	if (cl_step_arg(s, "invalidate")) {
+		wr.has_inv = true;
+		if (!arg_u64(x, s, "invalidate", 0, &v, o)) {
+			free(buf);
+			return;
+		}
+		wr.inv_rkey = (uint32_t)v;
+	}
+	wr.solicited = !strcasecmp(arg_word(s, "solicited", "off"), "on");
+	char err[256];
+	uint64_t now = rawio_now();
+	if (peer_post(x->r->peer, q->tester_qpn, &wr, now, err, sizeof err) != 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "%s", err);
+	}
+	x->ref_ns = now;
+	free(buf);
+}
+
+static void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct peer *p = x->r->peer;
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		bool on = a->v.kind == CL_V_WORD && !strcasecmp(a->v.word, "on");
+		uint64_t v = 0;
+		if (a->v.kind == CL_V_EXPR && !eval(x, &a->v.expr, &v, o))
+			return;
+		if (!strcmp(a->key, "auto"))
+			peer_qp_set_auto(p, q->tester_qpn, on);
+		else if (!strcmp(a->key, "rnr"))
+			peer_qp_set_rnr(p, q->tester_qpn, on);
+		else if (!strcmp(a->key, "ack"))
+			peer_qp_set_ack(p, q->tester_qpn, on);
+		else if (!strcmp(a->key, "rnr_timer"))
+			peer_qp_set_rnr_timer(p, q->tester_qpn, (unsigned)v);
+		else if (!strcmp(a->key, "psn"))
+			peer_qp_set_next_psn(p, q->tester_qpn, (uint32_t)v);
+		else if (!strcmp(a->key, "recv"))
+			peer_qp_set_recv(p, q->tester_qpn, (long)v);
+	}
+}
+
+/* The libroce field a case's key names in a packet with these headers. */
+static enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
+{
+	static const struct {
+		const char *key, *field, *alt;
+	} map[] = {
+		{ "psn", "bth.psn", NULL },          { "ackreq", "bth.ackreq", NULL },
+		{ "se", "bth.se", NULL },            { "destqp", "bth.destqp", NULL },
+		{ "pkey", "bth.pkey", NULL },        { "tver", "bth.tver", NULL },
+		{ "padcnt", "bth.padcnt", NULL },    { "fecn", "bth.fecn", NULL },
+		{ "becn", "bth.becn", NULL },        { "migreq", "bth.m", NULL },
+		{ "syndrome", "aeth.syndrome", NULL }, { "msn", "aeth.msn", NULL },
+		{ "remote", "reth.va", "atomiceth.va" }, { "rkey", "reth.rkey", "atomiceth.rkey" },
+		{ "dmalen", "reth.dmalen", NULL },   { "imm", "immdt.imm", NULL },
+		{ "qkey", "deth.qkey", NULL },       { "srcqp", "deth.srcqp", NULL },
+		{ "compare", "atomiceth.cmpdt", NULL }, { "swap", "atomiceth.swapdt", NULL },
+		{ "orig", "atomicacketh.orig", NULL },
+		{ "ecn", "ipv4.ecn", "ipv6.ecn" },   { "dscp", "ipv4.dscp", "ipv6.dscp" },
+		{ "ttl", "ipv4.ttl", "ipv6.hoplimit" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		if (strcmp(map[i].key, key))
+			continue;
+		enum roce_field f = roce_field_by_name(map[i].field);
+		if (map[i].alt) {
+			const struct roce_field_info *fi = roce_field_info(f);
+			bool ip = fi->hdr == ROCE_H_IPV4;
+			if ((ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))))
+				f = roce_field_by_name(map[i].alt);
+		}
+		return f;
+	}
+	return roce_field_by_name(key);
+}
+
+static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct runner *r = x->r;
+	struct case_qp *q = find_qp(x, s->qp);
+	const struct roce_opcode_info *oi = roce_opcode((uint8_t)s->opcode);
+	bool request = oi->flags & ROCE_OPF_REQUEST;
+	struct roce_desc d;
+	/* The QP's own addressing, then defaults that make a plausible packet. */
+	struct roce_endpoint ep;
+	make_endpoint(x, q, 0, 0, 0, &ep);
+	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
+	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
+	roce_endpoint_desc(&ep, &d, (uint8_t)s->opcode, psn);
+	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
+	if (request && q->type == ROCE_T_RC && last)
+		roce_bth_set_ackreq(d.bth, 1);
+	uint8_t *h;
+	if ((oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_DETH)) && (h = roce_desc_hdr(&d, ROCE_H_DETH))) {
+		roce_deth_set_qkey(h, q->dut_qkey);
+		roce_deth_set_srcqp(h, q->tester_qpn);
+	}
+	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_AETH)) {
+		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), ROCE_AETH_ACK_UNLIMITED);
+		roce_aeth_set_msn(roce_desc_hdr(&d, ROCE_H_AETH), peer_qp_msn(r->peer, q->tester_qpn));
+	}
+	/* Payload. */
+	static uint8_t payload[9000];
+	const struct cl_arg *da = cl_step_arg(s, "data");
+	uint64_t len = 0;
+	if (da) {
+		len = da->v.n_bytes > sizeof payload ? sizeof payload : da->v.n_bytes;
+		memcpy(payload, da->v.bytes, len);
+	} else {
+		if (!arg_u64(x, s, "len", (oi->flags & ROCE_OPF_PAYLOAD) ? (oi->position == ROCE_POS_FIRST || oi->position == ROCE_POS_MIDDLE ? q->pmtu : 16) : 0, &len, o))
+			return;
+		if (len > sizeof payload) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "len=%llu exceeds the largest frame", (unsigned long long)len);
+			return;
+		}
+		pattern(payload, len, (unsigned)x->cur_step);
+	}
+	d.payload = payload;
+	d.payload_len = len;
+	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH))
+		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), oi->kind == ROCE_K_WRITE && oi->position == ROCE_POS_ONLY ? len : 0);
+	/* Every field argument, in order. */
+	bool icrc_bad = false;
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "len") || !strcmp(a->key, "data"))
+			continue;
+		if (!strcmp(a->key, "icrc")) {
+			if (a->v.kind == CL_V_WORD) {
+				icrc_bad = true;
+			} else {
+				uint64_t v;
+				if (!eval(x, &a->v.expr, &v, o))
+					return;
+				d.ovr |= ROCE_OVR_ICRC;
+				d.icrc = (uint32_t)v;
+			}
+			continue;
+		}
+		enum roce_field f = field_for(a->key, x->ipv, roce_desc_xhdrs(&d));
+		uint64_t v;
+		if (!eval(x, &a->v.expr, &v, o))
+			return;
+		const struct roce_field_info *fi = roce_field_info(f);
+		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a %s packet over IPv%d", x->c->path,
+			     a->loc.line, a->loc.col, a->key, oi->name, x->ipv);
+			return;
+		}
+	}
+	uint8_t frame[PEER_FRAME_MAX];
+	long n = roce_build_frame(&d, frame, sizeof frame);
+	if (n < 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the packet cannot be built (%s)", n == -1 ? "too large" : "inconsistent");
+		return;
+	}
+	if (icrc_bad) {
+		struct roce_pkt pk;
+		roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
+		if (pk.complete)
+			for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
+				frame[pk.icrc_off + i] ^= 0xFF;
+	}
+	/* The engine's PSN follows injected requests that used its PSN. */
+	uint32_t sent_psn = roce_bth_psn(d.bth);
+	if (request && sent_psn == next) {
+		uint32_t adv = 1;
+		if (oi->kind == ROCE_K_READ_REQ)
+			adv = roce_packets_for(roce_reth_dmalen(roce_desc_hdr(&d, ROCE_H_RETH)), q->pmtu);
+		peer_qp_set_next_psn(r->peer, q->tester_qpn, roce_psn_add(next, (int32_t)adv));
+	}
+	uint64_t now = rawio_now();
+	size_t before = x->n_pkts;
+	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "injected") != 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the packet could not be injected");
+		return;
+	}
+	x->ref_ns = now;
+	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
+		if (x->pkts[i].tx)
+			o->pkts[o->n_pkts++] = (long)i;
+	char sum[200];
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
+	roce_pkt_summary(&pk, sum, sizeof sum);
+	outf(o->detail, sizeof o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+}
+
+/* ---- Expectations ---- */
+
+static uint64_t window_end(struct run_ctx *x, const struct cl_step *s)
+{
+	uint64_t w = s->has_within ? s->within_max : x->r->opts.default_wait_ns;
+	uint64_t end = x->ref_ns + w;
+	return end < x->deadline_ns ? end : x->deadline_ns;
+}
+
+static bool dut_pkt_for(struct run_ctx *x, size_t i, const struct case_qp *q)
+{
+	const struct case_pkt *p = &x->pkts[i];
+	if (p->tx || p->consumed)
+		return false;
+	if (q)
+		return p->qpn == q->tester_qpn;
+	return p->qpn && qp_by_tester_qpn(x, p->qpn);
+}
+
+static bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want)
+{
+	switch (c) {
+	case CL_EQ: return got == want;
+	case CL_NE: return got != want;
+	case CL_LT: return got < want;
+	case CL_LE: return got <= want;
+	case CL_GT: return got > want;
+	case CL_GE: return got >= want;
+	}
+	return false;
+}
+
+static const char *cmp_text(enum cl_cmp c)
+{
+	static const char *const t[] = { "=", "!=", "<", "<=", ">", ">=" };
+	return t[c];
+}
+
+/* Checks one packet against the step's opcode and constraints; fills
+ * expected/observed with the mismatches. */
+static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struct case_pkt *p, struct step_out *o,
+			 bool bind)
+{
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	bool ok = true;
+	o->expected[0] = o->observed[0] = '\0';
+	if (pk.err != ROCE_OK || !pk.op) {
+		char e[200];
+		roce_pkt_strerror(&pk, e, sizeof e);
+		outf(o->expected, sizeof o->expected, "a RoCEv2 packet");
+		outf(o->observed, sizeof o->observed, "a malformed packet: %s", e);
+		return false;
+	}
+	if (s->opcode >= 0 && pk.opcode != s->opcode) {
+		ok = false;
+		appendf(o->expected, sizeof o->expected, "%s; ", roce_opcode((uint8_t)s->opcode)->name);
+		appendf(o->observed, sizeof o->observed, "%s; ", pk.op->name);
+	}
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "data")) {
+			bool eq = pk.payload_len == a->v.n_bytes && !memcmp(pk.buf + pk.payload_off, a->v.bytes, a->v.n_bytes);
+			if (!eq) {
+				char e[200], g[200];
+				hex_text(e, sizeof e, a->v.bytes, a->v.n_bytes);
+				hex_text(g, sizeof g, pk.buf + pk.payload_off, pk.payload_len);
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "payload %s; ", e);
+				appendf(o->observed, sizeof o->observed, "payload %s; ", g);
+			}
+			continue;
+		}
+		if (!strcmp(a->key, "icrc")) {
+			enum roce_icrc_status st = roce_icrc_check(&pk, NULL, NULL);
+			bool want_good = !strcmp(a->v.word, "good");
+			if ((st == ROCE_ICRC_GOOD) != want_good) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "ICRC %s; ", a->v.word);
+				appendf(o->observed, sizeof o->observed, "ICRC %s; ", st == ROCE_ICRC_GOOD ? "good" : "bad");
+			}
+			continue;
+		}
+		if (!strcmp(a->key, "aeth")) {
+			const uint8_t *aeth = roce_pkt_hdr(&pk, ROCE_H_AETH);
+			uint8_t v, m;
+			cl_aeth_word(a->v.word, &v, &m);
+			char desc[80] = "no AETH";
+			if (aeth)
+				roce_aeth_describe(roce_aeth_syndrome(aeth), desc, sizeof desc);
+			if (!aeth || (roce_aeth_syndrome(aeth) & m) != v) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "AETH %s; ", a->v.word);
+				appendf(o->observed, sizeof o->observed, "AETH %s; ", desc);
+			}
+			continue;
+		}
+		uint64_t got;
+		const char *label = a->key;
+		if (!strcmp(a->key, "len")) {
+			got = pk.payload_len;
+			label = "payload length";
+		} else {
+			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
+			const struct roce_field_info *fi = roce_field_info(f);
+			const uint8_t *hdr = fi ? roce_pkt_hdr(&pk, fi->hdr) : NULL;
+			if (!hdr) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "%s (a %s); ", a->key, fi ? roce_hdr_info(fi->hdr)->name : "field");
+				appendf(o->observed, sizeof o->observed, "no %s; ", fi ? roce_hdr_info(fi->hdr)->name : a->key);
+				continue;
+			}
+			got = roce_field_get(hdr, f);
+		}
+		if (a->v.kind == CL_V_BIND) {
+			if (bind)
+				sym_set(x, a->v.word, NULL, got);
+			continue;
+		}
+		uint64_t want;
+		if (!eval(x, &a->v.expr, &want, o))
+			return false;
+		if (strcmp(a->key, "len")) {
+			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
+			want &= fi->mask >> fi->shift;
+		}
+		if (!cmp_ok(a->cmp, got, want)) {
+			ok = false;
+			appendf(o->expected, sizeof o->expected, "%s %s %llu (0x%llx); ", label, cmp_text(a->cmp),
+				(unsigned long long)want, (unsigned long long)want);
+			appendf(o->observed, sizeof o->observed, "%s = %llu (0x%llx); ", label, (unsigned long long)got,
+				(unsigned long long)got);
+		}
+	}
+	return ok;
+}
+
+static void pkt_summary(const struct case_pkt *p, char *buf, size_t n)
+{
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	if (pk.op)
+		roce_pkt_summary(&pk, buf, n);
+	else
+		outf(buf, n, "non-RoCEv2 frame of %zu bytes", p->len);
+}
+
+static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct runner *r = x->r;
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t end = window_end(x, s);
+	uint64_t min = x->ref_ns + (s->has_within ? s->within_min : 0);
+	for (;;) {
+		for (size_t i = 0; i < x->n_pkts; i++) {
+			if (!dut_pkt_for(x, i, q))
+				continue;
+			struct case_pkt *p = &x->pkts[i];
+			p->consumed = true;
+			o->pkts[o->n_pkts++] = (long)i;
+			char sum[200];
+			pkt_summary(p, sum, sizeof sum);
+			bool ok = match_packet(x, s, p, o, true);
+			if (o->st == S_ERROR)
+				return;
+			uint64_t dt = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
+			if (ok && p->ts_ns < min) {
+				ok = false;
+				outf(o->expected, sizeof o->expected, "the packet no earlier than %.3f ms after the previous step",
+				     (double)(min - x->ref_ns) / 1e6);
+				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
+			}
+			if (ok) {
+				annotate(x, (long)i, "matched step %d (line %u) after %.3f ms", x->cur_step + 1, s->loc.line,
+					 (double)dt / 1e6);
+				outf(o->detail, sizeof o->detail, "%s after %.3f ms", sum, (double)dt / 1e6);
+				x->ref_ns = p->ts_ns;
+				return;
+			}
+			o->st = S_FAIL;
+			appendf(o->observed, sizeof o->observed, "[%s]", sum);
+			annotate(x, (long)i, "step %d (line %u) expected %s; observed %s", x->cur_step + 1, s->loc.line,
+				 o->expected, o->observed);
+			x->ref_ns = p->ts_ns;
+			return;
+		}
+		if (rawio_now() >= end || interrupted(r))
+			break;
+		pump_until(r, -1, end, true);
+	}
+	o->st = S_FAIL;
+	outf(o->expected, sizeof o->expected, "%s%s on QP %s within %.3f ms", s->opcode >= 0 ? roce_opcode((uint8_t)s->opcode)->name : "a packet",
+	     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
+	outf(o->observed, sizeof o->observed, "nothing from the DUT for QP %s", s->qp);
+	x->ref_ns = end;
+}
+
+static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = s->qp ? find_qp(x, s->qp) : NULL;
+	/* The window runs from the previous step's event, like every window. */
+	uint64_t start = x->ref_ns;
+	uint64_t end = start + s->within_max;
+	if (end > x->deadline_ns)
+		end = x->deadline_ns;
+	pump_until(x->r, -1, end, false);
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		if (!dut_pkt_for(x, i, q) || x->pkts[i].ts_ns < start || x->pkts[i].ts_ns > end)
+			continue;
+		struct case_pkt *p = &x->pkts[i];
+		p->consumed = true;
+		char sum[200];
+		pkt_summary(p, sum, sizeof sum);
+		o->st = S_FAIL;
+		o->pkts[o->n_pkts++] = (long)i;
+		outf(o->expected, sizeof o->expected, "no packet from the DUT%s%s within %.3f ms", q ? " for QP " : "",
+		     q ? q->name : "", (double)s->within_max / 1e6);
+		outf(o->observed, sizeof o->observed, "%s after %.3f ms", sum, (double)(p->ts_ns - start) / 1e6);
+		annotate(x, (long)i, "step %d (line %u) expected nothing; observed this", x->cur_step + 1, s->loc.line);
+		break;
+	}
+	x->ref_ns = end;
+}
+
+static const char *wc_member_string(JsonObject *wc, const char *key)
+{
+	JsonNode *n = json_object_get_member(wc, key);
+	return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING ? json_node_get_string(n) : NULL;
+}
+
+static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc, struct step_out *o)
+{
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "status") || !strcmp(a->key, "opcode")) {
+			const char *got = wc_member_string(wc, a->key);
+			if (!got || strcasecmp(got, a->v.word)) {
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "%s %s; ", a->key, a->v.word);
+				appendf(o->observed, sizeof o->observed, "%s %s; ", a->key, got ? got : "(none)");
+			}
+			continue;
+		}
+		const char *member = !strcmp(a->key, "imm") ? "imm_data" : a->key;
+		uint64_t got;
+		if (!agent_get_u64(wc, member, &got)) {
+			o->st = S_FAIL;
+			appendf(o->expected, sizeof o->expected, "%s; ", a->key);
+			appendf(o->observed, sizeof o->observed, "no %s in the completion; ", member);
+			continue;
+		}
+		if (a->v.kind == CL_V_BIND) {
+			sym_set(x, a->v.word, NULL, got);
+			continue;
+		}
+		uint64_t want;
+		if (!eval(x, &a->v.expr, &want, o))
+			return;
+		if (!cmp_ok(a->cmp, got, want)) {
+			o->st = S_FAIL;
+			appendf(o->expected, sizeof o->expected, "%s %s %llu; ", a->key, cmp_text(a->cmp), (unsigned long long)want);
+			appendf(o->observed, sizeof o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
+		}
+	}
+}
+
+/* Polls the DUT's CQ of a QP without blocking the agent, pumping the wire
+ * in between, until a completion or end. */
+static JsonObject *poll_dut_cq(struct run_ctx *x, struct case_qp *q, uint64_t end, struct step_out *o)
+{
+	for (;;) {
+		JsonObject *p = json_object_new(), *res;
+		json_object_set_int_member(p, "cq", q->dut_cq);
+		json_object_set_int_member(p, "max", 1);
+		json_object_set_int_member(p, "timeout_ms", 0);
+		if (!call(x, o, "poll_cq", p, &res))
+			return NULL;
+		JsonNode *cn = json_object_get_member(res, "completions");
+		JsonArray *arr = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
+		if (arr && json_array_get_length(arr) > 0) {
+			JsonObject *wc = json_object_ref(json_array_get_object_element(arr, 0));
+			json_object_unref(res);
+			return wc;
+		}
+		json_object_unref(res);
+		uint64_t now = rawio_now();
+		if (now >= end || interrupted(x->r))
+			return NULL;
+		uint64_t next = now + 2 * NS_PER_MS;
+		pump_until(x->r, -1, next < end ? next : end, false);
+	}
+}
+
+static void wc_text(JsonObject *wc, char *buf, size_t n)
+{
+	JsonNode *node = json_node_init_object(json_node_alloc(), wc);
+	char *t = json_to_string(node, FALSE);
+	outf(buf, n, "%s", t);
+	g_free(t);
+	json_node_unref(node);
+}
+
+static void step_expect_completion(struct run_ctx *x, const struct cl_step *s, struct step_out *o, bool none)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t end = none ? rawio_now() + s->within_max : window_end(x, s);
+	if (end > x->deadline_ns)
+		end = x->deadline_ns;
+	JsonObject *wc = poll_dut_cq(x, q, end, o);
+	if (o->st != S_OK) {
+		if (wc)
+			json_object_unref(wc);
+		return;
+	}
+	char text[600] = "";
+	if (wc)
+		wc_text(wc, text, sizeof text);
+	if (none) {
+		if (wc) {
+			o->st = S_FAIL;
+			outf(o->expected, sizeof o->expected, "no completion on QP %s within %.3f ms", q->name, (double)s->within_max / 1e6);
+			outf(o->observed, sizeof o->observed, "completion %s", text);
+		}
+	} else if (!wc) {
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "a completion on QP %s within %.3f ms", q->name, (double)(end - x->ref_ns) / 1e6);
+		outf(o->observed, sizeof o->observed, "none");
+	} else {
+		check_wc(x, s, wc, o);
+		if (o->st == S_FAIL)
+			appendf(o->observed, sizeof o->observed, "[%s]", text);
+		else
+			outf(o->detail, sizeof o->detail, "completion %s", text);
+	}
+	if (wc)
+		json_object_unref(wc);
+	x->ref_ns = rawio_now();
+}
+
+static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t end = window_end(x, s);
+	struct peer_wc wc;
+	bool got = false;
+	while (!(got = peer_poll(x->r->peer, q->tester_qpn, &wc)) && rawio_now() < end && !interrupted(x->r))
+		pump_until(x->r, -1, end, true);
+	if (!got) {
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "a completion of the tester's QP %s within %.3f ms", q->name,
+		     (double)(end - x->ref_ns) / 1e6);
+		outf(o->observed, sizeof o->observed, "none");
+		return;
+	}
+	char text[300];
+	outf(text, sizeof text, "wr_id %llu %s %s, %u bytes, value 0x%llx", (unsigned long long)wc.wr_id,
+	     peer_op_name(wc.op), peer_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "status")) {
+			if (strcasecmp(a->v.word, peer_wc_status_name(wc.status))) {
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "status %s; ", a->v.word);
+				appendf(o->observed, sizeof o->observed, "status %s; ", peer_wc_status_name(wc.status));
+			}
+		} else if (!strcmp(a->key, "data")) {
+			if (!wc.data || wc.byte_len != a->v.n_bytes || memcmp(wc.data, a->v.bytes, a->v.n_bytes)) {
+				char e[200], g[200] = "none";
+				hex_text(e, sizeof e, a->v.bytes, a->v.n_bytes);
+				if (wc.data)
+					hex_text(g, sizeof g, wc.data, wc.byte_len);
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "data %s; ", e);
+				appendf(o->observed, sizeof o->observed, "data %s; ", g);
+			}
+		} else {
+			uint64_t v = !strcmp(a->key, "wr_id") ? wc.wr_id : wc.value;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set(x, a->v.word, NULL, v);
+				continue;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (v != want) {
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "%s %llu; ", a->key, (unsigned long long)want);
+				appendf(o->observed, sizeof o->observed, "%s %llu; ", a->key, (unsigned long long)v);
+			}
+		}
+	}
+	if (o->st == S_FAIL)
+		appendf(o->observed, sizeof o->observed, "[%s]", text);
+	else
+		outf(o->detail, sizeof o->detail, "%s", text);
+	x->ref_ns = rawio_now();
+}
+
+static void step_expect_mem(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_mr *m = find_mr(x, s->mr);
+	const struct cl_arg *d = cl_step_arg(s, "data");
+	uint64_t off;
+	if (!arg_u64(x, s, "offset", 0, &off, o))
+		return;
+	if (off > m->len || d->v.n_bytes > m->len - off) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "offset %llu + %zu bytes is outside tester MR %s", (unsigned long long)off,
+		     d->v.n_bytes, m->name);
+		return;
+	}
+	const uint8_t *got = m->pmr->buf + off;
+	if (memcmp(got, d->v.bytes, d->v.n_bytes)) {
+		char e[200], g[200];
+		hex_text(e, sizeof e, d->v.bytes, d->v.n_bytes);
+		hex_text(g, sizeof g, got, d->v.n_bytes);
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "tester MR %s at offset %llu holds %s", m->name, (unsigned long long)off, e);
+		outf(o->observed, sizeof o->observed, "%s", g);
+	}
+}
+
+static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct inj_rule ru;
+	memset(&ru, 0, sizeof ru);
+	ru.rx = s->rx;
+	ru.opcode = s->opcode;
+	ru.round = -1;
+	if (s->qp) {
+		struct case_qp *q = find_qp(x, s->qp);
+		ru.qpn = q->tester_qpn;
+	} else {
+		ru.any_qp = true;
+	}
+	uint64_t v;
+	if (cl_step_arg(s, "psn")) {
+		if (!arg_u64(x, s, "psn", 0, &v, o))
+			return;
+		ru.has_psn = true;
+		ru.psn = (uint32_t)v & ROCE_PSN_MASK;
+	}
+	if (cl_step_arg(s, "round")) {
+		if (!arg_u64(x, s, "round", 0, &v, o))
+			return;
+		ru.round = (int)v;
+	}
+	if (!arg_u64(x, s, "nth", 0, &v, o))
+		return;
+	ru.nth = (unsigned)v;
+	if (!arg_u64(x, s, "count", 0, &v, o))
+		return;
+	ru.count = (unsigned)v;
+	static const enum inj_action acts[] = { [CL_ACT_DROP] = INJ_DROP, [CL_ACT_DUPLICATE] = INJ_DUPLICATE,
+						[CL_ACT_DELAY] = INJ_DELAY, [CL_ACT_REORDER] = INJ_REORDER,
+						[CL_ACT_CORRUPT_ICRC] = INJ_CORRUPT_ICRC, [CL_ACT_ECN_CE] = INJ_ECN_CE,
+						[CL_ACT_SET] = INJ_SET };
+	ru.action = acts[s->action];
+	ru.delay_ns = s->action_ns;
+	ru.reorder_n = s->action_n;
+	if (s->action == CL_ACT_SET) {
+		ru.field = field_for(s->set_field, x->ipv, 0xFFFF);
+		if (!eval(x, &s->set_value, &ru.value, o))
+			return;
+	}
+	outf(ru.text, sizeof ru.text, "line %u: %s", s->loc.line, s->text);
+	if (inj_add(peer_rules(x->r->peer), &ru) != 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "more than %d injection rules", INJ_MAX_RULES);
+	}
+}
+
+/* ---- The case ---- */
+
+static void trim_sep(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == ';'))
+		s[--n] = '\0';
+}
+
+static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	switch (s->kind) {
+	case CL_DUT_MR: step_dut_mr(x, s, o); break;
+	case CL_DUT_QP: step_dut_qp(x, s, o); break;
+	case CL_DUT_POST_RECV: step_post_recv(x, s, o); break;
+	case CL_DUT_POST_SEND: step_post_send(x, s, o); break;
+	case CL_DUT_WRITE: step_dut_write(x, s, o); break;
+	case CL_DUT_READ: step_dut_read(x, s, o); break;
+	case CL_DUT_QUERY: step_dut_query(x, s, o); break;
+	case CL_DUT_MODIFY: step_dut_modify(x, s, o); break;
+	case CL_PEER_MR: step_peer_mr(x, s, o); break;
+	case CL_PEER_OP: step_peer_op(x, s, o); break;
+	case CL_PEER_SET: step_peer_set(x, s, o); break;
+	case CL_INJECT: step_inject(x, s, o); break;
+	case CL_EXPECT_PKT: step_expect_pkt(x, s, o); break;
+	case CL_EXPECT_NOTHING: step_expect_nothing(x, s, o); break;
+	case CL_EXPECT_COMPLETION: step_expect_completion(x, s, o, false); break;
+	case CL_EXPECT_NO_COMPLETION: step_expect_completion(x, s, o, true); break;
+	case CL_EXPECT_PEER: step_expect_peer(x, s, o); break;
+	case CL_EXPECT_MEM: step_expect_mem(x, s, o); break;
+	case CL_RULE: step_rule(x, s, o); break;
+	case CL_RULES_OFF: inj_clear(peer_rules(x->r->peer)); break;
+	case CL_WAIT: pump_until(x->r, -1, rawio_now() + s->within_max, false); x->ref_ns = rawio_now(); break;
+	default: break;
+	}
+}
+
+/* Opens a fresh agent session: connect, authenticate. */
+static bool session_open(struct runner *r, char *err, size_t errlen)
+{
+	r->agent.pump = agent_pump;
+	r->agent.pump_ctx = r;
+	if (agent_connect(&r->agent, r->opts.agent, r->opts.agent_timeout_ns, err, errlen) != 0)
+		return false;
+	JsonObject *p = json_object_new(), *res = NULL;
+	json_object_set_int_member(p, "version", AGENT_PROTOCOL_VERSION);
+	json_object_set_string_member(p, "token", r->token);
+	char code[64], msg[512];
+	enum agent_status st = agent_call(&r->agent, "hello", p, r->opts.agent_timeout_ns, &res, code, sizeof code, msg, sizeof msg);
+	if (st != AGENT_OK) {
+		outf(err, errlen, "agent %s: hello failed: %s%s%s", r->opts.agent, code, code[0] ? ": " : "", msg);
+		agent_close(&r->agent);
+		return false;
+	}
+	if (!r->dut_hello)
+		r->dut_hello = res;
+	else
+		json_object_unref(res);
+	return true;
+}
+
+static void session_close(struct runner *r)
+{
+	if (r->agent.fd >= 0 && !r->agent.broken) {
+		JsonObject *res = NULL;
+		char code[64], msg[256];
+		if (agent_call(&r->agent, "bye", NULL, r->opts.agent_timeout_ns, &res, code, sizeof code, msg, sizeof msg) == AGENT_OK)
+			json_object_unref(res);
+	}
+	agent_close(&r->agent);
+}
+
+static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s, const struct step_out *o,
+			     uint64_t t0, uint64_t t1, size_t log_from)
+{
+	JsonObject *j = json_object_new();
+	json_object_set_int_member(j, "index", idx + 1);
+	json_object_set_int_member(j, "line", s->loc.line);
+	json_object_set_string_member(j, "kind", cl_step_kind_name(s->kind));
+	json_object_set_string_member(j, "text", s->text);
+	json_object_set_string_member(j, "status", step_status_name(o->st));
+	json_object_set_int_member(j, "started_ns", (gint64)t0);
+	json_object_set_int_member(j, "duration_ns", (gint64)(t1 - t0));
+	if (o->detail[0])
+		json_object_set_string_member(j, "detail", o->detail);
+	if (o->expected[0])
+		json_object_set_string_member(j, "expected", o->expected);
+	if (o->observed[0])
+		json_object_set_string_member(j, "observed", o->observed);
+	JsonArray *pk = json_array_new();
+	for (unsigned i = 0; i < o->n_pkts; i++)
+		json_array_add_int_element(pk, o->pkts[i]);
+	json_object_set_array_member(j, "packets", pk);
+	JsonArray *calls = json_array_new();
+	for (size_t i = log_from; i < x->r->agent.n_log; i++) {
+		const struct agent_exchange *e = &x->r->agent.log[i];
+		JsonObject *c = json_object_new();
+		json_object_set_string_member(c, "method", e->method);
+		json_object_set_string_member(c, "request", e->request);
+		if (e->reply)
+			json_object_set_string_member(c, "reply", e->reply);
+		else
+			json_object_set_null_member(c, "reply");
+		json_object_set_int_member(c, "latency_ns", e->reply_ns ? (gint64)(e->reply_ns - e->sent_ns) : -1);
+		json_array_add_object_element(calls, c);
+	}
+	json_object_set_array_member(j, "agent_calls", calls);
+	return j;
+}
+
+static bool family_usable(struct runner *r, int ipv, char *why, size_t n)
+{
+	int fi = ipv == 6;
+	if (!(ipv == 4 ? r->io.has_ip4 : r->io.has_ip6)) {
+		outf(why, n, "the tester's interface %s has no IPv%d address", r->io.ifname, ipv);
+		return false;
+	}
+	if (!r->fam[fi].ok) {
+		outf(why, n, "%s", r->fam[fi].why_not[0] ? r->fam[fi].why_not : "no DUT address for this IP version");
+		return false;
+	}
+	return true;
+}
+
+/* Learns the DUT from the first session: capabilities, port, GIDs, and
+ * the MAC of each GID's address. */
+static void learn_dut(struct runner *r, struct run_ctx *x)
+{
+	struct step_out o = { 0 };
+	JsonObject *res;
+	if (call(x, &o, "query_device", NULL, &res)) {
+		r->dut_device = res;
+		JsonNode *cn = json_object_get_member(res, "capabilities");
+		if (cn && JSON_NODE_HOLDS_ARRAY(cn)) {
+			JsonArray *a = json_node_get_array(cn);
+			for (guint i = 0; i < json_array_get_length(a); i++)
+				r->dut_caps |= cl_cap_bit(json_array_get_string_element(a, i));
+		}
+	}
+	JsonObject *p = json_object_new();
+	json_object_set_int_member(p, "port", 1);
+	if (call(x, &o, "query_port", p, &res))
+		r->dut_port = res;
+	p = json_object_new();
+	json_object_set_int_member(p, "port", 1);
+	if (call(x, &o, "list_gids", p, &res)) {
+		JsonNode *gn = json_object_get_member(res, "gids");
+		if (gn && JSON_NODE_HOLDS_ARRAY(gn))
+			r->dut_gids = json_array_ref(json_node_get_array(gn));
+		json_object_unref(res);
+	}
+	for (int fi = 0; fi < 2; fi++) {
+		int ipv = fi ? 6 : 4;
+		const char *override = fi ? r->opts.dut_ip6 : r->opts.dut_ip4;
+		bool have = false;
+		for (guint i = 0; r->dut_gids && i < json_array_get_length(r->dut_gids); i++) {
+			JsonObject *g = json_array_get_object_element(r->dut_gids, i);
+			const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
+			const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
+			uint8_t a[16];
+			if (!gid || !type || strcasecmp(type, "RoCEv2") || inet_pton(AF_INET6, gid, a) != 1)
+				continue;
+			bool mapped = !memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
+			bool link_local = a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+			if (mapped != (ipv == 4) || (have && link_local))
+				continue;
+			if (override) {
+				uint8_t want[16];
+				if (inet_pton(fi ? AF_INET6 : AF_INET, override, want) != 1 ||
+				    memcmp(fi ? a : a + 12, want, fi ? 16 : 4))
+					continue;
+			}
+			uint64_t idx = 0;
+			agent_get_u64(g, "index", &idx);
+			r->fam[fi].sgid_index = (int)idx;
+			memcpy(r->fam[fi].ip, fi ? a : a + 12, fi ? 16 : 4);
+			outf(r->fam[fi].gid, sizeof r->fam[fi].gid, "%s", gid);
+			have = true;
+			if (!link_local)
+				break;
+		}
+		if (!have) {
+			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "the DUT lists no RoCEv2 GID for IPv%d%s%s", ipv,
+			     override ? " matching " : "", override ? override : "");
+			continue;
+		}
+		if (!(fi ? r->io.has_ip6 : r->io.has_ip4)) {
+			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "the tester's interface has no IPv%d address", ipv);
+			continue;
+		}
+		char err[256];
+		if (rawio_resolve(&r->io, ipv, r->fam[fi].ip, !r->opts.resolve_self, r->fam[fi].mac, 3000 * NS_PER_MS, r->fam[fi].how,
+				  sizeof r->fam[fi].how, err, sizeof err) != 0) {
+			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "%s", err);
+			continue;
+		}
+		r->fam[fi].ok = true;
+	}
+	r->dut_known = true;
+	agent_log_clear(&r->agent);
+}
+
+static void free_ctx(struct run_ctx *x)
+{
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		free(x->pkts[i].data);
+		free(x->pkts[i].note);
+		free(x->pkts[i].annot);
+	}
+	free(x->pkts);
+	for (size_t i = 0; i < x->n_syms; i++)
+		free(x->syms[i].name);
+	free(x->syms);
+}
+
+static int cmp_pkt_time(const void *a, const void *b)
+{
+	const struct case_pkt *const *pa = a, *const *pb = b;
+	if ((*pa)->ts_ns != (*pb)->ts_ns)
+		return (*pa)->ts_ns < (*pb)->ts_ns ? -1 : 1;
+	return *pa < *pb ? -1 : 1;
+}
+
+/* Writes the case's packets to the capture in time order with their
+ * comments, and lists them in the record. */
+static JsonArray *flush_packets(struct run_ctx *x, const char *label)
+{
+	JsonArray *arr = json_array_new();
+	struct case_pkt **order = malloc((x->n_pkts ? x->n_pkts : 1) * sizeof *order);
+	if (!order)
+		abort();
+	for (size_t i = 0; i < x->n_pkts; i++)
+		order[i] = &x->pkts[i];
+	qsort(order, x->n_pkts, sizeof *order, cmp_pkt_time);
+	for (size_t k = 0; k < x->n_pkts; k++) {
+		struct case_pkt *p = order[k];
+		char sum[200], comment[2048];
+		pkt_summary(p, sum, sizeof sum);
+		const struct cl_step *s = p->step >= 0 && (unsigned)p->step < x->c->n_steps ? &x->c->steps[p->step] : NULL;
+		if (p->step >= 0)
+			outf(comment, sizeof comment, "%s step %d", label, p->step + 1);
+		else
+			outf(comment, sizeof comment, "%s set-up", label);
+		if (s)
+			appendf(comment, sizeof comment, " (line %u: %s)", s->loc.line, s->text);
+		appendf(comment, sizeof comment, ": %s %s", p->tx ? "sent" : "received", sum);
+		if (p->note)
+			appendf(comment, sizeof comment, "; %s", p->note);
+		if (p->annot)
+			appendf(comment, sizeof comment, "; %s", p->annot);
+		else if (!p->tx && p->qpn)
+			appendf(comment, sizeof comment, "; not matched by any expectation");
+		p->frame = capture_write(x->r->cap, p->data, p->len, p->ts_ns, p->tx, comment);
+	}
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		struct case_pkt *p = &x->pkts[i];
+		char sum[200];
+		pkt_summary(p, sum, sizeof sum);
+		JsonObject *j = json_object_new();
+		json_object_set_int_member(j, "index", (gint64)i);
+		if (p->frame)
+			json_object_set_int_member(j, "frame", (gint64)p->frame);
+		else
+			json_object_set_null_member(j, "frame");
+		json_object_set_int_member(j, "ts_ns", (gint64)p->ts_ns);
+		json_object_set_string_member(j, "direction", p->tx ? "tx" : "rx");
+		json_object_set_int_member(j, "step", p->step + 1);
+		json_object_set_int_member(j, "length", (gint64)p->len);
+		struct case_qp *q = p->qpn ? qp_by_tester_qpn(x, p->qpn) : NULL;
+		if (q)
+			json_object_set_string_member(j, "qp", q->name);
+		json_object_set_string_member(j, "summary", sum);
+		if (p->note)
+			json_object_set_string_member(j, "note", p->note);
+		if (p->annot)
+			json_object_set_string_member(j, "annotation", p->annot);
+		json_array_add_object_element(arr, j);
+	}
+	free(order);
+	capture_flush(x->r->cap);
+	return arr;
+}
+
+static gint64 frame_of(struct run_ctx *x, long idx)
+{
+	return idx >= 0 && (size_t)idx < x->n_pkts ? (gint64)x->pkts[idx].frame : 0;
+}
+
+/* Replaces packet indices with frame numbers in step and evidence records. */
+static void frames_for(struct run_ctx *x, JsonObject *o, const char *from, const char *to)
+{
+	JsonNode *n = json_object_get_member(o, from);
+	if (!n || !JSON_NODE_HOLDS_ARRAY(n))
+		return;
+	JsonArray *a = json_node_get_array(n), *f = json_array_new();
+	for (guint i = 0; i < json_array_get_length(a); i++)
+		json_array_add_int_element(f, frame_of(x, (long)json_array_get_int_element(a, i)));
+	json_object_set_array_member(o, to, f);
+}
+
+JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_version, enum verdict *verdict)
+{
+	struct run_ctx ctx, *x = &ctx;
+	memset(x, 0, sizeof *x);
+	x->r = r;
+	x->c = c;
+	x->ipv = ip_version;
+	x->fi = ip_version == 6;
+	x->cur_step = -1;
+	x->events = json_array_new();
+	x->findings = json_array_new();
+	x->evidence = json_array_new();
+	x->failed_rules = json_array_new();
+	r->rc = x;
+	peer_reset(r->peer);
+	agent_log_clear(&r->agent);
+	uint64_t t_start = rawio_now();
+	x->deadline_ns = t_start + c->timeout_ns;
+	x->ref_ns = t_start;
+
+	JsonObject *rec = json_object_new();
+	json_object_set_string_member(rec, "id", c->id);
+	json_object_set_string_member(rec, "title", c->title);
+	json_object_set_string_member(rec, "file", c->path);
+	json_object_set_int_member(rec, "ip_version", ip_version);
+	JsonArray *rules = json_array_new();
+	for (unsigned i = 0; i < c->n_rules; i++)
+		json_array_add_string_element(rules, c->rules[i]);
+	json_object_set_array_member(rec, "rules", rules);
+	char caps[128];
+	cl_caps_format(c->caps, caps, sizeof caps);
+	JsonArray *req = json_array_new();
+	for (char *tok = strtok(caps, ","); tok; tok = strtok(NULL, ","))
+		json_array_add_string_element(req, tok);
+	json_object_set_array_member(rec, "requires", req);
+	json_object_set_int_member(rec, "started_ns", (gint64)t_start);
+
+	enum verdict v = V_PASS;
+	char reason[1024] = "";
+	int failed_step = -1;
+	JsonArray *steps = json_array_new();
+	char err[512];
+	bool session = session_open(r, err, sizeof err);
+	if (!session) {
+		v = V_ERROR;
+		outf(reason, sizeof reason, "%s", err);
+	}
+	if (session && !r->dut_known)
+		learn_dut(r, x);
+	unsigned need = c->caps | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
+	if (v == V_PASS && r->dut_device && (need & ~r->dut_caps)) {
+		char missing[128];
+		cl_caps_format(need & ~r->dut_caps, missing, sizeof missing);
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "the DUT lacks %s", missing);
+	}
+	if (v == V_PASS && !family_usable(r, ip_version, err, sizeof err)) {
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "%s", err);
+	}
+	for (unsigned i = 0; v == V_PASS && i < c->n_steps; i++) {
+		const struct cl_step *s = &c->steps[i];
+		x->cur_step = (int)i;
+		struct step_out o;
+		memset(&o, 0, sizeof o);
+		size_t log_from = r->agent.n_log;
+		uint64_t t0 = rawio_now();
+		if (t0 >= x->deadline_ns) {
+			o.st = S_ERROR;
+			outf(o.detail, sizeof o.detail, "the case exceeded its time budget of %.1f s", (double)c->timeout_ns / 1e9);
+		} else {
+			run_step(x, s, &o);
+		}
+		if (interrupted(r) && o.st == S_OK) {
+			o.st = S_ERROR;
+			outf(o.detail, sizeof o.detail, "interrupted");
+		}
+		uint64_t t1 = rawio_now();
+		trim_sep(o.expected);
+		trim_sep(o.observed);
+		json_array_add_object_element(steps, step_json(x, (int)i, s, &o, t0, t1, log_from));
+		if (o.st == S_OK)
+			continue;
+		failed_step = (int)i;
+		if (o.st == S_FAIL) {
+			v = V_FAIL;
+			outf(reason, sizeof reason, "step %u (line %u) %s: expected %s; observed %s", i + 1, s->loc.line,
+			     s->text, o.expected, o.observed);
+			JsonObject *ev = json_object_new();
+			JsonArray *er = json_array_new();
+			for (unsigned k = 0; k < c->n_rules; k++) {
+				json_array_add_string_element(er, c->rules[k]);
+				add_failed_rule(x, c->rules[k]);
+			}
+			json_object_set_array_member(ev, "rules", er);
+			json_object_set_int_member(ev, "step", i + 1);
+			json_object_set_int_member(ev, "line", s->loc.line);
+			json_object_set_string_member(ev, "statement", s->text);
+			json_object_set_string_member(ev, "expected", o.expected);
+			json_object_set_string_member(ev, "observed", o.observed);
+			JsonArray *pk = json_array_new();
+			for (unsigned k = 0; k < o.n_pkts; k++)
+				json_array_add_int_element(pk, o.pkts[k]);
+			json_object_set_array_member(ev, "packets", pk);
+			json_array_add_object_element(x->evidence, ev);
+		} else if (o.st == S_NA) {
+			v = V_NOT_APPLICABLE;
+			outf(reason, sizeof reason, "step %u (line %u): %s", i + 1, s->loc.line, o.detail);
+		} else {
+			v = V_ERROR;
+			outf(reason, sizeof reason, "step %u (line %u) %s: %s", i + 1, s->loc.line, s->text, o.detail);
+		}
+	}
+	/* A failure with a dead agent says more about the agent than the DUT's
+	 * rules: such a case ends in error. */
+	if (session && v == V_FAIL) {
+		JsonObject *res = NULL;
+		char code[64], msg[512];
+		if (agent_call(&r->agent, "query_port", NULL, r->opts.agent_timeout_ns, &res, code, sizeof code, msg,
+			       sizeof msg) == AGENT_BROKEN) {
+			char was[1024];
+			outf(was, sizeof was, "%s", reason);
+			v = V_ERROR;
+			outf(reason, sizeof reason, "lost the agent (%s); the earlier failure may follow from it: %s", msg, was);
+		}
+		if (res)
+			json_object_unref(res);
+	}
+	/* Let late packets of the case arrive before judging and closing. */
+	if (session && v != V_ERROR)
+		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
+	/* Packets that broke a rule fail a case that otherwise passed. */
+	if (v == V_PASS && x->pkt_error) {
+		v = V_FAIL;
+		for (guint i = 0; i < json_array_get_length(x->findings); i++) {
+			JsonObject *f = json_array_get_object_element(x->findings, i);
+			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
+				outf(reason, sizeof reason, "the DUT sent a packet that breaks a rule: %s",
+				     json_object_get_string_member(f, "message"));
+				break;
+			}
+		}
+	}
+	const struct peer_finding *pf;
+	size_t npf = peer_findings(r->peer, &pf);
+	for (size_t i = 0; i < npf; i++) {
+		const struct roce_rule_info *ri = roce_rule(pf[i].rule);
+		JsonObject *j = json_object_new();
+		json_object_set_string_member(j, "rule", ri ? ri->id : "");
+		json_object_set_string_member(j, "severity", pf[i].error ? "error" : "info");
+		json_object_set_string_member(j, "message", pf[i].text);
+		json_object_set_int_member(j, "psn", pf[i].psn);
+		json_object_set_int_member(j, "ts_ns", (gint64)pf[i].ts_ns);
+		json_object_set_string_member(j, "source", "peer engine");
+		json_array_add_object_element(x->findings, j);
+		if (pf[i].error && ri) {
+			add_failed_rule(x, ri->id);
+			if (v == V_PASS) {
+				v = V_FAIL;
+				outf(reason, sizeof reason, "%s: %s", ri->id, pf[i].text);
+			}
+		}
+	}
+	if (session)
+		session_close(r);
+	char label[256];
+	outf(label, sizeof label, "%s [IPv%d]", c->id, ip_version);
+	JsonArray *packets = flush_packets(x, label);
+	/* Frame numbers are known now. */
+	for (guint i = 0; i < json_array_get_length(steps); i++)
+		frames_for(x, json_array_get_object_element(steps, i), "packets", "frames");
+	for (guint i = 0; i < json_array_get_length(x->evidence); i++)
+		frames_for(x, json_array_get_object_element(x->evidence, i), "packets", "frames");
+	for (guint i = 0; i < json_array_get_length(x->findings); i++) {
+		JsonObject *f = json_array_get_object_element(x->findings, i);
+		if (json_object_has_member(f, "packet"))
+			json_object_set_int_member(f, "frame", frame_of(x, (long)json_object_get_int_member(f, "packet")));
+	}
+	const struct peer_timing *tm;
+	size_t ntm = peer_timings(r->peer, &tm);
+	JsonArray *timings = json_array_new();
+	for (size_t i = 0; i < ntm; i++) {
+		JsonObject *j = json_object_new();
+		struct case_qp *q = qp_by_tester_qpn(x, tm[i].qpn);
+		json_object_set_string_member(j, "qp", q ? q->name : "");
+		json_object_set_int_member(j, "psn", tm[i].psn);
+		json_object_set_string_member(j, "opcode", roce_opcode(tm[i].opcode)->name ? roce_opcode(tm[i].opcode)->name : "?");
+		json_object_set_string_member(j, "what", tm[i].what);
+		json_object_set_int_member(j, "rx_ns", (gint64)tm[i].rx_ns);
+		json_object_set_int_member(j, "delta_ns", (gint64)tm[i].delta_ns);
+		json_array_add_object_element(timings, j);
+	}
+	const struct peer_stats *ps = peer_stats(r->peer);
+	JsonObject *stats = json_object_new();
+	json_object_set_int_member(stats, "tx", (gint64)ps->tx);
+	json_object_set_int_member(stats, "rx", (gint64)ps->rx);
+	json_object_set_int_member(stats, "retransmissions", (gint64)ps->retransmissions);
+	json_object_set_int_member(stats, "acks_sent", (gint64)ps->acks_sent);
+	json_object_set_int_member(stats, "naks_sent", (gint64)ps->naks_sent);
+	json_object_set_int_member(stats, "rnr_naks_sent", (gint64)ps->rnr_naks_sent);
+	json_object_set_int_member(stats, "dropped_by_rule", (gint64)ps->dropped_by_rule);
+	JsonObject *symbols = json_object_new();
+	for (size_t i = 0; i < x->n_syms; i++)
+		agent_set_u64(symbols, x->syms[i].name, x->syms[i].value);
+
+	uint64_t t_end = rawio_now();
+	json_object_set_string_member(rec, "verdict", verdict_name(v));
+	json_object_set_string_member(rec, "reason", reason);
+	json_object_set_int_member(rec, "duration_ns", (gint64)(t_end - t_start));
+	if (failed_step >= 0)
+		json_object_set_int_member(rec, "failed_step", failed_step + 1);
+	else
+		json_object_set_null_member(rec, "failed_step");
+	json_object_set_array_member(rec, "failed_rules", x->failed_rules);
+	json_object_set_array_member(rec, "evidence", x->evidence);
+	json_object_set_array_member(rec, "findings", x->findings);
+	json_object_set_array_member(rec, "steps", steps);
+	json_object_set_array_member(rec, "events", x->events);
+	json_object_set_array_member(rec, "packets", packets);
+	json_object_set_array_member(rec, "timings", timings);
+	json_object_set_object_member(rec, "engine", stats);
+	json_object_set_object_member(rec, "symbols", symbols);
+	r->rc = NULL;
+	free_ctx(x);
+	agent_log_clear(&r->agent);
+	*verdict = v;
+	return rec;
+}
+
+/* ---- Run set-up ---- */
+
+int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atomic_t *interrupted, char *err,
+		size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->opts = *o;
+	r->interrupted = interrupted;
+	r->agent.fd = -1;
+	srand((unsigned)rawio_now() ^ (unsigned)getpid());
+	r->next_tester_qpn = 0x100 + ((uint32_t)rand() & 0x7FFF) * 0x10;
+	if (o->token_file) {
+		FILE *f = fopen(o->token_file, "r");
+		if (!f) {
+			outf(err, errlen, "--token-file %s: %s", o->token_file, strerror(errno));
+			return -1;
+		}
+		size_t n = fread(r->token, 1, sizeof r->token - 1, f);
+		fclose(f);
+		while (n && isspace((unsigned char)r->token[n - 1]))
+			n--;
+		r->token[n] = '\0';
+	}
+	if (rawio_open(&r->io, o->iface, o->vlan, o->tstamp, err, errlen) != 0)
+		return -1;
+	r->io_open = true;
+	struct peer_io pio = { r, on_engine_send, on_engine_note };
+	r->peer = peer_new(&pio);
+	return 0;
+}
+
+void runner_fini(struct runner *r)
+{
+	if (r->peer)
+		peer_free(r->peer);
+	if (r->io_open)
+		rawio_close(&r->io);
+	agent_close(&r->agent);
+	agent_log_clear(&r->agent);
+	if (r->dut_hello)
+		json_object_unref(r->dut_hello);
+	if (r->dut_device)
+		json_object_unref(r->dut_device);
+	if (r->dut_port)
+		json_object_unref(r->dut_port);
+	if (r->dut_gids)
+		json_array_unref(r->dut_gids);
+}
+
+JsonObject *runner_setup_json(struct runner *r)
+{
+	JsonObject *s = json_object_new();
+	JsonObject *i = json_object_new();
+	char buf[64];
+	json_object_set_string_member(i, "name", r->io.ifname);
+	outf(buf, sizeof buf, "%02x:%02x:%02x:%02x:%02x:%02x", r->io.mac[0], r->io.mac[1], r->io.mac[2], r->io.mac[3],
+	     r->io.mac[4], r->io.mac[5]);
+	json_object_set_string_member(i, "mac", buf);
+	if (r->io.has_ip4) {
+		inet_ntop(AF_INET, r->io.ip4, buf, sizeof buf);
+		json_object_set_string_member(i, "ipv4", buf);
+	}
+	if (r->io.has_ip6) {
+		inet_ntop(AF_INET6, r->io.ip6, buf, sizeof buf);
+		json_object_set_string_member(i, "ipv6", buf);
+	}
+	if (r->opts.vlan >= 0)
+		json_object_set_int_member(i, "vlan", r->opts.vlan);
+	else
+		json_object_set_null_member(i, "vlan");
+	json_object_set_string_member(i, "timestamps", r->io.tstamp);
+	json_object_set_string_member(i, "icmp_guard", r->io.guard_note[0] ? r->io.guard_note
+					   : "UDP port 4791 held by the tester: the kernel sends no ICMP port unreachable");
+	json_object_set_int_member(i, "frames_sent", (gint64)r->io.tx_frames);
+	json_object_set_int_member(i, "frames_received", (gint64)r->io.rx_frames);
+	json_object_set_int_member(i, "send_errors", (gint64)r->io.tx_errors);
+	json_object_set_object_member(s, "interface", i);
+	JsonObject *a = json_object_new();
+	json_object_set_string_member(a, "address", r->opts.agent);
+	if (r->dut_hello)
+		json_object_set_object_member(a, "hello", json_object_ref(r->dut_hello));
+	json_object_set_object_member(s, "agent", a);
+	JsonObject *d = json_object_new();
+	if (r->dut_device)
+		json_object_set_object_member(d, "device", json_object_ref(r->dut_device));
+	if (r->dut_port)
+		json_object_set_object_member(d, "port", json_object_ref(r->dut_port));
+	if (r->dut_gids)
+		json_object_set_array_member(d, "gids", json_array_ref(r->dut_gids));
+	for (int fi = 0; fi < 2; fi++) {
+		JsonObject *f = json_object_new();
+		json_object_set_boolean_member(f, "usable", r->fam[fi].ok);
+		if (r->fam[fi].gid[0]) {
+			json_object_set_string_member(f, "gid", r->fam[fi].gid);
+			json_object_set_int_member(f, "sgid_index", r->fam[fi].sgid_index);
+		}
+		if (r->fam[fi].ok) {
+			outf(buf, sizeof buf, "%02x:%02x:%02x:%02x:%02x:%02x", r->fam[fi].mac[0], r->fam[fi].mac[1],
+			     r->fam[fi].mac[2], r->fam[fi].mac[3], r->fam[fi].mac[4], r->fam[fi].mac[5]);
+			json_object_set_string_member(f, "mac", buf);
+			json_object_set_string_member(f, "resolved_by", r->fam[fi].how);
+		} else if (r->fam[fi].why_not[0]) {
+			json_object_set_string_member(f, "why_not", r->fam[fi].why_not);
+		}
+		json_object_set_object_member(d, fi ? "ipv6" : "ipv4", f);
+	}
+	json_object_set_object_member(s, "dut", d);
+	return s;
+}

@@ -1,0 +1,120 @@
+/*
+ * The runner: executes parsed cases against the DUT, one agent session
+ * and one set of fresh QPs per case, with the peer engine on the wire and
+ * every wait bounded; records what happened for the results file and the
+ * annotated capture.
+ */
+#ifndef ROCE_TESTER_RUNNER_H
+#define ROCE_TESTER_RUNNER_H
+
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent_client.h"
+#include "capture.h"
+#include "caselang.h"
+#include "peer.h"
+#include "rawio.h"
+
+enum verdict { V_PASS, V_FAIL, V_NOT_APPLICABLE, V_ERROR, V_COUNT };
+const char *verdict_name(enum verdict v);
+
+struct runner_opts {
+	const char *iface;
+	const char *agent;      /* HOST:PORT */
+	const char *token_file; /* NULL: an empty token */
+	int vlan;               /* -1: none */
+	int vlan_pcp;
+	unsigned ip_versions;   /* bits 1<<4, 1<<6 */
+	enum rawio_tstamp_pref tstamp;
+	uint64_t agent_timeout_ns; /* per agent call */
+	uint64_t default_wait_ns;  /* expect without 'within' */
+	const char *dut_ip4, *dut_ip6; /* override the addresses taken from the DUT's GIDs */
+	bool resolve_self; /* skip the kernel's neighbour table */
+	bool quiet, verbose;
+};
+
+/* One packet of a case, kept until the case ends, then written to the
+ * capture in time order with its annotation. */
+struct case_pkt {
+	uint64_t ts_ns;
+	bool tx;
+	int step;        /* the step running when it went by, -1 before the first */
+	uint32_t qpn;    /* tester QPN it belongs to, 0 if none */
+	uint8_t *data;
+	size_t len;
+	char *note;      /* what the engine or a rule did ("ACK", "retransmission", rule text) */
+	char *annot;     /* what an expectation said about it */
+	uint64_t frame;  /* set when written */
+	bool consumed;   /* matched by an expectation */
+};
+
+struct sym_val {
+	char *name; /* "q.qpn", "p" */
+	uint64_t value;
+};
+
+struct case_qp {
+	const char *name;
+	enum roce_transport type;
+	int64_t dut_qp, dut_cq, dut_ah; /* agent handles */
+	uint32_t dut_qpn, tester_qpn;
+	uint32_t dut_psn, tester_psn;
+	uint32_t dut_qkey, tester_qkey;
+	unsigned pmtu;
+};
+
+struct case_mr {
+	const char *name;
+	bool peer;
+	int64_t handle;
+	uint64_t addr, len;
+	uint32_t rkey, lkey;
+	const struct peer_mr *pmr;
+};
+
+struct run_ctx;
+
+/* Everything that lives for a whole run. */
+struct runner {
+	struct runner_opts opts;
+	struct rawio io;
+	bool io_open;
+	struct peer *peer;
+	struct agent agent;
+	char token[512];
+	struct capture *cap;
+	volatile sig_atomic_t *interrupted;
+	uint32_t next_tester_qpn;
+	/* What the run learnt about the DUT (from the first session). */
+	bool dut_known;
+	unsigned dut_caps;
+	JsonObject *dut_hello, *dut_device, *dut_port;
+	JsonArray *dut_gids;
+	struct {
+		bool ok;
+		int sgid_index;
+		uint8_t ip[16];
+		char gid[64];
+		uint8_t mac[6];
+		char how[96];
+		char why_not[256];
+	} fam[2]; /* [0] IPv4, [1] IPv6 */
+	/* The case being run. */
+	struct run_ctx *rc;
+};
+
+int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atomic_t *interrupted, char *err,
+		size_t errlen);
+void runner_fini(struct runner *r);
+
+/* Runs one case at one IP version; returns its result record (caller
+ * owns) and the verdict. */
+JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_version, enum verdict *v);
+
+/* The setup record (interface, agent, DUT) for the results file. */
+JsonObject *runner_setup_json(struct runner *r);
+
+#endif

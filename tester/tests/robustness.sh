@@ -1,0 +1,78 @@
+#!/bin/sh
+# Runs inside scripts/netns-pair (tester namespace, no harness agent): a
+# case that loses its agent ends in error on its own and the next case
+# passes against a restarted agent; Ctrl-C ends a run cleanly with valid
+# results and capture; a broken case file stops the run before any packet.
+# usage: robustness.sh ROCE-TESTER ROCE-AGENT CASES-DIR CHECK-RESULTS
+set -u
+t=$1 agent=$2 cases=$3 check=$4
+work=$(mktemp -d)
+apid=
+tpid=
+cleanup() {
+  [ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+  [ -n "$apid" ] && kill "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fails=0
+bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
+ok() { echo "ok: $1"; }
+IP=/usr/sbin/ip
+[ -x "$IP" ] || IP=$(command -v ip)
+head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+start_agent() {
+  "$IP" netns exec "$ROCE_NS_DUT" "$agent" --listen "$ROCE_DUT_IP4:7472" --token-file "$work/token" \
+    --backend soft --iface "$ROCE_IF_DUT" >"$work/agent.$1.log" 2>&1 &
+  apid=$!
+  for _ in $(seq 100); do
+    grep -q "listening on" "$work/agent.$1.log" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "robustness: the agent did not start"; cat "$work/agent.$1.log"; exit 1
+}
+run() { # report-dir, cases...
+  d=$1; shift
+  "$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_DUT_IP4:7472" --token-file "$work/token" --report-dir "$d" -q "$@" \
+    >"$d.log" 2>&1 &
+  tpid=$!
+}
+
+# 1. The agent dies in the middle of the slow case.
+start_agent 1
+run "$work/r1" "$cases/a-quick.case" "$cases/b-slow.case" "$cases/c-quick.case"
+sleep 2
+kill "$apid"; wait "$apid" 2>/dev/null
+start_agent 2
+wait "$tpid"; rc=$?; tpid=
+[ $rc -eq 3 ] && ok "a lost agent gives exit 3 (error)" || { bad "lost agent: exit $rc, expected 3"; cat "$work/r1.log"; }
+/usr/bin/python3 "$check" "$work/r1/results.json" "$work/r1/capture.pcapng" --complete --verdict pass,error,pass \
+  && ok "the broken case failed alone; the next passed" || bad "verdicts after a lost agent"
+grep -q "agent" "$work/r1/results.json" && ok "the error names the agent" || bad "no reason"
+
+# 2. Ctrl-C in the middle of a case.
+run "$work/r2" "$cases/b-slow.case" "$cases/c-quick.case"
+sleep 1.5
+kill -INT "$tpid"
+wait "$tpid"; rc=$?; tpid=
+[ $rc -eq 130 ] && ok "Ctrl-C gives exit 130" || { bad "Ctrl-C: exit $rc"; cat "$work/r2.log"; }
+/usr/bin/python3 "$check" "$work/r2/results.json" "$work/r2/capture.pcapng" --interrupted --verdict error \
+  && ok "an interrupted run leaves valid results and capture" || bad "results after Ctrl-C"
+
+# 3. A broken case file: nothing runs, the error is located.
+printf 'case X\ntitle "x"\nrules CA17-1\ndut qp q type=XRC\n' >"$work/broken.case"
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_DUT_IP4:7472" --token-file "$work/token" --report-dir "$work/r3" \
+  "$cases/a-quick.case" "$work/broken.case" >"$work/r3.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "broken.case:4:15: 'XRC' is not a value of type" "$work/r3.log" && [ ! -e "$work/r3/results.json" ] \
+  && ok "a broken case file stops the run before it starts" || { bad "broken case: exit $rc"; cat "$work/r3.log"; }
+
+# 4. No agent at all: every case ends in error, quickly.
+kill "$apid"; wait "$apid" 2>/dev/null; apid=
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_DUT_IP4:7472" --token-file "$work/token" --report-dir "$work/r4" \
+  --agent-timeout 2000 -q "$cases/a-quick.case" >"$work/r4.log" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q "Connection refused" "$work/r4/results.json" && ok "no agent: error with the reason" \
+  || { bad "no agent: exit $rc"; cat "$work/r4.log"; }
+[ $fails -eq 0 ] && echo "robustness: all passed"
+exit $fails

@@ -1,0 +1,60 @@
+#!/bin/sh
+# roce-tester run without a DUT: help, listing, parsing, filters, the
+# located parse errors, and the usage errors users script against.
+# usage: run_cli.sh ROCE-TESTER CASES-DIR
+set -u
+t=$1
+cases=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
+expect() { # description, expected exit code, command...
+  d=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>&1
+  got=$?
+  if [ "$got" = "$want" ]; then ok "$d"; else bad "$d: exit $got, expected $want"; sed 's/^/  | /' "$tmp/out"; fi
+}
+contains() {
+  if grep -qF -- "$2" "$tmp/out"; then ok "$1"; else bad "$1: output lacks '$2'"; sed 's/^/  | /' "$tmp/out"; fi
+}
+lacks() {
+  if grep -qF -- "$2" "$tmp/out"; then bad "$1: output has '$2'"; else ok "$1"; fi
+}
+
+expect "help" 0 "$t" run --help
+contains "help names the exit codes" "130 interrupted"
+expect "check the suite" 0 "$t" run --check "$cases"
+contains "check counts" "case(s) parsed without errors"
+expect "list" 0 "$t" run --list "$cases"
+contains "list shows an ID" "RC-RESP-PSN-SEQERR-001"
+expect "filter by ID glob" 0 "$t" run --list --filter 'ENCAP-*' "$cases"
+contains "filter keeps" "ENCAP-TVER-DROP-001"
+lacks "filter drops" "RC-REQ-GBN-001"
+expect "filter by rule" 0 "$t" run --list --filter IBA9.7-GBN "$cases"
+contains "rule filter keeps" "RC-REQ-GBN-001"
+lacks "rule filter drops" "UD-SEND-001"
+expect "mutants" 0 "$t" run --list-mutants "$cases"
+contains "mutant line" "go-back-0"
+
+printf 'case BAD-1\ntitle "t"\nrules CA17-24\n\ndut qp q\nexpect q RDMA_READ_REQUEST psn=$q.nope\n' >"$tmp/bad.case"
+expect "broken case: exit 2" 2 "$t" run --check "$tmp/bad.case"
+contains "located error" "bad.case:6:32: q has no member 'nope'; expected one of"
+printf 'case DUP\ntitle "t"\nrules CA17-24\nwait 1ms\n' >"$tmp/a.case"
+cp "$tmp/a.case" "$tmp/b.case"
+expect "duplicate IDs: exit 2" 2 "$t" run --check "$tmp/a.case" "$tmp/b.case"
+contains "duplicate ID message" "case ID DUP is already used by"
+expect "no cases" 2 "$t" run
+expect "missing file" 2 "$t" run --check "$tmp/none.case"
+contains "names the missing file" "none.case"
+expect "needs iface and agent" 2 "$t" run "$tmp/a.case"
+contains "says what is missing" "--iface and --agent are required"
+expect "bad --ip" 2 "$t" run --ip 5 "$tmp/a.case"
+expect "bad --vlan" 2 "$t" run --vlan 5000 "$tmp/a.case"
+expect "bad interface" 2 "$t" run --iface nosuchif0 --agent 127.0.0.1:1 --report-dir "$tmp/r" "$tmp/a.case"
+contains "names the interface" "nosuchif0"
+
+[ $fails = 0 ] && echo "run_cli: all passed"
+exit $fails
