@@ -16,9 +16,10 @@
  * Input: one control byte, then records.
  *   control  bits 0-5 fault profile (values past the last one: none),
  *            bit 6 --rcm
- *   record   length (2 bytes, big-endian), fix byte, frame
- *            fix bit 0: recompute the ICRC, bit 1: the IPv4 header checksum
- *            (so that mutations get past the receive checks)
+ *   record   length (2 bytes, big-endian), keep byte, frame
+ *            The harness recomputes the IPv4 header checksum and the ICRC
+ *            of every frame (so that mutations reach the transport) unless
+ *            keep bit 0 (the ICRC as given) or bit 1 (the checksum) is set.
  */
 #include "../fuzz.h"
 
@@ -242,14 +243,14 @@ static bool unchanged(const struct rig *r, int i)
 	return memcmp(r->snap[i], r->mr[i]->buf, r->mr[i]->length) == 0;
 }
 
-static void fix(uint8_t *f, size_t len, unsigned how)
+static void fix(uint8_t *f, size_t len, unsigned keep)
 {
 	struct roce_pkt p;
 	roce_parse_frame(&p, f, len, len, 0);
 	uint8_t *ip = (uint8_t *)roce_pkt_hdr(&p, ROCE_H_IPV4);
-	if ((how & 2) && ip)
+	if (!(keep & 2) && ip)
 		roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, p.ip_hdr_len));
-	if ((how & 1) && p.err == ROCE_OK && p.complete) {
+	if (!(keep & 1) && p.err == ROCE_OK && p.complete) {
 		const uint8_t *l3 = p.buf + p.hdr_off[p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
 		roce_le32_store(f + p.icrc_off, roce_icrc(l3, (size_t)(f + p.icrc_off - l3)));
 	}
@@ -285,7 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint8_t frame[sizeof r.dev->rxbuf];
 	for (int n = 0; n < 64 && size - off >= 3; n++) {
 		size_t len = (size_t)data[off] << 8 | data[off + 1];
-		unsigned how = data[off + 2];
+		unsigned keep = data[off + 2];
 		off += 3;
 		if (len > size - off)
 			len = size - off;
@@ -295,7 +296,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *f = malloc(len ? len : 1);
 		memcpy(f, data + off, len);
 		off += len;
-		fix(f, len, how);
+		fix(f, len, keep);
 		one_frame(&r, f, len);
 		free(f);
 	}
@@ -521,7 +522,7 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	if (save(dir, "rc-naks", &s, &count))
 		return -1;
 
-	/* A fault profile, and a broken ICRC repaired by the fix byte. */
+	/* Some fault profiles, and a broken ICRC kept as it is. */
 	for (unsigned f = 1; f < SOFT_FAULT_COUNT; f += 5) {
 		seed_start(&s, f);
 		struct range g = { MR_RW, 4090, 8 };
@@ -536,8 +537,8 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	struct range g = { MR_RW, 0, 8 };
 	seed_frame(&s, &r, QP_RC4, 0x0A, 0, set_reth, &g, 8);
 	s.buf[s.len - 1] ^= 0xFF; /* ICRC */
-	s.buf[3] = 1;              /* ... repaired */
-	if (save(dir, "rcm-fixed-icrc", &s, &count))
+	s.buf[3] = 1;              /* ... kept */
+	if (save(dir, "rcm-bad-icrc-kept", &s, &count))
 		return -1;
 	teardown(&r);
 	return count;
