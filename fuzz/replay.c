@@ -112,7 +112,8 @@ static int run_path(const char *path)
 		names[count++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, count, sizeof *names, cmp_names); /* a stable order */
+	if (count)
+		qsort(names, count, sizeof *names, cmp_names); /* a stable order */
 	int rc = 0;
 	for (size_t i = 0; i < count; i++) {
 		char sub[4096];

@@ -105,6 +105,14 @@ def agent_rss_kb():
     return 0
 
 
+def agent_has_asan():
+    with open("/proc/%d/maps" % AGENT_PID) as f:
+        if "libasan" in f.read():
+            return True
+    with open("/proc/%d/exe" % AGENT_PID, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 def objects_zero(c):
     for _ in range(60):
         cnt = c.ok("read_counters")["counters"]
@@ -273,8 +281,11 @@ def test_many_connections():
         fds1 = agent_fds()
     print("  400 connect/disconnect cycles: agent descriptors %d -> %d, RSS %s kB" % (fds0, fds1, rss))
     check(fds1 <= fds0, "no descriptor kept: %d before, %d after 400 cycles" % (fds0, fds1))
-    check(len(rss) == 2 and rss[1] - rss[0] < 16 * 1024,
-          "memory does not grow with connections: %s kB" % rss)
+    # Under AddressSanitizer freed memory sits in quarantine (up to 256 MiB),
+    # so RSS says nothing there; LeakSanitizer at the agent's exit does.
+    if not agent_has_asan():
+        check(len(rss) == 2 and rss[1] - rss[0] < 16 * 1024,
+              "memory does not grow with connections: %s kB" % rss)
     # 16 busy sessions at once, the 17th refused, then all gone and back.
     conns = [watcher] + [Conn() for _ in range(15)]
     for c in conns:
