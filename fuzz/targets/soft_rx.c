@@ -9,7 +9,8 @@
  * edges):
  * - memory of another PD is never touched;
  * - a request whose RETH / AtomicETH range lies inside no MR of the QP's
- *   PD changes no MR byte (the DUT NAKs or drops, it never touches);
+ *   PD changes no MR byte (the DUT NAKs or drops, it never touches), and
+ *   a READ of such a range gets no READ response (no data leaves);
  * - without a fault profile, every frame the DUT sends parses, is
  *   complete, carries a good ICRC and breaks no error-severity check.
  *
@@ -40,6 +41,7 @@ struct rig {
 	uint8_t *snap[N_MR];
 	bool tx_check;
 	unsigned tx_frames;
+	unsigned tx_read_responses;
 };
 
 #define PEER_QPN 0x100
@@ -64,10 +66,12 @@ static void tx_tap(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct rig *r = ctx;
 	r->tx_frames++;
-	if (!r->tx_check)
-		return;
 	struct roce_pkt p;
 	enum roce_code e = roce_parse_frame(&p, frame, len, len, 0);
+	if (p.op && p.op->kind == ROCE_K_READ_RESP)
+		r->tx_read_responses++;
+	if (!r->tx_check)
+		return;
 	FUZZ_CHECK(e == ROCE_OK && p.complete, "the DUT sent a frame that does not parse: %d", e);
 	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, 0 };
 	struct roce_finding f[16];
@@ -260,8 +264,9 @@ static void one_frame(struct rig *r, const uint8_t *frame, size_t len)
 {
 	/* The range the request names, when it names one. */
 	struct roce_pkt p;
-	bool outside = false;
+	bool outside = false, read = false;
 	if (roce_parse_frame(&p, frame, len, len, 0) == ROCE_OK) {
+		read = p.op->kind == ROCE_K_READ_REQ;
 		const uint8_t *h;
 		if ((h = roce_pkt_hdr(&p, ROCE_H_RETH)) && roce_reth_dmalen(h))
 			outside = !inside_some_mr(r, roce_reth_va(h), roce_reth_dmalen(h));
@@ -269,8 +274,13 @@ static void one_frame(struct rig *r, const uint8_t *frame, size_t len)
 			outside = !inside_some_mr(r, roce_atomiceth_va(h), 8);
 	}
 	snapshot(r);
+	unsigned responses = r->tx_read_responses;
 	soft_rx_frame(r->dev, frame, len);
 	FUZZ_CHECK(unchanged(r, MR_OTHER), "another PD's memory changed");
+	/* Not even a duplicate may read outside: duplicates are served only
+	 * inside the range of the READ they repeat. */
+	if (outside && read)
+		FUZZ_CHECK(r->tx_read_responses == responses, "a READ outside every MR was answered with data");
 	if (outside)
 		for (int i = 0; i < N_MR; i++)
 			FUZZ_CHECK(unchanged(r, i), "a request outside every MR changed MR %d", i);
