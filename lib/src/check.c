@@ -19,9 +19,11 @@ static const struct roce_code_info code_table[ROCE_CODE_COUNT] = {
 	[ROCE_E_##SYM] = { "E_" #SYM, ROCE_RULE_##rule,                                   \
 			   ROCE_RULE_##rule == ROCE_RULE_NONE ? ROCE_SEV_INFO : ROCE_SEV_ERROR, msg },
 #define ROCE_CHK(SYM, rule, sev, msg) [ROCE_C_##SYM] = { "C_" #SYM, ROCE_RULE_##rule, ROCE_SEV_##sev, msg },
+#define ROCE_FLOW(SYM, rule, sev, msg) [ROCE_F_##SYM] = { "F_" #SYM, ROCE_RULE_##rule, ROCE_SEV_##sev, msg },
 #include "roce/codes.def"
 #undef ROCE_ERR
 #undef ROCE_CHK
+#undef ROCE_FLOW
 };
 
 const struct roce_code_info *roce_code_info(enum roce_code c)

@@ -7,6 +7,8 @@
  *   table           slice-by-16; portable, and used for short inputs.
  *   pclmul          SSE4.1 + PCLMULQDQ folding of 16-byte blocks.
  *   avx512-vpclmul  AVX-512 + VPCLMULQDQ folding of 64-byte chunks.
+ * Each also has an OR-masked variant for roce_crc32_or64(), which ORs the
+ * mask into the first 64 bytes as it loads them.
  *
  * Folding (Intel, "Fast CRC Computation for Generic Polynomials Using
  * PCLMULQDQ Instruction").  A 16-byte block loaded little-endian holds the
@@ -645,17 +647,52 @@ static uint32_t load_le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Takes and returns the raw (inverted) CRC register. */
-static uint32_t crc32_table_update(uint32_t state, const uint8_t *p, size_t len)
+/*
+ * The OR-masked variants share each path's code with the plain one: an
+ * always-inlined body takes the mask (lined up with the message) or NULL,
+ * and with NULL the compiler drops every trace of it, so the plain paths
+ * pay nothing for the masks.
+ */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* A mask roce_crc32_or64() was given: never NULL, so its tests fold too. */
+static inline const uint8_t *mask_given(const uint8_t *or64)
+{
+	if (or64 == NULL)
+		__builtin_unreachable();
+	return or64;
+}
+
+/* The little-endian word at p, ORed with the one at m + at if m is set. */
+static inline uint32_t word_or(const uint8_t *p, const uint8_t *m, size_t at)
+{
+	return load_le32(p) | (m ? load_le32(m + at) : 0);
+}
+
+/* The same for the byte at p. */
+static inline uint32_t byte_or(const uint8_t *p, const uint8_t *m, size_t at)
+{
+	return *p | (m ? m[at] : 0u);
+}
+
+/*
+ * Takes and returns the raw (inverted) CRC register.  m: NULL, or len mask
+ * bytes for those at p.  The offset into m is a counter of its own: dead
+ * without a mask, it leaves the plain loop as it was (advancing m itself
+ * made clang's plain loop slower).
+ */
+static ALWAYS_INLINE uint32_t table_update(uint32_t state, const uint8_t *p, size_t len,
+					   const uint8_t *m)
 {
 	const uint32_t(*t)[256] = crc32_slice_table;
+	size_t i = 0;
 
 	/* 16 bytes a step: the loop-carried chain (one table lookup) sets the pace. */
-	for (; len >= 16; p += 16, len -= 16) {
-		uint32_t a = state ^ load_le32(p);
-		uint32_t b = load_le32(p + 4);
-		uint32_t c = load_le32(p + 8);
-		uint32_t d = load_le32(p + 12);
+	for (; len >= 16; p += 16, i += 16, len -= 16) {
+		uint32_t a = state ^ word_or(p, m, i);
+		uint32_t b = word_or(p + 4, m, i + 4);
+		uint32_t c = word_or(p + 8, m, i + 8);
+		uint32_t d = word_or(p + 12, m, i + 12);
 		state = t[15][a & 0xff] ^ t[14][(a >> 8) & 0xff] ^ t[13][(a >> 16) & 0xff] ^
 			t[12][a >> 24] ^ t[11][b & 0xff] ^ t[10][(b >> 8) & 0xff] ^
 			t[9][(b >> 16) & 0xff] ^ t[8][b >> 24] ^ t[7][c & 0xff] ^ t[6][(c >> 8) & 0xff] ^
@@ -663,32 +700,35 @@ static uint32_t crc32_table_update(uint32_t state, const uint8_t *p, size_t len)
 			t[1][(d >> 16) & 0xff] ^ t[0][d >> 24];
 	}
 	if (len >= 8) {
-		uint32_t a = state ^ load_le32(p);
-		uint32_t b = load_le32(p + 4);
+		uint32_t a = state ^ word_or(p, m, i);
+		uint32_t b = word_or(p + 4, m, i + 4);
 		state = t[7][a & 0xff] ^ t[6][(a >> 8) & 0xff] ^ t[5][(a >> 16) & 0xff] ^ t[4][a >> 24] ^
 			t[3][b & 0xff] ^ t[2][(b >> 8) & 0xff] ^ t[1][(b >> 16) & 0xff] ^ t[0][b >> 24];
 		p += 8;
+		i += 8;
 		len -= 8;
 	}
 	if (len >= 4) {
-		uint32_t a = state ^ load_le32(p);
+		uint32_t a = state ^ word_or(p, m, i);
 		state =
 		    t[3][a & 0xff] ^ t[2][(a >> 8) & 0xff] ^ t[1][(a >> 16) & 0xff] ^ t[0][a >> 24];
 		p += 4;
+		i += 4;
 		len -= 4;
 	}
 	/* The last 1..3 bytes in one step too: a chain of bytewise steps is slow. */
 	switch (len) {
 	case 3:
-		state = (state >> 24) ^ t[2][(state ^ p[0]) & 0xff] ^
-			t[1][((state >> 8) ^ p[1]) & 0xff] ^ t[0][((state >> 16) ^ p[2]) & 0xff];
+		state = (state >> 24) ^ t[2][(state ^ byte_or(p, m, i)) & 0xff] ^
+			t[1][((state >> 8) ^ byte_or(p + 1, m, i + 1)) & 0xff] ^
+			t[0][((state >> 16) ^ byte_or(p + 2, m, i + 2)) & 0xff];
 		break;
 	case 2:
-		state = (state >> 16) ^ t[1][(state ^ p[0]) & 0xff] ^
-			t[0][((state >> 8) ^ p[1]) & 0xff];
+		state = (state >> 16) ^ t[1][(state ^ byte_or(p, m, i)) & 0xff] ^
+			t[0][((state >> 8) ^ byte_or(p + 1, m, i + 1)) & 0xff];
 		break;
 	case 1:
-		state = (state >> 8) ^ t[0][(state ^ p[0]) & 0xff];
+		state = (state >> 8) ^ t[0][(state ^ byte_or(p, m, i)) & 0xff];
 		break;
 	default:
 		break;
@@ -699,7 +739,16 @@ static uint32_t crc32_table_update(uint32_t state, const uint8_t *p, size_t len)
 /* Each implementation has the roce_crc32() signature, so dispatch is a jump. */
 static uint32_t crc32_table(uint32_t crc, const void *buf, size_t len)
 {
-	return ~crc32_table_update(~crc, buf, len);
+	return ~table_update(~crc, buf, len, NULL);
+}
+
+/* ... and each OR-masked one the roce_crc32_or64() signature. */
+static uint32_t crc32_table_or64(uint32_t crc, const void *buf, size_t len, const uint8_t *or64)
+{
+	const uint8_t *p = buf;
+	if (len <= 64)
+		return ~table_update(~crc, p, len, mask_given(or64));
+	return crc32_table(~table_update(~crc, p, 64, mask_given(or64)), p + 64, len - 64);
 }
 
 #if defined(__x86_64__)
@@ -907,14 +956,23 @@ TARGET_PCLMUL static inline uint32_t barrett_reduce(__m128i u)
 	return (uint32_t)_mm_extract_epi32(_mm_xor_si128(u, qp), 2);
 }
 
+/* Bytes p[i..i+15], ORed with m[i..i+15] if m is set. */
+TARGET_PCLMUL static inline __m128i block_at(const uint8_t *p, const uint8_t *m, size_t i)
+{
+	const __m128i x = _mm_loadu_si128((const __m128i *)(p + i));
+	return m ? _mm_or_si128(x, _mm_loadu_si128((const __m128i *)(m + i))) : x;
+}
+
 /*
  * The last 16-byte block of the len-byte (len >= 16) message at msg: its
  * final 1..16 bytes, zero-padded.  Loads the message's last 16 bytes and
- * shifts out those that belong to earlier blocks.
+ * shifts out those that belong to earlier blocks; the OR-mask or64 (if
+ * set) covers all of them while they lie in the first 64.
  */
-TARGET_PCLMUL static inline __m128i load_last_block(const uint8_t *msg, size_t len)
+TARGET_PCLMUL static inline __m128i load_last_block(const uint8_t *msg, size_t len,
+						    const uint8_t *or64)
 {
-	__m128i tail = _mm_loadu_si128((const __m128i *)(msg + len - 16));
+	__m128i tail = block_at(msg, or64 && len <= 64 ? or64 : NULL, len - 16);
 	return _mm_shuffle_epi8(
 	    tail, _mm_loadu_si128((const __m128i *)(crc32_shift_table + ((0 - len) & 15))));
 }
@@ -931,45 +989,45 @@ TARGET_PCLMUL static inline __m128i final_block_k(size_t len)
 	return load_pair(&crc32_final_fold[48 + (len - 1) % 16][6]);
 }
 
-/* acc plus the `full` (0..3) blocks at p, each folded onto the block after them. */
-TARGET_PCLMUL static inline __m128i add_blocks(__m128i acc, const uint8_t *p, size_t full)
+/*
+ * acc plus the `full` (0..3) blocks at p + at, each folded onto the block
+ * after them; m as for block_at().
+ */
+TARGET_PCLMUL static inline __m128i add_blocks(__m128i acc, const uint8_t *p,
+					       const uint8_t *m, size_t at, size_t full)
 {
 	if (full >= 1)
-		acc = _mm_xor_si128(
-		    acc, fold16(_mm_loadu_si128((const __m128i *)p), fold_blocks_k(full)));
+		acc = _mm_xor_si128(acc, fold16(block_at(p, m, at), fold_blocks_k(full)));
 	if (full >= 2)
-		acc = _mm_xor_si128(acc, fold16(_mm_loadu_si128((const __m128i *)(p + 16)),
-						fold_blocks_k(full - 1)));
+		acc = _mm_xor_si128(acc, fold16(block_at(p, m, at + 16), fold_blocks_k(full - 1)));
 	if (full >= 3)
-		acc = _mm_xor_si128(
-		    acc, fold16(_mm_loadu_si128((const __m128i *)(p + 32)), fold_blocks_k(1)));
+		acc = _mm_xor_si128(acc, fold16(block_at(p, m, at + 32), fold_blocks_k(1)));
 	return acc;
 }
 
-TARGET_PCLMUL static uint32_t crc32_pclmul(uint32_t crc, const void *buf, size_t len)
+/* len >= PCLMUL_MIN_LEN; or64: NULL, or the mask for the first 64 bytes. */
+TARGET_PCLMUL static ALWAYS_INLINE uint32_t pclmul_body(uint32_t crc, const uint8_t *p, size_t len,
+							const uint8_t *or64)
 {
-	if (len < PCLMUL_MIN_LEN)
-		return crc32_table(crc, buf, len);
-	const uint8_t *p = buf;
 	const __m128i state = _mm_cvtsi32_si128((int)~crc);
 	/* 16-byte blocks: `whole` full ones, then the last with 1..16 bytes. */
 	size_t whole = (len - 1) / 16;
-	const __m128i last_block = load_last_block(p, len);
+	const __m128i last_block = load_last_block(p, len, or64);
 	__m128i acc; /* everything so far, folded onto the last block */
 
 	if (whole == 0) {
 		acc = _mm_xor_si128(last_block, state);
 	} else if (whole <= 3) {
-		__m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), state);
+		__m128i x0 = _mm_xor_si128(block_at(p, or64, 0), state);
 		acc = _mm_xor_si128(fold16(x0, fold_blocks_k(whole)), last_block);
-		acc = add_blocks(acc, p + 16, whole - 1);
+		acc = add_blocks(acc, p, or64, 16, whole - 1);
 	} else {
 		/* Four independent accumulators hide the PCLMULQDQ latency. */
 		const __m128i k4 = fold_blocks_k(4);
-		__m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), state);
-		__m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-		__m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-		__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+		__m128i x0 = _mm_xor_si128(block_at(p, or64, 0), state);
+		__m128i x1 = block_at(p, or64, 16);
+		__m128i x2 = block_at(p, or64, 32);
+		__m128i x3 = block_at(p, or64, 48);
 		for (p += 64, whole -= 4; whole >= 4; p += 64, whole -= 4) {
 			x0 = _mm_xor_si128(fold16(x0, k4), _mm_loadu_si128((const __m128i *)p));
 			x1 = _mm_xor_si128(fold16(x1, k4),
@@ -984,10 +1042,25 @@ TARGET_PCLMUL static uint32_t crc32_pclmul(uint32_t crc, const void *buf, size_t
 						  fold16(x1, fold_blocks_k(whole + 3))),
 				    _mm_xor_si128(fold16(x2, fold_blocks_k(whole + 2)),
 						  fold16(x3, fold_blocks_k(whole + 1))));
-		acc = add_blocks(_mm_xor_si128(acc, last_block), p, whole);
+		acc = add_blocks(_mm_xor_si128(acc, last_block), p, NULL, 0, whole);
 	}
 
 	return ~barrett_reduce(fold16(acc, final_block_k(len)));
+}
+
+TARGET_PCLMUL static uint32_t crc32_pclmul(uint32_t crc, const void *buf, size_t len)
+{
+	if (len < PCLMUL_MIN_LEN)
+		return crc32_table(crc, buf, len);
+	return pclmul_body(crc, buf, len, NULL);
+}
+
+TARGET_PCLMUL static uint32_t crc32_pclmul_or64(uint32_t crc, const void *buf, size_t len,
+						const uint8_t *or64)
+{
+	if (len < PCLMUL_MIN_LEN)
+		return crc32_table_or64(crc, buf, len, or64);
+	return pclmul_body(crc, buf, len, mask_given(or64));
 }
 
 TARGET_AVX512 static inline __m512i broadcast_pair(const uint64_t *pair)
@@ -1012,15 +1085,25 @@ TARGET_AVX512 static inline __m512i fold64(__m512i z, __m512i k, __m512i data)
 		    data);
 }
 
+/* The first 64 bytes at p, ORed with the 64 at or64 if it is set. */
+TARGET_AVX512 static ALWAYS_INLINE __m512i load_first_chunk(const uint8_t *p, const uint8_t *or64)
+{
+	const __m512i x = _mm512_loadu_si512(p);
+	return or64 ? _mm512_or_si512(x, _mm512_loadu_si512(or64)) : x;
+}
+
 /*
  * The last 64-byte chunk of the len-byte message at msg: its final 1..64
- * bytes, zero-padded.  Masked-off bytes are not read.  Derived from len
- * alone, so the load can start right away.
+ * bytes, zero-padded, and OR-masked by or64 (if set) when it is the first
+ * chunk too.  Masked-off bytes are not read.  Derived from len alone, so
+ * the load can start right away.
  */
-TARGET_AVX512 static inline __m512i load_last_chunk(const uint8_t *msg, size_t len)
+TARGET_AVX512 static ALWAYS_INLINE __m512i load_last_chunk(const uint8_t *msg, size_t len,
+							   const uint8_t *or64)
 {
 	const __mmask64 valid = (__mmask64)(~UINT64_C(0) >> ((0 - len) & 63));
-	return _mm512_maskz_loadu_epi8(valid, msg + 64 * ((len - 1) / 64));
+	const __m512i x = _mm512_maskz_loadu_epi8(valid, msg + 64 * ((len - 1) / 64));
+	return or64 && len <= 64 ? _mm512_or_si512(x, _mm512_maskz_loadu_epi8(valid, or64)) : x;
 }
 
 /* Folding by j = 1..7 chunks of 64 bytes, in every lane. */
@@ -1045,46 +1128,49 @@ TARGET_AVX512 static inline __m512i add_chunks(__m512i acc, const uint8_t *p, si
 /*
  * Inputs of up to two 16-byte blocks: 128-bit vectors have the shorter
  * dependency chain (no lanes to sum), and the masked load of the last
- * block needs no bytes outside the message.
+ * block needs no bytes outside the message.  or64 as for avx512_body().
  */
-TARGET_AVX512 static uint32_t crc32_avx512_short(uint32_t crc, const uint8_t *p, size_t len)
+TARGET_AVX512 static inline uint32_t avx512_short(uint32_t crc, const uint8_t *p, size_t len,
+						  const uint8_t *or64)
 {
 	const __m128i state = _mm_cvtsi32_si128((int)~crc);
 	const __mmask16 valid = (__mmask16)(0xffffu >> ((0 - len) & 15));
-	const __m128i last_block = _mm_maskz_loadu_epi8(valid, p + 16 * ((len - 1) / 16));
+	const size_t last = 16 * ((len - 1) / 16);
+	__m128i last_block = _mm_maskz_loadu_epi8(valid, p + last);
+	if (or64)
+		last_block = _mm_or_si128(last_block, _mm_maskz_loadu_epi8(valid, or64 + last));
 	__m128i acc;
 	if (len <= 16) {
 		acc = _mm_xor_si128(last_block, state);
 	} else {
-		__m128i first = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), state);
+		__m128i first = _mm_xor_si128(block_at(p, or64, 0), state);
 		acc = _mm_xor_si128(fold16(first, fold_blocks_k(1)), last_block);
 	}
 	return ~barrett_reduce(fold16(acc, final_block_k(len)));
 }
 
-TARGET_AVX512 static uint32_t crc32_avx512(uint32_t crc, const void *buf, size_t len)
+/* len >= AVX512_MIN_LEN; or64: NULL, or the mask for the first 64 bytes. */
+TARGET_AVX512 static ALWAYS_INLINE uint32_t avx512_body(uint32_t crc, const uint8_t *p, size_t len,
+							const uint8_t *or64)
 {
-	if (len < AVX512_MIN_LEN)
-		return crc32_table(crc, buf, len);
-	const uint8_t *p = buf;
 	if (len <= AVX512_SHORT_MAX_LEN)
-		return crc32_avx512_short(crc, p, len);
+		return avx512_short(crc, p, len, or64);
 	const __m512i state = _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~crc));
 	/* 64-byte chunks: `whole` full ones, then the last with 1..64 bytes. */
 	size_t whole = (len - 1) / 64;
-	const __m512i last_chunk = load_last_chunk(p, len);
+	const __m512i last_chunk = load_last_chunk(p, len, or64);
 	__m512i acc; /* everything so far, folded onto the last chunk */
 
 	if (whole == 0) {
 		acc = _mm512_xor_si512(last_chunk, state);
 	} else if (whole <= 3) {
-		acc = fold64(_mm512_xor_si512(_mm512_loadu_si512(p), state), fold_chunks_k(whole),
-			     last_chunk);
+		acc = fold64(_mm512_xor_si512(load_first_chunk(p, or64), state),
+			     fold_chunks_k(whole), last_chunk);
 		acc = add_chunks(acc, p + 64, whole - 1);
 	} else {
 		/* Four independent accumulators hide the VPCLMULQDQ latency. */
 		const __m512i k4 = fold_chunks_k(4);
-		__m512i z0 = _mm512_xor_si512(_mm512_loadu_si512(p), state);
+		__m512i z0 = _mm512_xor_si512(load_first_chunk(p, or64), state);
 		__m512i z1 = _mm512_loadu_si512(p + 64);
 		__m512i z2 = _mm512_loadu_si512(p + 128);
 		__m512i z3 = _mm512_loadu_si512(p + 192);
@@ -1108,6 +1194,21 @@ TARGET_AVX512 static uint32_t crc32_avx512(uint32_t crc, const void *buf, size_t
 	__m256i u2 = _mm256_xor_si256(_mm512_castsi512_si256(u4), _mm512_extracti64x4_epi64(u4, 1));
 	__m128i u = _mm_xor_si128(_mm256_castsi256_si128(u2), _mm256_extracti128_si256(u2, 1));
 	return ~barrett_reduce(u);
+}
+
+TARGET_AVX512 static uint32_t crc32_avx512(uint32_t crc, const void *buf, size_t len)
+{
+	if (len < AVX512_MIN_LEN)
+		return crc32_table(crc, buf, len);
+	return avx512_body(crc, buf, len, NULL);
+}
+
+TARGET_AVX512 static uint32_t crc32_avx512_or64(uint32_t crc, const void *buf, size_t len,
+						const uint8_t *or64)
+{
+	if (len < AVX512_MIN_LEN)
+		return crc32_table_or64(crc, buf, len, or64);
+	return avx512_body(crc, buf, len, mask_given(or64));
 }
 
 static int cpu_has_pclmul(void)
@@ -1170,47 +1271,83 @@ int roce_crc32_impl_supported(int impl)
 	}
 }
 
+typedef uint32_t crc32_fn(uint32_t crc, const void *buf, size_t len);
+typedef uint32_t crc32_or64_fn(uint32_t crc, const void *buf, size_t len, const uint8_t *or64);
+
+/* Each implementation by number, plain and OR-masked. */
+static crc32_fn *const crc32_impls[IMPL_COUNT] = {
+	[IMPL_TABLE] = crc32_table,
+#if defined(__x86_64__)
+	[IMPL_PCLMUL] = crc32_pclmul,
+	[IMPL_AVX512] = crc32_avx512,
+#endif
+};
+static crc32_or64_fn *const crc32_or64_impls[IMPL_COUNT] = {
+	[IMPL_TABLE] = crc32_table_or64,
+#if defined(__x86_64__)
+	[IMPL_PCLMUL] = crc32_pclmul_or64,
+	[IMPL_AVX512] = crc32_avx512_or64,
+#endif
+};
+
 uint32_t roce_crc32_impl(int impl, uint32_t crc, const void *buf, size_t len)
 {
-	switch (impl) {
-#if defined(__x86_64__)
-	case IMPL_PCLMUL:
-		return crc32_pclmul(crc, buf, len);
-	case IMPL_AVX512:
-		return crc32_avx512(crc, buf, len);
-#endif
-	default:
-		return crc32_table(crc, buf, len);
-	}
+	return crc32_impls[impl](crc, buf, len);
 }
 
-typedef uint32_t crc32_fn(uint32_t crc, const void *buf, size_t len);
+uint32_t roce_crc32_or64_impl(int impl, uint32_t crc, const void *buf, size_t len,
+			      const uint8_t or64[64])
+{
+	return crc32_or64_impls[impl](crc, buf, len, or64);
+}
+
+/* The fastest implementation this CPU supports. */
+static int best_impl(void)
+{
+#if defined(__x86_64__)
+	if (cpu_has_avx512_vpclmul())
+		return IMPL_AVX512;
+	if (cpu_has_pclmul())
+		return IMPL_PCLMUL;
+#endif
+	return IMPL_TABLE;
+}
 
 static crc32_fn crc32_resolve;
+static crc32_or64_fn crc32_or64_resolve;
 
 /*
- * The implementation roce_crc32() jumps to: starts as the resolver, which
- * replaces it on the first call.  Every thread computes the same value, so
- * relaxed atomics suffice and no initialisation call is needed.  Measured
- * against testing the CPU features on every call, this single indirect jump
- * makes 64..128-byte inputs 20-30% faster.
+ * The implementations roce_crc32() and roce_crc32_or64() jump to: each
+ * starts as its resolver, which replaces it on the first call.  Every
+ * thread computes the same value, so relaxed atomics suffice and no
+ * initialisation call is needed.  Measured against testing the CPU
+ * features on every call, this single indirect jump makes 64..128-byte
+ * inputs 20-30% faster.
  */
 static _Atomic(crc32_fn *) crc32_selected = crc32_resolve;
+static _Atomic(crc32_or64_fn *) crc32_or64_selected = crc32_or64_resolve;
 
 static uint32_t crc32_resolve(uint32_t crc, const void *buf, size_t len)
 {
-	crc32_fn *best = crc32_table;
-#if defined(__x86_64__)
-	if (cpu_has_avx512_vpclmul())
-		best = crc32_avx512;
-	else if (cpu_has_pclmul())
-		best = crc32_pclmul;
-#endif
+	crc32_fn *best = crc32_impls[best_impl()];
 	atomic_store_explicit(&crc32_selected, best, memory_order_relaxed);
 	return best(crc, buf, len);
+}
+
+static uint32_t crc32_or64_resolve(uint32_t crc, const void *buf, size_t len, const uint8_t *or64)
+{
+	crc32_or64_fn *best = crc32_or64_impls[best_impl()];
+	atomic_store_explicit(&crc32_or64_selected, best, memory_order_relaxed);
+	return best(crc, buf, len, or64);
 }
 
 uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	return atomic_load_explicit(&crc32_selected, memory_order_relaxed)(crc, buf, len);
+}
+
+uint32_t roce_crc32_or64(uint32_t crc, const void *buf, size_t len, const uint8_t or64[64])
+{
+	return atomic_load_explicit(&crc32_or64_selected, memory_order_relaxed)(crc, buf, len,
+										  or64);
 }

@@ -17,5 +17,8 @@ const char *roce_crc32_impl_name(int impl);
 int roce_crc32_impl_supported(int impl);
 /* Same contract as roce_crc32(); impl must be supported. */
 uint32_t roce_crc32_impl(int impl, uint32_t crc, const void *buf, size_t len);
+/* Same contract as roce_crc32_or64(); impl must be supported. */
+uint32_t roce_crc32_or64_impl(int impl, uint32_t crc, const void *buf, size_t len,
+			      const uint8_t or64[64]);
 
 #endif /* ROCE_CRC32_IMPL_H */

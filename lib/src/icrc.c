@@ -29,10 +29,24 @@
  * register after it is 0xDEBB20E3, i.e. this zlib-style value. */
 #define PREFIX_CRC 0x2144DF1Cu
 
-/* The masked bytes sit in the IP header (at most 60 bytes), the UDP header
- * and BTH byte 4; masking a scratch copy of that head keeps the input
- * untouched. */
-#define HEAD_MAX (60 + ROCE_UDP_LEN + ROCE_BTH_LEN)
+/* The standard recipe's masks for the usual headers, IPv4 without options
+ * and IPv6, so that the ICRC of such a packet builds nothing. */
+_Alignas(64) static const uint8_t ipv4_all_masks[64] = {
+	[1] = 0xFF,                                /* ToS */
+	[8] = 0xFF,                                /* TTL */
+	[10] = 0xFF, [11] = 0xFF,                  /* header checksum */
+	[ROCE_IPV4_LEN + 6] = 0xFF,                /* UDP checksum */
+	[ROCE_IPV4_LEN + 7] = 0xFF,
+	[ROCE_IPV4_LEN + ROCE_UDP_LEN + 4] = 0xFF, /* BTH byte 4 */
+};
+_Alignas(64) static const uint8_t ipv6_all_masks[64] = {
+	[0] = 0x0F, [1] = 0xFF,                    /* traffic class, flow label */
+	[2] = 0xFF, [3] = 0xFF,
+	[7] = 0xFF,                                /* hop limit */
+	[ROCE_IPV6_LEN + 6] = 0xFF,                /* UDP checksum */
+	[ROCE_IPV6_LEN + 7] = 0xFF,
+	[ROCE_IPV6_LEN + ROCE_UDP_LEN + 4] = 0xFF, /* BTH byte 4 */
+};
 
 static size_t ip_header_len(const uint8_t *l3, size_t len)
 {
@@ -44,52 +58,63 @@ static size_t ip_header_len(const uint8_t *l3, size_t len)
 	return (ihl < 5 ? 5 : ihl) * 4;
 }
 
-static void or_byte(uint8_t *head, size_t n, size_t at, uint8_t bits)
+/* Other recipes (diagnosis) and IPv4 options: rare, so the mask is built
+ * here.  The masked bytes end with BTH byte 4, before byte 80 (IHL 15); the
+ * second 64 bytes of the mask serve the split below.  Not inlined, so that
+ * its stack frame stays off the path of the common packets. */
+__attribute__((noinline)) static uint32_t icrc_any_recipe(const uint8_t *l3, size_t len,
+							  unsigned masks, uint32_t init)
 {
-	if (at < n)
-		head[at] |= bits;
+	uint8_t mask[128] = { 0 };
+	const bool v6 = len && (l3[0] >> 4) == 6;
+	const size_t hl = ip_header_len(l3, len);
+	const size_t bth4 = hl + ROCE_UDP_LEN + 4;
+	if (v6) {
+		if (masks & M_IPV6_TC) {
+			mask[0] |= 0x0F;
+			mask[1] |= 0xF0;
+		}
+		if (masks & M_IPV6_FL) {
+			mask[1] |= 0x0F;
+			mask[2] = 0xFF;
+			mask[3] = 0xFF;
+		}
+		if (masks & M_IPV6_HL)
+			mask[7] = 0xFF;
+	} else {
+		if (masks & M_IPV4_TOS)
+			mask[1] = 0xFF;
+		if (masks & M_IPV4_TTL)
+			mask[8] = 0xFF;
+		if (masks & M_IPV4_CSUM) {
+			mask[10] = 0xFF;
+			mask[11] = 0xFF;
+		}
+	}
+	if (masks & M_UDP_CSUM) {
+		mask[hl + 6] = 0xFF;
+		mask[hl + 7] = 0xFF;
+	}
+	if (masks & M_BTH4)
+		mask[bth4] = 0xFF;
+
+	if (bth4 < 64)
+		return roce_crc32_or64(init, l3, len, mask);
+	/* IPv4 with IHL >= 13: the mask reaches past 64 bytes, so two calls. */
+	size_t n = len < 64 ? len : 64;
+	return roce_crc32_or64(roce_crc32_or64(init, l3, n, mask), l3 + n, len - n, mask + 64);
 }
 
 static uint32_t icrc_recipe(const uint8_t *l3, size_t len, unsigned masks, bool prefix)
 {
-	uint8_t head[HEAD_MAX];
-	size_t hl = ip_header_len(l3, len);
-	size_t n = hl + ROCE_UDP_LEN + ROCE_BTH_LEN;
-	if (n > len)
-		n = len;
-	memcpy(head, l3, n);
-
-	if (len && (l3[0] >> 4) == 6) {
-		if (masks & M_IPV6_TC) {
-			or_byte(head, n, 0, 0x0F);
-			or_byte(head, n, 1, 0xF0);
-		}
-		if (masks & M_IPV6_FL) {
-			or_byte(head, n, 1, 0x0F);
-			or_byte(head, n, 2, 0xFF);
-			or_byte(head, n, 3, 0xFF);
-		}
-		if (masks & M_IPV6_HL)
-			or_byte(head, n, 7, 0xFF);
-	} else {
-		if (masks & M_IPV4_TOS)
-			or_byte(head, n, 1, 0xFF);
-		if (masks & M_IPV4_TTL)
-			or_byte(head, n, 8, 0xFF);
-		if (masks & M_IPV4_CSUM) {
-			or_byte(head, n, 10, 0xFF);
-			or_byte(head, n, 11, 0xFF);
-		}
+	const uint32_t init = prefix ? PREFIX_CRC : 0;
+	if (masks == M_ALL && len) {
+		if (l3[0] == 0x45) /* IPv4, IHL 5 */
+			return roce_crc32_or64(init, l3, len, ipv4_all_masks);
+		if ((l3[0] >> 4) == 6)
+			return roce_crc32_or64(init, l3, len, ipv6_all_masks);
 	}
-	if (masks & M_UDP_CSUM) {
-		or_byte(head, n, hl + 6, 0xFF);
-		or_byte(head, n, hl + 7, 0xFF);
-	}
-	if (masks & M_BTH4)
-		or_byte(head, n, hl + ROCE_UDP_LEN + 4, 0xFF);
-
-	uint32_t crc = roce_crc32(prefix ? PREFIX_CRC : 0, head, n);
-	return roce_crc32(crc, l3 + n, len - n);
+	return icrc_any_recipe(l3, len, masks, init);
 }
 
 uint32_t roce_icrc(const uint8_t *l3, size_t len)

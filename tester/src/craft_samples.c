@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "conversations.h"
 #include "samples.h"
 
 #define EPOCH 1767225600u /* 2026-01-01T00:00:00Z */
@@ -57,7 +58,8 @@ static void cap_open(struct capture *c, const char *dir, const char *name)
 		"# code/rule: the finding libroce must raise, or - for a conforming frame\n"
 		"# context: what the check needs to know: pmtu=N (path MTU), sender (the\n"
 		"#   packet is as its source sent it), anyport (decoded on a port other\n"
-		"#   than 4791), or - for nothing\n",
+		"#   than 4791), flow (the per-QP analysis of the whole capture, in\n"
+		"#   order: roce/flow.h), or - for nothing\n",
 		name);
 }
 
@@ -298,6 +300,34 @@ static void gen_violations(const char *dir)
 	cap_close(&c);
 }
 
+/* Conversations: frames carry their own times, and every expectation needs
+ * the per-QP analysis (context "flow"). */
+static void emit_conv(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
+		      const char *what)
+{
+	struct capture *c = ctx;
+	struct pcap_pkthdr h;
+	unsigned n = c->frames++;
+	h.ts.tv_sec = (time_t)(EPOCH + t_us / 1000000u);
+	h.ts.tv_usec = (suseconds_t)(t_us % 1000000u);
+	h.caplen = (bpf_u_int32)len;
+	h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)c->dump, &h, frame);
+	const struct roce_rule_info *r = roce_rule(roce_code_info(expect)->rule);
+	fprintf(c->expect, "%u\t%s\t%s\tflow\t%s\n", n + 1,
+		expect == ROCE_OK ? "-" : roce_code_info(expect)->name,
+		expect == ROCE_OK ? "-" : (r ? r->id : "-"), what);
+}
+
+static void gen_conversation(const char *dir, const char *name,
+			     void (*gen)(sample_emit_fn emit, void *ctx))
+{
+	struct capture c;
+	cap_open(&c, dir, name);
+	gen(emit_conv, &c);
+	cap_close(&c);
+}
+
 int craft_samples(const char *dir)
 {
 	gen_opcodes(dir, 4);
@@ -308,5 +338,9 @@ int craft_samples(const char *dir)
 	gen_bad_icrc(dir);
 	gen_truncated(dir);
 	gen_violations(dir);
+	gen_conversation(dir, "flows-rc", sample_conv_rc);
+	gen_conversation(dir, "flows-nvme", sample_conv_nvme);
+	gen_conversation(dir, "flows-errors", sample_conv_errors);
+	gen_conversation(dir, "flows-uc-ud-xrc", sample_conv_uc_ud_xrc);
 	return 0;
 }

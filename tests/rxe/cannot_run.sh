@@ -7,10 +7,19 @@ run=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+pids=""
+# Runs a command in the background and waits, so that its PID (which
+# run-with-rxe puts in its namespace's name) is known.
+run_bg() {
+  "$@" >"$tmp/out" 2>&1 &
+  pid=$!
+  pids="$pids $pid"
+  wait $pid
+}
 expect_skip() { # description, expected text, command...
   d=$1 text=$2
   shift 2
-  "$@" >"$tmp/out" 2>&1
+  run_bg "$@"
   st=$?
   if [ $st -eq 77 ] && grep -qF -- "$text" "$tmp/out"; then
     echo "ok: $d"
@@ -25,7 +34,7 @@ chmod 755 "$tmp"
 expect_skip "not root" "SKIP: needs root" setpriv --reuid=65534 --regid=65534 --clear-groups "$run" -- true
 expect_skip "no qemu" "SKIP: $tmp/no-qemu not found" env ROCE_RXE_QEMU="$tmp/no-qemu" "$run" -- true
 # A kernel package that the user named but is not one is an error, not a skip.
-env ROCE_RXE_CACHE="$tmp/cache" ROCE_RXE_KERNEL_DEB=/etc/hostname "$run" -- true >"$tmp/out" 2>&1
+run_bg env ROCE_RXE_CACHE="$tmp/cache" ROCE_RXE_KERNEL_DEB=/etc/hostname "$run" -- true
 st=$?
 if [ $st -eq 1 ] && grep -qF "ROCE_RXE_KERNEL_DEB=/etc/hostname: not a Debian package" "$tmp/out"; then
   echo "ok: a bad kernel package is an error naming it"
@@ -34,7 +43,11 @@ else
   sed 's/^/  | /' "$tmp/out"
   fails=$((fails + 1))
 fi
-before=$(ip netns list | grep -c '^roce-rxe-' || true)
-[ "$before" -eq 0 ] && echo "ok: no namespace left behind" || { echo "FAIL: namespaces left: $(ip netns list)"; fails=$((fails + 1)); }
+# Only the namespaces of the runs above count: other tests may be running.
+left=""
+for pid in $pids; do
+  left="$left$(ip netns list | awk -v p="roce-rxe-$pid-" 'index($1, p) == 1 {print $1}')"
+done
+[ -z "$left" ] && echo "ok: no namespace left behind" || { echo "FAIL: namespaces left: $left"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "cannot_run: all passed"
 exit $fails

@@ -63,8 +63,9 @@ int main(void)
 		}
 	}
 
+	/* Flow-analysis codes need a packet's context; test_flow covers them. */
 	for (unsigned c = ROCE_OK + 1; c < ROCE_CODE_COUNT; c++) {
-		if (c == ROCE_E_END_)
+		if (c == ROCE_E_END_ || roce_code_is_flow((enum roce_code)c))
 			continue;
 		CHECK(exercised[c], "code %s has no violating sample", roce_code_info((enum roce_code)c)->name);
 	}

@@ -1,7 +1,7 @@
 /*
- * Checks roce_crc32() and every CRC-32 implementation this CPU supports
- * against zlib's crc32().  Returns 0 on success; on the first mismatch
- * prints the case and returns 1.
+ * Checks roce_crc32() and roce_crc32_or64(), through the dispatcher and
+ * every implementation this CPU supports, against zlib's crc32().  Returns
+ * 0 on success; on the first mismatch prints the case and returns 1.
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS; the project build defines it too */
@@ -20,6 +20,8 @@
 
 #define MAX_EXHAUSTIVE_LEN 2048
 #define MAX_RANDOM_LEN 70000
+#define MAX_OR64_EXHAUSTIVE_LEN 300
+#define MAX_OR64_RANDOM_LEN 10000
 #define DISPATCH (-1) /* "implementation" number of roce_crc32() itself */
 
 static int impls[8];
@@ -52,9 +54,41 @@ static uint32_t run(int impl, uint32_t crc, const void *buf, size_t len)
 	return impl == DISPATCH ? roce_crc32(crc, buf, len) : roce_crc32_impl(impl, crc, buf, len);
 }
 
+static uint32_t run_or64(int impl, uint32_t crc, const void *buf, size_t len,
+			 const uint8_t *or64)
+{
+	return impl == DISPATCH ? roce_crc32_or64(crc, buf, len, or64)
+				: roce_crc32_or64_impl(impl, crc, buf, len, or64);
+}
+
 static uint32_t zlib_crc(uint32_t crc, const uint8_t *buf, size_t len)
 {
 	return (uint32_t)crc32(crc, buf, (uInt)len);
+}
+
+/* What roce_crc32_or64() must give: zlib's CRC of a copy with the mask ORed in. */
+static uint32_t zlib_crc_or64(uint32_t crc, const uint8_t *buf, size_t len, const uint8_t *or64)
+{
+	uint8_t head[64];
+	size_t n = len < 64 ? len : 64;
+	for (size_t i = 0; i < n; i++)
+		head[i] = buf[i] | or64[i];
+	return zlib_crc(zlib_crc(crc, head, n), buf + n, len - n);
+}
+
+/* Dense, sparse (whole bytes, as the ICRC masks) or single-bit masks. */
+static void random_mask(uint8_t or64[64])
+{
+	size_t kind = rng_below(3);
+	size_t bit = rng_below(64 * 8);
+	for (size_t i = 0; i < 64; i++) {
+		if (kind == 0)
+			or64[i] = (uint8_t)rng_next();
+		else if (kind == 1)
+			or64[i] = rng_below(8) == 0 ? 0xff : 0;
+		else
+			or64[i] = i == bit / 8 ? (uint8_t)(1u << (bit % 8)) : 0;
+	}
 }
 
 static int check(int impl, const char *what, size_t len, size_t align, uint32_t crc_in,
@@ -68,10 +102,30 @@ static int check(int impl, const char *what, size_t len, size_t align, uint32_t 
 	return 1;
 }
 
+static int check_or64(int impl, const char *what, size_t len, size_t align, uint32_t crc_in,
+		      const uint8_t *buf, const uint8_t *or64)
+{
+	checks++;
+	uint32_t got = run_or64(impl, crc_in, buf, len, or64);
+	uint32_t want = zlib_crc_or64(crc_in, buf, len, or64);
+	if (got == want)
+		return 0;
+	printf("FAIL or64 %s: impl=%s len=%zu align=%zu crc_in=0x%08x got=0x%08x want=0x%08x "
+	       "mask:",
+	       what, impl_label(impl), len, align, crc_in, got, want);
+	for (size_t i = 0; i < 64; i++)
+		printf(" %02x", or64[i]);
+	printf("\n");
+	return 1;
+}
+
 static int test_known_values(int impl)
 {
 	static const uint8_t ff8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t empty[1];
+	static const uint8_t zero64[64];
+	uint8_t ff64[64];
+	memset(ff64, 0xff, sizeof ff64);
 
 	/* The empty input leaves any CRC unchanged, even with a NULL buffer. */
 	return check(impl, "\"123456789\"", 9, 0, 0, run(impl, 0, "123456789", 9), 0xCBF43926u) ||
@@ -79,7 +133,12 @@ static int test_known_values(int impl)
 	       check(impl, "ff*8 is ~0xDEBB20E3", 8, 0, 0, run(impl, 0, ff8, 8), ~0xDEBB20E3u) ||
 	       check(impl, "NULL, 0", 0, 0, 0x12345678, run(impl, 0x12345678, NULL, 0),
 		     0x12345678) ||
-	       check(impl, "empty", 0, 0, 0x9abcdef0, run(impl, 0x9abcdef0, empty, 0), 0x9abcdef0);
+	       check(impl, "empty", 0, 0, 0x9abcdef0, run(impl, 0x9abcdef0, empty, 0),
+		     0x9abcdef0) ||
+	       check(impl, "or64 NULL, 0", 0, 0, 0x12345678,
+		     run_or64(impl, 0x12345678, NULL, 0, ff64), 0x12345678) ||
+	       check(impl, "or64 ff*8 from zeros", 8, 0, 0, run_or64(impl, 0, zero64, 8, ff64),
+		     0x2144DF1Cu);
 }
 
 /*
@@ -110,6 +169,67 @@ static int test_exhaustive(const uint8_t *src)
 			}
 			free(block);
 			if (failed)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * roce_crc32_or64() at every length 0..MAX_OR64_EXHAUSTIVE_LEN and
+ * alignment 0..15, with a random mask and with an all-zero one (which must
+ * give roce_crc32()).  Message and mask get their own heap blocks, each
+ * ending where its bytes end, so the sanitizers catch any over-read.
+ */
+static int test_or64_exhaustive(const uint8_t *src)
+{
+	uint8_t *or64 = malloc(64);
+	uint8_t *zero = calloc(64, 1);
+	int failed = or64 == NULL || zero == NULL;
+	if (failed)
+		printf("FAIL: out of memory\n");
+	for (size_t len = 0; len <= MAX_OR64_EXHAUSTIVE_LEN && !failed; len++) {
+		for (size_t align = 0; align < 16 && !failed; align++) {
+			uint8_t *block = malloc(align + len > 0 ? align + len : 1);
+			if (block == NULL) {
+				printf("FAIL: out of memory\n");
+				failed = 1;
+				break;
+			}
+			uint8_t *buf = block + align;
+			memcpy(buf, src + align, len);
+			random_mask(or64);
+			uint32_t crc_in = align % 2 ? (uint32_t)rng_next() : 0;
+			for (int i = 0; i < impl_count && !failed; i++) {
+				failed = check_or64(impls[i], "exhaustive", len, align, crc_in, buf,
+						    or64) ||
+					 check(impls[i], "or64 zero mask", len, align, crc_in,
+					       run_or64(impls[i], crc_in, buf, len, zero),
+					       run(impls[i], crc_in, buf, len));
+			}
+			free(block);
+		}
+	}
+	free(or64);
+	free(zero);
+	return failed;
+}
+
+static int test_or64_random(const uint8_t *src, int rounds)
+{
+	uint8_t or64[64];
+	static const uint8_t zero[64];
+	for (int r = 0; r < rounds; r++) {
+		size_t len = rng_below(MAX_OR64_RANDOM_LEN + 1);
+		size_t align = rng_below(64);
+		uint32_t crc_in = r % 2 ? (uint32_t)rng_next() : 0;
+		random_mask(or64);
+		for (int i = 0; i < impl_count; i++) {
+			if (check_or64(impls[i], "random length", len, align, crc_in, src + align,
+				       or64) ||
+			    check(impls[i], "or64 zero mask", len, align, crc_in,
+				  run_or64(impls[i], crc_in, src + align, len, zero),
+				  run(impls[i], crc_in, src + align, len)))
 				return 1;
 		}
 	}
@@ -192,6 +312,12 @@ static int test_guard_pages(const uint8_t *src)
 		printf("FAIL: mprotect\n");
 		return 1;
 	}
+	/* The masks, read as 64 bytes, against the guard pages too: each at the
+	 * other end of the page from its message. */
+	uint8_t *mask_at_end = data + page - 64;
+	random_mask(mask_at_end);
+	memcpy(data, mask_at_end, 64);
+	const uint8_t *mask_at_start = data;
 	int failed = 0;
 	for (size_t len = 0; len <= 512 && !failed; len++) {
 		const uint8_t *at_end = data + page - len;
@@ -201,7 +327,11 @@ static int test_guard_pages(const uint8_t *src)
 			failed = check(impls[i], "ends at guard page", len, 0, 0,
 				       run(impls[i], 0, at_end, len), want_end) ||
 				 check(impls[i], "starts after guard page", len, 0, 0,
-				       run(impls[i], 0, data, len), want_start);
+				       run(impls[i], 0, data, len), want_start) ||
+				 check_or64(impls[i], "ends at guard page", len, 0, 0, at_end,
+					    mask_at_start) ||
+				 check_or64(impls[i], "starts after guard page", len, 0, 0, data,
+					    mask_at_end);
 		}
 	}
 	munmap(map, 3 * page);
@@ -232,7 +362,8 @@ int main(void)
 	for (int i = 0; i < impl_count && !failed; i++)
 		failed = test_known_values(impls[i]);
 	failed = failed || test_exhaustive(src) || test_random_lengths(src, 300) ||
-		 test_split_points(src, 2000) || test_guard_pages(src);
+		 test_split_points(src, 2000) || test_or64_exhaustive(src) ||
+		 test_or64_random(src, 2000) || test_guard_pages(src);
 	free(src);
 	if (failed)
 		return 1;

@@ -22,17 +22,39 @@ enum roce_code {
 	ROCE_OK = 0,
 #define ROCE_ERR(SYM, rule, msg) ROCE_E_##SYM,
 #define ROCE_CHK(SYM, rule, sev, msg)
+#define ROCE_FLOW(SYM, rule, sev, msg)
 #include "roce/codes.def"
 #undef ROCE_ERR
 #undef ROCE_CHK
+#undef ROCE_FLOW
 	ROCE_E_END_, /* not a code: parse errors are below it, check findings above */
 #define ROCE_ERR(SYM, rule, msg)
 #define ROCE_CHK(SYM, rule, sev, msg) ROCE_C_##SYM,
+#define ROCE_FLOW(SYM, rule, sev, msg) ROCE_F_##SYM,
 #include "roce/codes.def"
 #undef ROCE_ERR
 #undef ROCE_CHK
+#undef ROCE_FLOW
 	ROCE_CODE_COUNT
 };
+
+/* The flow-analysis findings are the last ROCE_FLOW_CODE_COUNT codes. */
+enum {
+	ROCE_FLOW_CODE_COUNT = 0
+#define ROCE_ERR(SYM, rule, msg)
+#define ROCE_CHK(SYM, rule, sev, msg)
+#define ROCE_FLOW(SYM, rule, sev, msg) +1
+#include "roce/codes.def"
+#undef ROCE_ERR
+#undef ROCE_CHK
+#undef ROCE_FLOW
+};
+
+/* A finding of the per-QP flow analysis (roce/flow.h), not of roce_check(). */
+static inline int roce_code_is_flow(enum roce_code c)
+{
+	return c >= ROCE_CODE_COUNT - ROCE_FLOW_CODE_COUNT && c < ROCE_CODE_COUNT;
+}
 
 static inline int roce_code_is_parse_error(enum roce_code c)
 {

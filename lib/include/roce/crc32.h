@@ -19,6 +19,15 @@ extern "C" {
  */
 uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len);
 
+/*
+ * roce_crc32() of buf as if each of its first 64 bytes (all len, if fewer)
+ * were ORed with the same byte of or64: for the RoCEv2 ICRC, which sets
+ * variant header fields to ones.  No copy is made, the mask is applied in
+ * registers.  All 64 bytes of or64 must be readable; of buf only len, and
+ * buf may be NULL when len is 0.
+ */
+uint32_t roce_crc32_or64(uint32_t crc, const void *buf, size_t len, const uint8_t or64[64]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,52 @@
+/*
+ * Writes a pcap of conforming bulk RC traffic for the plugin benchmark:
+ * WRITE and SEND messages of 1..4 packets with their ACKs, and READs
+ * answered in segments, over several QPs (sample_conv_bulk).
+ *
+ *   gen_rc_traffic OUT.pcap FRAMES [QPS]
+ */
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "conversations.h"
+
+struct out {
+	pcap_dumper_t *dump;
+	unsigned long n;
+};
+
+static void emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
+		 const char *what)
+{
+	struct out *o = ctx;
+	(void)expect;
+	(void)what;
+	struct pcap_pkthdr h;
+	h.ts.tv_sec = (time_t)(1767225600u + t_us / 1000000u);
+	h.ts.tv_usec = (suseconds_t)(t_us % 1000000u);
+	h.caplen = h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)o->dump, &h, frame);
+	o->n++;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s OUT.pcap FRAMES [QPS]\n", argv[0]);
+		return 2;
+	}
+	unsigned long frames = strtoul(argv[2], NULL, 10);
+	unsigned qps = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 16;
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	struct out o = { pcap_dump_open(p, argv[1]), 0 };
+	if (!o.dump) {
+		fprintf(stderr, "%s: %s\n", argv[1], pcap_geterr(p));
+		return 1;
+	}
+	sample_conv_bulk(emit, &o, frames, qps);
+	pcap_dump_close(o.dump);
+	pcap_close(p);
+	printf("%s: %lu frames\n", argv[1], o.n);
+	return 0;
+}

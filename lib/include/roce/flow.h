@@ -1,0 +1,118 @@
+/*
+ * Per-QP flow analysis: judges each packet in the context of its QP's
+ * traffic, the way packet-tcp.c judges a TCP segment. PSN gaps,
+ * retransmissions and out-of-order packets; every ACK, NAK, READ response
+ * and atomic ACK matched to the request it answers, with the response
+ * time; NAK PSN Sequence Errors and RNR NAKs explained; READ response
+ * segmentation checked against the request's length; the UDP source port
+ * held constant per QP. Findings are codes of codes.def (ROCE_FLOW) naming
+ * the rules they concern.
+ *
+ * Plain C with caller-provided storage: libroce never allocates. The caller
+ * supplies a find-or-create function for records keyed by bytes (Wireshark
+ * keeps them in file-scope wmem maps; roce_flow_table below is a malloc
+ * implementation for programs and tests). Packets must be fed in capture
+ * order, each once; the result of a packet is final when the call returns,
+ * except for the "response in" link of a request, which arrives later
+ * through the answered() callback.
+ */
+#ifndef ROCE_FLOW_H
+#define ROCE_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce/check.h"
+#include "roce/packet.h"
+#include "roce/transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROCE_FLOW_HISTORY 256     /* PSNs remembered per direction, for retransmissions */
+#define ROCE_FLOW_OUTSTANDING 128 /* requests remembered per QP, for matching responses */
+#define ROCE_FLOW_PAIR_QPS 16     /* QPs per pair of hosts searched to pair responses */
+#define ROCE_FLOW_MAX_FINDINGS 4
+
+struct roce_flow_env {
+	void *ctx;
+	/* Returns the record stored under key (klen bytes), creating it with
+	 * size zeroed bytes if it does not exist; NULL when out of memory.
+	 * Records never move or disappear while the analysis runs. */
+	void *(*record)(void *ctx, const void *key, size_t klen, size_t size);
+	/* Optional: the request fed with `cookie` (its roce_flow_input.cookie)
+	 * in request_frame was answered by response_frame (an ACK, NAK, READ
+	 * response or atomic ACK), delta_ns later. Called once per request,
+	 * for the first response that covers it. */
+	void (*answered)(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
+			 uint64_t delta_ns);
+};
+
+/* One packet as the analysis sees it. */
+struct roce_flow_input {
+	const struct roce_pkt *pkt; /* parsed at least to the extended headers */
+	uint8_t ip_version;         /* 4 or 6 */
+	const uint8_t *src, *dst;   /* IP addresses, 4 or 16 bytes */
+	uint16_t sport;             /* UDP source port */
+	uint32_t frame;             /* capture order, from 1 */
+	uint64_t ts_ns;             /* capture time */
+	unsigned pmtu;              /* path MTU if known, 0 to learn it per QP */
+	void *cookie;               /* the caller's, handed back by answered() */
+};
+
+enum roce_flow_class {
+	ROCE_FLOW_UNTRACKED = 0, /* not analysed: UD, CNP, a packet without a PSN order */
+	ROCE_FLOW_FIRST,         /* first packet seen in this direction of the QP */
+	ROCE_FLOW_IN_ORDER,      /* the PSN expected next */
+	ROCE_FLOW_GAP,           /* ahead of the expected PSN */
+	ROCE_FLOW_RETRANSMISSION,/* a PSN seen before */
+	ROCE_FLOW_OUT_OF_ORDER,  /* behind the expected PSN, not seen before */
+	ROCE_FLOW_RESPONSE,      /* a response (ACK, NAK, READ response, atomic ACK) */
+};
+
+struct roce_flow_result {
+	enum roce_flow_class cls;
+	uint32_t expected_psn;   /* the next new PSN before this packet (requests) */
+	uint32_t request_frame;  /* responses: the request answered, 0 if not found */
+	uint64_t response_ns;    /* responses: time since that request */
+	uint32_t src_qpn;        /* the QP that sent this packet, when known (CM or pairing) */
+	unsigned pmtu;           /* path MTU in force for this QP, 0 if unknown */
+	uint32_t read_index;     /* READ responses: 1-based packet number ... */
+	uint32_t read_count;     /* ... of this many (0 when unknown) */
+	uint32_t retransmit_of;  /* retransmissions: frame of the earlier copy */
+	unsigned n_findings;
+	struct roce_finding findings[ROCE_FLOW_MAX_FINDINGS]; /* off/len relative to pkt->buf */
+};
+
+/* Analyses one packet; writes its result. */
+void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_input *in,
+		      struct roce_flow_result *out);
+
+/* What a connection manager exchange (CM REQ and REP, or their IP CM
+ * private data) says about a connection: the QPs at both ends, the PSN each
+ * side starts sending with, and the path MTU. Lets the analysis pair the
+ * two directions and judge the very first packets. */
+struct roce_flow_connection {
+	uint8_t ip_version;
+	const uint8_t *a, *b;       /* IP addresses of the two ends */
+	uint32_t a_qpn, b_qpn;      /* local QPN at each end */
+	uint32_t a_start_psn, b_start_psn;
+	bool a_psn_known, b_psn_known;
+	unsigned pmtu;              /* 0 when not known */
+};
+void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c);
+
+/* ---- A malloc-backed record store for programs and tests ---- */
+struct roce_flow_table;
+struct roce_flow_table *roce_flow_table_new(void);
+void roce_flow_table_free(struct roce_flow_table *t);
+/* The record() callback for struct roce_flow_env, with the table as ctx. */
+void *roce_flow_table_record(void *table, const void *key, size_t klen, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * Management datagrams on QP1 (a UD SEND to QP1 carries a MAD), the
+ * Communication Manager messages, and the IP CM private data: layouts
+ * generated from mad.def in the style of hdr.h, and the few facts a
+ * decoder needs (which attribute is which message, where an IP CM REQ
+ * keeps its addresses, how an IB MTU code maps to bytes).
+ */
+#ifndef ROCE_MAD_H
+#define ROCE_MAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce/hdr.h"
+#include "roce/packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROCE_MAD_LEN 256       /* a MAD: 24-byte header and 232 bytes of data */
+#define ROCE_MAD_HDR_LEN 24
+#define ROCE_MAD_CLASS_CM 0x07
+#define ROCE_QP1 1
+
+enum roce_mad_hdr {
+#define ROCE_MAD_HDR(ID, abbrev, name, size) ROCE_MH_##ID,
+#define ROCE_MAD_FIELD(...)
+#define ROCE_MAD_BYTES(...)
+#include "roce/mad.def"
+#undef ROCE_MAD_HDR
+#undef ROCE_MAD_FIELD
+#undef ROCE_MAD_BYTES
+	ROCE_MH_COUNT
+};
+
+enum roce_mad_field {
+#define ROCE_MAD_HDR(...)
+#define ROCE_MAD_FIELD(H, h, name, label, off, width, mask, disp) ROCE_MF_##H##_##name,
+#define ROCE_MAD_BYTES(H, h, name, label, off, width, disp) ROCE_MF_##H##_##name,
+#include "roce/mad.def"
+#undef ROCE_MAD_HDR
+#undef ROCE_MAD_FIELD
+#undef ROCE_MAD_BYTES
+	ROCE_MF_COUNT
+};
+
+struct roce_mad_hdr_info {
+	const char *abbrev; /* "req" */
+	const char *name;   /* "CM REQ (Request for Communication)" */
+	uint16_t size;
+};
+
+struct roce_mad_field_info {
+	enum roce_mad_hdr hdr;
+	const char *abbrev;
+	const char *label;
+	uint16_t offset;
+	uint8_t width;
+	uint64_t mask; /* 0 for byte fields */
+	enum roce_display display;
+};
+
+const struct roce_mad_hdr_info *roce_mad_hdr_info(enum roce_mad_hdr h);
+const struct roce_mad_field_info *roce_mad_field_info(enum roce_mad_field f);
+void roce_mad_hdr_fields(enum roce_mad_hdr h, enum roce_mad_field *first, unsigned *count);
+
+#define ROCE_MAD_HDR(...)
+#define ROCE_MAD_FIELD(H, h, name, label, off, width, mask, disp)                              \
+	static inline uint64_t roce_##h##_##name(const uint8_t *hdr)                             \
+	{                                                                                        \
+		return (roce_be_load(hdr + (off), (width)) & (uint64_t)(mask)) >>                \
+		       __builtin_ctzll((uint64_t)(mask));                                        \
+	}                                                                                        \
+	static inline void roce_##h##_set_##name(uint8_t *hdr, uint64_t v)                      \
+	{                                                                                        \
+		uint64_t m = (uint64_t)(mask);                                                   \
+		uint64_t w = roce_be_load(hdr + (off), (width));                                 \
+		roce_be_store(hdr + (off), (width), (w & ~m) | ((v << __builtin_ctzll(m)) & m)); \
+	}
+#define ROCE_MAD_BYTES(H, h, name, label, off, width, disp)                                    \
+	static inline uint8_t *roce_##h##_##name(uint8_t *hdr) { return hdr + (off); }
+#include "roce/mad.def"
+#undef ROCE_MAD_HDR
+#undef ROCE_MAD_FIELD
+#undef ROCE_MAD_BYTES
+
+/* CM attribute IDs (IBA §12.6). */
+enum roce_cm_attr {
+	ROCE_CM_REQ = 0x0010,
+	ROCE_CM_MRA = 0x0011,
+	ROCE_CM_REJ = 0x0012,
+	ROCE_CM_REP = 0x0013,
+	ROCE_CM_RTU = 0x0014,
+	ROCE_CM_DREQ = 0x0015,
+	ROCE_CM_DREP = 0x0016,
+	ROCE_CM_SIDR_REQ = 0x0017,
+	ROCE_CM_SIDR_REP = 0x0018,
+};
+
+/* Does this packet carry a MAD: a UD SEND to QP1 with at least a MAD header? */
+bool roce_pkt_is_mad(const struct roce_pkt *p);
+/* The layout of a CM message by attribute ID; ROCE_MH_COUNT when unknown. */
+enum roce_mad_hdr roce_cm_msg(uint16_t attr_id);
+/* "REQ", "REP", ...; NULL when unknown. */
+const char *roce_cm_msg_name(uint16_t attr_id);
+/* Service IDs of the RDMA IP CM Service (Annex A11): 0x0000000001PPNNNN,
+ * PP the IP protocol, NNNN the port. */
+static inline bool roce_cm_service_is_ip(uint64_t sid)
+{
+	return (sid >> 24) == 0x01;
+}
+/* Path MTU code of a CM REQ (1..5) in bytes; 0 for other codes. */
+unsigned roce_ib_mtu_bytes(unsigned code);
+/* Offset of a REQ's private data from the start of the MAD. */
+#define ROCE_CM_REQ_PRIVATE_OFF (ROCE_MAD_HDR_LEN + 140)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,90 @@
+/* MAD and CM layouts (mad.def) and the facts that go with them. */
+#include "roce/mad.h"
+
+static const struct roce_mad_hdr_info hdr_table[ROCE_MH_COUNT] = {
+#define ROCE_MAD_HDR(ID, abbrev, name, size) [ROCE_MH_##ID] = { #abbrev, name, size },
+#define ROCE_MAD_FIELD(...)
+#define ROCE_MAD_BYTES(...)
+#include "roce/mad.def"
+#undef ROCE_MAD_HDR
+#undef ROCE_MAD_FIELD
+#undef ROCE_MAD_BYTES
+};
+
+static const struct roce_mad_field_info field_table[ROCE_MF_COUNT] = {
+#define ROCE_MAD_HDR(...)
+#define ROCE_MAD_FIELD(H, h, name, label, off, width, mask, disp) \
+	[ROCE_MF_##H##_##name] = { ROCE_MH_##H, #name, label, off, width, mask, ROCE_DISP_##disp },
+#define ROCE_MAD_BYTES(H, h, name, label, off, width, disp) \
+	[ROCE_MF_##H##_##name] = { ROCE_MH_##H, #name, label, off, width, 0, ROCE_DISP_##disp },
+#include "roce/mad.def"
+#undef ROCE_MAD_HDR
+#undef ROCE_MAD_FIELD
+#undef ROCE_MAD_BYTES
+};
+
+const struct roce_mad_hdr_info *roce_mad_hdr_info(enum roce_mad_hdr h)
+{
+	return (unsigned)h < ROCE_MH_COUNT ? &hdr_table[h] : NULL;
+}
+
+const struct roce_mad_field_info *roce_mad_field_info(enum roce_mad_field f)
+{
+	return (unsigned)f < ROCE_MF_COUNT ? &field_table[f] : NULL;
+}
+
+void roce_mad_hdr_fields(enum roce_mad_hdr h, enum roce_mad_field *first, unsigned *count)
+{
+	unsigned i = 0;
+	while (i < ROCE_MF_COUNT && field_table[i].hdr != h)
+		i++;
+	*first = (enum roce_mad_field)i;
+	unsigned n = 0;
+	while (i + n < ROCE_MF_COUNT && field_table[i + n].hdr == h)
+		n++;
+	*count = n;
+}
+
+bool roce_pkt_is_mad(const struct roce_pkt *p)
+{
+	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
+	return bth && p->op && p->op->transport == ROCE_T_UD && p->op->kind == ROCE_K_SEND &&
+	       roce_bth_destqp(bth) == ROCE_QP1 && p->payload_len >= ROCE_MAD_HDR_LEN;
+}
+
+enum roce_mad_hdr roce_cm_msg(uint16_t attr_id)
+{
+	switch (attr_id) {
+	case ROCE_CM_REQ: return ROCE_MH_CM_REQ;
+	case ROCE_CM_MRA: return ROCE_MH_CM_MRA;
+	case ROCE_CM_REJ: return ROCE_MH_CM_REJ;
+	case ROCE_CM_REP: return ROCE_MH_CM_REP;
+	case ROCE_CM_RTU: return ROCE_MH_CM_RTU;
+	case ROCE_CM_DREQ: return ROCE_MH_CM_DREQ;
+	case ROCE_CM_DREP: return ROCE_MH_CM_DREP;
+	case ROCE_CM_SIDR_REQ: return ROCE_MH_CM_SIDR_REQ;
+	case ROCE_CM_SIDR_REP: return ROCE_MH_CM_SIDR_REP;
+	default: return ROCE_MH_COUNT;
+	}
+}
+
+const char *roce_cm_msg_name(uint16_t attr_id)
+{
+	switch (attr_id) {
+	case ROCE_CM_REQ: return "REQ";
+	case ROCE_CM_MRA: return "MRA";
+	case ROCE_CM_REJ: return "REJ";
+	case ROCE_CM_REP: return "REP";
+	case ROCE_CM_RTU: return "RTU";
+	case ROCE_CM_DREQ: return "DREQ";
+	case ROCE_CM_DREP: return "DREP";
+	case ROCE_CM_SIDR_REQ: return "SIDR REQ";
+	case ROCE_CM_SIDR_REP: return "SIDR REP";
+	default: return NULL;
+	}
+}
+
+unsigned roce_ib_mtu_bytes(unsigned code)
+{
+	return code >= 1 && code <= 5 ? 128u << code : 0;
+}

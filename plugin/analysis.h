@@ -1,0 +1,50 @@
+/*
+ * Per-packet results the plugin computes on the first pass and reads back
+ * on every later one (packet-tcp.c style), and the glue between the
+ * dissector and libroce's flow analysis.
+ */
+#ifndef ROCEV2_ANALYSIS_H
+#define ROCEV2_ANALYSIS_H
+
+#include "rocev2.h"
+
+struct rocev2_packet {
+	/* ICRC */
+	enum roce_icrc_status icrc_status;
+	uint32_t icrc_wire, icrc_computed;
+	struct roce_icrc_diagnosis icrc_diagnosis; /* when bad */
+	/* Flow analysis */
+	bool analysed;
+	struct roce_flow_result flow;
+	uint32_t response_in;    /* requests: the first response covering it */
+	uint64_t response_in_ns;
+	/* Connection manager: the QPs this MAD set up (0 when none). */
+	uint32_t cm_local_qpn, cm_remote_qpn;
+	uint32_t cm_peer_frame;  /* the REQ a REP answers, the REP an RTU confirms */
+};
+
+/* Preferences (packet-rocev2.c). */
+struct rocev2_prefs {
+	rocev2_pref_bool take_port;
+	rocev2_pref_bool check_icrc;
+	int pmtu; /* 0: learn per QP */
+	rocev2_pref_bool ulp_heuristics;
+	rocev2_pref_bool sender;
+	rocev2_pref_bool analysis;
+	rocev2_pref_bool ipv6_zero_udp_csum_ok;
+};
+extern struct rocev2_prefs rocev2_prefs;
+
+void rocev2_register_analysis(int proto);
+/* The cached result of this packet, or NULL on its first pass. */
+struct rocev2_packet *rocev2_packet_get(packet_info *pinfo);
+struct rocev2_packet *rocev2_packet_new(packet_info *pinfo);
+/* Runs the flow analysis on the first pass. */
+void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp);
+/* Tells the analysis what a CM exchange set up. */
+void rocev2_analysis_connect(const struct roce_flow_connection *c);
+/* Info column tags and the analysis subtree with its findings. */
+void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp);
+void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, tvbuff_t *ds,
+			  int base, const struct rocev2_packet *rp);
+#endif

@@ -1,0 +1,37 @@
+/*
+ * The Wireshark API and ABI differences between the releases this plugin
+ * builds against (4.0 to 4.6), in one place. Everything else in plugin/
+ * uses the names defined here and never tests a version itself.
+ */
+#ifndef ROCEV2_COMPAT_H
+#define ROCEV2_COMPAT_H
+
+#include <ws_version.h>
+
+#define ROCEV2_WS_AT_LEAST(maj, min)                                              \
+	(WIRESHARK_VERSION_MAJOR > (maj) ||                                       \
+	 (WIRESHARK_VERSION_MAJOR == (maj) && WIRESHARK_VERSION_MINOR >= (min)))
+
+/* 4.2 installs wsutil/plugins.h and asks plugins to describe themselves
+ * (plugin_describe); Debian 12's 4.0 dev package does not ship the header. */
+#if ROCEV2_WS_AT_LEAST(4, 2)
+#include <wsutil/plugins.h>
+#endif
+
+/* 4.4 moved preference and tap callbacks from gboolean (int) to C99 bool. */
+#if ROCEV2_WS_AT_LEAST(4, 4)
+#include <stdbool.h>
+typedef bool rocev2_pref_bool;
+#else
+#include <glib.h>
+typedef gboolean rocev2_pref_bool;
+#endif
+
+/* 4.4 deprecates the glib-typed tvb getters; 4.0 has only those. */
+#if ROCEV2_WS_AT_LEAST(4, 4)
+#define rocev2_tvb_get_u8 tvb_get_uint8
+#else
+#define rocev2_tvb_get_u8 tvb_get_guint8
+#endif
+
+#endif

@@ -1,0 +1,525 @@
+/*
+ * The RoCEv2 dissector: registration, preferences and the per-packet walk.
+ *
+ * Everything about the wire goes through libroce: the packet is parsed
+ * from its IP header when the frame holds one (so that the IP and UDP
+ * rules and the ICRC can be checked), the headers are shown from libroce's
+ * descriptors, and every libroce finding becomes an expert info.
+ */
+#include "rocev2.h"
+
+#include <epan/exceptions.h>
+#include <epan/dissectors/packet-infiniband.h>
+#include <epan/tap.h>
+
+#include "analysis.h"
+#include "mad.h"
+#include "stats.h"
+
+int proto_rocev2 = -1;
+
+static dissector_handle_t rocev2_handle;
+static dissector_handle_t ib_rroce_handle; /* the built-in owner of UDP 4791 */
+static heur_dissector_list_t ib_payload_heur;
+static int rocev2_tap = -1;
+
+static int hf_payload = -1;
+static int hf_pad = -1;
+static int hf_icrc = -1;
+static int hf_icrc_status = -1;
+static int hf_icrc_computed = -1;
+static int hf_icrc_diagnosis = -1;
+static int hf_icrc_unverified = -1;
+static int ett_rocev2 = -1;
+static int ett_icrc = -1;
+
+/* MTU choices for the path-MTU preference; 0 learns it per QP. */
+static const enum_val_t pmtu_vals[] = {
+	{ "learn", "Learn per QP (CM REQ/REP, First/Middle packets)", 0 },
+	{ "256", "256", 256 },
+	{ "512", "512", 512 },
+	{ "1024", "1024", 1024 },
+	{ "2048", "2048", 2048 },
+	{ "4096", "4096", 4096 },
+	{ NULL, NULL, 0 },
+};
+
+struct rocev2_prefs rocev2_prefs = {
+	.take_port = 1,
+	.check_icrc = 1,
+	.pmtu = 0,
+	.ulp_heuristics = 1,
+	.sender = 0,
+	.analysis = 1,
+	.ipv6_zero_udp_csum_ok = 1,
+};
+
+/* ---- Locating the IP header behind the UDP payload ---- */
+
+/* The frame's IP header for the UDP datagram whose payload is tvb, as an
+ * offset into the data source *ds, or -1 when it is not there (a reassembled
+ * datagram, IPv6 extension headers, a non-IP encapsulation). */
+static int locate_ip(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds)
+{
+	*ds = tvb_get_ds_tvb(tvb);
+	int udp = tvb_raw_offset(tvb) - ROCE_UDP_LEN;
+	int have = (int)tvb_captured_length(*ds);
+	if (udp < ROCE_IPV4_LEN || udp + ROCE_UDP_LEN > have)
+		return -1;
+	if (pinfo->src.type == AT_IPv6 && pinfo->src.len == 16) {
+		/* Right behind UDP, or behind extension headers (which break
+		 * CA17-16 and which libroce then reports). */
+		for (int ext = 0; ext <= 64; ext += 8) {
+			int ip = udp - ROCE_IPV6_LEN - ext;
+			if (ip < 0)
+				break;
+			if ((rocev2_tvb_get_u8(*ds, ip) >> 4) == 6 &&
+			    tvb_memeql(*ds, ip + 8, (const uint8_t *)pinfo->src.data, 16) == 0 &&
+			    tvb_memeql(*ds, ip + 24, (const uint8_t *)pinfo->dst.data, 16) == 0 &&
+			    (ext > 0 || rocev2_tvb_get_u8(*ds, ip + 6) == 17))
+				return ip;
+		}
+		return -1;
+	}
+	if (pinfo->src.type == AT_IPv4 && pinfo->src.len == 4) {
+		for (int ihl = 5; ihl <= 15; ihl++) {
+			int ip = udp - 4 * ihl;
+			if (ip < 0)
+				break;
+			if (rocev2_tvb_get_u8(*ds, ip) == (0x40 | ihl) && rocev2_tvb_get_u8(*ds, ip + 9) == 17 &&
+			    tvb_memeql(*ds, ip + 12, (const uint8_t *)pinfo->src.data, 4) == 0 &&
+			    tvb_memeql(*ds, ip + 16, (const uint8_t *)pinfo->dst.data, 4) == 0)
+				return ip;
+		}
+	}
+	return -1;
+}
+
+/* ---- Parse, check ---- */
+
+struct rocev2_parse {
+	struct roce_pkt p;      /* from the IP header, or from the BTH */
+	struct roce_pkt tp;     /* transport only, when p stopped before the BTH */
+	const struct roce_pkt *t; /* whichever holds the BTH */
+	tvbuff_t *ds;
+	int p_base;  /* data-source offset of p.buf[0] */
+	int t_shift; /* tvb offset = t offset - t_shift */
+};
+
+/* The frame from its Ethernet header, when the IP header sits behind
+ * Ethernet and VLAN tags in the same buffer: libroce then also checks the
+ * link layer (the VLAN depth of CA17-2). */
+static int proto_eth = -1;
+
+static bool parse_frame(tvbuff_t *ds, packet_info *pinfo, int ip, struct rocev2_parse *r)
+{
+	if (ip < ROCE_ETH_LEN || proto_eth < 0 ||
+	    !wmem_list_find(pinfo->layers, GINT_TO_POINTER(proto_eth)))
+		return false;
+	unsigned cap = tvb_captured_length(ds), rep = tvb_reported_length(ds);
+	roce_parse_frame(&r->p, tvb_get_ptr(ds, 0, cap), cap, rep, ROCE_PARSE_ANY_PORT);
+	enum roce_hdr iph = r->p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	if (r->p.err == ROCE_E_VLAN_DEPTH || (roce_pkt_has(&r->p, iph) && (int)r->p.hdr_off[iph] == ip)) {
+		r->p_base = 0;
+		return true;
+	}
+	return false;
+}
+
+static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
+{
+	int ip = locate_ip(tvb, pinfo, &r->ds);
+	unsigned flags = ROCE_PARSE_ANY_PORT; /* the port rule is a finding (Decode As) */
+	if (ip >= 0) {
+		if (!parse_frame(r->ds, pinfo, ip, r)) {
+			unsigned cap = tvb_captured_length(r->ds) - (unsigned)ip;
+			unsigned rep = tvb_reported_length(r->ds) - (unsigned)ip;
+			roce_parse_ip(&r->p, tvb_get_ptr(r->ds, ip, cap), cap, rep, flags);
+			r->p_base = ip;
+		}
+		if (roce_pkt_has(&r->p, ROCE_H_BTH)) {
+			r->t = &r->p;
+			r->t_shift = (int)r->p.hdr_off[ROCE_H_BTH];
+			return;
+		}
+	}
+	/* No IP header, or the IP/UDP walk stopped before the BTH: decode the
+	 * transport on its own (its ICRC then cannot be checked). */
+	unsigned cap = tvb_captured_length(tvb);
+	roce_parse_bth(&r->tp, tvb_get_ptr(tvb, 0, cap), cap, tvb_reported_length(tvb), flags);
+	if (ip < 0) {
+		r->p = r->tp;
+		r->p_base = tvb_raw_offset(tvb);
+		r->t = &r->p;
+	} else {
+		r->t = &r->tp;
+	}
+	r->t_shift = 0;
+}
+
+/* ---- Tree ---- */
+
+/* The diagnosis of a bad ICRC in words. */
+static void icrc_diagnosis_text(const struct rocev2_packet *rp, char *buf, size_t n)
+{
+	const struct roce_icrc_diagnosis *d = &rp->icrc_diagnosis;
+	if (d->mistake == ROCE_ICRC_MISTAKE_NONE)
+		snprintf(buf, n, "no known implementation mistake explains it");
+	else
+		snprintf(buf, n, "likely cause: %s%s", roce_icrc_mistake_text(d->mistake),
+			 d->byte_order_too ? ", and the result written most-significant byte first" : "");
+}
+
+static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
+		     const struct rocev2_parse *r, struct rocev2_packet *rp)
+{
+	const struct roce_pkt *t = r->t;
+	int off = (int)t->icrc_off - r->t_shift;
+	if (!t->complete || t->err != ROCE_OK) {
+		if (t->err == ROCE_OK && off >= 0) {
+			int have = (int)tvb_captured_length(tvb);
+			int len = have > off ? have - off : 0;
+			proto_item *ti = proto_tree_add_item(tree, hf_icrc_unverified, tvb,
+							     off < have ? off : have, len > 4 ? 4 : len,
+							     ENC_NA);
+			proto_item_append_text(ti, " (not captured)");
+		}
+		proto_item *st = proto_tree_add_uint(tree, hf_icrc_status, tvb, 0, 0,
+						     PROTO_CHECKSUM_E_UNVERIFIED);
+		proto_item_set_generated(st);
+		return;
+	}
+	unsigned flags = PROTO_CHECKSUM_NO_FLAGS;
+	uint32_t computed = 0;
+	if (rp->icrc_status != ROCE_ICRC_UNVERIFIED) {
+		flags = PROTO_CHECKSUM_VERIFY;
+		computed = __builtin_bswap32(rp->icrc_computed);
+	}
+	/* The bad-ICRC expert comes from the C_ICRC finding, with its diagnosis. */
+	proto_item *ti = proto_tree_add_checksum(tree, tvb, off, hf_icrc, hf_icrc_status, NULL, pinfo,
+						 computed, ENC_BIG_ENDIAN, flags);
+	if (rp->icrc_status == ROCE_ICRC_UNVERIFIED || !tree)
+		return;
+	proto_tree *sub = proto_item_add_subtree(ti, ett_icrc);
+	proto_item *c = proto_tree_add_uint(sub, hf_icrc_computed, tvb, off, 4, computed);
+	proto_item_set_generated(c);
+	if (rp->icrc_status == ROCE_ICRC_BAD) {
+		char text[160];
+		icrc_diagnosis_text(rp, text, sizeof text);
+		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4, text);
+		proto_item_set_generated(d);
+	}
+}
+
+/* The payload goes to the ULP heuristics of the built-in InfiniBand
+ * dissector, with the record they expect; a heuristic that claims the
+ * payload and then fails on it is a false positive, not a malformed packet,
+ * so its exception is caught and the payload shown as data. */
+static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
+		    const struct roce_pkt *t, uint32_t src_qpn)
+{
+	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics)
+		return false;
+	/* ULP headers (RPC-over-RDMA, iSER, NVMe-oF capsules, SMB Direct) start
+	 * a SEND message; the rest of a message is data, not a header. */
+	if (t->op->kind != ROCE_K_SEND ||
+	    (t->op->position != ROCE_POS_FIRST && t->op->position != ROCE_POS_ONLY))
+		return false;
+	struct infinibandinfo info;
+	memset(&info, 0, sizeof info);
+	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
+	const uint8_t *reth = roce_pkt_hdr(t, ROCE_H_RETH);
+	info.payload_tree = rt;
+	info.opCode = t->opcode;
+	info.pad_count = t->pad_len;
+	info.packet_seq_num = roce_bth_psn(bth);
+	if (reth) {
+		info.reth_remote_key = roce_reth_rkey(reth);
+		info.reth_remote_address = roce_reth_va(reth);
+		info.reth_dma_length = roce_reth_dmalen(reth);
+	}
+	heur_dtbl_entry_t *hde = NULL;
+	volatile bool claimed = false;
+	/* Our Info text, to put back if no ULP takes the payload. */
+	char summary[256];
+	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
+	g_strlcpy(summary, now ? now : "", sizeof summary);
+	/* While a ULP looks, the "ports" are the QPs, as under the built-in
+	 * dissector: the ULPs find their InfiniBand conversations by them, and
+	 * RPC and others cannot bind the UDP conversation to themselves and
+	 * swallow the ACKs that follow. */
+	port_type ptype = pinfo->ptype;
+	uint32_t sport = pinfo->srcport, dport = pinfo->destport;
+	pinfo->ptype = PT_IBQP;
+	pinfo->srcport = src_qpn;
+	pinfo->destport = roce_bth_destqp(bth);
+	col_append_str(pinfo->cinfo, COL_INFO, " ");
+	col_set_fence(pinfo->cinfo, COL_INFO);
+	TRY {
+		claimed = dissector_try_heuristic(ib_payload_heur, payload, pinfo,
+						  proto_tree_get_root(tree), &hde, &info);
+	}
+	CATCH_NONFATAL_ERRORS {
+		claimed = false;
+	}
+	ENDTRY;
+	pinfo->ptype = ptype;
+	pinfo->srcport = sport;
+	pinfo->destport = dport;
+	if (!claimed) {
+		col_clear_fence(pinfo->cinfo, COL_INFO);
+		col_add_str(pinfo->cinfo, COL_INFO, summary);
+		col_set_fence(pinfo->cinfo, COL_INFO);
+		col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
+	}
+	return claimed;
+}
+
+static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
+			const struct roce_pkt *t, int shift, struct rocev2_packet *rp)
+{
+	int have = (int)tvb_captured_length(tvb);
+	int off = (int)t->payload_off - shift;
+	int len = (int)t->payload_len;
+	if (len > 0 && off < have) {
+		int cap = len < have - off ? len : have - off;
+		tvbuff_t *payload = tvb_new_subset_length_caplen(tvb, off, cap, len);
+		bool done = false;
+		if (rocev2_is_mad(t))
+			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
+		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t, rp->analysed ? rp->flow.src_qpn : 0))
+			done = true;
+		if (!done || tree)
+			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
+	}
+	off += len;
+	if (t->pad_len && off < have) {
+		int cap = t->pad_len < have - off ? t->pad_len : have - off;
+		proto_tree_add_item(rt, hf_pad, tvb, off, cap, ENC_NA);
+	}
+}
+
+/* A finding and the data-source offset its packet's offsets start from. */
+struct located {
+	struct roce_finding f;
+	int base;
+};
+
+static size_t collect(struct located *out, size_t n, size_t max, const struct roce_pkt *q,
+		      const struct roce_check_opts *o, int base)
+{
+	struct roce_finding f[40];
+	size_t m = roce_check(q, o, f, array_length(f));
+	for (size_t i = 0; i < m && i < array_length(f) && n < max; i++)
+		out[n++] = (struct located){ f[i], base };
+	return n;
+}
+
+static void check_icrc(const struct roce_pkt *t, struct rocev2_packet *rp)
+{
+	uint32_t wire = 0, computed = 0;
+	rp->icrc_status = roce_icrc_check(t, &wire, &computed);
+	rp->icrc_wire = wire;
+	rp->icrc_computed = computed;
+	if (rp->icrc_status != ROCE_ICRC_BAD)
+		return;
+	rp->icrc_diagnosis = roce_icrc_diagnose(t);
+}
+
+static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	struct rocev2_parse r;
+	memset(&r, 0, sizeof r);
+	parse(tvb, pinfo, &r);
+	const struct roce_pkt *t = r.t;
+	bool decoded = roce_pkt_has(t, ROCE_H_BTH) && t->op && t->op->name;
+
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
+
+	/* First pass: ICRC and flow analysis, cached for later passes. */
+	struct rocev2_packet *rp = rocev2_packet_get(pinfo);
+	if (!rp) {
+		rp = rocev2_packet_new(pinfo);
+		rp->icrc_status = ROCE_ICRC_UNVERIFIED;
+		if (rocev2_prefs.check_icrc && t == &r.p)
+			check_icrc(t, rp);
+		if (rocev2_prefs.analysis && decoded)
+			rocev2_analyse(pinfo, t, rp);
+	}
+
+	/* Stateless checks, with the path MTU the analysis knows for this QP. */
+	unsigned pmtu = rocev2_prefs.pmtu ? (unsigned)rocev2_prefs.pmtu
+			: rp->analysed ? rp->flow.pmtu : 0;
+	struct roce_check_opts o = { ROCE_CHK_NOTES | (rocev2_prefs.sender ? ROCE_CHK_SENDER : 0), pmtu };
+	struct located f[64];
+	size_t n = collect(f, 0, array_length(f), &r.p, &o, r.p_base);
+	if (t == &r.tp)
+		n = collect(f, n, array_length(f), &r.tp, &o, tvb_raw_offset(tvb));
+	int t_base = t == &r.p ? r.p_base : tvb_raw_offset(tvb);
+	if (rp->icrc_status == ROCE_ICRC_BAD && n < array_length(f))
+		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
+					     __builtin_bswap32(rp->icrc_wire),
+					     __builtin_bswap32(rp->icrc_computed) },
+					   t_base };
+
+	/* Columns. */
+	char summary[160];
+	if (roce_pkt_has(t, ROCE_H_BTH))
+		roce_pkt_summary(t, summary, sizeof summary);
+	else
+		roce_pkt_strerror(t, summary, sizeof summary);
+	col_add_str(pinfo->cinfo, COL_INFO, summary);
+	rocev2_analysis_columns(pinfo, rp);
+	col_set_fence(pinfo->cinfo, COL_INFO); /* a ULP dissector appends after our summary */
+
+	proto_item *ti = proto_tree_add_item(tree, proto_rocev2, tvb, 0, -1, ENC_NA);
+	proto_item_append_text(ti, ", %s", summary);
+	proto_tree *rt = proto_item_add_subtree(ti, ett_rocev2);
+
+	/* Headers, from the BTH on, as libroce found them. */
+	for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++)
+		if (roce_pkt_has(t, (enum roce_hdr)h))
+			rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r.t_shift, (enum roce_hdr)h);
+
+	if (decoded && t->err == ROCE_OK) {
+		const char *proto_name = pinfo->current_proto;
+		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
+		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
+		add_icrc(rt, pinfo, tvb, &r, rp);
+	}
+
+	/* Findings: one expert info each, naming its rule. */
+	for (size_t i = 0; i < n; i++) {
+		char diag[192];
+		const char *extra = NULL;
+		if (f[i].f.code == ROCE_C_ICRC) {
+			char text[160];
+			icrc_diagnosis_text(rp, text, sizeof text);
+			snprintf(diag, sizeof diag, " (%s)", text);
+			extra = diag;
+		}
+		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra);
+	}
+	rocev2_analysis_tree(rt, pinfo, tvb, r.ds, t_base, rp);
+
+	if (have_tap_listener(rocev2_tap)) {
+		struct roce_finding plain[64];
+		for (size_t i = 0; i < n; i++)
+			plain[i] = f[i].f;
+		tap_queue_packet(rocev2_tap, pinfo, rocev2_tap_record(pinfo, t, plain, n, rp));
+	}
+	return (int)tvb_captured_length(tvb);
+}
+
+/* ---- Registration ---- */
+
+/* RoCEv2 senders should send a zero UDP checksum over IPv6 too (A17.3.2);
+ * Wireshark's UDP dissector calls that illegal unless told otherwise. */
+static void apply_udp_zero_checksum(void)
+{
+	if (!rocev2_prefs.ipv6_zero_udp_csum_ok)
+		return;
+	char arg[] = "udp.ignore_ipv6_zero_checksum:TRUE";
+	char *err = NULL;
+	prefs_set_pref(arg, &err);
+	g_free(err);
+}
+
+static void apply_port(void)
+{
+	dissector_table_t udp = find_dissector_table("udp.port");
+	dissector_handle_t now = dissector_get_uint_handle(udp, ROCE_UDP_PORT);
+	if (rocev2_prefs.take_port) {
+		if (now != rocev2_handle)
+			dissector_add_uint("udp.port", ROCE_UDP_PORT, rocev2_handle);
+	} else if (now == rocev2_handle) {
+		dissector_delete_uint("udp.port", ROCE_UDP_PORT, rocev2_handle);
+		if (ib_rroce_handle)
+			dissector_add_uint("udp.port", ROCE_UDP_PORT, ib_rroce_handle);
+	}
+}
+
+void proto_reg_handoff_rocev2(void);
+
+void proto_reg_handoff_rocev2(void)
+{
+	static bool initialized = false;
+	if (!initialized) {
+		/* Remember the built-in owner of 4791 before taking it over. */
+		dissector_handle_t owner = dissector_get_uint_handle(find_dissector_table("udp.port"),
+								     ROCE_UDP_PORT);
+		if (owner != rocev2_handle)
+			ib_rroce_handle = owner;
+		ib_payload_heur = find_heur_dissector_list("infiniband.payload");
+		proto_eth = proto_get_id_by_filter_name("eth");
+		dissector_add_uint_with_preference("udp.port", ROCE_UDP_PORT, rocev2_handle);
+		initialized = true;
+	}
+	apply_port();
+	apply_udp_zero_checksum();
+}
+
+void proto_register_rocev2(void);
+
+void proto_register_rocev2(void)
+{
+	static hf_register_info hf[] = {
+		{ &hf_payload, { "Payload", ROCEV2_FILTER ".payload", FT_BYTES, BASE_NONE, NULL, 0,
+				 "Message payload (without pad)", HFILL } },
+		{ &hf_pad, { "Pad", ROCEV2_FILTER ".pad", FT_BYTES, BASE_NONE, NULL, 0,
+			     "Pad bytes (BTH Pad Count)", HFILL } },
+		{ &hf_icrc, { "ICRC", ROCEV2_FILTER ".icrc", FT_UINT32, BASE_HEX, NULL, 0,
+			      "Invariant CRC, its four wire bytes read in order", HFILL } },
+		{ &hf_icrc_status, { "ICRC Status", ROCEV2_FILTER ".icrc.status", FT_UINT8, BASE_NONE,
+				     VALS(proto_checksum_vals), 0, NULL, HFILL } },
+		{ &hf_icrc_computed, { "Calculated ICRC", ROCEV2_FILTER ".icrc.computed", FT_UINT32, BASE_HEX,
+				       NULL, 0, "The ICRC the packet should carry", HFILL } },
+		{ &hf_icrc_diagnosis, { "Diagnosis", ROCEV2_FILTER ".icrc.diagnosis", FT_STRING, BASE_NONE, NULL,
+					0, "The implementation mistake that explains the wrong ICRC", HFILL } },
+		{ &hf_icrc_unverified, { "ICRC", ROCEV2_FILTER ".icrc.bytes", FT_BYTES, BASE_NONE, NULL, 0,
+					 "ICRC bytes the capture holds", HFILL } },
+	};
+	static int *ett[] = { &ett_rocev2, &ett_icrc };
+
+	proto_rocev2 = proto_register_protocol("RDMA over Converged Ethernet v2", ROCEV2_PROTO_NAME,
+					       ROCEV2_FILTER);
+	proto_register_field_array(proto_rocev2, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	rocev2_register_header_fields(proto_rocev2);
+	rocev2_register_findings(proto_rocev2);
+	rocev2_register_analysis(proto_rocev2);
+	rocev2_register_mad(proto_rocev2);
+	rocev2_tap = rocev2_register_tap();
+	rocev2_register_stats();
+
+	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
+
+	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
+	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",
+				       "Take UDP port 4791 over from the built-in InfiniBand (RRoCE) dissector; "
+				       "turn off to give the port back. Decode As works on any port either way.",
+				       &rocev2_prefs.take_port);
+	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
+				       "Recompute the Invariant CRC of every packet and diagnose wrong ones",
+				       &rocev2_prefs.check_icrc);
+	prefs_register_enum_preference(m, "pmtu", "Path MTU",
+				       "The path MTU payload sizes are checked against; 'learn' takes it per QP "
+				       "from CM REQs and from First/Middle packets",
+				       &rocev2_prefs.pmtu, pmtu_vals, false);
+	prefs_register_bool_preference(m, "ulp_heuristics", "Try ULP dissectors on payloads",
+				       "Offer payloads to the InfiniBand ULP heuristics (NVMe-oF, iSER, SMB Direct, "
+				       "RPC-over-RDMA, ...); a heuristic that claims a payload and fails on it no "
+				       "longer makes the packet malformed",
+				       &rocev2_prefs.ulp_heuristics);
+	prefs_register_bool_preference(m, "analysis", "Analyse each QP's traffic",
+				       "PSN order, request/response matching, NAK explanations, READ segmentation",
+				       &rocev2_prefs.analysis);
+	prefs_register_bool_preference(m, "sender", "Captured at the sender",
+				       "The capture was taken where the packets were sent: an ECN CE mark is then "
+				       "the sender's fault, not the network's",
+				       &rocev2_prefs.sender);
+	prefs_register_bool_preference(m, "ipv6_zero_udp_checksum", "Zero UDP checksum over IPv6 is legal",
+				       "Set the UDP dissector's 'ignore zero checksum over IPv6' preference, since "
+				       "RoCEv2 senders send 0 (A17.3.2)",
+				       &rocev2_prefs.ipv6_zero_udp_csum_ok);
+}

@@ -1,0 +1,38 @@
+/*
+ * Internal interfaces of the RoCEv2 Wireshark plugin. The dissector
+ * (packet-rocev2.c) owns registration and the per-packet walk; the other
+ * files each hold one idea and register their own parts.
+ */
+#ifndef ROCEV2_PLUGIN_H
+#define ROCEV2_PLUGIN_H
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+
+#include "compat.h"
+#include "roce/roce.h"
+
+#define ROCEV2_PROTO_NAME "RoCEv2"
+#define ROCEV2_FILTER "rocev2"
+
+extern int proto_rocev2;
+
+/* ---- fields.c: header fields derived from libroce's descriptors ---- */
+
+/* Registers one Wireshark field per libroce field from the BTH on (the IP
+ * and UDP layers belong to their own dissectors), a subtree per header,
+ * and the opcode names from the opcode table. */
+void rocev2_register_header_fields(int proto);
+/* Adds header h (found at off in tvb) with every field it carries. */
+proto_item *rocev2_add_header(proto_tree *tree, tvbuff_t *tvb, int off, enum roce_hdr h);
+/* The field id of a libroce field (for filters and taps), or -1. */
+int rocev2_hf(enum roce_field f);
+
+/* ---- findings.c: one expert info per libroce code ---- */
+void rocev2_register_findings(int proto);
+/* Adds a finding: a rocev2.rule item (on the bytes concerned when they are
+ * in tvb) carrying an expert info that names the rule and the fault. */
+void rocev2_add_finding(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, int tvb_base,
+			const struct roce_finding *f, const char *extra);
+#endif

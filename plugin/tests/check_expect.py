@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Checks every captures/*.expect file against what tshark with the rocev2
+plugin reports, frame by frame:
+
+- a conforming frame ('-') is decoded by rocev2 and raises no warning or
+  error expert info from any protocol;
+- a violating frame carries the expected libroce finding (rocev2.finding)
+  and its rule ID (rocev2.rule), as an expert info;
+- frames that Wireshark never hands to a UDP port dissector (a broken
+  Ethernet, VLAN or IP layer, IP fragments, ...) must not be decoded as
+  RoCEv2 at all: they are listed, and roce-tester lint covers them.
+
+Context: pmtu=N runs with -o rocev2.pmtu:N, sender with -o rocev2.sender:TRUE,
+flow with the per-QP analysis on (it is off for the catalogue captures,
+whose frames are unrelated to each other), anyport with Decode As for 4792.
+
+usage: check_expect.py TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR
+"""
+import collections
+import glob
+import os
+import subprocess
+import sys
+
+SEV_WARN = 0x00600000
+# Codes whose frames Wireshark's lower layers never pass to UDP port 4791.
+UNREACHABLE = {
+    "E_TRUNC_ETH", "E_TRUNC_VLAN", "E_ROCEV1", "E_ETHERTYPE", "E_TRUNC_IP",
+    "E_IP_VERSION", "E_IPV4_IHL", "E_IPV4_TOTLEN_SHORT", "E_IPV4_MF",
+    "E_IPV4_FRAGOFF", "E_IPV4_PROTO", "E_IPV6_PAYLEN_SHORT",
+}
+# Decoded through Decode As, a wrong port is the check finding, not the
+# parse error: the same rule (CA17-20).
+ALIASES = {"E_UDP_DPORT": "C_UDP_DPORT"}
+FIELDS = ["frame.number", "rocev2.finding", "rocev2.rule", "_ws.expert.severity",
+          "_ws.expert.message", "frame.protocols"]
+
+
+def tshark(wrapper, plugins, pcap, opts):
+    cmd = [wrapper, plugins, "-n", "-r", pcap, "-d", "udp.port==4792,rocev2"] + opts + \
+        ["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=|"]
+    for f in FIELDS:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    frames = {}
+    for line in out.splitlines():
+        cols = line.split("\t")
+        cols += [""] * (len(FIELDS) - len(cols))
+        frames[int(cols[0])] = {
+            "findings": set(filter(None, cols[1].split("|"))),
+            "rules": set(filter(None, cols[2].split("|"))),
+            "sev": [int(x, 0) for x in cols[3].split("|") if x],
+            "msgs": [m for m in cols[4].split("|") if m],
+            "protos": cols[5].split(":"),
+        }
+    return frames
+
+
+def options(context):
+    opts = []
+    flow = False
+    for c in context.split(","):
+        if c.startswith("pmtu="):
+            opts += ["-o", "rocev2.pmtu:" + c[5:]]
+        elif c == "sender":
+            opts += ["-o", "rocev2.sender:TRUE"]
+        elif c == "flow":
+            flow = True
+    if not flow:
+        opts += ["-o", "rocev2.analysis:FALSE"]
+    return opts
+
+
+def main():
+    wrapper, plugins, captures = sys.argv[1:4]
+    failures = []
+    checked = met = 0
+    unreachable = []
+    for expect in sorted(glob.glob(os.path.join(captures, "*.expect"))):
+        pcap = expect[:-len(".expect")] + ".pcap"
+        name = os.path.basename(pcap)
+        rows = []
+        with open(expect) as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                frame, code, rule, context, what = line.rstrip("\n").split("\t", 4)
+                rows.append((int(frame), code, rule, context, what))
+        by_context = collections.defaultdict(list)
+        for r in rows:
+            by_context[r[3]].append(r)
+        for context, group in sorted(by_context.items()):
+            frames = tshark(wrapper, plugins, pcap, options(context))
+            for frame, code, rule, _, what in group:
+                checked += 1
+                got = frames.get(frame)
+                where = f"{name} frame {frame} ({what})"
+                if got is None:
+                    failures.append(f"{where}: tshark did not list the frame")
+                    continue
+                decoded = "rocev2" in got["protos"]
+                if code == "-":
+                    bad = [m for s, m in zip(got["sev"], got["msgs"]) if s >= SEV_WARN]
+                    if not decoded:
+                        failures.append(f"{where}: not decoded as RoCEv2 ({':'.join(got['protos'])})")
+                    elif bad:
+                        failures.append(f"{where}: conforming frame raised {bad}")
+                    else:
+                        met += 1
+                    continue
+                if code in UNREACHABLE or (code == "E_CAPTURE_CUT" and not decoded):
+                    if decoded:
+                        failures.append(f"{where}: expected Wireshark not to reach RoCEv2, but it did")
+                    else:
+                        unreachable.append(f"{where}: {code} ({':'.join(got['protos'])})")
+                        met += 1
+                    continue
+                want = ALIASES.get(code, code)
+                if want not in got["findings"] or (rule != "-" and rule not in got["rules"]):
+                    failures.append(f"{where}: expected {code} ({rule}), got findings "
+                                    f"{sorted(got['findings'])} rules {sorted(got['rules'])}")
+                elif rule != "-" and not any(m.startswith(rule + ":") for m in got["msgs"]):
+                    failures.append(f"{where}: no expert info names {rule}: {got['msgs']}")
+                else:
+                    met += 1
+    print(f"checked {checked} frames of {len(glob.glob(os.path.join(captures, '*.expect')))} captures; "
+          f"{met} as expected")
+    print(f"{len(unreachable)} frames never reach a UDP dissector in Wireshark (checked: not decoded as RoCEv2):")
+    for u in unreachable:
+        print("  " + u)
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{met} passed, {len(failures)} failed")
+    return 1 if failures or met == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Statistics through tshark -z rocev2,tree: packets per opcode and per QP,
+# findings per rule, with the counts the sample conversations imply.
+# usage: check_stats.sh TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR
+set -eu
+tshark=$1 dir=$2 caps=$3
+fail=0 passed=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+expect() { # capture, item, count
+  "$tshark" "$dir" -n -r "$caps/$1" -q -z rocev2,tree >"$out"
+  got=$(awk -v item="$2" '{ line = $0; sub(/^ +/, "", line) }
+        index(line, item) == 1 { rest = substr(line, length(item) + 1); split(rest, a, " "); print a[1]; exit }' "$out")
+  if [ "$got" = "$3" ]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $1: '$2' counts '$got', expected $3"; cat "$out"; fail=1
+  fi
+}
+expect flows-rc.pcap "Packets by opcode" 42
+expect flows-rc.pcap "RC SEND Only" 11
+expect flows-rc.pcap "RC Acknowledge" 12
+expect flows-rc.pcap "UD SEND Only" 5
+expect flows-rc.pcap "RC RDMA READ Response First" 1
+expect flows-rc.pcap "QP 0x000001" 5
+expect flows-rc.pcap "QP 0x000123" 20
+expect flows-rc.pcap "QP 0x000456" 17
+expect flows-rc.pcap "IBA9.7-GBN" 2
+expect flows-rc.pcap "IBA9.7-REQ-PSN" 1
+expect flows-errors.pcap "IBA9.7-READ-RESP" 3
+expect flows-errors.pcap "IBA9.7-OPSEQ" 2
+expect flows-errors.pcap "A17.3.2-SPORT" 1
+expect violations.pcap "CA17-7" 2
+expect bad-icrc.pcap "CA17-22" 40
+expect opcodes-ipv4.pcap "Packets by opcode" 218
+echo "$passed passed, $fail failed"
+exit $fail

@@ -1,0 +1,542 @@
+/* Sample conversations (conversations.h). */
+#include "conversations.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#define QP1 1
+#define GSI_QKEY 0x80010000u
+#define PMTU 1024
+
+struct conv {
+	sample_emit_fn emit;
+	void *ctx;
+	int ipv;
+	uint64_t t_us;
+	uint8_t payload[SAMPLE_FRAME_MAX];
+	uint16_t sport_a, sport_b;
+};
+
+static void conv_init(struct conv *c, sample_emit_fn emit, void *ctx, int ipv)
+{
+	memset(c, 0, sizeof *c);
+	c->emit = emit;
+	c->ctx = ctx;
+	c->ipv = ipv;
+	c->sport_a = 0xC0DE;
+	c->sport_b = 0xD00D;
+	sample_fill_pattern(c->payload, sizeof c->payload);
+}
+
+static void swap(uint8_t *a, uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t t = a[i];
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+/* A packet of `opcode` from A (or B) to the other host, to destqp, psn. */
+static void start(struct conv *c, struct roce_desc *d, bool from_a, uint8_t opcode, uint32_t destqp,
+		  uint32_t psn, size_t plen)
+{
+	sample_desc(d, opcode, c->ipv, c->payload, plen);
+	bool request = roce_opcode(opcode)->flags & ROCE_OPF_REQUEST;
+	/* sample_desc sends requests from A and responses from B. */
+	if (request != from_a) {
+		swap(d->eth_dst, d->eth_src, 6);
+		if (c->ipv == 6)
+			swap(d->ip + 8, d->ip + 24, 16);
+		else
+			swap(d->ip + 12, d->ip + 16, 4);
+	}
+	roce_udp_set_sport(d->udp, from_a ? c->sport_a : c->sport_b);
+	roce_bth_set_destqp(d->bth, destqp);
+	roce_bth_set_psn(d->bth, psn);
+	if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_RETH))
+		roce_reth_set_dmalen(roce_desc_hdr(d, ROCE_H_RETH), (uint32_t)plen);
+}
+
+static uint8_t *hdr(struct roce_desc *d, enum roce_hdr h)
+{
+	return roce_desc_hdr(d, h);
+}
+
+static void send_frame(struct conv *c, struct roce_desc *d, uint64_t gap_us, enum roce_code expect,
+		       const char *what)
+{
+	uint8_t frame[SAMPLE_FRAME_MAX];
+	long n = roce_build_frame(d, frame, sizeof frame);
+	if (n <= 0)
+		return;
+	c->t_us += gap_us;
+	c->emit(c->ctx, frame, (size_t)n, c->t_us, expect, what);
+}
+
+/* Requests A -> B go to QP B; responses B -> A to QP A; and the reverse. */
+static void req(struct conv *c, bool from_a, uint8_t opcode, uint32_t psn, size_t plen,
+		enum roce_code expect, const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, from_a, opcode, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, plen);
+	send_frame(c, &d, 5, expect, what);
+}
+
+/* A request from A to QP destqp. */
+static void req_to(struct conv *c, uint32_t destqp, uint8_t opcode, uint32_t psn, size_t plen,
+		   const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, true, opcode, destqp, psn, plen);
+	send_frame(c, &d, 5, ROCE_OK, what);
+}
+
+static void ack(struct conv *c, bool from_b, uint8_t opcode, uint32_t psn, uint8_t syndrome, uint32_t msn,
+		size_t plen, enum roce_code expect, const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, !from_b, opcode, from_b ? SAMPLE_QP_A : SAMPLE_QP_B, psn, plen);
+	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH)) {
+		roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), syndrome);
+		roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), msn);
+	}
+	send_frame(c, &d, 8, expect, what);
+}
+
+static void read_req(struct conv *c, uint32_t psn, uint32_t len, enum roce_code expect, const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, true, 0x0C, SAMPLE_QP_B, psn, 0);
+	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), len);
+	send_frame(c, &d, 5, expect, what);
+}
+
+/* A MAD on QP1 from A (or B): UD SEND Only with the GSI Q_Key. */
+static void mad(struct conv *c, bool from_a, const uint8_t *m, const char *what)
+{
+	struct roce_desc d;
+	memcpy(c->payload + 4096, m, ROCE_MAD_LEN);
+	sample_desc(&d, 0x64, c->ipv, c->payload + 4096, ROCE_MAD_LEN);
+	if (!from_a) {
+		swap(d.eth_dst, d.eth_src, 6);
+		if (c->ipv == 6)
+			swap(d.ip + 8, d.ip + 24, 16);
+		else
+			swap(d.ip + 12, d.ip + 16, 4);
+	}
+	roce_udp_set_sport(d.udp, from_a ? 0xAAAA : 0xBBBB);
+	roce_bth_set_destqp(d.bth, QP1);
+	roce_bth_set_psn(d.bth, 0);
+	roce_deth_set_qkey(hdr(&d, ROCE_H_DETH), GSI_QKEY);
+	roce_deth_set_srcqp(hdr(&d, ROCE_H_DETH), QP1);
+	send_frame(c, &d, 50, ROCE_OK, what);
+	sample_fill_pattern(c->payload, sizeof c->payload);
+}
+
+static void mad_header(uint8_t *m, uint16_t attr, uint64_t tid, unsigned method)
+{
+	memset(m, 0, ROCE_MAD_LEN);
+	roce_mad_set_base_version(m, 1);
+	roce_mad_set_mgmt_class(m, ROCE_MAD_CLASS_CM);
+	roce_mad_set_class_version(m, 2);
+	roce_mad_set_method(m, method);
+	roce_mad_set_tid(m, tid);
+	roce_mad_set_attr_id(m, attr);
+}
+
+static const uint8_t ip4_a[4] = { 198, 18, 0, 1 }, ip4_b[4] = { 198, 18, 0, 2 };
+static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+
+/* The IP CM private data of an rdma_cm REQ (Annex A11). */
+static void ip_cm_private(struct conv *c, uint8_t *priv)
+{
+	roce_ipcm_set_major(priv, 0);
+	roce_ipcm_set_minor(priv, 0);
+	roce_ipcm_set_ipv(priv, (unsigned)c->ipv);
+	roce_ipcm_set_sport(priv, 0xC0DE);
+	if (c->ipv == 6) {
+		memcpy(roce_ipcm_src(priv), ip6_a, 16);
+		memcpy(roce_ipcm_dst(priv), ip6_b, 16);
+	} else {
+		memcpy(roce_ipcm_src(priv) + 12, ip4_a, 4);
+		memcpy(roce_ipcm_dst(priv) + 12, ip4_b, 4);
+	}
+}
+
+/* rdma_cm connection set-up for a Service ID; ulp_private (may be NULL)
+ * is the consumer's private data after the IP CM header. */
+static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64_t service_id,
+			  const uint8_t *ulp_private, size_t ulp_len)
+{
+	uint8_t m[ROCE_MAD_LEN];
+	uint8_t *x = m + ROCE_MAD_HDR_LEN;
+	mad_header(m, ROCE_CM_REQ, 0x0000000100000001ull, 0x03 /* Send */);
+	roce_req_set_local_comm_id(x, 0x11223344);
+	roce_req_set_service_id(x, service_id);
+	roce_req_set_local_ca_guid(x, 0x0002c90300a0b0c1ull);
+	roce_req_set_local_qpn(x, SAMPLE_QP_A);
+	roce_req_set_resp_resources(x, 16);
+	roce_req_set_initiator_depth(x, 16);
+	roce_req_set_remote_cm_timeout(x, 20);
+	roce_req_set_transport(x, 0); /* RC */
+	roce_req_set_start_psn(x, psn_a);
+	roce_req_set_local_cm_timeout(x, 20);
+	roce_req_set_retry_count(x, 7);
+	roce_req_set_pkey(x, 0xFFFF);
+	roce_req_set_path_mtu(x, 3); /* 1024 */
+	roce_req_set_rnr_retry(x, 7);
+	roce_req_set_max_cm_retries(x, 15);
+	roce_req_set_primary_local_lid(x, 0xFFFF);
+	roce_req_set_primary_remote_lid(x, 0xFFFF);
+	ip_cm_private(c, roce_req_private_data(x));
+	if (ulp_private)
+		memcpy(roce_req_private_data(x) + 36, ulp_private, ulp_len);
+	mad(c, true, m, "CM REQ from QP A, starting PSN, path MTU 1024, IP CM private data");
+
+	mad_header(m, ROCE_CM_REP, 0x0000000100000001ull, 0x03);
+	roce_rep_set_local_comm_id(x, 0x55667788);
+	roce_rep_set_remote_comm_id(x, 0x11223344);
+	roce_rep_set_local_qpn(x, SAMPLE_QP_B);
+	roce_rep_set_start_psn(x, psn_b);
+	roce_rep_set_resp_resources(x, 16);
+	roce_rep_set_initiator_depth(x, 16);
+	roce_rep_set_target_ack_delay(x, 15);
+	roce_rep_set_rnr_retry(x, 7);
+	roce_rep_set_local_ca_guid(x, 0x0002c90300a0b0c2ull);
+	mad(c, false, m, "CM REP from QP B");
+
+	mad_header(m, ROCE_CM_RTU, 0x0000000100000001ull, 0x03);
+	roce_rtu_set_local_comm_id(x, 0x11223344);
+	roce_rtu_set_remote_comm_id(x, 0x55667788);
+	mad(c, true, m, "CM RTU");
+}
+
+static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
+{
+	cm_connect_to(c, psn_a, psn_b, 0x0000000001064853ull, NULL, 0); /* IP CM, TCP port 18515 */
+}
+
+static void cm_disconnect(struct conv *c)
+{
+	uint8_t m[ROCE_MAD_LEN];
+	uint8_t *x = m + ROCE_MAD_HDR_LEN;
+	mad_header(m, ROCE_CM_DREQ, 0x0000000100000002ull, 0x03);
+	roce_dreq_set_local_comm_id(x, 0x11223344);
+	roce_dreq_set_remote_comm_id(x, 0x55667788);
+	roce_dreq_set_remote_qpn(x, SAMPLE_QP_B);
+	mad(c, true, m, "CM DREQ");
+	mad_header(m, ROCE_CM_DREP, 0x0000000100000002ull, 0x03);
+	roce_drep_set_local_comm_id(x, 0x55667788);
+	roce_drep_set_remote_comm_id(x, 0x11223344);
+	mad(c, false, m, "CM DREP");
+}
+
+/* An RPC-over-RDMA (RFC 8166) RDMA_MSG carrying an NFSv3 NULL call. */
+static size_t rpc_over_rdma(uint8_t *b)
+{
+	static const uint32_t words[] = {
+		0x00000001, 1, 32, 0,        /* xid, version 1, credits, RDMA_MSG */
+		0, 0, 0,                     /* no read, write or reply chunks */
+		0x00000001, 0, 2, 100003, 3, /* RPC: xid, CALL, RPC v2, NFS v3 */
+		0, 0, 0, 0, 0,               /* NULL procedure, AUTH_NONE cred + verf */
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		roce_be_store(b + 4 * i, 4, words[i]);
+	return sizeof words;
+}
+
+#define RC_SEND_FIRST 0x00
+#define RC_SEND_MIDDLE 0x01
+#define RC_SEND_LAST 0x02
+#define RC_SEND_ONLY 0x04
+#define RC_WRITE_FIRST 0x06
+#define RC_WRITE_MIDDLE 0x07
+#define RC_WRITE_LAST 0x08
+#define RC_WRITE_ONLY 0x0A
+#define RC_WRITE_ONLY_IMM 0x0B
+#define RC_READ_FIRST 0x0D
+#define RC_READ_MIDDLE 0x0E
+#define RC_READ_LAST 0x0F
+#define RC_ACK 0x11
+#define RC_ATOMIC_ACK 0x12
+#define RC_CMP_SWAP 0x13
+#define RC_FETCH_ADD 0x14
+#define SYN_ACK 0x1F
+#define SYN_NAK_SEQ 0x60
+
+void sample_conv_rc(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 4);
+	cm_connect(&c, 1000, 5000);
+	uint32_t msn = 0;
+
+	req(&c, true, RC_SEND_ONLY, 1000, 100, ROCE_OK, "SEND Only");
+	ack(&c, true, RC_ACK, 1000, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, RC_SEND_FIRST, 1001, PMTU, ROCE_OK, "SEND First of 2548 bytes");
+	req(&c, true, RC_SEND_MIDDLE, 1002, PMTU, ROCE_OK, "SEND Middle");
+	req(&c, true, RC_SEND_LAST, 1003, 500, ROCE_OK, "SEND Last");
+	ack(&c, true, RC_ACK, 1003, SYN_ACK, ++msn, 0, ROCE_OK, "ACK for the whole message");
+	struct roce_desc d;
+	start(&c, &d, true, RC_WRITE_FIRST, SAMPLE_QP_B, 1004, PMTU);
+	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), 2 * PMTU);
+	send_frame(&c, &d, 5, ROCE_OK, "RDMA WRITE First of 2048 bytes");
+	req(&c, true, RC_WRITE_LAST, 1005, PMTU, ROCE_OK, "RDMA WRITE Last");
+	ack(&c, true, RC_ACK, 1005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, RC_WRITE_ONLY_IMM, 1006, 64, ROCE_OK, "RDMA WRITE Only with Immediate");
+	ack(&c, true, RC_ACK, 1006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	read_req(&c, 1007, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
+	ack(&c, true, RC_READ_FIRST, 1007, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, true, RC_READ_MIDDLE, 1008, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response Middle (2/3)");
+	ack(&c, true, RC_READ_LAST, 1009, SYN_ACK, msn, 452, ROCE_OK, "READ Response Last (3/3)");
+	req(&c, true, RC_CMP_SWAP, 1010, 0, ROCE_OK, "CmpSwap");
+	ack(&c, true, RC_ATOMIC_ACK, 1010, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
+	req(&c, true, RC_FETCH_ADD, 1011, 0, ROCE_OK, "FetchAdd");
+	ack(&c, true, RC_ATOMIC_ACK, 1011, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
+
+	/* B sends to A on the same connection, from its own starting PSN. */
+	req(&c, false, RC_SEND_ONLY, 5000, 40, ROCE_OK, "SEND Only from B");
+	ack(&c, false, RC_ACK, 5000, SYN_ACK, 1, 0, ROCE_OK, "ACK from A");
+
+	/* RNR: no receive WQE; the requester waits 1.28 ms and retries. */
+	req(&c, true, RC_SEND_ONLY, 1012, 64, ROCE_OK, "SEND Only");
+	ack(&c, true, RC_ACK, 1012, 0x20 | 14, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	c.t_us += 2000;
+	req(&c, true, RC_SEND_ONLY, 1012, 64, ROCE_F_RETRANSMISSION, "SEND Only retried after 2 ms");
+	ack(&c, true, RC_ACK, 1012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* A loss before the capture point, the NAK, and go-back-N. */
+	req(&c, true, RC_SEND_ONLY, 1013, 64, ROCE_OK, "SEND Only");
+	req(&c, true, RC_SEND_ONLY, 1015, 64, ROCE_F_PSN_GAP, "SEND Only: PSN 1014 was lost before the capture point");
+	ack(&c, true, RC_ACK, 1014, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 1014");
+	req(&c, true, RC_SEND_ONLY, 1014, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only resent from 1014");
+	req(&c, true, RC_SEND_ONLY, 1015, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 1015 resent");
+	ack(&c, true, RC_ACK, 1015, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
+
+	/* A lost ACK: the requester times out and resends; B acknowledges again. */
+	req(&c, true, RC_SEND_ONLY, 1016, 64, ROCE_OK, "SEND Only");
+	c.t_us += 500;
+	ack(&c, true, RC_ACK, 1016, SYN_ACK, ++msn, 0, ROCE_OK, "ACK (lost after the capture point)");
+	c.t_us += 20000;
+	req(&c, true, RC_SEND_ONLY, 1016, 64, ROCE_F_RETRANSMISSION, "SEND Only resent after the ACK timeout");
+	ack(&c, true, RC_ACK, 1016, SYN_ACK, msn, 0, ROCE_F_DUP_ACK, "ACK again for the duplicate");
+
+	/* An upper-layer protocol: RPC-over-RDMA. */
+	uint8_t *rpc = c.payload + 6000;
+	size_t n = rpc_over_rdma(rpc);
+	start(&c, &d, true, RC_SEND_ONLY, SAMPLE_QP_B, 1017, n);
+	d.payload = rpc;
+	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
+	ack(&c, true, RC_ACK, 1017, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	cm_disconnect(&c);
+}
+
+static void le_store(uint8_t *p, unsigned n, uint64_t v)
+{
+	for (unsigned i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+void sample_conv_nvme(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 4);
+	/* NVMe-oF RDMA CM request private data: RECFMT 0, QID 1, HRQSIZE 32,
+	 * HSQSIZE 31 (little-endian). */
+	uint8_t priv[32] = { 0 };
+	le_store(priv + 2, 2, 1);
+	le_store(priv + 4, 2, 32);
+	le_store(priv + 6, 2, 31);
+	cm_connect_to(&c, 1000, 5000, 0x0000000001061144ull /* IP CM, TCP port 4420 */, priv, sizeof priv);
+
+	/* Host -> target: a Read command capsule (64-byte SQE), with a keyed
+	 * SGL descriptor for the target's RDMA WRITE of the data. */
+	uint8_t *sqe = c.payload + 6000;
+	memset(sqe, 0, 64);
+	sqe[0] = 0x02;               /* Read */
+	sqe[1] = 0x40;               /* PSDT: SGL */
+	le_store(sqe + 2, 2, 0x0007); /* command ID */
+	le_store(sqe + 4, 4, 1);     /* namespace 1 */
+	le_store(sqe + 24, 8, 0x00007F0000100000ull); /* SGL: address */
+	le_store(sqe + 32, 3, 512);  /* length */
+	le_store(sqe + 35, 4, 0x00001234); /* key */
+	sqe[39] = 0x40;              /* keyed data block */
+	le_store(sqe + 40, 8, 0x10); /* starting LBA */
+	struct roce_desc d;
+	start(&c, &d, true, RC_SEND_ONLY, SAMPLE_QP_B, 1000, 64);
+	d.payload = sqe;
+	send_frame(&c, &d, 20, ROCE_OK, "SEND Only: NVMe-oF Read command capsule");
+	ack(&c, true, RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
+
+	/* Target -> host: the data by RDMA WRITE, then the completion. */
+	start(&c, &d, false, RC_WRITE_ONLY, SAMPLE_QP_A, 5000, 512);
+	roce_reth_set_va(hdr(&d, ROCE_H_RETH), 0x00007F0000100000ull);
+	roce_reth_set_rkey(hdr(&d, ROCE_H_RETH), 0x00001234);
+	send_frame(&c, &d, 30, ROCE_OK, "RDMA WRITE Only: the 512 bytes read");
+	uint8_t *cqe = c.payload + 7000;
+	memset(cqe, 0, 16);
+	le_store(cqe + 8, 2, 1);      /* SQ head */
+	le_store(cqe + 10, 2, 1);     /* SQ ID */
+	le_store(cqe + 12, 2, 0x0007); /* command ID */
+	start(&c, &d, false, RC_SEND_ONLY, SAMPLE_QP_A, 5001, 16);
+	d.payload = cqe;
+	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: NVMe-oF completion");
+	ack(&c, false, RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
+	cm_disconnect(&c);
+}
+
+void sample_conv_errors(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 6);
+	uint32_t msn = 0;
+	req(&c, true, RC_SEND_ONLY, 10, 16, ROCE_OK, "SEND Only");
+	c.sport_a = 0xBEEF;
+	req(&c, true, RC_SEND_ONLY, 11, 16, ROCE_F_SPORT_CHANGED, "SEND Only from another UDP source port");
+	req(&c, true, RC_SEND_ONLY, 12, 16, ROCE_OK, "SEND Only");
+	req(&c, true, RC_SEND_ONLY, 14, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 13");
+	req(&c, true, RC_SEND_ONLY, 13, 16, ROCE_F_OUT_OF_ORDER, "SEND Only 13, late");
+	ack(&c, true, RC_ACK, 14, SYN_ACK, msn += 5, 0, ROCE_OK, "ACK");
+	req(&c, true, RC_SEND_ONLY, 15, 16, ROCE_OK, "SEND Only");
+	req(&c, true, RC_SEND_ONLY, 17, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 16");
+	ack(&c, true, RC_ACK, 16, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 16");
+	req(&c, true, RC_SEND_ONLY, 18, 16, ROCE_F_GBN_SKIPPED, "SEND Only 18 without resending 16 and 17");
+	ack(&c, true, RC_ACK, 30, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_AHEAD, "NAK for PSN 30, never sent");
+	req(&c, true, RC_SEND_MIDDLE, 19, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
+	req(&c, true, RC_SEND_LAST, 20, 16, ROCE_OK, "SEND Last");
+	req(&c, true, RC_SEND_FIRST, 21, PMTU, ROCE_OK, "SEND First");
+	req(&c, true, RC_SEND_ONLY, 22, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
+	ack(&c, true, RC_ACK, 22, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	read_req(&c, 23, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
+	ack(&c, true, RC_READ_FIRST, 23, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, true, RC_READ_LAST, 24, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
+	ack(&c, true, RC_READ_LAST, 25, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
+	ack(&c, true, RC_READ_LAST, 25, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
+	ack(&c, true, RC_READ_LAST, 26, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
+	read_req(&c, 26, 2000, ROCE_OK, "RDMA READ Request of 2000 bytes");
+	ack(&c, true, RC_READ_FIRST, 26, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
+	ack(&c, true, RC_READ_LAST, 27, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
+	req(&c, true, RC_SEND_ONLY, 28, 16, ROCE_OK, "SEND Only");
+	ack(&c, true, RC_ACK, 28, 0x20 | 14, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	c.t_us += 100;
+	req(&c, true, RC_SEND_ONLY, 28, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms");
+	ack(&c, true, RC_ACK, 28, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+}
+
+void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 6);
+	uint8_t m[ROCE_MAD_LEN];
+	uint8_t *x = m + ROCE_MAD_HDR_LEN;
+	mad_header(m, ROCE_CM_SIDR_REQ, 0x0000000200000001ull, 0x03);
+	roce_sidr_req_set_request_id(x, 0x01020304);
+	roce_sidr_req_set_pkey(x, 0xFFFF);
+	roce_sidr_req_set_service_id(x, 0x0000000001114853ull); /* IP CM, UDP port 18515 */
+	ip_cm_private(&c, roce_sidr_req_private_data(x));
+	mad(&c, true, m, "CM SIDR REQ with IP CM private data");
+	mad_header(m, ROCE_CM_SIDR_REP, 0x0000000200000001ull, 0x03);
+	roce_sidr_rep_set_request_id(x, 0x01020304);
+	roce_sidr_rep_set_qpn(x, 0x000777);
+	roce_sidr_rep_set_service_id(x, 0x0000000001114853ull);
+	roce_sidr_rep_set_qkey(x, 0x11111111);
+	mad(&c, false, m, "CM SIDR REP: QPN 0x000777");
+
+	for (uint32_t i = 0; i < 3; i++) {
+		struct roce_desc d;
+		start(&c, &d, true, 0x64, 0x000777, 100 + i, 200 + i);
+		roce_deth_set_srcqp(hdr(&d, ROCE_H_DETH), 0x000888);
+		send_frame(&c, &d, 5, ROCE_OK, "UD SEND Only to the resolved QP");
+	}
+	/* UC: a three-packet SEND and an RDMA WRITE Only to QP 0x000300; no ACKs. */
+	req_to(&c, 0x000300, 0x20, 300, PMTU, "UC SEND First");
+	req_to(&c, 0x000300, 0x21, 301, PMTU, "UC SEND Middle");
+	req_to(&c, 0x000300, 0x22, 302, 77, "UC SEND Last");
+	req_to(&c, 0x000300, 0x2A, 303, 512, "UC RDMA WRITE Only");
+	/* XRC: SEND Only to XRC target QP 0x000200 (SRQ 0x000077), its ACK to
+	 * the initiator QP 0x000201, a READ and its response. */
+	req_to(&c, 0x000200, 0xA4, 400, 48, "XRC SEND Only");
+	struct roce_desc d;
+	start(&c, &d, false, 0xB1, 0x000201, 400, 0);
+	roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), 1);
+	send_frame(&c, &d, 8, ROCE_OK, "XRC ACK");
+	start(&c, &d, true, 0xAC, 0x000200, 401, 0);
+	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), 600);
+	send_frame(&c, &d, 5, ROCE_OK, "XRC RDMA READ Request of 600 bytes");
+	start(&c, &d, false, 0xB0, 0x000201, 401, 600);
+	roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), 2);
+	send_frame(&c, &d, 8, ROCE_OK, "XRC READ Response Only");
+	/* A CNP from B about QP A's traffic. */
+	start(&c, &d, false, ROCE_OPCODE_CNP, SAMPLE_QP_A, 0, 0);
+	roce_bth_set_becn(d.bth, 1);
+	send_frame(&c, &d, 5, ROCE_OK, "CNP");
+}
+
+void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 4);
+	if (qps == 0)
+		qps = 1;
+	if (qps > 64)
+		qps = 64;
+	uint32_t psn[64], msn[64];
+	for (unsigned q = 0; q < qps; q++) {
+		psn[q] = 1000 * (q + 1);
+		msn[q] = 0;
+	}
+	unsigned long sent = 0;
+	for (unsigned long round = 0; sent < frames; round++) {
+		unsigned q = (unsigned)(round % qps);
+		uint32_t qa = SAMPLE_QP_A + q, qb = SAMPLE_QP_B + q;
+		c.sport_a = (uint16_t)(0xC000 + q);
+		c.sport_b = (uint16_t)(0xD000 + q);
+		unsigned kind = (unsigned)(round % 7);
+		struct roce_desc d;
+		if (kind == 6) { /* a READ of 1..3 packets */
+			uint32_t len = 512 + (uint32_t)(round % 2500);
+			uint32_t np = (len + PMTU - 1) / PMTU;
+			start(&c, &d, true, 0x0C, qb, psn[q], 0);
+			roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), len);
+			send_frame(&c, &d, 2, ROCE_OK, "READ");
+			sent++;
+			for (uint32_t i = 0; i < np; i++) {
+				uint8_t op = np == 1 ? 0x10 : i == 0 ? 0x0D : i + 1 == np ? 0x0F : 0x0E;
+				size_t plen = i + 1 < np ? PMTU : len - (np - 1) * PMTU;
+				start(&c, &d, false, op, qa, psn[q] + i, plen);
+				if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH)) {
+					roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), SYN_ACK);
+					roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), msn[q] + 1);
+				}
+				send_frame(&c, &d, 2, ROCE_OK, "READ response");
+				sent++;
+			}
+			msn[q]++;
+			psn[q] = (psn[q] + np) & 0xFFFFFF;
+			continue;
+		}
+		/* A WRITE or SEND of 1..4 packets, then one ACK. */
+		bool write = kind < 4;
+		size_t len = 64 + (round * 977) % (4 * PMTU - 64);
+		uint32_t np = (uint32_t)((len + PMTU - 1) / PMTU);
+		for (uint32_t i = 0; i < np; i++) {
+			bool first = i == 0, last = i + 1 == np;
+			uint8_t op = write ? (np == 1 ? 0x0A : first ? 0x06 : last ? 0x08 : 0x07)
+					   : (np == 1 ? 0x04 : first ? 0x00 : last ? 0x02 : 0x01);
+			size_t plen = last ? len - (size_t)(np - 1) * PMTU : PMTU;
+			start(&c, &d, true, op, qb, psn[q] + i, plen);
+			if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH))
+				roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), (uint32_t)len);
+			send_frame(&c, &d, 2, ROCE_OK, "request");
+			sent++;
+		}
+		psn[q] = (psn[q] + np) & 0xFFFFFF;
+		start(&c, &d, false, RC_ACK, qa, (psn[q] - 1) & 0xFFFFFF, 0);
+		roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), SYN_ACK);
+		roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), ++msn[q]);
+		send_frame(&c, &d, 3, ROCE_OK, "ACK");
+		sent++;
+	}
+}

@@ -1,0 +1,43 @@
+/*
+ * Sample conversations: whole exchanges between two hosts, for the per-QP
+ * analysis, the statistics and the benchmarks. Host A is 198.18.0.1 or
+ * 2001:db8::1 with QP 0x000456, host B 198.18.0.2 or 2001:db8::2 with QP
+ * 0x000123. Deterministic: the same call emits the same frames.
+ */
+#ifndef ROCE_CONVERSATIONS_H
+#define ROCE_CONVERSATIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "samples.h"
+
+/* One frame: its bytes, its capture time in microseconds from the start,
+ * the finding the analysis must raise (ROCE_OK for none) and what it is. */
+typedef void (*sample_emit_fn)(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us,
+			       enum roce_code expect, const char *what);
+
+#define SAMPLE_QP_A 0x000456
+#define SAMPLE_QP_B 0x000123
+
+/* An RC connection over IPv4 set up by rdma_cm (CM REQ with IP CM private
+ * data, REP, RTU; path MTU 1024), then SENDs, WRITEs, a segmented READ,
+ * atomics, an RPC-over-RDMA call, an RNR NAK and its retry, a loss with its
+ * NAK and go-back-N, a timeout retransmission, and DREQ/DREP. */
+void sample_conv_rc(sample_emit_fn emit, void *ctx);
+/* An NVMe-oF host and target over RC (rdma_cm to TCP port 4420 with the
+ * NVMe-oF RDMA private data): a Read command capsule, the data by RDMA
+ * WRITE, the completion. */
+void sample_conv_nvme(sample_emit_fn emit, void *ctx);
+/* RC traffic over IPv6 without a CM exchange that breaks flow rules on
+ * purpose, one per flow code. */
+void sample_conv_errors(sample_emit_fn emit, void *ctx);
+/* SIDR REQ/REP and UD SENDs, UC messages, XRC with its SRQ number, and a
+ * CNP, over IPv6. */
+void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);
+/* Conforming bulk RC traffic: `frames` frames (at least) over `qps`
+ * connections between 198.18.0.1 and 198.18.0.2, with path MTU 1024: WRITE
+ * and SEND messages of varying length with coalesced ACKs, and READs. */
+void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps);
+
+#endif
