@@ -15,7 +15,9 @@ fi
 mapfile -t mapped < <("$peer" --faults)
 bad=()
 for f in "${profiles[@]}"; do
-  if ! printf '%s\n' "${mapped[@]}" | grep -qx -- "$f"; then
+  # grep without -q reads all its input: with pipefail, grep -q leaving
+  # early would fail the pipeline on printf's SIGPIPE now and then.
+  if ! printf '%s\n' "${mapped[@]}" | grep -x -- "$f" >/dev/null; then
     echo "FAIL $f: no dutpeer scenario detects this profile"
     bad+=("$f")
     continue

@@ -194,6 +194,11 @@ def test_params():
     c.err("modify_qp", "bad_request", "params.dgid", qp=q, state="RTR", dgid="nowhere")
     c.err("modify_qp", "bad_request", "path_mtu", qp=q, state="RTR", path_mtu=1000, dest_qpn=5, rq_psn=0,
           dgid="::ffff:198.18.0.2", max_dest_rd_atomic=1, min_rnr_timer=1)
+    # The QP's port belongs to RESET -> INIT: verbs refuse it in INIT -> RTR, and so does the soft DUT.
+    c.err("modify_qp", "bad_request", "INIT -> RTR on a RC QP does not take port", qp=q, state="RTR",
+          path_mtu=1024, dest_qpn=5, rq_psn=0, dgid="198.18.0.2", max_dest_rd_atomic=1, min_rnr_timer=1, port=1)
+    c.err("modify_qp", "bad_request", "does not take timeout", qp=q, state="RTR", path_mtu=1024, dest_qpn=5,
+          rq_psn=0, dgid="198.18.0.2", max_dest_rd_atomic=1, min_rnr_timer=1, timeout=14)
     c.ok("modify_qp", qp=q, state="RTR", path_mtu=1024, dest_qpn=5, rq_psn=0, dgid="198.18.0.2",
          max_dest_rd_atomic=1, min_rnr_timer=1)
     st = c.ok("query_qp", qp=q)

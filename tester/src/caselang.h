@@ -52,13 +52,17 @@ const char *cl_error_name(enum cl_error e);
 
 /* ---- Values ---- */
 
-/* A sum of terms: numbers and symbol references ($a, $a.member, a bound
- * ?name). Evaluated modulo 2^64; fields take their width's low bits. */
+/* A sum of terms: numbers, durations (in ns) and symbol references ($a,
+ * $a.member, a bound ?name), each optionally multiplied or divided by
+ * constants ($r * 9 / 10). Evaluated modulo 2^64; fields take their
+ * width's low bits. */
 struct cl_term {
 	int sign; /* +1 or -1 */
 	bool is_sym;
+	bool duration; /* num came from a duration (ns) */
 	uint64_t num;
 	char *sym, *member; /* member may be NULL */
+	uint64_t mul, div;  /* the term times mul divided by div (constants; 0 means 1) */
 	struct cl_loc loc;
 };
 
@@ -123,6 +127,9 @@ enum cl_step_kind {
 	CL_RULE,          /* on tx|rx QP|* match... do ACTION */
 	CL_RULES_OFF,     /* off all */
 	CL_WAIT,          /* wait T */
+	CL_INFORM,        /* inform [RULE] "text" [$sym ...]: an informative finding */
+	CL_CHECK,         /* check EXPR CMP EXPR [else inform [RULE] "text"] */
+	CL_MEASURE,       /* measure QP OPCODE|any for T -> count=... rate=... */
 	CL_STEP_KIND_COUNT
 };
 
@@ -159,6 +166,17 @@ struct cl_step {
 	unsigned action_n;      /* reorder: hold for N later packets */
 	char *set_field;        /* set FIELD=EXPR */
 	struct cl_expr set_value;
+	/* inform: the finding's rule (NULL: the case's first), its text, and
+	 * the symbols whose values it shows. */
+	char *info_rule;
+	char *info_text;
+	struct cl_term *show;
+	unsigned n_show;
+	/* check: lhs CMP rhs; else_inform: an informative finding (info_rule,
+	 * info_text) instead of a failure when it does not hold. */
+	struct cl_expr lhs, rhs;
+	enum cl_cmp cmp;
+	bool else_inform;
 };
 
 /* What a name stands for. */
@@ -178,8 +196,11 @@ struct cl_case {
 	char *id, *title;
 	struct cl_loc id_loc;
 	char **rules; /* rule IDs as written (known to the catalogue) */
+	unsigned *rule_ips; /* per rule: the IP versions it is judged on (bits 1<<4, 1<<6) */
+	struct cl_loc *rule_locs;
 	unsigned n_rules;
 	unsigned caps; /* CL_CAP_* bits required */
+	unsigned unless_caps; /* CL_CAP_* bits that make the case not applicable */
 	char **mutants; /* soft-DUT fault profiles under which the case must fail */
 	unsigned n_mutants;
 	unsigned ip_versions; /* bit 4 and/or bit 6: (1u << 4) | (1u << 6) */
@@ -216,6 +237,10 @@ struct cl_diag {
 struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag);
 struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, struct cl_diag *diag);
 void cl_case_free(struct cl_case *c);
+
+/* Whether rule i of the case is judged on a run over IP version ipv (4
+ * or 6): a rule written 'CA17-4 ipv4' only applies to IPv4 runs. */
+bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 
 /* The value of a named argument of a step, or NULL. */
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key);

@@ -326,7 +326,7 @@ bool cl_lex_next(struct cl_lexer *lx, struct cl_token *t, struct cl_diag *d)
 		}
 		t->kind = CL_T_WORD;
 	} else {
-		static const char *const ops[] = { "!=", "<=", ">=", "..", "->", "=", "<", ">", "+", "-", ",", "*" };
+		static const char *const ops[] = { "!=", "<=", ">=", "..", "->", "=", "<", ">", "+", "-", ",", "*", "/" };
 		for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
 			size_t n = strlen(ops[i]);
 			if ((size_t)(lx->end - lx->p) >= n && !strncmp(lx->p, ops[i], n)) {

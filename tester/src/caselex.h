@@ -17,7 +17,7 @@ enum cl_tok_kind {
 	CL_T_HEX,      /* x"0a 0b ..." */
 	CL_T_SYM,      /* $name or $name.member */
 	CL_T_BIND,     /* ?name */
-	CL_T_OP,       /* = != < <= > >= + - , .. -> * */
+	CL_T_OP,       /* = != < <= > >= + - , .. -> * / */
 };
 
 struct cl_token {

@@ -71,6 +71,9 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_RULE] = "on",
 	[CL_RULES_OFF] = "off",
 	[CL_WAIT] = "wait",
+	[CL_INFORM] = "inform",
+	[CL_CHECK] = "check",
+	[CL_MEASURE] = "measure",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -197,6 +200,7 @@ struct argspec {
 static const char *const w_qp_type[] = { "RC", "UC", "UD", NULL };
 static const char *const w_access[] = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", NULL };
 static const char *const w_onoff[] = { "on", "off", NULL };
+static const char *const w_bringup[] = { "INIT", "RTR", "RTS", NULL };
 static const char *const w_state[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL };
 static const char *const w_status[] = {
 	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
@@ -220,7 +224,7 @@ static const struct argspec a_dut_qp[] = {
 	{ "access", F_WORD | F_LIST, w_access }, { "qkey", F_EXPR, NULL },
 	{ "traffic_class", F_EXPR, NULL }, { "hop_limit", F_EXPR, NULL }, { "flow_label", F_EXPR, NULL },
 	{ "udp_sport", F_EXPR, NULL }, { "peer_timeout", F_EXPR, NULL }, { "peer_retry_cnt", F_EXPR, NULL },
-	{ NULL, 0, NULL }
+	{ "ip", F_EXPR, NULL }, { "state", F_WORD, w_bringup }, { NULL, 0, NULL }
 };
 static const struct argspec a_post_recv[] = {
 	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { NULL, 0, NULL }
@@ -236,7 +240,8 @@ static const struct argspec a_dut_write[] = {
 	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_dut_read[] = {
-	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "data", F_BYTES | F_RESULT, NULL }, { NULL, 0, NULL }
+	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "data", F_BYTES | F_RESULT, NULL },
+	{ "l3_header", F_WORD | F_RESULT, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_dut_query[] = {
 	{ "state", F_WORD | F_RESULT | F_CMP, w_state }, { "sq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
@@ -260,12 +265,16 @@ static const struct argspec a_peer_set[] = {
 	{ "auto", F_WORD, w_onoff }, { "rnr", F_WORD, w_onoff }, { "ack", F_WORD, w_onoff },
 	{ "rnr_timer", F_EXPR, NULL }, { "psn", F_EXPR, NULL }, { "recv", F_EXPR, NULL }, { NULL, 0, NULL }
 };
+static const char *const w_other[] = { "other", NULL };
 static const struct argspec a_inject[] = {
 	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
+	{ "ip_options", F_BYTES, NULL }, { "src_ip", F_WORD, w_other }, { "dst_ip", F_WORD, w_other },
+	{ "repeat", F_EXPR, NULL }, { "every", F_EXPR, NULL },
 	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_pkt[] = {
 	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
+	{ "delay", F_EXPR | F_BIND | F_CMP, NULL },
 	{ "aeth", F_WORD, NULL }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_completion[] = {
@@ -283,6 +292,12 @@ static const struct argspec a_expect_mem[] = {
 static const struct argspec a_rule[] = {
 	{ "opcode", F_WORD, NULL }, { "psn", F_EXPR, NULL }, { "round", F_EXPR, NULL },
 	{ "nth", F_EXPR, NULL }, { "count", F_EXPR, NULL }, { NULL, 0, NULL }
+};
+#define MEASURED (F_EXPR | F_BIND | F_CMP | F_RESULT)
+static const struct argspec a_measure[] = {
+	{ "count", MEASURED, NULL }, { "bytes", MEASURED, NULL }, { "rate", MEASURED, NULL },
+	{ "pps", MEASURED, NULL }, { "first", MEASURED, NULL }, { "last", MEASURED, NULL },
+	{ "min_gap", MEASURED, NULL }, { "max_gap", MEASURED, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_none[] = { { NULL, 0, NULL } };
 
@@ -312,7 +327,7 @@ struct parser {
 	struct cl_case *c;
 	struct cl_arena **arena;
 	bool in_body;
-	bool seen_title, seen_rules, seen_requires, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
+	bool seen_title, seen_rules, seen_requires, seen_unless, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
 	const char *line_start;
 };
 
@@ -437,6 +452,12 @@ static struct cl_sym *use_name(struct parser *ps, const char *name, enum cl_sym_
 static void check_member(struct parser *ps, const struct cl_token *t)
 {
 	struct cl_sym *s = find_sym(ps, t->text);
+	/* $port.mtu: the DUT port's active MTU, known to every case. */
+	if (!s && !strcmp(t->text, "port")) {
+		if (!t->member || strcmp(t->member, "mtu"))
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$port has the member mtu only; expected $port.mtu");
+		return;
+	}
 	if (!s)
 		fail_at(ps, CL_ERR_UNDEFINED, t->loc, "$%s is not defined above; expected a QP, MR or ?binding defined earlier",
 			t->text);
@@ -478,8 +499,10 @@ static void parse_expr(struct parser *ps, struct cl_expr *e)
 		memset(t, 0, sizeof *t);
 		t->sign = sign;
 		t->loc = ps->tok.loc;
-		if (ps->tok.kind == CL_T_NUMBER) {
+		t->mul = t->div = 1;
+		if (ps->tok.kind == CL_T_NUMBER || ps->tok.kind == CL_T_DURATION) {
 			t->num = ps->tok.num;
+			t->duration = ps->tok.kind == CL_T_DURATION;
 		} else if (ps->tok.kind == CL_T_SYM) {
 			check_member(ps, &ps->tok);
 			t->is_sym = true;
@@ -490,6 +513,17 @@ static void parse_expr(struct parser *ps, struct cl_expr *e)
 		}
 		n++;
 		next(ps);
+		while (is_op(ps, "*") || is_op(ps, "/")) {
+			bool mul = ps->tok.text[0] == '*';
+			next(ps);
+			if (ps->tok.kind != CL_T_NUMBER || (!mul && ps->tok.num == 0))
+				fail_expected(ps, mul ? "a number to multiply by" : "a number other than 0 to divide by");
+			if (mul)
+				t->mul *= ps->tok.num;
+			else
+				t->div *= ps->tok.num;
+			next(ps);
+		}
 		if (is_op(ps, "+"))
 			sign = 1;
 		else if (is_op(ps, "-"))
@@ -563,8 +597,13 @@ static void parse_value(struct parser *ps, const struct argspec *spec, const cha
 		next(ps);
 		return;
 	case CL_T_DURATION:
-		if (!(forms & F_DUR))
+		if (!(forms & (F_DUR | F_EXPR)))
 			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s: found a duration; expected %s", key, forms_text(forms));
+		if (!(forms & F_DUR)) { /* a duration in an expression counts nanoseconds */
+			v->kind = CL_V_EXPR;
+			parse_expr(ps, &v->expr);
+			return;
+		}
 		v->kind = CL_V_DURATION;
 		v->ns = ps->tok.num;
 		next(ps);
@@ -815,6 +854,10 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			type = ROCE_T_UC;
 		else if (t && !strcasecmp(t->v.word, "UD"))
 			type = ROCE_T_UD;
+		const struct cl_arg *ip = cl_step_arg(st, "ip");
+		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
+			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
+			fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
 		define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
 		return;
 	}
@@ -858,9 +901,21 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 		st->mr = (char *)name_token(ps, "a DUT MR name");
 		use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		parse_args(ps, st, rd ? a_dut_read : a_dut_write, false, false);
+		const struct cl_arg *l3 = rd ? cl_step_arg(st, "l3_header") : NULL;
+		if (l3) {
+			/* -> l3_header=QP: the L3 header of the last packet the
+			 * tester sent to that UD QP. */
+			struct cl_sym *q = use_name(ps, l3->v.word, CL_SYM_QP, l3->v.loc);
+			if (q->qp_type != ROCE_T_UD)
+				fail_at(ps, CL_ERR_KIND, l3->v.loc, "'%s' is not a UD QP; expected the UD QP whose receive holds the header",
+					l3->v.word);
+			if (cl_step_arg(st, "data") || cl_step_arg(st, "len"))
+				fail_at(ps, CL_ERR_ARGUMENT, l3->loc, "l3_header= reads 40 bytes itself; expected no data= or len= with it");
+			return;
+		}
 		if (!cl_step_arg(st, "data"))
 			fail_at(ps, CL_ERR_MISSING, loc, "'%s' needs data=; expected %s", cl_step_kind_name(st->kind),
-				rd ? "'-> data=\"...\"' with the contents to expect" : "data=\"...\" or data=x\"...\"");
+				rd ? "'-> data=\"...\"' or '-> l3_header=QP' with the contents to expect" : "data=\"...\" or data=x\"...\"");
 		return;
 	}
 	if (!strcmp(verb, "query") || !strcmp(verb, "modify")) {
@@ -928,6 +983,8 @@ static void check_field_args(struct parser *ps, struct cl_step *st)
 				fail_at(ps, CL_ERR_VALUE, a->v.loc, "'%s' is not an AETH kind; expected ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS, NAK_OPERATIONAL or NAK_INVALID_RD",
 					a->v.word);
 		}
+		if (!strcmp(a->key, "ip_options") && (a->v.n_bytes == 0 || a->v.n_bytes > 40))
+			fail_at(ps, CL_ERR_VALUE, a->v.loc, "ip_options= has %zu bytes; expected 1 to 40", a->v.n_bytes);
 		if (!strcmp(a->key, "icrc") && st->kind == CL_INJECT && a->v.kind == CL_V_WORD &&
 		    strcmp(a->v.word, "bad"))
 			fail_at(ps, CL_ERR_VALUE, a->v.loc, "inject takes icrc=bad or a number; expected one of those");
@@ -1064,12 +1121,110 @@ static void parse_rule(struct parser *ps, struct cl_loc loc)
 	expect_end(ps);
 }
 
+/* [RULE-ID] "text": what an informative finding says, and which rule it
+ * is about (NULL: the case's first rule). */
+static void parse_info(struct parser *ps, struct cl_step *st)
+{
+	if (ps->tok.kind == CL_T_WORD) {
+		if (roce_rule_by_id(ps->tok.text) == ROCE_RULE_NONE)
+			fail_at(ps, CL_ERR_RULE_ID, ps->tok.loc, "'%s' is not in the rule catalogue; expected a rule ID or the \"text\" to report",
+				ps->tok.text);
+		st->info_rule = ps->tok.text;
+		next(ps);
+	}
+	if (ps->tok.kind != CL_T_STRING)
+		fail_expected(ps, "the informative finding's \"text\"");
+	st->info_text = cl_arena_strndup(ps->arena, (const char *)ps->tok.bytes, ps->tok.n_bytes);
+	next(ps);
+}
+
+static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
+{
+	static const struct {
+		const char *op;
+		enum cl_cmp cmp;
+	} cmps[] = { { "=", CL_EQ }, { "!=", CL_NE }, { "<", CL_LT }, { "<=", CL_LE }, { ">", CL_GT }, { ">=", CL_GE } };
+	for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++) {
+		if (is_op(ps, cmps[i].op)) {
+			*cmp = cmps[i].cmp;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* check EXPR CMP EXPR [else inform [RULE] "text"] */
+static void parse_check(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_CHECK, loc);
+	parse_expr(ps, &st->lhs);
+	if (!parse_cmp(ps, &st->cmp))
+		fail_expected(ps, "a comparison (=, !=, <, <=, >, >=)");
+	next(ps);
+	parse_expr(ps, &st->rhs);
+	if (is_word(ps, "else")) {
+		next(ps);
+		if (!is_word(ps, "inform"))
+			fail_expected(ps, "'inform' after 'else' (an informative finding instead of a failure)");
+		next(ps);
+		st->else_inform = true;
+		parse_info(ps, st);
+	}
+}
+
+/* measure QP OPCODE|any for T -> count=... rate=?r ... */
+static void parse_measure(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_MEASURE, loc);
+	struct cl_sym *q = qp_arg(ps, st);
+	opcode_arg(ps, st, q->qp_type, true);
+	if (!is_word(ps, "for"))
+		fail_expected(ps, "'for' and the length of the measurement, like 'for 20ms'");
+	next(ps);
+	if (ps->tok.kind != CL_T_DURATION || ps->tok.num == 0)
+		fail_expected(ps, "a duration after 'for', like 20ms");
+	st->has_within = true;
+	st->within_max = ps->tok.num;
+	next(ps);
+	parse_args(ps, st, a_measure, false, false);
+}
+
+/* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
+ * the values of the symbols. */
+static void parse_inform(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_INFORM, loc);
+	parse_info(ps, st);
+	struct cl_term terms[16];
+	unsigned n = 0;
+	while (!at_end(ps)) {
+		if (ps->tok.kind != CL_T_SYM)
+			fail_expected(ps, "a $symbol whose value the finding shows, or end of line");
+		if (n == 16)
+			fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many symbols; expected at most 16");
+		check_member(ps, &ps->tok);
+		memset(&terms[n], 0, sizeof terms[n]);
+		terms[n].sign = 1;
+		terms[n].is_sym = true;
+		terms[n].sym = ps->tok.text;
+		terms[n].member = ps->tok.member;
+		terms[n].loc = ps->tok.loc;
+		n++;
+		next(ps);
+		if (is_op(ps, ","))
+			next(ps);
+	}
+	st->n_show = n;
+	st->show = cl_arena_alloc(ps->arena, (n ? n : 1) * sizeof *terms);
+	memcpy(st->show, terms, n * sizeof *terms);
+}
+
 /* ---- Header ---- */
 
 static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
 {
 	if (ps->in_body)
-		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, mutants, ip, pmtu, timeout) before any step",
+		fail_at(ps, CL_ERR_HEADER_ORDER, loc, "'%s' after the first step; expected header statements (case, title, rules, requires, unless, mutants, ip, pmtu, timeout) before any step",
 			what);
 	if (*seen)
 		fail_at(ps, CL_ERR_DUPLICATE, loc, "a second '%s'; expected it once", what);
@@ -1088,6 +1243,8 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 	} else if (!strcmp(kw, "rules")) {
 		header_once(ps, &ps->seen_rules, kw, loc);
 		char *ids[64];
+		unsigned ips[64];
+		struct cl_loc locs[64];
 		unsigned n = 0;
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
@@ -1097,17 +1254,33 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 					ps->tok.text);
 			if (n == 64)
 				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many rules; expected at most 64");
+			for (unsigned k = 0; k < n; k++)
+				if (!strcmp(ids[k], ps->tok.text))
+					fail_at(ps, CL_ERR_DUPLICATE, ps->tok.loc, "rule %s is named twice; expected each rule once",
+						ps->tok.text);
+			locs[n] = ps->tok.loc;
+			ips[n] = (1u << 4) | (1u << 6);
 			ids[n++] = ps->tok.text;
 			next(ps);
+			/* 'CA17-4 ipv4': the rule is judged on IPv4 runs only. */
+			if (is_word(ps, "ipv4") || is_word(ps, "ipv6")) {
+				ips[n - 1] = 1u << (ps->tok.text[3] - '0');
+				next(ps);
+			}
 			if (!is_op(ps, ","))
 				break;
 			next(ps);
 		}
 		c->rules = cl_arena_alloc(ps->arena, n * sizeof *ids);
 		memcpy(c->rules, ids, n * sizeof *ids);
+		c->rule_ips = cl_arena_alloc(ps->arena, n * sizeof *ips);
+		memcpy(c->rule_ips, ips, n * sizeof *ips);
+		c->rule_locs = cl_arena_alloc(ps->arena, n * sizeof *locs);
+		memcpy(c->rule_locs, locs, n * sizeof *locs);
 		c->n_rules = n;
-	} else if (!strcmp(kw, "requires")) {
-		header_once(ps, &ps->seen_requires, kw, loc);
+	} else if (!strcmp(kw, "requires") || !strcmp(kw, "unless")) {
+		bool unless = kw[0] == 'u';
+		header_once(ps, unless ? &ps->seen_unless : &ps->seen_requires, kw, loc);
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
 				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV)");
@@ -1115,7 +1288,10 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 			if (!bit)
 				fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM or SEND_WITH_INV",
 					ps->tok.text);
-			c->caps |= bit;
+			if ((unless ? c->caps : c->unless_caps) & bit)
+				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s is both required and excluded; expected it in 'requires' or 'unless', not both",
+					ps->tok.text);
+			*(unless ? &c->unless_caps : &c->caps) |= bit;
 			next(ps);
 			if (!is_op(ps, ","))
 				break;
@@ -1169,7 +1345,7 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 
 static bool is_header_kw(const char *w)
 {
-	static const char *const kws[] = { "title", "rules", "requires", "mutants", "ip", "pmtu", "timeout", NULL };
+	static const char *const kws[] = { "title", "rules", "requires", "unless", "mutants", "ip", "pmtu", "timeout", NULL };
 	for (const char *const *k = kws; *k; k++)
 		if (!strcmp(*k, w))
 			return true;
@@ -1181,7 +1357,7 @@ static void parse_statement(struct parser *ps)
 	struct cl_loc loc = ps->tok.loc;
 	ps->line_start = ps->tok.start;
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, on, off, wait)");
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, measure, on, off, wait, check, inform)");
 	const char *kw = ps->tok.text;
 	bool first = ps->c->id == NULL;
 	if (first && strcmp(kw, "case"))
@@ -1219,6 +1395,8 @@ static void parse_statement(struct parser *ps)
 		opcode_arg(ps, st, q->qp_type, false);
 		parse_args(ps, st, a_inject, false, false);
 		check_field_args(ps, st);
+		if (cl_step_arg(st, "every") && !cl_step_arg(st, "repeat"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'every' spaces repetitions; expected repeat=N with it");
 	} else if (!strcmp(kw, "expect")) {
 		parse_expect(ps, loc);
 	} else if (!strcmp(kw, "on")) {
@@ -1229,6 +1407,12 @@ static void parse_statement(struct parser *ps)
 		if (!is_word(ps, "all"))
 			fail_expected(ps, "'all' after 'off'");
 		next(ps);
+	} else if (!strcmp(kw, "inform")) {
+		parse_inform(ps, loc);
+	} else if (!strcmp(kw, "check")) {
+		parse_check(ps, loc);
+	} else if (!strcmp(kw, "measure")) {
+		parse_measure(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1237,7 +1421,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, on, off or wait", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, on, off, wait, check or inform", kw);
 	}
 	expect_end(ps);
 }
@@ -1282,6 +1466,12 @@ struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, st
 			!c->title ? "a title" : !c->n_rules ? "rules" : "steps",
 			!c->title ? "'title \"...\"'" : !c->n_rules ? "'rules ID, ...'" : "at least one step");
 	}
+	/* A rule limited to an IP version the case never runs over would
+	 * never be judged. */
+	for (unsigned i = 0; i < c->n_rules; i++)
+		if (!(c->rule_ips[i] & c->ip_versions))
+			fail_at(ps, CL_ERR_VALUE, c->rule_locs[i], "rule %s is limited to IPv%d, which the case's 'ip' header excludes; expected an IP version the case runs over",
+				c->rules[i], c->rule_ips[i] == 1u << 4 ? 4 : 6);
 	c->arena = arena;
 	free(ps);
 	return c;
@@ -1318,6 +1508,11 @@ void cl_case_free(struct cl_case *c)
 {
 	if (c)
 		cl_arena_free(c->arena);
+}
+
+bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv)
+{
+	return i < c->n_rules && (ipv == 4 || ipv == 6) && (c->rule_ips[i] & (1u << ipv));
 }
 
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)

@@ -5,6 +5,7 @@
  *     roce-tester lint ...    validate RoCEv2 captures with libroce
  *     roce-tester rules       print the rule catalogue
  *     roce-tester run ...     run conformance cases against a DUT
+ *     roce-tester coverage .. which rules the cases test (docs/coverage.md)
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static void usage(FILE *out)
 	      "  lint    check every RoCEv2 packet of pcap files against the rules\n"
 	      "  rules   print the rule catalogue\n"
 	      "  run     run conformance cases against a DUT through its agent\n"
+	      "  coverage  which rules of the catalogue the cases test (Markdown)\n"
 	      "\n"
 	      "Run 'roce-tester COMMAND --help' for a command's options.\n",
 	      out);
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
 		return cmd_rules(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "coverage"))
+		return cmd_coverage(argc - 1, argv + 1);
 	fprintf(stderr, "roce-tester: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

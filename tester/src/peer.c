@@ -692,7 +692,7 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 		w->npkts = roce_packets_for(wr->len, q->cfg.pmtu);
 	}
 	w->buf = xmalloc(wr->len);
-	if (wr->op == PEER_OP_SEND || wr->op == PEER_OP_WRITE)
+	if ((wr->op == PEER_OP_SEND || wr->op == PEER_OP_WRITE) && wr->len)
 		memcpy(w->buf, wr->data, wr->len);
 	else
 		memset(w->buf, 0, wr->len);
@@ -981,6 +981,8 @@ static bool take_recv(struct qp *q)
 
 static void msg_append(struct qp *q, const uint8_t *data, size_t n)
 {
+	if (!n)
+		return; /* a zero-length message: there may be no buffer yet */
 	if (q->rlen + n > q->rcap) {
 		size_t cap = q->rcap ? q->rcap : 4096;
 		while (cap < q->rlen + n)
@@ -1008,7 +1010,8 @@ static void deliver_recv(struct peer *p, struct qp *q, const struct roce_pkt *pk
 		wc.src_qp = roce_deth_srcqp(deth);
 	if (op == PEER_OP_RECV) {
 		wc.data = keep(p, xmalloc(q->rlen));
-		memcpy(wc.data, q->rbuf, q->rlen);
+		if (q->rlen)
+			memcpy(wc.data, q->rbuf, q->rlen);
 	}
 	complete(p, q, &wc);
 	q->rlen = 0;

@@ -114,7 +114,7 @@ static JsonArray *rule_records(struct results *res)
 			verdict = "not_testable";
 		else if (failed)
 			verdict = "fail";
-		else if (n[V_PASS])
+		else if (n[V_PASS] || n[V_INFORMATIVE]) /* an informative case met its requirements */
 			verdict = rule->severity == ROCE_SEV_INFO ? "informative" : "pass";
 		else if (informative)
 			verdict = "informative";

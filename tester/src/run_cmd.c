@@ -3,7 +3,6 @@
  * against the DUT (once per IP version), and writes the results file and
  * the annotated capture into the report directory.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -14,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "casefiles.h"
 #include "commands.h"
 #include "results.h"
 #include "runner.h"
@@ -62,8 +62,9 @@ static void usage(FILE *out)
 	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
 	      "      --list              list the selected cases and exit\n"
 	      "      --check             parse the cases, report errors, and exit\n"
-	      "      --list-mutants      print FILE, ID and fault profile for every 'mutants'\n"
-	      "                          entry (for the mutation test) and exit\n"
+	      "      --list-mutants      print FILE, ID, fault profile and required capabilities\n"
+	      "                          (tab-separated) for every 'mutants' entry (for the\n"
+	      "                          mutation test) and exit\n"
 	      "  -q, --quiet             print only the summary\n"
 	      "  -v, --verbose           print every step\n"
 	      "  -h, --help              this help\n"
@@ -72,60 +73,6 @@ static void usage(FILE *out)
 	      "2 bad usage or case files, 3 a case ended in error (set-up problem) and\n"
 	      "none failed, 130 interrupted.\n",
 	      out);
-}
-
-struct case_list {
-	char **paths;
-	size_t n, cap;
-};
-
-static void add_path(struct case_list *l, const char *p)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		char **np = realloc(l->paths, l->cap * sizeof *np);
-		if (!np)
-			abort();
-		l->paths = np;
-	}
-	l->paths[l->n++] = strdup(p);
-}
-
-static int collect(struct case_list *l, const char *path, bool top)
-{
-	struct stat st;
-	if (stat(path, &st) != 0) {
-		fprintf(stderr, "roce-tester run: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		size_t n = strlen(path);
-		if (top || (n > 5 && !strcmp(path + n - 5, ".case")))
-			add_path(l, path);
-		return 0;
-	}
-	DIR *d = opendir(path);
-	if (!d) {
-		fprintf(stderr, "roce-tester run: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	int rc = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char sub[4096];
-		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-		if (collect(l, sub, false) != 0)
-			rc = -1;
-	}
-	closedir(d);
-	return rc;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool selected(const struct cl_case *c, char **filters, unsigned nf)
@@ -255,13 +202,10 @@ int cmd_run(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	struct case_list files = { 0 };
+	struct case_files files = { 0 };
 	int rc = 0;
-	for (int i = optind; i < argc; i++)
-		if (collect(&files, argv[i], true) != 0)
-			rc = EXIT_USAGE;
-	if (files.n)
-		qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+	if (case_files_collect(&files, argv + optind, argc - optind, "roce-tester run") != 0)
+		rc = EXIT_USAGE;
 	struct cl_case **cases = calloc(files.n ? files.n : 1, sizeof *cases);
 	size_t n_cases = 0, bad = 0;
 	for (size_t i = 0; i < files.n; i++) {
@@ -291,8 +235,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (list || check || list_mutants) {
 		for (size_t i = 0; i < n_cases; i++) {
+			char caps[128];
+			cl_caps_format(cases[i]->caps, caps, sizeof caps);
 			for (unsigned k = 0; list_mutants && k < cases[i]->n_mutants; k++)
-				printf("%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k]);
+				printf("%s\t%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k], caps[0] ? caps : "-");
 			if (list) {
 				printf("%-32s %s\n", cases[i]->id, cases[i]->title);
 				if (o.verbose) {
@@ -394,9 +340,10 @@ int cmd_run(int argc, char **argv)
 	r->cap = NULL;
 	unsigned counts[V_COUNT];
 	results_counts(res, counts);
-	printf("%s%u case run(s): %u pass, %u fail, %u not applicable, %u error\n", stop ? "interrupted: " : "",
-	       counts[V_PASS] + counts[V_FAIL] + counts[V_NOT_APPLICABLE] + counts[V_ERROR], counts[V_PASS],
-	       counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR]);
+	printf("%s%u case run(s): %u pass, %u informative, %u fail, %u not applicable, %u error\n",
+	       stop ? "interrupted: " : "",
+	       counts[V_PASS] + counts[V_INFORMATIVE] + counts[V_FAIL] + counts[V_NOT_APPLICABLE] + counts[V_ERROR],
+	       counts[V_PASS], counts[V_INFORMATIVE], counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR]);
 	printf("results: %s\ncapture: %s (%llu frames)\n", res_path, cap_path, (unsigned long long)frames);
 	results_free(res);
 	runner_fini(r);
@@ -408,8 +355,6 @@ out:
 	for (size_t i = 0; i < n_cases; i++)
 		cl_case_free(cases[i]);
 	free(cases);
-	for (size_t i = 0; i < files.n; i++)
-		free(files.paths[i]);
-	free(files.paths);
+	case_files_free(&files);
 	return rc;
 }

@@ -24,6 +24,7 @@ const char *verdict_name(enum verdict v)
 	case V_FAIL: return "fail";
 	case V_NOT_APPLICABLE: return "not_applicable";
 	case V_ERROR: return "error";
+	case V_INFORMATIVE: return "informative";
 	default: return "?";
 	}
 }
@@ -68,9 +69,22 @@ struct run_ctx {
 	uint64_t ref_ns, deadline_ns;
 	JsonArray *events, *findings, *evidence, *failed_rules;
 	bool pkt_error; /* a DUT packet broke a stateless rule */
+	unsigned n_informative; /* informative findings of the case's own statements */
+	char first_informative[600];
 };
 
 /* ---- Small helpers ---- */
+
+static bool family_usable(struct runner *r, int ipv, char *why, size_t n);
+
+/* The DUT port's active MTU (query_port), or 4096 when it did not say. */
+static unsigned dut_port_mtu(struct runner *r)
+{
+	uint64_t mtu = 0;
+	if (r->dut_port && agent_get_u64(r->dut_port, "active_mtu", &mtu) && mtu)
+		return (unsigned)mtu;
+	return 4096;
+}
 
 static void outf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void outf(char *buf, size_t n, const char *fmt, ...)
@@ -181,12 +195,62 @@ static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
 	return NULL;
 }
 
+static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
+{
+	const struct roce_rule_info *ri = roce_rule(rule);
+	JsonObject *j = json_object_new();
+	json_object_set_string_member(j, "rule", ri->id);
+	json_object_set_string_member(j, "severity", "error");
+	json_object_set_string_member(j, "message", msg);
+	json_object_set_int_member(j, "packet", idx);
+	json_object_set_int_member(j, "step", x->pkts[idx].step);
+	json_object_set_string_member(j, "source", "packet check");
+	json_array_add_object_element(x->findings, j);
+	annotate(x, idx, "finding %s", msg);
+	x->pkt_error = true;
+	add_failed_rule(x, ri->id);
+}
+
+/* The addresses of a DUT packet are the connection's: the source GID's
+ * address (CA17-11/18) and the tester's, the destination GID (CA17-12/19). */
+static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	struct runner *r = x->r;
+	if (pk->err != ROCE_OK || !pk->op)
+		return;
+	char want[INET6_ADDRSTRLEN], got[INET6_ADDRSTRLEN], msg[300];
+	if (pk->ip_version != q->ipv) {
+		outf(msg, sizeof msg, "an IPv%d packet on QP %s, whose GIDs are IPv%d", pk->ip_version, q->name, q->ipv);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
+		return;
+	}
+	const uint8_t *l3 = pk->buf + pk->hdr_off[q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	int af = q->ipv == 6 ? AF_INET6 : AF_INET;
+	size_t n = q->ipv == 6 ? 16 : 4;
+	const uint8_t *src = q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3);
+	const uint8_t *dst = q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3);
+	const uint8_t *mine = q->ipv == 6 ? r->io.ip6 : r->io.ip4;
+	if (memcmp(src, r->fam[q->fi].ip, n)) {
+		inet_ntop(af, src, got, sizeof got);
+		inet_ntop(af, r->fam[q->fi].ip, want, sizeof want);
+		outf(msg, sizeof msg, "source address %s is not %s, the address of the DUT's source GID", got, want);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
+	}
+	if (memcmp(dst, mine, n)) {
+		inet_ntop(af, dst, got, sizeof got);
+		inet_ntop(af, mine, want, sizeof want);
+		outf(msg, sizeof msg, "destination address %s is not %s, the address of the destination GID", got, want);
+		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_12 : ROCE_RULE_CA17_19, msg);
+	}
+}
+
 /* Every DUT packet of the case is checked against the stateless rules. */
 static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
 {
 	struct case_pkt *p = &x->pkts[idx];
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	check_dut_addresses(x, idx, q, &pk);
 	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
 	struct roce_finding f[16];
 	size_t n = roce_check(&pk, &o, f, 16);
@@ -275,7 +339,9 @@ static void pump_until(struct runner *r, int fd, uint64_t deadline, bool stop_on
 		if (until <= now)
 			continue;
 		struct pollfd pf[2] = { { r->io.fd, POLLIN, 0 }, { fd, POLLIN, 0 } };
-		uint64_t ms = (until - now + 999999) / NS_PER_MS;
+		/* Under a millisecond (paced injection, short timers) poll
+		 * without sleeping: poll's timeout counts whole ms. */
+		uint64_t ms = until - now < NS_PER_MS ? 0 : (until - now) / NS_PER_MS;
 		if (ms > 100)
 			ms = 100;
 		int n = poll(pf, fd >= 0 ? 2 : 1, (int)ms);
@@ -296,13 +362,14 @@ static void agent_pump(void *ctx, int fd, uint64_t deadline)
 
 /* ---- Symbols and values ---- */
 
-static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+static void sym_set_unit(struct run_ctx *x, const char *name, const char *member, uint64_t v, enum sym_unit u)
 {
 	char key[128];
 	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
 	for (size_t i = 0; i < x->n_syms; i++) {
 		if (!strcmp(x->syms[i].name, key)) {
 			x->syms[i].value = v;
+			x->syms[i].unit = u;
 			return;
 		}
 	}
@@ -315,20 +382,53 @@ static void sym_set(struct run_ctx *x, const char *name, const char *member, uin
 	}
 	x->syms[x->n_syms].name = strdup(key);
 	x->syms[x->n_syms].value = v;
+	x->syms[x->n_syms].unit = u;
 	x->n_syms++;
+}
+
+static void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v)
+{
+	sym_set_unit(x, name, member, v, SYM_PLAIN);
+}
+
+static const struct sym_val *sym_find(struct run_ctx *x, const char *name, const char *member)
+{
+	char key[128];
+	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
+	for (size_t i = 0; i < x->n_syms; i++)
+		if (!strcmp(x->syms[i].name, key))
+			return &x->syms[i];
+	return NULL;
 }
 
 static bool sym_get(struct run_ctx *x, const char *name, const char *member, uint64_t *v)
 {
-	char key[128];
-	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
-	for (size_t i = 0; i < x->n_syms; i++) {
-		if (!strcmp(x->syms[i].name, key)) {
-			*v = x->syms[i].value;
-			return true;
-		}
+	const struct sym_val *sv = sym_find(x, name, member);
+	if (sv)
+		*v = sv->value;
+	return sv != NULL;
+}
+
+/* A value as a report shows it: 67.109 ms, 4.00 Mb/s, 1200 pkt/s. */
+static void format_value(uint64_t v, enum sym_unit u, char *buf, size_t n)
+{
+	switch (u) {
+	case SYM_NS:
+		if (v < 1000)
+			outf(buf, n, "%llu ns", (unsigned long long)v);
+		else if (v < 1000000)
+			outf(buf, n, "%.3f us", (double)v / 1e3);
+		else if (v < 1000000000)
+			outf(buf, n, "%.3f ms", (double)v / 1e6);
+		else
+			outf(buf, n, "%.3f s", (double)v / 1e9);
+		return;
+	case SYM_BYTES: outf(buf, n, "%llu bytes", (unsigned long long)v); return;
+	case SYM_BYTES_PER_S: outf(buf, n, "%.3f Mb/s", (double)v * 8 / 1e6); return;
+	case SYM_PER_S: outf(buf, n, "%llu pkt/s", (unsigned long long)v); return;
+	case SYM_PLAIN: break;
 	}
-	return false;
+	outf(buf, n, "%llu", (unsigned long long)v);
 }
 
 static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, struct step_out *o)
@@ -343,10 +443,58 @@ static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, stru
 			     x->c->path, t->loc.line, t->loc.col, t->sym, t->member ? "." : "", t->member ? t->member : "");
 			return false;
 		}
+		if (t->mul)
+			tv *= t->mul;
+		if (t->div)
+			tv /= t->div;
 		v = t->sign > 0 ? v + tv : v - tv;
 	}
 	*out = v;
 	return true;
+}
+
+/* The unit an expression's value is in: time if a term is a duration or
+ * a time-valued symbol, else the first symbol's. */
+static enum sym_unit expr_unit(struct run_ctx *x, const struct cl_expr *e)
+{
+	enum sym_unit u = SYM_PLAIN;
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		if (t->duration)
+			return SYM_NS;
+		const struct sym_val *sv = t->is_sym ? sym_find(x, t->sym, t->member) : NULL;
+		if (sv && sv->unit == SYM_NS)
+			return SYM_NS;
+		if (sv && u == SYM_PLAIN)
+			u = sv->unit;
+	}
+	return u;
+}
+
+/* An expression as written ($r0 * 9 / 10, 60 ms). */
+static void expr_text(const struct cl_expr *e, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct cl_term *t = &e->terms[i];
+		if (i)
+			appendf(buf, n, " %c ", t->sign > 0 ? '+' : '-');
+		else if (t->sign < 0)
+			appendf(buf, n, "-");
+		if (t->is_sym) {
+			appendf(buf, n, "$%s%s%s", t->sym, t->member ? "." : "", t->member ? t->member : "");
+		} else if (t->duration) {
+			char d[64];
+			format_value(t->num, SYM_NS, d, sizeof d);
+			appendf(buf, n, "%s", d);
+		} else {
+			appendf(buf, n, "%llu", (unsigned long long)t->num);
+		}
+		if (t->mul && t->mul != 1)
+			appendf(buf, n, " * %llu", (unsigned long long)t->mul);
+		if (t->div && t->div != 1)
+			appendf(buf, n, " / %llu", (unsigned long long)t->div);
+	}
 }
 
 static bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
@@ -535,14 +683,14 @@ static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc
 {
 	struct runner *r = x->r;
 	memset(ep, 0, sizeof *ep);
-	ep->ip_version = x->ipv;
+	ep->ip_version = q->ipv;
 	memcpy(ep->src_mac, r->io.mac, 6);
-	memcpy(ep->dst_mac, r->fam[x->fi].mac, 6);
+	memcpy(ep->dst_mac, r->fam[q->fi].mac, 6);
 	if (r->opts.vlan >= 0) {
 		ep->n_vlan = 1;
 		ep->vlan_tci[0] = (uint16_t)((r->opts.vlan_pcp & 7) << 13 | (r->opts.vlan & 0xFFF));
 	}
-	if (x->ipv == 4) {
+	if (q->ipv == 4) {
 		memcpy(ep->src_ip, r->io.ip4, 4);
 		memcpy(ep->dst_ip, r->fam[0].ip, 4);
 	} else {
@@ -557,11 +705,42 @@ static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc
 	ep->dest_qpn = q->dut_qpn;
 }
 
-static bool modify(struct run_ctx *x, struct step_out *o, int64_t qp, const char *state, JsonObject *attrs)
+static const char *const bringup_states[3] = { "INIT", "RTR", "RTS" };
+
+static int bringup_index(const char *state)
 {
-	json_object_set_int_member(attrs, "qp", qp);
+	for (int i = 0; i < 3; i++)
+		if (!strcasecmp(state, bringup_states[i]))
+			return i;
+	return -1;
+}
+
+/* Moves a case QP; the transition's attributes are remembered (bring-up)
+ * or completed from what the bring-up would have given (a later modify
+ * along the same path). */
+static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, const char *state, JsonObject *attrs,
+		   bool remember)
+{
+	int bi = bringup_index(state);
+	bool next_in_path = bi >= 0 && !strcasecmp(q->state, bi ? bringup_states[bi - 1] : "RESET");
+	if (remember && bi >= 0) {
+		q->bringup[bi] = json_object_ref(attrs);
+	} else if (next_in_path && q->bringup[bi]) {
+		GList *members = json_object_get_members(q->bringup[bi]);
+		for (GList *m = members; m; m = m->next)
+			if (!json_object_has_member(attrs, m->data))
+				json_object_set_member(attrs, m->data, json_object_dup_member(q->bringup[bi], m->data));
+		g_list_free(members);
+	}
+	json_object_set_int_member(attrs, "qp", q->dut_qp);
 	json_object_set_string_member(attrs, "state", state);
-	return call(x, o, "modify_qp", attrs, NULL);
+	if (!call(x, o, "modify_qp", attrs, NULL))
+		return false;
+	static const char *const known[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcasecmp(state, known[i]))
+			q->state = known[i];
+	return true;
 }
 
 static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -576,7 +755,8 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	enum roce_transport t = !strcasecmp(type, "UC") ? ROCE_T_UC : !strcasecmp(type, "UD") ? ROCE_T_UD : ROCE_T_RC;
 	uint64_t pmtu, psn, peer_psn, timeout, retry, rnr_retry, min_rnr, max_rd, max_dest_rd, qkey, tc, hl, fl,
 		sport, peer_timeout, peer_retry;
-	if (!arg_u64(x, s, "pmtu", x->c->pmtu, &pmtu, o) || !arg_u64(x, s, "psn", random_psn(), &psn, o) ||
+	/* A UD message may take the whole port MTU unless the case says less. */
+	if (!arg_u64(x, s, "pmtu", t == ROCE_T_UD ? dut_port_mtu(r) : x->c->pmtu, &pmtu, o) || !arg_u64(x, s, "psn", random_psn(), &psn, o) ||
 	    !arg_u64(x, s, "peer_psn", random_psn(), &peer_psn, o) || !arg_u64(x, s, "timeout", 14, &timeout, o) ||
 	    !arg_u64(x, s, "retry_cnt", 7, &retry, o) || !arg_u64(x, s, "rnr_retry", 7, &rnr_retry, o) ||
 	    !arg_u64(x, s, "min_rnr_timer", 12, &min_rnr, o) || !arg_u64(x, s, "max_rd_atomic", 4, &max_rd, o) ||
@@ -590,14 +770,46 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		outf(o->detail, sizeof o->detail, "pmtu=%llu is not a path MTU (256..4096)", (unsigned long long)pmtu);
 		return;
 	}
+	if (t != ROCE_T_UD && pmtu > dut_port_mtu(r)) {
+		o->st = S_NA;
+		outf(o->detail, sizeof o->detail, "the DUT port's active MTU is %u, below the path MTU %llu of QP %s",
+		     dut_port_mtu(r), (unsigned long long)pmtu, s->name);
+		return;
+	}
 	psn &= ROCE_PSN_MASK;
 	peer_psn &= ROCE_PSN_MASK;
+	/* A QP may pin its IP version (a case that needs both at once). */
+	uint64_t ipv;
+	if (!arg_u64(x, s, "ip", (uint64_t)x->ipv, &ipv, o))
+		return;
+	if (ipv != 4 && ipv != 6) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "ip=%llu: expected 4 or 6", (unsigned long long)ipv);
+		return;
+	}
+	if ((int)ipv != x->ipv) {
+		char why[256];
+		if (!family_usable(r, (int)ipv, why, sizeof why)) {
+			/* A DUT without a RoCEv2 GID of that version breaks the
+			 * case's rules (CA17-1); a tester without the address
+			 * cannot run it. */
+			o->st = r->fam[ipv == 6].no_gid ? S_FAIL : S_ERROR;
+			outf(o->detail, sizeof o->detail, "QP %s over IPv%d: %s", s->name, (int)ipv, why);
+			outf(o->expected, sizeof o->expected, "a RoCEv2 GID of the DUT for IPv%d", (int)ipv);
+			outf(o->observed, sizeof o->observed, "%s", why);
+			return;
+		}
+	}
+	const char *upto = arg_word(s, "state", "RTS");
 	if (!ensure_pd(x, o))
 		return;
 	struct case_qp *q = &x->qps[x->n_qps];
 	memset(q, 0, sizeof *q);
 	q->name = s->name;
 	q->type = t;
+	q->ipv = (int)ipv;
+	q->fi = ipv == 6;
+	q->state = "RESET";
 	q->pmtu = (unsigned)pmtu;
 	q->dut_psn = (uint32_t)psn;
 	q->tester_psn = (uint32_t)peer_psn;
@@ -641,7 +853,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	x->n_qps++;
 
 	char gid[64];
-	tester_gid(r, x->ipv, gid, sizeof gid);
+	tester_gid(r, q->ipv, gid, sizeof gid);
 	/* RESET -> INIT -> RTR -> RTS with the tester's QPN, PSN and GID. */
 	p = json_object_new();
 	json_object_set_int_member(p, "port", 1);
@@ -650,7 +862,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		agent_set_u64(p, "qkey", qkey);
 	else
 		json_object_set_array_member(p, "access", access_list(s, t == ROCE_T_RC ? "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC" : "REMOTE_WRITE"));
-	if (!modify(x, o, q->dut_qp, "INIT", p))
+	if (!modify(x, o, q, "INIT", p, true))
 		return;
 	p = json_object_new();
 	if (t != ROCE_T_UD) {
@@ -658,19 +870,25 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "dest_qpn", q->tester_qpn);
 		json_object_set_int_member(p, "rq_psn", q->tester_psn);
 		json_object_set_string_member(p, "dgid", gid);
-		json_object_set_int_member(p, "sgid_index", r->fam[x->fi].sgid_index);
+		json_object_set_int_member(p, "sgid_index", r->fam[q->fi].sgid_index);
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
 		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
-		json_object_set_int_member(p, "port", 1);
+		/* No "port" here: it is the QP's port attribute, set in
+		 * RESET -> INIT; verbs refuse it in INIT -> RTR. */
 		if (t == ROCE_T_RC) {
 			json_object_set_int_member(p, "max_dest_rd_atomic", (gint64)max_dest_rd);
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
 		}
 	}
-	if (!modify(x, o, q->dut_qp, "RTR", p))
+	bool stop = !strcasecmp(upto, "INIT");
+	if (stop) {
+		q->bringup[1] = json_object_ref(p);
+		json_object_unref(p);
+	} else if (!modify(x, o, q, "RTR", p, true)) {
 		return;
+	}
 	p = json_object_new();
 	json_object_set_int_member(p, "sq_psn", q->dut_psn);
 	if (t == ROCE_T_RC) {
@@ -679,13 +897,18 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "rnr_retry", (gint64)rnr_retry);
 		json_object_set_int_member(p, "max_rd_atomic", (gint64)max_rd);
 	}
-	if (!modify(x, o, q->dut_qp, "RTS", p))
+	stop = stop || !strcasecmp(upto, "RTR");
+	if (stop) {
+		q->bringup[2] = json_object_ref(p);
+		json_object_unref(p);
+	} else if (!modify(x, o, q, "RTS", p, true)) {
 		return;
+	}
 	if (t == ROCE_T_UD) {
 		p = json_object_new();
 		json_object_set_int_member(p, "pd", x->pd);
 		json_object_set_string_member(p, "dgid", gid);
-		json_object_set_int_member(p, "sgid_index", r->fam[x->fi].sgid_index);
+		json_object_set_int_member(p, "sgid_index", r->fam[q->fi].sgid_index);
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
@@ -723,8 +946,9 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	sym_set(x, s->name, "peer_qpn", q->tester_qpn);
 	sym_set(x, s->name, "peer_psn", q->tester_psn);
 	sym_set(x, s->name, "qkey", q->dut_qkey);
-	outf(o->detail, sizeof o->detail, "%s QP %s: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u",
-	     roce_transport_name(t), s->name, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu);
+	outf(o->detail, sizeof o->detail, "%s QP %s over IPv%d: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u, %s",
+	     roce_transport_name(t), s->name, q->ipv, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu,
+	     q->state);
 }
 
 static JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
@@ -809,9 +1033,68 @@ static void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct st
 	call(x, o, "write_mr", p, NULL);
 }
 
+/* The DUT memory check of a UD receive's first 40 bytes (A17.4.5): the L3
+ * header of the last packet the tester sent to the QP; of an IPv4 header,
+ * bytes 20..39 only (0..19 are undefined). */
+static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const char *qpname)
+{
+	struct case_mr *m = find_mr(x, s->mr);
+	struct case_qp *q = find_qp(x, qpname);
+	uint64_t off;
+	if (!arg_u64(x, s, "offset", 0, &off, o))
+		return;
+	const struct case_pkt *sent = NULL;
+	long sent_idx = -1;
+	for (size_t i = x->n_pkts; i-- > 0;) {
+		if (x->pkts[i].tx && x->pkts[i].qpn == q->tester_qpn) {
+			sent = &x->pkts[i];
+			sent_idx = (long)i;
+			break;
+		}
+	}
+	struct roce_pkt pk;
+	if (!sent || roce_parse_frame(&pk, sent->data, sent->len, sent->len, ROCE_PARSE_ANY_PORT) != ROCE_OK) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the tester has sent no packet to QP %s whose header to compare", qpname);
+		return;
+	}
+	o->pkts[o->n_pkts++] = sent_idx;
+	size_t hl = pk.ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
+	size_t at = 40 - hl; /* where the header sits in the 40 bytes */
+	const uint8_t *hdr = pk.buf + pk.hdr_off[pk.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "mr", m->handle);
+	agent_set_u64(p, "offset", off + at);
+	agent_set_u64(p, "length", hl);
+	if (!call(x, o, "read_mr", p, &res))
+		return;
+	const char *b64 = json_object_has_member(res, "data") ? json_object_get_string_member(res, "data") : NULL;
+	gsize n = 0;
+	guchar *got = b64 ? g_base64_decode(b64, &n) : NULL;
+	if (!got || n != hl || memcmp(got, hdr, hl)) {
+		char exp[200], obs[200];
+		hex_text(exp, sizeof exp, hdr, hl);
+		hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
+		o->st = S_FAIL;
+		outf(o->expected, sizeof o->expected, "DUT MR %s bytes %llu..%llu hold the IPv%d header of the tester's last packet to QP %s: %s",
+		     s->mr, (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version, qpname, exp);
+		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
+	} else {
+		outf(o->detail, sizeof o->detail, "bytes %llu..%llu hold the IPv%d header of the packet that was received",
+		     (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version);
+	}
+	g_free(got);
+	json_object_unref(res);
+}
+
 static void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_mr *m = find_mr(x, s->mr);
+	const struct cl_arg *l3 = cl_step_arg(s, "l3_header");
+	if (l3) {
+		step_dut_read_l3(x, s, o, l3->v.word);
+		return;
+	}
 	const struct cl_arg *d = cl_step_arg(s, "data");
 	uint64_t off, len;
 	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", d->v.n_bytes, &len, o))
@@ -898,7 +1181,7 @@ static void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct s
 		}
 		agent_set_u64(p, a->key, v);
 	}
-	modify(x, o, q->dut_qp, arg_word(s, "state", "RTS"), p);
+	modify(x, o, q, arg_word(s, "state", "RTS"), p, false);
 }
 
 /* ---- Steps: the tester's side ---- */
@@ -1077,7 +1360,8 @@ static enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
 	return roce_field_by_name(key);
 }
 
-static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+/* Builds and sends one packet of an inject step; its send time in *sent. */
+static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
 {
 	struct runner *r = x->r;
 	struct case_qp *q = find_qp(x, s->qp);
@@ -1089,6 +1373,8 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	make_endpoint(x, q, 0, 0, 0, &ep);
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
+	if (s->opcode == ROCE_OPCODE_CNP)
+		psn = 0; /* A17 Figure 6 */
 	roce_endpoint_desc(&ep, &d, (uint8_t)s->opcode, psn);
 	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
 	if (request && q->type == ROCE_T_RC && last)
@@ -1123,11 +1409,36 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	d.payload_len = len;
 	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH))
 		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), oi->kind == ROCE_K_WRITE && oi->position == ROCE_POS_ONLY ? len : 0);
+	/* IPv4 options, or IPv6 extension headers, between IP and UDP. */
+	const struct cl_arg *opts = cl_step_arg(s, "ip_options");
+	if (opts) {
+		if (q->ipv == 4 && opts->v.n_bytes % 4) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: IPv4 options of %zu bytes; expected a multiple of 4",
+			     x->c->path, opts->v.loc.line, opts->v.loc.col, opts->v.n_bytes);
+			return;
+		}
+		memcpy(d.ip_opts, opts->v.bytes, opts->v.n_bytes);
+		d.ip_opts_len = (unsigned)opts->v.n_bytes;
+	}
+	/* Addresses that are not the connection's: the tester's own source
+	 * or the DUT's destination with the last byte incremented. */
+	uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
+	if (cl_step_arg(s, "src_ip")) {
+		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
+		a[q->ipv == 6 ? 15 : 3]++;
+	}
+	if (cl_step_arg(s, "dst_ip")) {
+		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
+		a[q->ipv == 6 ? 15 : 3]++;
+	}
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "len") || !strcmp(a->key, "data"))
+		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
+		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip") || !strcmp(a->key, "repeat") ||
+		    !strcmp(a->key, "every"))
 			continue;
 		if (!strcmp(a->key, "icrc")) {
 			if (a->v.kind == CL_V_WORD) {
@@ -1141,7 +1452,7 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 			}
 			continue;
 		}
-		enum roce_field f = field_for(a->key, x->ipv, roce_desc_xhdrs(&d));
+		enum roce_field f = field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
 		uint64_t v;
 		if (!eval(x, &a->v.expr, &v, o))
 			return;
@@ -1149,7 +1460,7 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
 			o->st = S_ERROR;
 			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a %s packet over IPv%d", x->c->path,
-			     a->loc.line, a->loc.col, a->key, oi->name, x->ipv);
+			     a->loc.line, a->loc.col, a->key, oi->name, q->ipv);
 			return;
 		}
 	}
@@ -1182,7 +1493,7 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		outf(o->detail, sizeof o->detail, "the packet could not be injected");
 		return;
 	}
-	x->ref_ns = now;
+	*sent = now;
 	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
 		if (x->pkts[i].tx)
 			o->pkts[o->n_pkts++] = (long)i;
@@ -1191,6 +1502,45 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	outf(o->detail, sizeof o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+}
+
+#define INJECT_MAX_REPEAT 100000u
+
+/* inject, once or repeat=N times every=T apart (each copy rebuilt, so
+ * that copies without an explicit psn= take consecutive PSNs). The
+ * step's event is the first copy's send time. */
+static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t n, every, first = 0, sent = 0;
+	if (!arg_u64(x, s, "repeat", 1, &n, o) || !arg_u64(x, s, "every", 0, &every, o))
+		return;
+	if (n < 1 || n > INJECT_MAX_REPEAT) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "repeat=%llu: expected 1..%u", (unsigned long long)n, INJECT_MAX_REPEAT);
+		return;
+	}
+	for (uint64_t i = 0; i < n && o->st == S_OK; i++) {
+		if (i) {
+			uint64_t due = first + i * every;
+			if (due > x->deadline_ns)
+				break;
+			pump_until(x->r, -1, due, false);
+			if (interrupted(x->r))
+				break;
+		}
+		inject_once(x, s, o, &sent);
+		if (!i)
+			first = sent;
+	}
+	if (o->st != S_OK)
+		return;
+	x->ref_ns = first;
+	if (n > 1) {
+		char one[900];
+		outf(one, sizeof one, "%s", o->detail);
+		outf(o->detail, sizeof o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
+		     (double)(sent - first) / 1e6, one);
+	}
 }
 
 /* ---- Expectations ---- */
@@ -1210,6 +1560,22 @@ static bool dut_pkt_for(struct run_ctx *x, size_t i, const struct case_qp *q)
 	if (q)
 		return p->qpn == q->tester_qpn;
 	return p->qpn && qp_by_tester_qpn(x, p->qpn);
+}
+
+static bool pkt_is_cnp(const struct case_pkt *p)
+{
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	return pk.op && pk.opcode == ROCE_OPCODE_CNP;
+}
+
+/* CNPs come from the DUT's congestion notification point, independently
+ * of the QP's transport sequence, so they form a sequence of their own:
+ * a CNP step takes the next CNP, every other step (any included) the next
+ * packet that is not one. */
+static bool same_stream(const struct cl_step *s, const struct case_pkt *p)
+{
+	return pkt_is_cnp(p) == (s->opcode == ROCE_OPCODE_CNP);
 }
 
 static bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want)
@@ -1292,9 +1658,14 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		uint64_t got;
 		const char *label = a->key;
+		enum sym_unit unit = SYM_PLAIN;
 		if (!strcmp(a->key, "len")) {
 			got = pk.payload_len;
 			label = "payload length";
+		} else if (!strcmp(a->key, "delay")) {
+			got = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
+			label = "delay since the previous step's event";
+			unit = SYM_NS;
 		} else {
 			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
@@ -1309,12 +1680,23 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (a->v.kind == CL_V_BIND) {
 			if (bind)
-				sym_set(x, a->v.word, NULL, got);
+				sym_set_unit(x, a->v.word, NULL, got, unit);
 			continue;
 		}
 		uint64_t want;
 		if (!eval(x, &a->v.expr, &want, o))
 			return false;
+		if (unit == SYM_NS) {
+			if (!cmp_ok(a->cmp, got, want)) {
+				char g[64], w[64];
+				format_value(got, SYM_NS, g, sizeof g);
+				format_value(want, SYM_NS, w, sizeof w);
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "%s %s %s; ", label, cmp_text(a->cmp), w);
+				appendf(o->observed, sizeof o->observed, "%s = %s; ", label, g);
+			}
+			continue;
+		}
 		if (strcmp(a->key, "len")) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
@@ -1348,7 +1730,7 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	uint64_t min = x->ref_ns + (s->has_within ? s->within_min : 0);
 	for (;;) {
 		for (size_t i = 0; i < x->n_pkts; i++) {
-			if (!dut_pkt_for(x, i, q))
+			if (!dut_pkt_for(x, i, q) || !same_stream(s, &x->pkts[i]))
 				continue;
 			struct case_pkt *p = &x->pkts[i];
 			p->consumed = true;
@@ -1359,17 +1741,28 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 			if (o->st == S_ERROR)
 				return;
 			uint64_t dt = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
-			if (ok && p->ts_ns < min) {
+			/* Only an explicit lower bound rejects a packet that came
+			 * before the reference (a CNP ahead of the ACK expected
+			 * first, two packets that arrived together). */
+			if (ok && s->within_min && p->ts_ns < min) {
 				ok = false;
 				outf(o->expected, sizeof o->expected, "the packet no earlier than %.3f ms after the previous step",
 				     (double)(min - x->ref_ns) / 1e6);
+				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
+			}
+			/* The pump may hand over a frame stamped just past the end. */
+			if (ok && p->ts_ns > end) {
+				ok = false;
+				outf(o->expected, sizeof o->expected, "the packet within %.3f ms of the previous step",
+				     (double)(end - x->ref_ns) / 1e6);
 				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
 			}
 			if (ok) {
 				annotate(x, (long)i, "matched step %d (line %u) after %.3f ms", x->cur_step + 1, s->loc.line,
 					 (double)dt / 1e6);
 				outf(o->detail, sizeof o->detail, "%s after %.3f ms", sum, (double)dt / 1e6);
-				x->ref_ns = p->ts_ns;
+				if (p->ts_ns > x->ref_ns)
+					x->ref_ns = p->ts_ns;
 				return;
 			}
 			o->st = S_FAIL;
@@ -1388,6 +1781,93 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
 	outf(o->observed, sizeof o->observed, "nothing from the DUT for QP %s", s->qp);
 	x->ref_ns = end;
+}
+
+/* measure: the DUT's packets of a QP (of one opcode, or any) during a
+ * window that starts at the previous step's event; counts, bytes, rate,
+ * gaps. The packets measured are taken, like an expectation's. */
+static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t start = x->ref_ns;
+	uint64_t end = start + s->within_max;
+	if (end > x->deadline_ns)
+		end = x->deadline_ns;
+	pump_until(x->r, -1, end, false);
+	uint64_t count = 0, bytes = 0, first = 0, last = 0, min_gap = 0, max_gap = 0, prev = 0;
+	for (size_t i = 0; i < x->n_pkts; i++) {
+		struct case_pkt *p = &x->pkts[i];
+		if (!dut_pkt_for(x, i, q) || p->ts_ns < start || p->ts_ns > end || !same_stream(s, p))
+			continue;
+		if (s->opcode >= 0) {
+			struct roce_pkt pk;
+			roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+			if (!pk.op || pk.opcode != s->opcode)
+				continue;
+		}
+		p->consumed = true;
+		if (o->n_pkts < 16)
+			o->pkts[o->n_pkts++] = (long)i;
+		annotate(x, (long)i, "measured by step %d (line %u)", x->cur_step + 1, s->loc.line);
+		uint64_t t = p->ts_ns - start;
+		if (count) {
+			uint64_t gap = t - prev;
+			if (count == 1 || gap < min_gap)
+				min_gap = gap;
+			if (gap > max_gap)
+				max_gap = gap;
+		} else {
+			first = t;
+		}
+		prev = last = t;
+		count++;
+		bytes += p->len;
+	}
+	uint64_t window = end > start ? end - start : 1;
+	uint64_t rate = (uint64_t)((double)bytes * 1e9 / (double)window);
+	uint64_t pps = (uint64_t)((double)count * 1e9 / (double)window);
+	char w[64], r[64], g1[64], g2[64];
+	format_value(window, SYM_NS, w, sizeof w);
+	format_value(rate, SYM_BYTES_PER_S, r, sizeof r);
+	format_value(min_gap, SYM_NS, g1, sizeof g1);
+	format_value(max_gap, SYM_NS, g2, sizeof g2);
+	outf(o->detail, sizeof o->detail, "%llu packet(s), %llu bytes in %s (%s, %llu pkt/s)", (unsigned long long)count,
+	     (unsigned long long)bytes, w, r, (unsigned long long)pps);
+	if (count > 1)
+		appendf(o->detail, sizeof o->detail, "; gaps %s .. %s", g1, g2);
+	x->ref_ns = end;
+	static const struct {
+		const char *key;
+		enum sym_unit unit;
+	} units[] = { { "count", SYM_PLAIN }, { "bytes", SYM_BYTES }, { "rate", SYM_BYTES_PER_S },
+		      { "pps", SYM_PER_S }, { "first", SYM_NS }, { "last", SYM_NS },
+		      { "min_gap", SYM_NS }, { "max_gap", SYM_NS } };
+	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+			if (strcmp(units[k].key, a->key))
+				continue;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);
+				break;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (!cmp_ok(a->cmp, vals[k], want)) {
+				char g[64], e[64];
+				format_value(vals[k], units[k].unit, g, sizeof g);
+				format_value(want, units[k].unit, e, sizeof e);
+				o->st = S_FAIL;
+				appendf(o->expected, sizeof o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				appendf(o->observed, sizeof o->observed, "%s = %s; ", a->key, g);
+			}
+			break;
+		}
+	}
+	if (o->st == S_FAIL)
+		appendf(o->observed, sizeof o->observed, "[%s]", o->detail);
 }
 
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -1622,9 +2102,11 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	ru.rx = s->rx;
 	ru.opcode = s->opcode;
 	ru.round = -1;
+	int ipv = x->ipv;
 	if (s->qp) {
 		struct case_qp *q = find_qp(x, s->qp);
 		ru.qpn = q->tester_qpn;
+		ipv = q->ipv;
 	} else {
 		ru.any_qp = true;
 	}
@@ -1654,7 +2136,7 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	ru.delay_ns = s->action_ns;
 	ru.reorder_n = s->action_n;
 	if (s->action == CL_ACT_SET) {
-		ru.field = field_for(s->set_field, x->ipv, 0xFFFF);
+		ru.field = field_for(s->set_field, ipv, 0xFFFF);
 		if (!eval(x, &s->set_value, &ru.value, o))
 			return;
 	}
@@ -1663,6 +2145,75 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 		o->st = S_ERROR;
 		outf(o->detail, sizeof o->detail, "more than %d injection rules", INJ_MAX_RULES);
 	}
+}
+
+/* ---- Informative findings ---- */
+
+/* A finding of the case itself: behaviour conforming devices differ on. */
+static void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg)
+{
+	JsonObject *j = json_object_new();
+	json_object_set_string_member(j, "rule", s->info_rule ? s->info_rule : x->c->rules[0]);
+	json_object_set_string_member(j, "severity", "info");
+	json_object_set_string_member(j, "message", msg);
+	json_object_set_int_member(j, "step", x->cur_step + 1);
+	json_object_set_int_member(j, "line", s->loc.line);
+	json_object_set_string_member(j, "source", "case");
+	json_array_add_object_element(x->findings, j);
+	if (!x->n_informative++)
+		outf(x->first_informative, sizeof x->first_informative, "%s", msg);
+}
+
+static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t a, b;
+	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
+		return;
+	char ta[256], tb[256], va[64], vb[64];
+	expr_text(&s->lhs, ta, sizeof ta);
+	expr_text(&s->rhs, tb, sizeof tb);
+	format_value(a, expr_unit(x, &s->lhs), va, sizeof va);
+	format_value(b, expr_unit(x, &s->rhs), vb, sizeof vb);
+	/* A constant right side is shown as written; anything else with
+	 * its value too ("$before * 9 / 10 = 7.011 Mb/s"). */
+	bool constant = s->rhs.n == 1 && !s->rhs.terms[0].is_sym && s->rhs.terms[0].mul <= 1 && s->rhs.terms[0].div <= 1;
+	char want[400];
+	outf(want, sizeof want, "%s %s%s%s", cmp_text(s->cmp), tb, constant ? "" : " = ", constant ? "" : vb);
+	char got[600];
+	outf(got, sizeof got, "%s = %s, expected %s", ta, va, want);
+	if (cmp_ok(s->cmp, a, b)) {
+		outf(o->detail, sizeof o->detail, "holds: %s", got);
+		return;
+	}
+	if (s->else_inform) {
+		char msg[1024];
+		outf(msg, sizeof msg, "%s (%s)", s->info_text, got);
+		add_informative(x, s, msg);
+		outf(o->detail, sizeof o->detail, "does not hold, informative: %s", msg);
+		return;
+	}
+	o->st = S_FAIL;
+	outf(o->expected, sizeof o->expected, "%s %s", ta, want);
+	outf(o->observed, sizeof o->observed, "%s = %s", ta, va);
+}
+
+static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	char msg[1024];
+	outf(msg, sizeof msg, "%s", s->info_text);
+	for (unsigned i = 0; i < s->n_show; i++) {
+		const struct cl_term *t = &s->show[i];
+		const struct sym_val *sv = sym_find(x, t->sym, t->member);
+		char val[64] = "no value";
+		if (sv)
+			format_value(sv->value, sv->unit, val, sizeof val);
+		appendf(msg, sizeof msg, "%s%s%s%s = %s", i ? ", " : " (", t->sym, t->member ? "." : "",
+			t->member ? t->member : "", val);
+	}
+	if (s->n_show)
+		appendf(msg, sizeof msg, ")");
+	add_informative(x, s, msg);
+	outf(o->detail, sizeof o->detail, "informative: %s", msg);
 }
 
 /* ---- The case ---- */
@@ -1698,6 +2249,9 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_RULE: step_rule(x, s, o); break;
 	case CL_RULES_OFF: inj_clear(peer_rules(x->r->peer)); break;
 	case CL_WAIT: pump_until(x->r, -1, rawio_now() + s->within_max, false); x->ref_ns = rawio_now(); break;
+	case CL_INFORM: step_inform(x, s, o); break;
+	case CL_CHECK: step_check(x, s, o); break;
+	case CL_MEASURE: step_measure(x, s, o); break;
 	default: break;
 	}
 }
@@ -1849,6 +2403,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 		if (!have) {
 			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "the DUT lists no RoCEv2 GID for IPv%d%s%s", ipv,
 			     override ? " matching " : "", override ? override : "");
+			r->fam[fi].no_gid = true;
 			continue;
 		}
 		if (!(fi ? r->io.has_ip6 : r->io.has_ip4)) {
@@ -1869,6 +2424,10 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 
 static void free_ctx(struct run_ctx *x)
 {
+	for (unsigned i = 0; i < x->n_qps; i++)
+		for (int k = 0; k < 3; k++)
+			if (x->qps[i].bringup[k])
+				json_object_unref(x->qps[i].bringup[k]);
 	for (size_t i = 0; i < x->n_pkts; i++) {
 		free(x->pkts[i].data);
 		free(x->pkts[i].note);
@@ -1992,7 +2551,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rec, "ip_version", ip_version);
 	JsonArray *rules = json_array_new();
 	for (unsigned i = 0; i < c->n_rules; i++)
-		json_array_add_string_element(rules, c->rules[i]);
+		if (cl_rule_applies(c, i, ip_version))
+			json_array_add_string_element(rules, c->rules[i]);
 	json_object_set_array_member(rec, "rules", rules);
 	char caps[128];
 	cl_caps_format(c->caps, caps, sizeof caps);
@@ -2021,10 +2581,18 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_NOT_APPLICABLE;
 		outf(reason, sizeof reason, "the DUT lacks %s", missing);
 	}
+	if (v == V_PASS && r->dut_device && (c->unless_caps & r->dut_caps)) {
+		char has[128];
+		cl_caps_format(c->unless_caps & r->dut_caps, has, sizeof has);
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "the DUT has %s, which the case excludes ('unless')", has);
+	}
 	if (v == V_PASS && !family_usable(r, ip_version, err, sizeof err)) {
 		v = V_NOT_APPLICABLE;
 		outf(reason, sizeof reason, "%s", err);
 	}
+	if (v == V_PASS)
+		sym_set(x, "port", "mtu", dut_port_mtu(r));
 	for (unsigned i = 0; v == V_PASS && i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
@@ -2056,6 +2624,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			JsonObject *ev = json_object_new();
 			JsonArray *er = json_array_new();
 			for (unsigned k = 0; k < c->n_rules; k++) {
+				if (!cl_rule_applies(c, k, ip_version))
+					continue;
 				json_array_add_string_element(er, c->rules[k]);
 				add_failed_rule(x, c->rules[k]);
 			}
@@ -2127,6 +2697,13 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 				outf(reason, sizeof reason, "%s: %s", ri->id, pf[i].text);
 			}
 		}
+	}
+	/* A case whose requirements held but that reports behaviour devices
+	 * differ on is informative, not a plain pass. */
+	if (v == V_PASS && x->n_informative) {
+		v = V_INFORMATIVE;
+		outf(reason, sizeof reason, "%s%s", x->first_informative,
+		     x->n_informative > 1 ? " (and more informative findings)" : "");
 	}
 	if (session)
 		session_close(r);

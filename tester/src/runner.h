@@ -18,7 +18,9 @@
 #include "peer.h"
 #include "rawio.h"
 
-enum verdict { V_PASS, V_FAIL, V_NOT_APPLICABLE, V_ERROR, V_COUNT };
+/* V_INFORMATIVE: every requirement held, and the case reports behaviour
+ * that conforming devices differ on (an 'inform' statement fired). */
+enum verdict { V_PASS, V_FAIL, V_NOT_APPLICABLE, V_ERROR, V_INFORMATIVE, V_COUNT };
 const char *verdict_name(enum verdict v);
 
 struct runner_opts {
@@ -51,14 +53,24 @@ struct case_pkt {
 	bool consumed;   /* matched by an expectation */
 };
 
+/* What a symbol's value measures, for reports (values are plain numbers). */
+enum sym_unit { SYM_PLAIN, SYM_NS, SYM_BYTES, SYM_BYTES_PER_S, SYM_PER_S };
+
 struct sym_val {
 	char *name; /* "q.qpn", "p" */
 	uint64_t value;
+	enum sym_unit unit;
 };
 
 struct case_qp {
 	const char *name;
 	enum roce_transport type;
+	int ipv, fi; /* its IP version (4, 6) and family index (0, 1) */
+	const char *state; /* the state the runner last moved it to */
+	/* The attributes it was brought up with, per transition (RESET->INIT,
+	 * INIT->RTR, RTR->RTS): a later 'dut modify' along the same path
+	 * gets those it does not give itself. */
+	JsonObject *bringup[3];
 	int64_t dut_qp, dut_cq, dut_ah; /* agent handles */
 	uint32_t dut_qpn, tester_qpn;
 	uint32_t dut_psn, tester_psn;
@@ -95,6 +107,7 @@ struct runner {
 	JsonArray *dut_gids;
 	struct {
 		bool ok;
+		bool no_gid; /* the DUT lists no RoCEv2 GID of this version */
 		int sgid_index;
 		uint8_t ip[16];
 		char gid[64];

@@ -65,10 +65,15 @@ def main():
             if key not in c:
                 fail("case %s lacks %s" % (c.get("id"), key))
         counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
-        if c["verdict"] not in ("pass", "fail", "not_applicable", "error"):
+        if c["verdict"] not in ("pass", "fail", "not_applicable", "error", "informative"):
             fail("case %s: verdict %s" % (c["id"], c["verdict"]))
         if c["verdict"] != "pass" and not c["reason"]:
             fail("case %s: %s without a reason" % (c["id"], c["verdict"]))
+        informative = [f for f in c["findings"] if f.get("source") == "case"]
+        if (c["verdict"] == "informative") != (bool(informative) and c["verdict"] in ("pass", "informative")):
+            fail("case %s: verdict %s with %d informative findings of its own" % (c["id"], c["verdict"], len(informative)))
+        if any(f["severity"] != "info" or not f["message"] for f in informative):
+            fail("case %s: an informative finding without severity info or a message" % c["id"])
         if c["verdict"] == "fail" and not c["failed_rules"]:
             fail("case %s failed without naming a rule" % c["id"])
         label = "%s [IPv%d]" % (c["id"], c["ip_version"])
@@ -103,7 +108,7 @@ def main():
         if got != want_verdicts:
             fail("verdicts %s, expected %s" % (got, want_verdicts))
     s = r["summary"]
-    for v in ("pass", "fail", "not_applicable", "error"):
+    for v in ("pass", "fail", "not_applicable", "error", "informative"):
         if s[v] != counts.get(v, 0):
             fail("summary.%s is %d, the cases say %d" % (v, s[v], counts.get(v, 0)))
     ids = {x["id"] for x in r["rules"]}

@@ -56,5 +56,33 @@ expect "bad --vlan" 2 "$t" run --vlan 5000 "$tmp/a.case"
 expect "bad interface" 2 "$t" run --iface nosuchif0 --agent 127.0.0.1:1 --report-dir "$tmp/r" "$tmp/a.case"
 contains "names the interface" "nosuchif0"
 
+# roce-tester coverage: generated from the parsed cases.
+mkdir -p "$tmp/cov/sub"
+printf 'case COV-A\ntitle "a"\nrules CA17-4 ipv4, CA17-13 ipv6, CA17-24\nmutants wrong-dscp\ndut qp q\ninject q SEND_ONLY\n' >"$tmp/cov/a.case"
+printf 'case COV-B\ntitle "b"\nrules CA17-24\nip 6\ndut mr m\ndut qp q\ndut post_send q SEND m\n' >"$tmp/cov/sub/b.case"
+expect "coverage help" 0 "$t" coverage --help
+expect "coverage without cases" 2 "$t" coverage
+expect "coverage" 0 "$t" coverage "$tmp/cov"
+contains "coverage: a rule with both cases, IP versions and roles" "| CA17-24 | Packets that break the IP, UDP or ICRC rules are silently dropped | [COV-A]($tmp/cov/a.case), [COV-B]($tmp/cov/sub/b.case) | 4, 6 | responder, requester |"
+contains "coverage: a rule judged on IPv4 only" "| CA17-4 | IPv4 DSCP comes from the address vector's Traffic Class | [COV-A]($tmp/cov/a.case) | 4 | responder |"
+contains "coverage: IPv6 only, as requester" "| [COV-B]($tmp/cov/sub/b.case) | CA17-24 | 6 | requester | **none** |"
+contains "coverage: uncovered rules flagged" "| CA17-1 | A RoCEv2 port supports both IPv4 and IPv6 encapsulation | **no case** | - | - |"
+contains "coverage: reasons for rules off the wire" "| CA17-28 | No raw datagram service on a RoCEv2 port | raw datagrams have no RoCEv2 encapsulation to send or observe |"
+contains "coverage: counts" "| ... tested by at least one case | 3 |"
+printf '# why\nCA17-1: not yet\n' >"$tmp/why.txt"
+expect "coverage with reasons" 0 "$t" coverage --uncovered "$tmp/why.txt" "$tmp/cov"
+contains "coverage: the reason of an uncovered rule" "- **CA17-1** (A17.3.1; notes §1.1): A RoCEv2 port supports both IPv4 and IPv6 encapsulation. *not yet*"
+contains "coverage: no reason recorded" "- **CA17-2** (A17.3 Figure 5; notes §1.1): Packet layout is Ethernet, IP, UDP, BTH, extension headers, payload, ICRC. *No reason recorded.*"
+printf 'CA17-24: covered after all\n' >"$tmp/why.txt"
+expect "coverage: a reason for a covered rule is an error" 2 "$t" coverage --uncovered "$tmp/why.txt" "$tmp/cov"
+contains "coverage: says the rule has a case" "CA17-24 has a case now"
+printf 'CA17-99: no such rule\nnonsense\n' >"$tmp/why.txt"
+expect "coverage: a bad reasons file" 2 "$t" coverage --uncovered "$tmp/why.txt" "$tmp/cov"
+contains "coverage: unknown rule located" "why.txt:1: 'CA17-99' is not in the rule catalogue"
+contains "coverage: malformed line located" "why.txt:2: expected 'RULE-ID: why no case tests it'"
+cp "$tmp/bad.case" "$tmp/cov/"
+expect "coverage of a broken case: exit 2" 2 "$t" coverage "$tmp/cov"
+contains "coverage names the broken file" "bad.case:6:32:"
+
 [ $fails = 0 ] && echo "run_cli: all passed"
 exit $fails

@@ -16,21 +16,22 @@ static const char *const good =
 	"title \"A demo: every statement \\\"kind\\\"\"\n"
 	"rules IBA9.7-PSN-SEQERR, CA17-24\n"
 	"requires RC, ATOMIC\n"
+	"unless RCM, UD\n"
 	"mutants no-seq-nak, psn-seq-nak-repeat\n"
 	"ip 4\n"
 	"pmtu 512\n"
 	"timeout 20s\n"
 	"\n"
 	"dut mr m size=8192 access=LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ fill=0xab\n"
-	"dut qp q type=RC pmtu=1024 psn=0x100 peer_psn=1000 timeout=14 retry_cnt=7\n"
+	"dut qp q type=RC pmtu=1024 psn=0x100 peer_psn=1000 timeout=14 retry_cnt=7 ip=6 state=RTR\n"
 	"peer mr t size=4096 fill=7\n"
 	"dut post_recv q m offset=0 len=4096 wr_id=1\n"
 	"dut post_send q RDMA_WRITE m offset=0 len=100 remote=$t.addr rkey=$t.rkey wr_id=2\n"
 	"expect q RDMA_WRITE_ONLY psn=$q.psn ackreq=1 len=100 reth.rkey=$t.rkey within 50ms\n"
 	"expect q WRITE_ONLY psn=?p len>=1 \\\n"
 	"       within 1ms..2s\n"
-	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=16 bth.tver=1 icrc=bad\n"
-	"inject q rc-send-only data=x\"de ad be ef\"\n"
+	"inject q SEND_ONLY psn=$q.peer_psn + 1 - 0 len=$port.mtu bth.tver=1 icrc=bad\n"
+	"inject q rc-send-only data=x\"de ad be ef\" ip_options=x\"01010100\" src_ip=other dst_ip=other\n"
 	"expect q ACK aeth=NAK_SEQ psn=$q.peer_psn msn!=5\n"
 	"expect nothing q within 100ms\n"
 	"expect nothing within 1.5ms\n"
@@ -54,7 +55,16 @@ static const char *const good =
 	"on tx q do ecn_ce\n"
 	"on tx q do duplicate\n"
 	"off all\n"
-	"wait 10ms\n";
+	"wait 10ms\n"
+	"inform A17.9.3-CNP-PACING \"seen\" $sq, $old\n"
+	"inform \"plain\"\n"
+	"check $sq * 2 / 4 + 10ms >= 5us - 1 else inform IBA9.7-TIMEOUT \"early\"\n"
+	"check $old != 0\n"
+	"expect q ACK delay=?d\n"
+	"expect q ACK delay<2ms\n"
+	"inject q SEND_ONLY len=8 repeat=3 every=10us\n"
+	"measure q ACK for 5ms -> count=3 rate=?rt min_gap>=1us\n"
+	"measure q any for 1ms\n";
 
 static void test_good(void)
 {
@@ -67,11 +77,12 @@ static void test_good(void)
 	CHECK(!strcmp(c->title, "A demo: every statement \"kind\""), "title with escapes: %s", c->title);
 	CHECK(c->n_rules == 2 && !strcmp(c->rules[1], "CA17-24"), "rules");
 	CHECK(c->caps == (CL_CAP_RC | CL_CAP_ATOMIC), "caps");
+	CHECK(c->unless_caps == (CL_CAP_RCM | CL_CAP_UD), "unless caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
-	CHECK(c->n_steps == 33, "33 steps, got %u", c->n_steps);
+	CHECK(c->n_steps == 42, "42 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
-	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 11 && s->loc.col == 1, "dut mr at 11:1");
+	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 12 && s->loc.col == 1, "dut mr at 12:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
 	CHECK(acc && acc->v.kind == CL_V_LIST && acc->v.n_list == 3, "access list");
 	s = &c->steps[5];
@@ -88,6 +99,8 @@ static void test_good(void)
 	s = &c->steps[8];
 	const struct cl_arg *data = cl_step_arg(s, "data");
 	CHECK(s->opcode == 0x04 && data && data->v.n_bytes == 4 && data->v.bytes[0] == 0xde, "hex bytes");
+	CHECK(cl_step_arg(s, "ip_options")->v.n_bytes == 4 && !strcmp(cl_step_arg(s, "src_ip")->v.word, "other"),
+	      "ip_options, src_ip");
 	CHECK(c->steps[11].kind == CL_EXPECT_NOTHING && c->steps[11].within_max == 1500000, "fractional duration");
 	CHECK(c->steps[15].kind == CL_PEER_OP && !strcmp(c->steps[15].verb, "write"), "peer write");
 	CHECK(c->steps[17].kind == CL_PEER_SET, "peer set");
@@ -99,6 +112,30 @@ static void test_good(void)
 	CHECK(c->steps[26].action == CL_ACT_REORDER && c->steps[26].action_n == 2, "reorder 2");
 	CHECK(c->steps[27].action == CL_ACT_SET && !strcmp(c->steps[27].set_field, "bth.pkey"), "set field");
 	CHECK(c->steps[32].kind == CL_WAIT, "wait");
+	s = &c->steps[33];
+	CHECK(s->kind == CL_INFORM && !strcmp(s->info_rule, "A17.9.3-CNP-PACING") && !strcmp(s->info_text, "seen") &&
+		      s->n_show == 2 && !strcmp(s->show[1].sym, "old"), "inform with a rule and symbols");
+	s = &c->steps[34];
+	CHECK(s->kind == CL_INFORM && !s->info_rule && !strcmp(s->info_text, "plain") && !s->n_show, "plain inform");
+	s = &c->steps[35];
+	CHECK(s->kind == CL_CHECK && s->cmp == CL_GE && s->else_inform && !strcmp(s->info_rule, "IBA9.7-TIMEOUT") &&
+		      !strcmp(s->info_text, "early"), "check ... else inform");
+	CHECK(s->lhs.n == 2 && s->lhs.terms[0].mul == 2 && s->lhs.terms[0].div == 4 && s->lhs.terms[1].duration &&
+		      s->lhs.terms[1].num == 10000000 && s->rhs.n == 2 && s->rhs.terms[0].num == 5000 &&
+		      s->rhs.terms[1].sign == -1, "check: products, quotients and durations in expressions");
+	s = &c->steps[36];
+	CHECK(s->kind == CL_CHECK && s->cmp == CL_NE && !s->else_inform, "plain check");
+	CHECK(cl_step_arg(&c->steps[37], "delay")->v.kind == CL_V_BIND, "delay=?d binds");
+	const struct cl_arg *dl = cl_step_arg(&c->steps[38], "delay");
+	CHECK(dl->cmp == CL_LT && dl->v.kind == CL_V_EXPR && dl->v.expr.terms[0].num == 2000000, "delay<2ms");
+	s = &c->steps[39];
+	CHECK(s->kind == CL_INJECT && cl_step_arg(s, "repeat")->v.expr.terms[0].num == 3 &&
+		      cl_step_arg(s, "every")->v.expr.terms[0].num == 10000, "inject repeat=3 every=10us");
+	s = &c->steps[40];
+	CHECK(s->kind == CL_MEASURE && s->opcode == 0x11 && s->within_max == 5000000 && s->n_args == 3 &&
+		      cl_step_arg(s, "count")->result && cl_step_arg(s, "rate")->v.kind == CL_V_BIND &&
+		      cl_step_arg(s, "min_gap")->cmp == CL_GE, "measure with results");
+	CHECK(c->steps[41].kind == CL_MEASURE && c->steps[41].opcode == -1 && !c->steps[41].n_args, "measure any");
 	cl_case_free(c);
 }
 
@@ -147,20 +184,31 @@ static const struct bad bads[] = {
 	{ "dut qp q colour=blue\n", CL_ERR_ARGUMENT, 4, 10, "unknown argument 'colour' for 'dut qp'" },
 	{ "dut mr m\ndut read m offset=0 data=\"x\"\n", CL_ERR_ARGUMENT, 5, 21, "is a result; expected it after '->'" },
 	{ "dut qp q type=XRC\n", CL_ERR_VALUE, 4, 15, "'XRC' is not a value of type" },
+	{ "dut qp q\ndut mr m\ndut read m -> l3_header=q\n", CL_ERR_KIND, 6, 25, "'q' is not a UD QP" },
+	{ "dut qp q type=UD\ndut mr m\ndut read m len=4 -> l3_header=q\n", CL_ERR_ARGUMENT, 6, 21, "reads 40 bytes itself" },
+	{ "dut mr m\ndut read m -> l3_header=nope\n", CL_ERR_UNDEFINED, 5, 25, "'nope' is not defined above" },
+	{ "dut qp q ip=5\n", CL_ERR_VALUE, 4, 13, "ip= takes the IP version of the QP" },
+	{ "dut qp q state=SQD\n", CL_ERR_VALUE, 4, 16, "'SQD' is not a value of state" },
 	{ "dut qp q psn=\"abc\"\n", CL_ERR_VALUE, 4, 14, "psn: found bytes; expected a number" },
 	{ "dut qp q\ninject q SEND_ONLY psn=?x\n", CL_ERR_VALUE, 5, 24, "cannot bind" },
+	{ "dut qp q\ninject q SEND_ONLY src_ip=mine\n", CL_ERR_VALUE, 5, 27, "'mine' is not a value of src_ip" },
+	{ "dut qp q\ninject q SEND_ONLY ip_options=\"\"\n", CL_ERR_VALUE, 5, 31, "ip_options= has 0 bytes" },
 	{ "dut qp q\ninject q SEND_ONLY psn!=4\n", CL_ERR_VALUE, 5, 23, "takes only '='" },
 	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "not an AETH kind" },
 	{ "dut qp q\non tx q do explode\n", CL_ERR_VALUE, 5, 12, "unknown action 'explode'" },
 	{ "dut qp q type=UD\npeer q read remote=1 rkey=2 len=3\n", CL_ERR_VALUE, 5, 8, "a UD QP can only send" },
 	{ "dut qp q\nexpect q ACK within 5ms..1ms\n", CL_ERR_VALUE, 5, 14, "ends before it starts" },
 	{ "!case A\ntitle \"a\"\nrules CA17-99\n", CL_ERR_RULE_ID, 3, 7, "'CA17-99' is not in the rule catalogue" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1, CA17-2, CA17-1\n", CL_ERR_DUPLICATE, 3, 23, "rule CA17-1 is named twice" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC, WARP\n", CL_ERR_CAPABILITY, 4, 14, "unknown capability 'WARP'" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires RC\nunless RCM, RC\n", CL_ERR_VALUE, 5, 13, "RC is both required and excluded" },
+	{ "!case A\ntitle \"a\"\nrules CA17-1\nunless RCM\nunless UD\n", CL_ERR_DUPLICATE, 5, 1, "a second 'unless'" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nmutants 5\n", CL_ERR_EXPECTED, 4, 9, "a soft-DUT fault profile name" },
 	{ "expect q ACK\n", CL_ERR_UNDEFINED, 4, 8, "'q' is not defined above" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$nope\n", CL_ERR_UNDEFINED, 5, 24, "$nope is not defined" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q.colour\n", CL_ERR_MEMBER, 5, 24, "q has no member 'colour'" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q\n", CL_ERR_MEMBER, 5, 24, "expected $q.MEMBER" },
+	{ "dut qp q\ninject q SEND_ONLY len=$port.speed\n", CL_ERR_MEMBER, 5, 24, "expected $port.mtu" },
 	{ "dut qp q\ndut mr m\ndut post_recv m m\n", CL_ERR_KIND, 6, 15, "'m' is a DUT MR; expected a QP" },
 	{ "dut qp q type=UC\nexpect q RDMA_READ_REQUEST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of UC" },
 	{ "dut qp q\ninject q SEND_ALMOST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of RC" },
@@ -172,6 +220,19 @@ static const struct bad bads[] = {
 	{ "dut qp q\non tx q opcode=ACK\n", CL_ERR_EXPECTED, 5, 19, "'do' and an action" },
 	{ "dut qp q\nexpect q ACK psn=1 -> msn=2\n", CL_ERR_EXPECTED, 5, 20, "has no result to check" },
 	{ "dut qp q\ndut query q -> state=RTS, RTR\n", CL_ERR_VALUE, 5, 25, "state takes one word, not a list; expected" },
+	{ "inform CA17-99 \"x\"\n", CL_ERR_RULE_ID, 4, 8, "'CA17-99' is not in the rule catalogue" },
+	{ "inform 5\n", CL_ERR_EXPECTED, 4, 8, "the informative finding's \"text\"" },
+	{ "dut qp q\ninform \"x\" 5\n", CL_ERR_EXPECTED, 5, 12, "a $symbol whose value" },
+	{ "inform \"x\" $nope\n", CL_ERR_UNDEFINED, 4, 12, "$nope is not defined" },
+	{ "dut qp q\ncheck $q.psn\n", CL_ERR_EXPECTED, 5, 13, "a comparison" },
+	{ "check 1 < 2 else stop\n", CL_ERR_EXPECTED, 4, 18, "'inform' after 'else'" },
+	{ "check 1 / 0 < 2\n", CL_ERR_EXPECTED, 4, 11, "a number other than 0 to divide by" },
+	{ "dut qp q\ncheck 1 * $q.psn < 2\n", CL_ERR_EXPECTED, 5, 11, "a number to multiply by" },
+	{ "check 1 < 2 else inform\n", CL_ERR_EXPECTED, 4, 24, "the informative finding's" },
+	{ "dut qp q\nmeasure q ACK\n", CL_ERR_EXPECTED, 5, 14, "'for' and the length" },
+	{ "dut qp q\nmeasure q ACK for 5\n", CL_ERR_EXPECTED, 5, 19, "a duration after 'for'" },
+	{ "dut qp q\nmeasure q ACK for 5ms count=1\n", CL_ERR_ARGUMENT, 5, 23, "is a result" },
+	{ "dut qp q\ninject q SEND_ONLY every=1ms\n", CL_ERR_MISSING, 5, 1, "expected repeat=N" },
 };
 
 static void test_bad(void)
@@ -203,6 +264,27 @@ static void test_bad(void)
 	reached[d.code] = true;
 	for (int e = 1; e < CL_ERR_COUNT; e++)
 		CHECK(reached[e], "parse error '%s' is reached by some test input", cl_error_name((enum cl_error)e));
+}
+
+static void test_rule_ip_versions(void)
+{
+	static const char text[] = "case IPQ-1\ntitle \"t\"\nrules CA17-4 ipv4, CA17-13 ipv6, CA17-2\nwait 1ms\n";
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("ipq.case", text, strlen(text), &d);
+	CHECK(c != NULL, "rules with IP qualifiers parse: %s", d.msg);
+	if (!c)
+		return;
+	CHECK(c->n_rules == 3, "three rules");
+	CHECK(cl_rule_applies(c, 0, 4) && !cl_rule_applies(c, 0, 6), "CA17-4 ipv4 only on IPv4");
+	CHECK(!cl_rule_applies(c, 1, 4) && cl_rule_applies(c, 1, 6), "CA17-13 ipv6 only on IPv6");
+	CHECK(cl_rule_applies(c, 2, 4) && cl_rule_applies(c, 2, 6), "CA17-2 on both");
+	CHECK(!cl_rule_applies(c, 3, 4) && !cl_rule_applies(c, 0, 5), "out of range");
+	cl_case_free(c);
+	static const char only4[] = "case IPQ-2\ntitle \"t\"\nrules CA17-2, CA17-13 ipv6\nip 4\nwait 1ms\n";
+	c = cl_parse_text("ipq.case", only4, strlen(only4), &d);
+	CHECK(!c && d.code == CL_ERR_VALUE && strstr(d.msg, "ipq.case:3:15: rule CA17-13 is limited to IPv6"),
+	      "a rule limited to an IP version the case excludes: %s", d.msg);
+	cl_case_free(c);
 }
 
 static void test_opcodes(void)
@@ -259,6 +341,7 @@ int main(void)
 {
 	test_good();
 	test_bad();
+	test_rule_ip_versions();
 	test_opcodes();
 	test_fuzz();
 	return test_result("test_caselang");

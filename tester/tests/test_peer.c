@@ -197,6 +197,25 @@ static void test_send(int ipv)
 	      "the ACK is timed: %zu records, delta %llu", nt, nt ? (unsigned long long)t[0].delta_ns : 0ull);
 }
 
+static void test_zero_length(void)
+{
+	/* Zero-length SEND, WRITE and READ: no payload, no buffer behind it
+	 * (the sanitizer build checks nothing is copied from NULL). */
+	setup(ROCE_T_RC, 1024, 4);
+	const struct peer_mr *m = peer_mr_add(L.peer[1], 64, PEER_ACC_WRITE | PEER_ACC_READ, 0x5a);
+	struct peer_wr s = { .wr_id = 1, .op = PEER_OP_SEND };
+	struct peer_wr w = { .wr_id = 2, .op = PEER_OP_WRITE, .remote = m->addr, .rkey = m->rkey };
+	struct peer_wr r = { .wr_id = 3, .op = PEER_OP_READ, .remote = m->addr, .rkey = m->rkey };
+	CHECK(post(0, &s) == 0 && post(0, &w) == 0 && post(0, &r) == 0, "post zero-length SEND, WRITE, READ");
+	run(&L, 50 * MS);
+	struct peer_wc wc;
+	for (uint64_t id = 1; id <= 3; id++)
+		CHECK(poll_one(0, &wc) && wc.wr_id == id && wc.status == PEER_WC_SUCCESS && wc.byte_len == 0,
+		      "zero-length request %llu completes", (unsigned long long)id);
+	CHECK(poll_one(1, &wc) && wc.op == PEER_OP_RECV && wc.byte_len == 0, "B received an empty SEND");
+	CHECK(L.sent[0] == 3, "one packet each, got %u", L.sent[0]);
+}
+
 static void test_write_read_atomics(void)
 {
 	setup(ROCE_T_RC, 256, 4);
@@ -502,6 +521,7 @@ int main(void)
 {
 	srand(1);
 	test_rules_match();
+	test_zero_length();
 	test_send(4);
 	test_send(6);
 	test_write_read_atomics();

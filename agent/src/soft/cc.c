@@ -1,10 +1,11 @@
 /*
  * RoCEv2 congestion management (A17.9.3, rocev2-rules.md §6), with --rcm:
  * the notification point sends a CNP (Figure 6) for a valid CE-marked
- * packet, at most one per QP per interval; the reaction point cuts a QP's
- * rate on each CNP and recovers it over time (a DCQCN-like rule: cut by
- * alpha/2, then halve the distance to the target every recovery period,
- * with additive increase after five rounds).
+ * packet, at most one per QP per interval; the reaction point paces each
+ * QP at the line rate, cuts its rate on each CNP and recovers it over
+ * time (a DCQCN-like rule: cut by alpha/2, then halve the distance to the
+ * target every recovery period, with additive increase after five
+ * rounds).
  */
 #include "soft.h"
 
@@ -15,19 +16,26 @@
 #define CC_AI_RATE (5e6 / 8)      /* additive increase, 5 Mb/s */
 #define CC_BURST_US 2000           /* credit a paced QP may accumulate */
 
+static double line_rate(const struct soft_dev *dev)
+{
+	return dev->opts.rcm_line_rate_mbps * 1e6 / 8;
+}
+
 void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 {
 	struct soft_dev *dev = qp->dev;
 	if (!dev->opts.rcm || SOFT_FAULT_ON(dev, NO_CNP))
 		return;
 	int64_t now = soft_now_us();
-	if (qp->cc.cnp_sent && now - qp->cc.last_cnp_us < (int64_t)dev->opts.cnp_interval_us &&
-	    !SOFT_FAULT_ON(dev, CNP_NO_PACING)) {
+	/* The interval is per QP; the broken device keeps one for all. */
+	bool *sent = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL) ? &dev->cnp_sent : &qp->cc.cnp_sent;
+	int64_t *last = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL) ? &dev->last_cnp_us : &qp->cc.last_cnp_us;
+	if (*sent && now - *last < (int64_t)dev->opts.cnp_interval_us && !SOFT_FAULT_ON(dev, CNP_NO_PACING)) {
 		dev->cnt.cnp_coalesced++;
 		return;
 	}
-	qp->cc.cnp_sent = true;
-	qp->cc.last_cnp_us = now;
+	*sent = true;
+	*last = now;
 
 	/* To the CE packet's source, for the QP that sent it. */
 	struct roce_endpoint ep;
@@ -58,11 +66,6 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 	soft_xmit(dev, &d);
 }
 
-static double line_rate(const struct soft_dev *dev)
-{
-	return dev->opts.rcm_line_rate_mbps * 1e6 / 8;
-}
-
 void soft_cc_on_cnp(struct be_qp *qp)
 {
 	struct soft_dev *dev = qp->dev;
@@ -82,9 +85,19 @@ void soft_cc_on_cnp(struct be_qp *qp)
 	dev->cnt.rate_cuts++;
 }
 
+/* The rate a QP sends at: its congestion-managed rate after a CNP, the
+ * line rate before any (or once recovered), unpaced without --rcm. */
+static double send_rate(const struct be_qp *qp)
+{
+	if (qp->cc.rate > 0)
+		return qp->cc.rate;
+	return qp->dev->opts.rcm ? line_rate(qp->dev) : 0;
+}
+
 bool soft_cc_may_send(struct be_qp *qp, size_t len, int64_t now)
 {
-	if (qp->cc.rate <= 0) {
+	double rate = send_rate(qp);
+	if (rate <= 0) {
 		qp->cc.next_tx_us = 0;
 		return true;
 	}
@@ -93,7 +106,7 @@ bool soft_cc_may_send(struct be_qp *qp, size_t len, int64_t now)
 	int64_t start = qp->cc.next_tx_us;
 	if (start < now - CC_BURST_US)
 		start = now - CC_BURST_US;
-	int64_t cost = (int64_t)(len * 1e6 / qp->cc.rate);
+	int64_t cost = (int64_t)(len * 1e6 / rate);
 	qp->cc.next_tx_us = start + (cost ? cost : 1);
 	return true;
 }
@@ -115,7 +128,7 @@ void soft_cc_timers(struct be_qp *qp, int64_t now)
 	qp->cc.rate = (qp->cc.rate + qp->cc.target) / 2;
 	dev->cnt.rate_increases++;
 	if (qp->cc.rate >= line_rate(dev) * 0.999) {
-		qp->cc.rate = 0; /* back to line rate: no pacing */
+		qp->cc.rate = 0; /* back to the line rate */
 		qp->cc.recover_us = 0;
 	} else {
 		qp->cc.recover_us = now + dev->opts.rcm_recovery_us;
@@ -125,7 +138,7 @@ void soft_cc_timers(struct be_qp *qp, int64_t now)
 int64_t soft_cc_next_deadline(const struct be_qp *qp)
 {
 	int64_t a = qp->cc.recover_us;
-	int64_t b = qp->cc.rate > 0 && qp->sq_next < qp->sq_count ? qp->cc.next_tx_us : 0;
+	int64_t b = send_rate(qp) > 0 && qp->sq_next < qp->sq_count ? qp->cc.next_tx_us : 0;
 	if (!a)
 		return b;
 	if (!b)

@@ -109,6 +109,14 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 		dst[d->ip_version == 6 ? 15 : 3]++;
 		return;
 	}
+	case SOFT_FAULT_IPV6_PAYLEN_FROM_BTH:
+		if (d->ip_version == 6) {
+			uint8_t tmp[9216];
+			long n = roce_build_ip(d, tmp, sizeof tmp);
+			if (n > ROCE_IPV6_LEN + ROCE_UDP_LEN)
+				roce_desc_set(d, ROCE_F_IPV6_paylen, (uint64_t)(n - ROCE_IPV6_LEN - ROCE_UDP_LEN));
+		}
+		return;
 	case SOFT_FAULT_AETH_RESV_SET:
 		if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_AETH))
 			roce_aeth_set_resv(roce_desc_hdr(d, ROCE_H_AETH), 1);

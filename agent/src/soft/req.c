@@ -77,18 +77,31 @@ static enum be_wc_opcode wc_opcode(enum be_wr_opcode op)
 	}
 }
 
+static void report(struct be_qp *qp, const struct soft_swqe *w)
+{
+	if (w->signaled || w->status != BE_WC_SUCCESS) {
+		struct be_wc wc = { .wr_id = w->wr.wr_id, .status = w->status,
+				    .opcode = wc_opcode(w->wr.opcode), .qp_num = qp->qpn };
+		if (w->status == BE_WC_SUCCESS && is_read(w))
+			wc.byte_len = (uint32_t)w->length;
+		soft_cq_push(qp->scq, &wc);
+	}
+}
+
 /* Reports finished WQEs from the head, in order. */
 static void complete_done(struct be_qp *qp)
 {
+	if (SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER)) {
+		unsigned n = 0;
+		while (n < qp->sq_count && sq_at(qp, n)->done)
+			n++;
+		while (n--)
+			report(qp, sq_at(qp, n));
+	}
 	while (qp->sq_count && sq_at(qp, 0)->done) {
 		struct soft_swqe *w = sq_at(qp, 0);
-		if (w->signaled || w->status != BE_WC_SUCCESS) {
-			struct be_wc wc = { .wr_id = w->wr.wr_id, .status = w->status,
-					    .opcode = wc_opcode(w->wr.opcode), .qp_num = qp->qpn };
-			if (w->status == BE_WC_SUCCESS && is_read(w))
-				wc.byte_len = (uint32_t)w->length;
-			soft_cq_push(qp->scq, &wc);
-		}
+		if (!SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER))
+			report(qp, w);
 		for (unsigned i = 0; i < w->num_sge; i++)
 			soft_mr_unref(w->sge[i].mr);
 		w->num_sge = 0;
@@ -278,7 +291,7 @@ void soft_req_kick(struct be_qp *qp)
 				unsigned max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 				if ((is_read(w) || is_atomic(w)) && outstanding_rd_atomic(qp) >= max)
 					break;
-				if (roce_psn_diff(qp->req.next_psn, qp->req.acked_psn) > REQ_MAX_OUTSTANDING_PSNS)
+				if (soft_psn_diff(qp->dev, qp->req.next_psn, qp->req.acked_psn) > REQ_MAX_OUTSTANDING_PSNS)
 					break;
 			}
 			w->assigned = true;
@@ -346,9 +359,9 @@ static void go_back(struct be_qp *qp, uint32_t psn, bool count)
 		struct soft_swqe *w = sq_at(qp, i);
 		if (!w->assigned)
 			break;
-		if (w->done || roce_psn_diff(psn, w->first_psn) < 0 || roce_psn_diff(psn, last_psn(w)) > 0)
+		if (w->done || soft_psn_diff(qp->dev, psn, w->first_psn) < 0 || soft_psn_diff(qp->dev, psn, last_psn(w)) > 0)
 			continue;
-		uint32_t k = (uint32_t)roce_psn_diff(psn, w->first_psn);
+		uint32_t k = (uint32_t)soft_psn_diff(qp->dev, psn, w->first_psn);
 		if (SOFT_FAULT_ON(dev, GO_BACK_0))
 			k = 0;
 		if (is_atomic(w))
@@ -382,7 +395,7 @@ static bool oldest_unacked(struct be_qp *qp, uint32_t *psn)
 			*psn = roce_psn_add(w->first_psn, (int32_t)w->resp_got);
 		} else {
 			uint32_t next = roce_psn_add(qp->req.acked_psn, 1);
-			*psn = roce_psn_diff(next, w->first_psn) > 0 ? next : w->first_psn;
+			*psn = soft_psn_diff(qp->dev, next, w->first_psn) > 0 ? next : w->first_psn;
 		}
 		return true;
 	}
@@ -400,13 +413,13 @@ static bool ack_upto(struct be_qp *qp, uint32_t psn)
 			break;
 		if (w->done)
 			continue;
-		if (roce_psn_diff(psn, last_psn(w)) < 0)
+		if (soft_psn_diff(qp->dev, psn, last_psn(w)) < 0)
 			break;
 		if ((is_read(w) || is_atomic(w)) && !SOFT_FAULT_ON(qp->dev, NO_IMPLIED_NAK)) {
 			/* An ACK past an unanswered READ or atomic: its response
 			 * was lost (implied NAK). */
 			qp->dev->cnt.req_implied_naks++;
-			if (!w->retrying || roce_psn_diff(psn, last_psn(w)) > 0) {
+			if (!w->retrying || soft_psn_diff(qp->dev, psn, last_psn(w)) > 0) {
 				go_back(qp, roce_psn_add(w->first_psn, (int32_t)w->resp_got), true);
 			}
 			return false;
@@ -415,7 +428,7 @@ static bool ack_upto(struct be_qp *qp, uint32_t psn)
 		w->status = BE_WC_SUCCESS;
 		progress = true;
 	}
-	if (roce_psn_diff(psn, qp->req.acked_psn) > 0)
+	if (soft_psn_diff(qp->dev, psn, qp->req.acked_psn) > 0)
 		qp->req.acked_psn = psn;
 	if (progress) {
 		qp->req.retry_left = qp->attr.retry_cnt;
@@ -429,7 +442,7 @@ static bool ack_upto(struct be_qp *qp, uint32_t psn)
 static bool in_window(struct be_qp *qp, uint32_t psn)
 {
 	uint32_t newest = roce_psn_add(qp->req.next_psn, -1);
-	return roce_psn_diff(psn, qp->req.acked_psn) > 0 && roce_psn_diff(psn, newest) <= 0;
+	return soft_psn_diff(qp->dev, psn, qp->req.acked_psn) > 0 && soft_psn_diff(qp->dev, psn, newest) <= 0;
 }
 
 static struct soft_swqe *wqe_of(struct be_qp *qp, uint32_t psn)
@@ -438,8 +451,8 @@ static struct soft_swqe *wqe_of(struct be_qp *qp, uint32_t psn)
 		struct soft_swqe *w = sq_at(qp, i);
 		if (!w->assigned)
 			return NULL;
-		if (roce_psn_diff(psn, w->first_psn) >= 0 &&
-		    roce_psn_diff(psn, roce_psn_add(w->first_psn, (int32_t)(is_read(w) ? w->nresp : w->npkts) - 1)) <= 0)
+		if (soft_psn_diff(qp->dev, psn, w->first_psn) >= 0 &&
+		    soft_psn_diff(qp->dev, psn, roce_psn_add(w->first_psn, (int32_t)(is_read(w) ? w->nresp : w->npkts) - 1)) <= 0)
 			return w;
 	}
 	return NULL;
@@ -470,7 +483,7 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 	unsigned type = roce_aeth_type(aeth), value = roce_aeth_value(aeth);
 	if (!in_window(qp, psn)) {
 		uint32_t newest = roce_psn_add(qp->req.next_psn, -1);
-		if (roce_psn_diff(psn, newest) > 0) {
+		if (soft_psn_diff(qp->dev, psn, newest) > 0) {
 			dev->cnt.req_ghost_acks++;
 			if (SOFT_FAULT_ON(dev, ACCEPT_GHOST_ACK) && type == ROCE_SYN_ACK) {
 				for (unsigned i = 0; i < qp->sq_count && i < qp->sq_next; i++) {
@@ -496,7 +509,7 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 		struct soft_swqe *w = wqe_of(qp, psn);
 		if (!w)
 			break;
-		if (qp->attr.rnr_retry != 7) {
+		if (qp->attr.rnr_retry != 7 && !SOFT_FAULT_ON(dev, RNR_RETRY_FOREVER)) {
 			if (qp->req.rnr_left == 0) {
 				req_fail(qp, w, BE_WC_RNR_RETRY_EXC_ERR);
 				break;
@@ -536,7 +549,7 @@ static void on_read_response(struct be_qp *qp, const struct soft_rx *rx)
 {
 	uint32_t psn = rx->psn;
 	if (!in_window(qp, psn)) {
-		if (roce_psn_diff(psn, roce_psn_add(qp->req.next_psn, -1)) > 0)
+		if (soft_psn_diff(qp->dev, psn, roce_psn_add(qp->req.next_psn, -1)) > 0)
 			qp->dev->cnt.req_ghost_acks++;
 		return;
 	}
@@ -550,7 +563,7 @@ static void on_read_response(struct be_qp *qp, const struct soft_rx *rx)
 		return;
 	}
 	uint32_t expected = roce_psn_add(w->first_psn, (int32_t)w->resp_got);
-	int32_t d = roce_psn_diff(psn, expected);
+	int32_t d = soft_psn_diff(qp->dev, psn, expected);
 	if (d < 0)
 		return; /* a duplicate from before a retry */
 	if (d > 0) {
@@ -594,7 +607,7 @@ static void on_atomic_ack(struct be_qp *qp, const struct soft_rx *rx)
 {
 	uint32_t psn = rx->psn;
 	if (!in_window(qp, psn)) {
-		if (roce_psn_diff(psn, roce_psn_add(qp->req.next_psn, -1)) > 0)
+		if (soft_psn_diff(qp->dev, psn, roce_psn_add(qp->req.next_psn, -1)) > 0)
 			qp->dev->cnt.req_ghost_acks++;
 		return;
 	}

@@ -256,7 +256,7 @@ static struct soft_res *res_find(struct be_qp *qp, uint32_t psn, bool atomic)
 		struct soft_res *r = &qp->resp.res[i];
 		if (!r->valid || r->atomic != atomic)
 			continue;
-		if (roce_psn_diff(psn, r->psn) >= 0 && roce_psn_diff(psn, r->last_psn) <= 0)
+		if (soft_psn_diff(qp->dev, psn, r->psn) >= 0 && soft_psn_diff(qp->dev, psn, r->last_psn) <= 0)
 			return r;
 	}
 	return NULL;
@@ -571,7 +571,8 @@ static void send_rnr(struct be_qp *qp, const struct soft_rx *rx)
 static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
 {
 	struct soft_dev *dev = qp->dev;
-	switch (roce_psn_classify(rx->psn, qp->resp.epsn)) {
+	int32_t dist = soft_psn_diff(dev, rx->psn, qp->resp.epsn);
+	switch (dist == 0 ? ROCE_PSN_EXPECTED : dist < 0 ? ROCE_PSN_DUPLICATE : ROCE_PSN_AHEAD) {
 	case ROCE_PSN_AHEAD:
 		if (SOFT_FAULT_ON(dev, NO_SEQ_NAK))
 			return;
@@ -705,7 +706,7 @@ static void resp_ud(struct be_qp *qp, const struct soft_rx *rx)
 	if (rx->ip_version == 6)
 		memcpy(grh, rx->l3, 40);
 	else
-		memcpy(grh + 20, rx->l3, 20);
+		memcpy(grh + (SOFT_FAULT_ON(qp->dev, UD_IPV4_HEADER_AT_0) ? 0 : 20), rx->l3, 20);
 	soft_sge_copy(qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh, 40, true);
 	soft_sge_copy(qp->resp.wqe.sge, qp->resp.wqe.num_sge, 40, (uint8_t *)rx->payload,
 		      rx->payload_len, true);

@@ -146,6 +146,23 @@ static struct be_qp *lowest_qp(struct soft_dev *dev)
 	return best;
 }
 
+/* cnp-before-validation: the broken notification point answers ECN CE
+ * before the packet is checked (CA17-44 asks for a valid packet). */
+static void cnp_before_validation(struct soft_dev *dev, const struct roce_pkt *p, const uint8_t *frame,
+				  const uint8_t *l3, const uint8_t *src_ip, const uint8_t *dst_ip)
+{
+	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
+	unsigned ecn = p->ip_version == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
+	struct be_qp *qp = bth && ecn == 3 ? soft_qp_lookup(dev, roce_bth_destqp(bth)) : NULL;
+	if (!qp || p->op->kind == ROCE_K_CNP)
+		return;
+	struct soft_rx rx = { .p = p, .bth = bth, .ip_version = p->ip_version, .l3 = l3 };
+	memcpy(rx.src_ip, src_ip, 16);
+	memcpy(rx.dst_ip, dst_ip, 16);
+	memcpy(rx.src_mac, eth_src(frame), 6);
+	soft_cc_on_ce(qp, &rx);
+}
+
 void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 {
 	if (len < ROCE_ETH_LEN || len > sizeof dev->rxbuf || memcmp(eth_dst(frame), dev->mac, 6) != 0)
@@ -208,13 +225,16 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		memcpy(src_ip, roce_ipv4_src(l3), 4);
 		memcpy(dst_ip, roce_ipv4_dst(l3), 4);
 	}
-	if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
+	if (!soft_is_our_ip(dev, p.ip_version, dst_ip) && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST)) {
 		soft_refresh_gids(dev);
 		if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
 			dev->cnt.rx_drop_gid++;
 			return;
 		}
 	}
+
+	if (SOFT_FAULT_ON(dev, CNP_BEFORE_VALIDATION))
+		cnp_before_validation(dev, &p, frame, l3, src_ip, dst_ip);
 
 	/* The header rules of A17.3 (CA17-24): IP options, flags, checksum,
 	 * ICRC. libroce's stateless checks find them. */
@@ -245,8 +265,11 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 			}
 			break;
 		case ROCE_C_IPV4_CSUM:
-			dev->cnt.rx_drop_ip++;
-			return;
+			if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_IPV4_CSUM)) {
+				dev->cnt.rx_drop_ip++;
+				return;
+			}
+			break;
 		default:
 			break;
 		}
@@ -323,10 +346,12 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 
-	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR)) {
+	/* A QP in INIT (reached here only under ignore-qp-state) has no
+	 * address vector to check the addresses against. */
+	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR) && s != BE_QPS_INIT) {
 		size_t n = p.ip_version == 4 ? 4 : 16;
 		if (p.ip_version != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
-		    memcmp(dst_ip, qp->ep.src_ip, n) != 0) {
+		    (memcmp(dst_ip, qp->ep.src_ip, n) != 0 && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST))) {
 			dev->cnt.rx_drop_addr++;
 			return;
 		}

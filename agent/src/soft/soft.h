@@ -287,6 +287,8 @@ struct soft_dev {
 	uint32_t nl_seq;
 
 	struct soft_counters cnt;
+	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
+	int64_t last_cnp_us;
 	/* Sees every frame the device transmits (after the fault profile),
 	 * whether or not there is a socket to send it on: for tests. */
 	void (*tx_tap)(void *ctx, const uint8_t *frame, size_t len);
@@ -297,6 +299,13 @@ struct soft_dev {
 };
 
 #define SOFT_FAULT_ON(dev, F) ((dev)->fault == SOFT_FAULT_##F)
+
+/* PSN distance a - b: 24-bit serial arithmetic, or plain integers under
+ * the psn-no-wrap fault. */
+static inline int32_t soft_psn_diff(const struct soft_dev *dev, uint32_t a, uint32_t b)
+{
+	return SOFT_FAULT_ON(dev, PSN_NO_WRAP) ? (int32_t)a - (int32_t)b : roce_psn_diff(a, b);
+}
 
 extern const struct backend_ops soft_ops;
 void soft_backend_close(struct backend *be);

@@ -421,6 +421,33 @@ static unsigned required_attrs(enum be_qp_type t, enum be_qp_state from, enum be
 	return 0;
 }
 
+/* Attributes a transition may also take (the verbs' table of optional
+ * attributes); anything else is refused, as libibverbs devices refuse it,
+ * so that what works against the soft DUT works against hardware. */
+static unsigned optional_attrs(enum be_qp_type t, enum be_qp_state from, enum be_qp_state to)
+{
+	bool rc = t == BE_QPT_RC, ud = t == BE_QPT_UD;
+	if (to == BE_QPS_RESET || to == BE_QPS_ERR)
+		return 0;
+	if (from == BE_QPS_INIT && to == BE_QPS_INIT)
+		return BE_QPA_PORT | BE_QPA_PKEY_INDEX | (ud ? BE_QPA_QKEY : BE_QPA_ACCESS);
+	if (from == BE_QPS_INIT && to == BE_QPS_RTR)
+		return BE_QPA_PKEY_INDEX | (ud ? BE_QPA_QKEY : BE_QPA_ACCESS);
+	if ((from == BE_QPS_RTR || from == BE_QPS_RTS || from == BE_QPS_SQD) && to == BE_QPS_RTS)
+		return ud ? BE_QPA_QKEY : BE_QPA_ACCESS | (rc ? BE_QPA_MIN_RNR_TIMER : 0);
+	if (from == BE_QPS_SQD && to == BE_QPS_SQD) {
+		if (ud)
+			return BE_QPA_PKEY_INDEX | BE_QPA_QKEY;
+		unsigned uc = BE_QPA_PORT | BE_QPA_AV | BE_QPA_ACCESS | BE_QPA_PKEY_INDEX;
+		return rc ? uc | BE_QPA_TIMEOUT | BE_QPA_RETRY_CNT | BE_QPA_RNR_RETRY | BE_QPA_MAX_RD_ATOMIC |
+				    BE_QPA_MAX_DEST_RD_ATOMIC | BE_QPA_MIN_RNR_TIMER
+			  : uc;
+	}
+	if (from == BE_QPS_SQE && to == BE_QPS_RTS)
+		return ud ? BE_QPA_QKEY : BE_QPA_ACCESS;
+	return 0;
+}
+
 static bool transition_ok(enum be_qp_state from, enum be_qp_state to)
 {
 	if (to == BE_QPS_RESET || to == BE_QPS_ERR)
@@ -479,6 +506,13 @@ static int soft_modify_qp(struct be_qp *qp, const struct be_qp_attr *a, struct b
 	for (unsigned bit = 1; bit; bit <<= 1)
 		if ((need & bit) && !(a->mask & bit))
 			return be_error_set(err, BE_BAD_REQUEST, "%s -> %s on a %s QP needs %s",
+					    state_name(from), state_name(to),
+					    qp->type == BE_QPT_RC ? "RC" : qp->type == BE_QPT_UC ? "UC" : "UD",
+					    attr_name(bit));
+	unsigned allowed = required_attrs(qp->type, from, to) | optional_attrs(qp->type, from, to);
+	for (unsigned bit = BE_QPA_PORT; bit <= BE_QPA_RNR_RETRY; bit <<= 1)
+		if ((a->mask & bit) && !(allowed & bit))
+			return be_error_set(err, BE_BAD_REQUEST, "%s -> %s on a %s QP does not take %s",
 					    state_name(from), state_name(to),
 					    qp->type == BE_QPT_RC ? "RC" : qp->type == BE_QPT_UC ? "UC" : "UD",
 					    attr_name(bit));

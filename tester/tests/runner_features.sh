@@ -1,0 +1,66 @@
+#!/bin/sh
+# The runner's features that the conformance cases lean on, against the
+# soft DUT: 'unless', per-QP IP versions, partial bring-up completed by
+# dut modify, not applicable above the port MTU, $port.mtu, rules limited
+# to an IP version, and the address check of every DUT packet (under the
+# wrong-sgid and wrong-dgid faults).
+# usage: runner_features.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER FEATURES-DIR
+set -u
+netns=$1 agent=$2 t=$3 dir=$4
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+run() { # report-dir fault-or-empty cases...
+  rd=$1 fault=$2
+  shift 2
+  if [ -n "$fault" ]; then
+    set -- --agent-arg --fault --agent-arg "$fault" -- "$@"
+  else
+    set -- -- "$@"
+  fi
+  "$netns" --agent "$agent" --timeout 120 "$@" >"$out/$rd.log" 2>&1
+}
+runtester='"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2"'
+run plain "" sh -c "$runtester" "$t" "$out/plain" "$dir"
+rc=$?
+[ $rc -eq 77 ] && { tail -1 "$out/plain.log"; exit 77; }
+run sgid wrong-sgid sh -c "$runtester" "$t" "$out/sgid" "$dir/rule-ip.case"
+run dgid wrong-dgid sh -c "$runtester" "$t" "$out/dgid" "$dir/rule-ip.case"
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+fails = 0
+def check(cond, what):
+    global fails
+    print(("ok: " if cond else "FAIL: ") + what)
+    fails += not cond
+def cases(rd):
+    return {(c["id"], c["ip_version"]): c for c in json.load(open(out + "/" + rd + "/results.json"))["cases"]}
+p = cases("plain")
+for key, c in sorted(p.items()):
+    print("  %s IPv%d %s %s" % (key[0], key[1], c["verdict"], c["reason"]))
+u = p[("F-UNLESS", 4)]
+check(u["verdict"] == "not_applicable" and "excludes" in u["reason"] and "RC" in u["reason"], "unless RC: not applicable, says why")
+check(p[("F-QP-IP", 4)]["verdict"] == "pass", "QPs of both IP versions in one IPv4 run")
+check(("F-QP-IP", 6) not in p, "ip 4 runs once")
+check(p[("F-BRINGUP", 4)]["verdict"] == "pass" and p[("F-BRINGUP", 6)]["verdict"] == "pass", "state=INIT, then dut modify to RTR and RTS")
+n = p[("F-PMTU-NA", 4)]
+check(n["verdict"] == "not_applicable" and "active MTU is 1024" in n["reason"], "PMTU 4096 on a 1024 port: not applicable")
+check(p[("F-PORT-MTU", 4)]["verdict"] == "pass" and p[("F-PORT-MTU", 4)]["symbols"]["port.mtu"] in ("0x400", 1024), "$port.mtu = 1024")
+r4, r6 = p[("F-RULE-IP", 4)], p[("F-RULE-IP", 6)]
+check(r4["rules"] == ["CA17-4", "CA17-25"] and r6["rules"] == ["CA17-13", "CA17-25"], "rules per IP version: %s / %s" % (r4["rules"], r6["rules"]))
+rules = {x["id"]: x for x in json.load(open(out + "/plain/results.json"))["rules"]}
+check([c["ip_version"] for c in rules["CA17-4"]["cases"] if c["id"] == "F-RULE-IP"] == [4], "CA17-4 judged on IPv4 only")
+for rd, r4id, r6id in (("sgid", "CA17-11", "CA17-18"), ("dgid", "CA17-12", "CA17-19")):
+    s = cases(rd)
+    a, b = s[("F-RULE-IP", 4)], s[("F-RULE-IP", 6)]
+    check(a["verdict"] == "fail" and r4id in a["failed_rules"] and r6id not in a["failed_rules"],
+          "wrong-%s: IPv4 fails %s (%s)" % (rd, r4id, a["reason"]))
+    check(b["verdict"] == "fail" and r6id in b["failed_rules"] and r4id not in b["failed_rules"],
+          "wrong-%s: IPv6 fails %s (%s)" % (rd, r6id, b["reason"]))
+    check(any(f["rule"] == r4id and f["source"] == "packet check" and f.get("frame") for f in a["findings"]),
+          "wrong-%s: the finding names its frame" % rd)
+sys.exit(1 if fails else 0)
+PY
+rc=$?
+[ $rc -eq 0 ] || for f in "$out"/*.log; do echo "--- $f"; tail -20 "$f"; done
+exit $rc
