@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 {
 	gchar *listen = NULL, *token_file = NULL, *backend = NULL, *iface = NULL, *device = NULL, *fault = NULL;
 	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
-	gint cnp_interval = 50, line_rate = 1000, recovery = 2000;
+	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S;
 	GOptionEntry entries[] = {
 		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
 		{ "token-file", 't', 0, G_OPTION_ARG_FILENAME, &token_file, "The shared token that authenticates the tester (required)", "FILE" },
@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 		{ "list-faults", 0, 0, G_OPTION_ARG_NONE, &faults, "List the fault profiles and exit", NULL },
 		{ "list-counters", 0, 0, G_OPTION_ARG_NONE, &counters, "List the soft DUT's counters and exit", NULL },
 		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults or --list-counters: as a Markdown table", NULL },
+		{ "hello-timeout", 0, 0, G_OPTION_ARG_INT, &hello_timeout, "Close a connection that has not said hello with the token within SECS (default 10)", "SECS" },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log sessions and errors", NULL },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -133,6 +134,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "roce-agent: --listen HOST:PORT and --token-file FILE are required\n");
 		return 2;
 	}
+	if (hello_timeout <= 0 || hello_timeout > 3600) {
+		fprintf(stderr, "roce-agent: --hello-timeout must be 1..3600 seconds\n");
+		return 2;
+	}
 	if (cnp_interval < 0 || line_rate <= 0 || recovery <= 0) {
 		fprintf(stderr, "roce-agent: --cnp-interval-us, --rcm-line-rate and --rcm-recovery-us must be positive\n");
 		return 2;
@@ -148,7 +153,8 @@ int main(int argc, char **argv)
 	}
 
 	char err[512];
-	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose };
+	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose,
+			   .hello_timeout_ms = (unsigned)hello_timeout * 1000 };
 	a.token = read_token(token_file, &a.token_len, err, sizeof err);
 	if (!a.token) {
 		fprintf(stderr, "roce-agent: %s\n", err);
