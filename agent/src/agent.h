@@ -23,6 +23,7 @@
 #define AGENT_MAX_POLL_MS 60000
 #define AGENT_MAX_JSON_DEPTH 32
 #define AGENT_MAX_AUTH_FAILURES 3
+#define AGENT_HELLO_TIMEOUT_S 10 /* default --hello-timeout */
 
 struct agent {
 	struct backend *be;
@@ -34,6 +35,10 @@ struct agent {
 	guint listen_watch;
 	GList *sessions; /* struct session */
 	unsigned n_sessions;
+	/* A connection that has not authenticated within this many ms is
+	 * closed, so that idle or trickling connections cannot hold the
+	 * session slots; 0: no deadline. */
+	unsigned hello_timeout_ms;
 	bool verbose;
 	/* --hostile: the mode (device modes are the backend's business) and,
 	 * for the agent modes, the method they strike at. */
@@ -88,7 +93,7 @@ struct session {
 	struct agent *agent;
 	int fd;
 	char peer[80];
-	guint in_watch, out_watch, poll_timer, close_queued;
+	guint in_watch, out_watch, poll_timer, close_queued, hello_timer;
 	GString *in, *out;
 	bool authenticated;
 	unsigned auth_failures;
@@ -111,6 +116,13 @@ struct session {
 /* server.c */
 int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen);
 void agent_shutdown(struct agent *a);
+/* A session on a connected, non-blocking socket (accepted, or one end of a
+ * socketpair for the protocol fuzzer); it owns fd from now on. */
+struct session *session_open(struct agent *a, int fd, const char *peer);
+/* Bytes received from the peer: framed into requests and answered. */
+void session_feed(struct session *s, const char *data, size_t len);
+/* Destroys the session's objects and closes its socket. */
+void session_close(struct session *s);
 void session_send_reply(struct session *s, struct req *r);
 void session_start_poll_timer(struct session *s);
 

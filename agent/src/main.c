@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	gchar *hostile = NULL, *hostile_at = NULL;
 	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
 	gboolean hostiles = FALSE;
-	gint cnp_interval = 50, line_rate = 1000, recovery = 2000;
+	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S;
 	gint64 hostile_count = AGENT_HOSTILE_DEFAULT_COUNT;
 	GOptionEntry entries[] = {
 		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
@@ -93,11 +93,27 @@ int main(int argc, char **argv)
 		{ "list-hostile", 0, 0, G_OPTION_ARG_NONE, &hostiles, "List the hostile modes and exit", NULL },
 		{ "list-counters", 0, 0, G_OPTION_ARG_NONE, &counters, "List the soft DUT's counters and exit", NULL },
 		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults, --list-counters or --list-hostile: as a Markdown table", NULL },
+		{ "hello-timeout", 0, 0, G_OPTION_ARG_INT, &hello_timeout, "Close a connection that has not said hello with the token within SECS (default 10)", "SECS" },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log sessions and errors", NULL },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *ctx = g_option_context_new("- serve roce-tester on a device under test");
+	g_option_context_set_summary(ctx,
+		"Runs verbs on the device under test for roce-tester, over a token-authenticated\n"
+		"JSON protocol on TCP (docs/agent-protocol.md). Backends: soft, the embedded\n"
+		"software RoCEv2 DUT on an Ethernet interface (needs CAP_NET_RAW); ibverbs, a\n"
+		"real RDMA device through libibverbs.");
+	g_option_context_set_description(ctx,
+		"Examples:\n"
+		"  roce-agent --listen 198.18.0.1:7471 --token-file token --iface eth1\n"
+		"  roce-agent --listen 10.0.0.2:7471 --token-file token --backend ibverbs --device mlx5_0\n"
+		"  roce-agent --list-faults\n"
+		"\n"
+		"SIGINT or SIGTERM closes every session, destroys what they created and exits.\n"
+		"Exit status: 0 clean shutdown or a listing; 1 the token, the backend or the\n"
+		"listening socket failed (the message says why); 2 bad usage.\n"
+		"The manual is roce-agent(8); running on real hardware: docs/real-hardware.md.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	GError *gerr = NULL;
 	if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
@@ -125,6 +141,10 @@ int main(int argc, char **argv)
 	}
 	if (!listen || !token_file) {
 		fprintf(stderr, "roce-agent: --listen HOST:PORT and --token-file FILE are required\n");
+		return 2;
+	}
+	if (hello_timeout <= 0 || hello_timeout > 3600) {
+		fprintf(stderr, "roce-agent: --hello-timeout must be 1..3600 seconds\n");
 		return 2;
 	}
 	if (cnp_interval < 0 || line_rate <= 0 || recovery <= 0) {
@@ -158,7 +178,8 @@ int main(int argc, char **argv)
 	}
 
 	char err[512];
-	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose, .hostile = hmode };
+	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose, .hostile = hmode,
+			   .hello_timeout_ms = (unsigned)hello_timeout * 1000 };
 	if (hmode != AGENT_HOSTILE_NONE && agent_hostile_info(hmode)->layer == AGENT_HOSTILE_AGENT)
 		a.hostile_at = hostile_at ? hostile_at : "poll_cq";
 	a.token = read_token(token_file, &a.token_len, err, sizeof err);

@@ -1131,29 +1131,41 @@ static const struct method methods[] = {
 	{ "read_counters", m_read_counters },
 };
 
-/* Nesting depth of a JSON text, counted outside strings; json-glib's
- * parser recurses, so a hostile "[[[[..." must not reach it. */
-static unsigned json_depth(const char *s, size_t len)
+/* What the decoder must know before json-glib sees a text: its nesting
+ * depth, counted outside strings (json-glib's parser recurses, so a
+ * hostile "[[[[..." must not reach it), and whether a string holds an
+ * escaped NUL (json-glib keeps it, but every string is then used as a C
+ * string: "token\u0000junk" would compare as "token"). */
+struct json_shape {
+	unsigned depth;
+	bool nul;
+};
+
+static struct json_shape json_shape(const char *s, size_t len)
 {
-	unsigned depth = 0, max = 0;
+	struct json_shape sh = { 0, false };
+	unsigned depth = 0;
 	bool in_str = false;
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		if (in_str) {
-			if (c == '\\')
+			if (c == '\\') {
+				if (i + 5 < len && s[i + 1] == 'u' && !memcmp(s + i + 2, "0000", 4))
+					sh.nul = true;
 				i++;
-			else if (c == '"')
+			} else if (c == '"') {
 				in_str = false;
+			}
 		} else if (c == '"') {
 			in_str = true;
 		} else if (c == '[' || c == '{') {
-			if (++depth > max)
-				max = depth;
+			if (++depth > sh.depth)
+				sh.depth = depth;
 		} else if ((c == ']' || c == '}') && depth) {
 			depth--;
 		}
 	}
-	return max;
+	return sh;
 }
 
 void agent_dispatch(struct session *s, const char *line, size_t len)
@@ -1168,8 +1180,13 @@ void agent_dispatch(struct session *s, const char *line, size_t len)
 		req_fail(&r, AE_BAD_REQUEST, "the message is not valid UTF-8");
 		goto reply;
 	}
-	if (json_depth(line, len) > AGENT_MAX_JSON_DEPTH) {
+	struct json_shape shape = json_shape(line, len);
+	if (shape.depth > AGENT_MAX_JSON_DEPTH) {
 		req_fail(&r, AE_BAD_REQUEST, "the message nests deeper than %d levels", AGENT_MAX_JSON_DEPTH);
+		goto reply;
+	}
+	if (shape.nul) {
+		req_fail(&r, AE_BAD_REQUEST, "a string holds NUL (\\u0000), which no parameter allows");
 		goto reply;
 	}
 	parser = json_parser_new_immutable();

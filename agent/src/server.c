@@ -21,7 +21,6 @@
 
 static gboolean on_readable(gint fd, GIOCondition cond, gpointer data);
 static gboolean on_writable(gint fd, GIOCondition cond, gpointer data);
-static void session_close(struct session *s);
 static void queue_close(struct session *s);
 
 static void set_reading(struct session *s, bool on)
@@ -201,16 +200,20 @@ static gboolean on_readable(gint fd, GIOCondition cond, gpointer data)
 		session_close(s);
 		return G_SOURCE_REMOVE;
 	}
-	if (n > 0)
-		g_string_append_len(s->in, buf, n);
 	s->in_watch = 0; /* process_input re-adds it when idle */
-	process_input(s);
-	if (s->out->len == 0 && s->closing)
-		queue_close(s);
+	session_feed(s, buf, n > 0 ? (size_t)n : 0);
 	return G_SOURCE_REMOVE;
 }
 
-static void session_close(struct session *s)
+void session_feed(struct session *s, const char *data, size_t len)
+{
+	g_string_append_len(s->in, data, (gssize)len);
+	process_input(s);
+	if (s->out->len == 0 && s->closing)
+		queue_close(s);
+}
+
+void session_close(struct session *s)
 {
 	struct agent *a = s->agent;
 	if (!g_list_find(a->sessions, s))
@@ -220,6 +223,8 @@ static void session_close(struct session *s)
 		g_source_remove(s->out_watch);
 	if (s->poll_timer)
 		g_source_remove(s->poll_timer);
+	if (s->hello_timer)
+		g_source_remove(s->hello_timer);
 	if (s->poll.id)
 		json_node_unref(s->poll.id);
 	session_cleanup(s);
@@ -278,13 +283,41 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 	}
 	int one = 1;
 	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	struct session *s = g_new0(struct session, 1);
-	s->agent = a;
-	s->fd = c;
-	char host[64] = "?", port[16] = "?";
+	char host[64] = "?", port[16] = "?", peer[80];
 	getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port,
 		    NI_NUMERICHOST | NI_NUMERICSERV);
-	g_snprintf(s->peer, sizeof s->peer, "%s:%s", host, port);
+	g_snprintf(peer, sizeof peer, "%s:%s", host, port);
+	session_open(a, c, peer);
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean hello_deadline(gpointer data)
+{
+	struct session *s = data;
+	s->hello_timer = 0;
+	if (s->authenticated || s->closing)
+		return G_SOURCE_REMOVE;
+	struct req r = { .s = s, .err = AE_UNAUTHENTICATED, .close_after = true };
+	g_snprintf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
+		   s->agent->hello_timeout_ms / 1000.0);
+	/* Whatever was half received is dropped. */
+	g_string_truncate(s->in, 0);
+	set_reading(s, false);
+	session_send_reply(s, &r);
+	if (s->out->len) {
+		/* The peer does not read what it is sent: no waiting for it. */
+		g_string_truncate(s->out, 0);
+		queue_close(s);
+	}
+	return G_SOURCE_REMOVE;
+}
+
+struct session *session_open(struct agent *a, int fd, const char *peer)
+{
+	struct session *s = g_new0(struct session, 1);
+	s->agent = a;
+	s->fd = fd;
+	g_strlcpy(s->peer, peer, sizeof s->peer);
 	s->in = g_string_new(NULL);
 	s->out = g_string_new(NULL);
 	session_init_handles(s);
@@ -292,8 +325,10 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 	a->n_sessions++;
 	if (a->verbose)
 		g_message("%s: session opened", s->peer);
+	if (a->hello_timeout_ms)
+		s->hello_timer = g_timeout_add(a->hello_timeout_ms, hello_deadline, s);
 	set_reading(s, true);
-	return G_SOURCE_CONTINUE;
+	return s;
 }
 
 int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen)

@@ -239,8 +239,13 @@ static bool lex_number(struct cl_lexer *lx, struct cl_token *t, struct cl_diag *
 		else
 			return lex_error(lx, d, CL_ERR_UNIT, t->loc,
 					 "unknown unit after number; expected ns, us, ms or s");
+		/* Converting a double past 2^64 to an integer is undefined. */
+		double ns = ((double)v + frac) * mult + 0.5;
+		if (!(ns < 18446744073709551616.0))
+			return lex_error(lx, d, CL_ERR_NUMBER, t->loc,
+					 "duration too long; it must fit in 64 bits of nanoseconds (about 584 years)");
 		t->kind = CL_T_DURATION;
-		t->num = (uint64_t)(((double)v + frac) * mult + 0.5);
+		t->num = (uint64_t)ns;
 	} else if (has_frac) {
 		return lex_error(lx, d, CL_ERR_UNIT, t->loc,
 				 "a fraction needs a unit; expected ns, us, ms or s after the number");

@@ -160,6 +160,7 @@ static const struct bad bads[] = {
 	{ "wait 10 parsecs\n", CL_ERR_EXPECTED, 4, 6, "a duration after 'wait'" },
 	{ "wait 10xs\n", CL_ERR_UNIT, 4, 6, "unknown unit" },
 	{ "wait 1.5\n", CL_ERR_UNIT, 4, 6, "a fraction needs a unit" },
+	{ "wait 777777777777777ms\n", CL_ERR_NUMBER, 4, 6, "duration too long" }, /* fuzz/regress/case_lang */
 	{ "dut qp q\ninject q SEND_ONLY psn=\n", CL_ERR_EXPECTED, 5, 24, "expected a number or $symbol" },
 	{ "dut qp q\ninject q SEND_ONLY psn 5\n", CL_ERR_EXPECTED, 5, 24, "'=' after the argument name" },
 	{ "frobnicate\n", CL_ERR_STATEMENT, 4, 1, "unknown statement 'frobnicate'" },

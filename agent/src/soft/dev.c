@@ -62,6 +62,8 @@ static gint gid_cmp(gconstpointer a, gconstpointer b)
 void soft_refresh_gids(struct soft_dev *dev)
 {
 	struct ifaddrs *ifa_list = NULL;
+	if (!dev->ifindex)
+		return; /* a detached device keeps the table it was given */
 	if (getifaddrs(&ifa_list) != 0)
 		return;
 	dev->n_gids = 0;
@@ -226,6 +228,8 @@ bool soft_neigh_resolve(struct soft_dev *dev, int ip_version, const uint8_t *ip,
 		soft_neigh_learn(dev, ip_version, ip, mac);
 		return true;
 	}
+	if (dev->nl_fd < 0)
+		return false; /* nobody to ask: waiting would only stall the loop */
 	/* Ask the kernel to resolve it (ARP or ND) and wait a bounded time:
 	 * this happens once per peer, before its first packet. */
 	nl_neigh(dev, RTM_NEWNEIGH, ip_version, ip, NULL);
@@ -283,6 +287,8 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 
 bool soft_send_frame(struct soft_dev *dev, const uint8_t *frame, size_t len, const uint8_t *dst_mac)
 {
+	if (dev->tx_tap)
+		dev->tx_tap(dev->tx_tap_ctx, frame, len);
 	if (dev->raw_fd < 0)
 		return false;
 	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = dev->ifindex,
@@ -445,18 +451,8 @@ static bool read_if_info(struct soft_dev *dev, char *err, size_t errlen)
 	return ok;
 }
 
-static void soft_close(struct backend *be);
-
-static struct backend *soft_open(const struct backend_options *opts, char *err, size_t errlen)
+struct soft_dev *soft_dev_new(const struct backend_options *opts, char *err, size_t errlen)
 {
-	if (!opts->iface || !*opts->iface) {
-		snprintf(err, errlen, "the soft backend needs --iface IF");
-		return NULL;
-	}
-	if (strlen(opts->iface) >= IF_NAMESIZE) {
-		snprintf(err, errlen, "interface name '%s' is too long", opts->iface);
-		return NULL;
-	}
 	enum soft_fault fault = SOFT_FAULT_NONE;
 	if (opts->fault && *opts->fault && strcmp(opts->fault, "none") != 0) {
 		fault = soft_fault_by_name(opts->fault);
@@ -479,7 +475,9 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 	if (!dev->opts.rcm_recovery_us)
 		dev->opts.rcm_recovery_us = 2000;
 	dev->fault = fault;
-	g_strlcpy(dev->ifname, opts->iface, sizeof dev->ifname);
+	if (opts->iface)
+		g_strlcpy(dev->ifname, opts->iface, sizeof dev->ifname);
+	dev->if_mtu = 1500;
 	dev->raw_fd = dev->sink4_fd = dev->sink6_fd = dev->nl_fd = -1;
 	dev->qps = g_hash_table_new(g_direct_hash, g_direct_equal);
 	dev->mrs = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -489,6 +487,24 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 	dev->timer = g_source_new(&timer_funcs, sizeof(GSource));
 	g_source_set_callback(dev->timer, NULL, dev, NULL);
 	g_source_attach(dev->timer, NULL);
+	return dev;
+}
+
+static void soft_close(struct backend *be);
+
+static struct backend *soft_open(const struct backend_options *opts, char *err, size_t errlen)
+{
+	if (!opts->iface || !*opts->iface) {
+		snprintf(err, errlen, "the soft backend needs --iface IF");
+		return NULL;
+	}
+	if (strlen(opts->iface) >= IF_NAMESIZE) {
+		snprintf(err, errlen, "interface name '%s' is too long", opts->iface);
+		return NULL;
+	}
+	struct soft_dev *dev = soft_dev_new(opts, err, errlen);
+	if (!dev)
+		return NULL;
 
 	if (!soft_hostile_open(dev, err, errlen))
 		goto fail;

@@ -306,6 +306,10 @@ struct soft_dev {
 	struct soft_counters cnt;
 	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
 	int64_t last_cnp_us;
+	/* Sees every frame the device transmits (after the fault profile),
+	 * whether or not there is a socket to send it on: for tests. */
+	void (*tx_tap)(void *ctx, const uint8_t *frame, size_t len);
+	void *tx_tap_ctx;
 	uint8_t rxbuf[16384];
 	uint8_t txbuf[9216];
 	uint8_t payload[4096];
@@ -324,6 +328,12 @@ extern const struct backend_ops soft_ops;
 void soft_backend_close(struct backend *be);
 
 /* ---- dev.c ---- */
+/* A device on no interface: nothing is received or sent (tx_tap still sees
+ * what would be), the GID table and MAC are what the caller sets, and MACs
+ * come only from soft_neigh_learn. The fuzzers drive it through its ops and
+ * soft_rx_frame; soft_backend_close frees it. NULL (err set) for an unknown
+ * fault profile. */
+struct soft_dev *soft_dev_new(const struct backend_options *opts, char *err, size_t errlen);
 int64_t soft_now_us(void);
 /* Active path MTU of the port in bytes (from the interface MTU). */
 unsigned soft_port_mtu(const struct soft_dev *dev);
