@@ -15,8 +15,9 @@ of tester/tests/cases/hostile/, stops the agent, and checks that
   LeakSanitizer in the ASan build changes it, a crash too);
 - results.json and the capture are valid and agree (check_results.py:
   the schema of docs/results-schema.md, every frame cited is in the
-  capture and tshark reads it), and so is every other report the run
-  wrote (XML parses, HTML is well formed);
+  capture and tshark reads it; validate_results.py: the JSON Schema
+  docs/results.schema.json and the cross-record checks), and so is every
+  other report the run wrote (XML parses, HTML is well formed);
 - neither roce-tester nor the agent logged a sanitizer report, and the agent
   exits 0 when stopped (LeakSanitizer finds nothing at its exit);
 - with the flood (normal build only: ASan's quarantine inflates memory),
@@ -169,12 +170,13 @@ class Matrix:
                            capture_output=True, text=True)
         if r.returncode != 0:
             self.bad(cell, "results or capture invalid: %s%s" % (r.stdout, r.stderr))
-        # A schema validator, when the tree has one (the reports branch).
-        validator = os.path.join(os.path.dirname(self.check), "validate_results.py")
-        if os.path.exists(validator):
-            v = subprocess.run([sys.executable, validator, res], capture_output=True, text=True)
-            if v.returncode != 0:
-                self.bad(cell, "validate_results.py: %s%s" % (v.stdout, v.stderr))
+        # And against the JSON Schema of docs/results.schema.json.
+        here = os.path.dirname(os.path.abspath(__file__))
+        schema = os.path.join(here, "..", "..", "docs", "results.schema.json")
+        v = subprocess.run([sys.executable, os.path.join(here, "validate_results.py"), schema, res],
+                           capture_output=True, text=True)
+        if v.returncode != 0 or "validate_results: ok:" not in v.stdout:
+            self.bad(cell, "validate_results.py (status %d): %s%s" % (v.returncode, v.stdout, v.stderr))
         # Whatever other reports the run wrote must be readable.
         for name in sorted(os.listdir(out)):
             path = os.path.join(out, name)
