@@ -270,7 +270,8 @@ def main():
     keep = os.path.abspath(keep or os.path.join(work, "failures"))
     stats = {"runs": 0, "frames": 0, "rocev2_frames": 0, "malformed_elsewhere": 0, "malformed_ulp": 0, "seconds": 0.0,
              "tshark_seconds": 0.0, "failures": 0, "regressions": 0,
-             "builtin_seconds": 0.0, "builtin_frames": 0, "builtin_runs": 0, "builtin_failures": 0}
+             "builtin_seconds": 0.0, "builtin_frames": 0, "builtin_runs": 0, "builtin_failures": 0,
+             "builtin_aborts": 0}
     failures = []
     ulp_examples = []
     t_start = time.monotonic()
@@ -309,6 +310,8 @@ def main():
         stats["builtin_runs"] += 1
         if b.failed():
             stats["builtin_failures"] += 1
+        if b.status or b.timed_out:
+            stats["builtin_aborts"] += 1
         if b.failed() and not quiet:
             print("note: the built-in dissector on %s: %s" % (os.path.basename(path), "; ".join(b.why())[:300]))
 
@@ -332,15 +335,15 @@ def main():
             if frames_in[s] != repeat * count_frames(s):
                 die("mergecap -a of %d copies of %s holds %d frames" % (repeat, s, frames_in[s]))
 
-        run = 0
         stopped = False
         for p in range(1, passes + 1):
             for idx, s in enumerate(samples):
                 if time_limit is not None and time.monotonic() - t_start > time_limit:
                     stopped = True
                     break
-                prob, offset, opts = VARIANTS[run % len(VARIANTS)]
-                run += 1
+                # Each pass shifts the variants by one: N passes give every
+                # sample N different variants (all of them from 7 passes on).
+                prob, offset, opts = VARIANTS[(p - 1 + idx) % len(VARIANTS)]
                 run_seed = seed * 100000 + p * 1000 + idx
                 name = "%s-E%g-o%d-s%d.pcapng" % (os.path.basename(s).rsplit(".", 1)[0], prob, offset, run_seed)
                 mutated = os.path.join(work, name)
