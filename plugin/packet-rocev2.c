@@ -415,6 +415,7 @@ void proto_reg_handoff_rocev2(void)
 		if (owner != rocev2_handle)
 			ib_rroce_handle = owner;
 		ib_payload_heur = find_heur_dissector_list("infiniband.payload");
+		rocev2_handoff_mad();
 		proto_eth = proto_get_id_by_filter_name("eth");
 		dissector_add_uint_with_preference("udp.port", ROCE_UDP_PORT, rocev2_handle);
 		initialized = true;
