@@ -20,11 +20,12 @@ are set here for every tshark run, whatever the caller's environment.
 
 Malformed items of other protocols are only counted: those in frames that
 never reached the plugin (a mutated Ethernet, IP or UDP header), and those
-of upper-layer protocols inside RoCEv2 frames, raised where a ULP
-heuristic the payload was offered to shows its own subdissector's
+in frames the plugin dissected: of upper-layer protocols, raised where a
+ULP heuristic the payload was offered to shows its own subdissector's
 exception (the InfiniBand "ethertype" heuristic taking a payload that
 starts with a known EtherType and two zero bytes, as under the built-in
-dissector); the first few of the latter are printed.
+dissector), or of an Ethernet trailer's heuristics on the bytes past a
+mutated IP length; the first few of the latter are printed.
 
 Every run is seeded: the file mutated, the error probability, the seed,
 the change offset and the tshark options are printed for each failure,
@@ -95,7 +96,7 @@ class Outcome:
         self.frames = 0
         self.roce = 0
         self.malformed_ours = []   # (frame, line)
-        self.malformed_ulp = []    # (frame, line): another protocol's, inside a RoCEv2 frame
+        self.malformed_ulp = []    # (frame, line): another protocol's, in a frame rocev2 dissected
         self.malformed_other = 0
         self.bugs = []             # (frame, line)
         self.status = 0
@@ -370,13 +371,13 @@ def main():
         rate = stats["frames"] / stats["tshark_seconds"] if stats["tshark_seconds"] else 0.0
         stats["frames_per_second"] = rate
         print("fuzz_plugin: %d tshark runs (%d regression captures), %d mutated frames, %d dissected by rocev2; "
-              "malformed items of other protocols: %d before the plugin, %d of ULPs inside RoCEv2 frames; "
+              "malformed items of other protocols: %d before the plugin, %d in RoCEv2 frames; "
               "%.1f s in tshark, %.0f frames/s; %d failures"
               % (stats["runs"], stats["regressions"], stats["frames"], stats["rocev2_frames"],
                  stats["malformed_elsewhere"], stats["malformed_ulp"], stats["tshark_seconds"], rate,
                  stats["failures"]))
         for e in ulp_examples:
-            print("  a ULP's malformed item (not the plugin's): " + e)
+            print("  another protocol's malformed item in a RoCEv2 frame (not the plugin's): " + e)
         if failures:
             print("fuzz_plugin: failing captures kept in %s; add each to %s with a line in regressions.tsv"
                   % (keep, regress))

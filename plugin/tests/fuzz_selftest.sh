@@ -64,7 +64,7 @@ check() { # mode, expected status, text the output must hold
   fi
 }
 check clean 0 "2 tshark runs (1 regression captures), 15 mutated frames, 15 dissected by rocev2.* 0 failures"
-check ulp-malformed 0 "2 before the plugin, 2 of ULPs inside RoCEv2 frames"
+check ulp-malformed 0 "2 before the plugin, 2 in RoCEv2 frames"
 check roce-malformed 1 "frame 1: \[Malformed Packet: RoCEv2\]"
 check bug 1 "Dissector bug, protocol RoCEv2"
 check bug-in-regression 1 "FAIL: regression known.pcap -2"
