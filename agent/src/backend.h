@@ -334,6 +334,7 @@ struct backend_options {
 	unsigned cnp_interval_us;   /* soft: minimum time between CNPs per QP */
 	unsigned rcm_line_rate_mbps; /* soft: a QP's rate before any CNP */
 	unsigned rcm_recovery_us;    /* soft: rate recovery period */
+	unsigned vlan;               /* soft: 802.1Q VLAN ID (1..4094) of its own traffic, 0 for none */
 };
 
 struct backend_factory {

@@ -127,6 +127,14 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 		src[d->ip_version == 6 ? 15 : 3]++;
 		return;
 	}
+	case SOFT_FAULT_PCP_ZERO:
+		if (d->n_vlan)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
+	case SOFT_FAULT_PCP_RESPONSES_ZERO:
+		if (d->n_vlan && !(roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST) && !cnp)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
 	default:
 		return;
 	}

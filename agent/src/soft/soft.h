@@ -268,6 +268,10 @@ struct soft_dev {
 	int ifindex;
 	uint8_t mac[6];
 	unsigned if_mtu;
+	/* --vlan: the soft DUT tags its own frames with this VLAN ID, PCP
+	 * from the SL of the address vector (A17.4), and takes only frames of
+	 * this VLAN as its own. */
+	int vlan_id; /* -1: untagged */
 
 	struct soft_gid gids[SOFT_MAX_GIDS];
 	unsigned n_gids;
@@ -334,6 +338,9 @@ bool soft_neigh_resolve(struct soft_dev *dev, int ip_version, const uint8_t *ip,
  * Returns false with a reason in err when the GID or the MAC is unknown. */
 bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_endpoint *ep,
 		      bool resolve_mac, char *err, size_t errlen);
+/* The 802.1Q tag of the device's VLAN with the PCP of this SL (none
+ * without a VLAN). */
+void soft_vlan_tag(const struct soft_dev *dev, unsigned sl, struct roce_endpoint *ep);
 /* Builds d (after the fault profile's transmit changes) and sends it. */
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d);
 void soft_timer_update(struct soft_dev *dev);
