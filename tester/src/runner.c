@@ -244,6 +244,37 @@ static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_q
 	}
 }
 
+/* On a VLAN run the DUT's frames of a QP carry the run's VLAN ID and, as
+ * priority, the SL of the QP's address vector (A17.4). A CNP's priority
+ * is the device's configuration, so only its VLAN ID is checked. */
+static void check_dut_vlan(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	struct runner *r = x->r;
+	if (r->opts.vlan < 0 || !pk->has_eth)
+		return;
+	char msg[300];
+	if (!pk->n_vlan) {
+		outf(msg, sizeof msg, "the DUT's frame for QP %s carries no 802.1Q tag on a run over VLAN %d", q->name,
+		     r->opts.vlan);
+		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
+		return;
+	}
+	unsigned tci = (unsigned)roce_be_load(pk->buf + pk->vlan_off[pk->n_vlan - 1] + 2, 2);
+	if ((tci & 0xFFF) != (unsigned)r->opts.vlan) {
+		outf(msg, sizeof msg, "the DUT's frame for QP %s is on VLAN %u, not the run's VLAN %d", q->name, tci & 0xFFF,
+		     r->opts.vlan);
+		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
+		return;
+	}
+	if (pk->op && pk->opcode == ROCE_OPCODE_CNP)
+		return;
+	if (tci >> 13 != (q->sl & 7)) {
+		outf(msg, sizeof msg, "802.1Q priority (PCP) %u; the address vector of QP %s has SL %u, so the PCP must be %u",
+		     tci >> 13, q->name, q->sl, q->sl & 7);
+		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
+	}
+}
+
 /* Every DUT packet of the case is checked against the stateless rules. */
 static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
 {
@@ -251,6 +282,7 @@ static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
 	check_dut_addresses(x, idx, q, &pk);
+	check_dut_vlan(x, idx, q, &pk);
 	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
 	struct roce_finding f[16];
 	size_t n = roce_check(&pk, &o, f, 16);
@@ -765,6 +797,10 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	    !arg_u64(x, s, "flow_label", 0, &fl, o) || !arg_u64(x, s, "udp_sport", 0, &sport, o) ||
 	    !arg_u64(x, s, "peer_timeout", 50, &peer_timeout, o) || !arg_u64(x, s, "peer_retry_cnt", 7, &peer_retry, o))
 		return;
+	/* The SL of the DUT's address vector: by default the run's priority. */
+	uint64_t sl;
+	if (!arg_u64(x, s, "sl", r->opts.vlan >= 0 ? (uint64_t)r->opts.vlan_pcp : 0, &sl, o))
+		return;
 	if (!roce_mtu_enum((unsigned)pmtu)) {
 		o->st = S_ERROR;
 		outf(o->detail, sizeof o->detail, "pmtu=%llu is not a path MTU (256..4096)", (unsigned long long)pmtu);
@@ -815,6 +851,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	q->tester_psn = (uint32_t)peer_psn;
 	q->dut_qkey = (uint32_t)qkey;
 	q->tester_qkey = 0x22222222;
+	q->sl = (unsigned)sl;
 	q->dut_ah = -1;
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "cqe", 256);
@@ -874,7 +911,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
-		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
+		json_object_set_int_member(p, "sl", (gint64)sl);
 		/* No "port" here: it is the QP's port attribute, set in
 		 * RESET -> INIT; verbs refuse it in INIT -> RTR. */
 		if (t == ROCE_T_RC) {
@@ -912,7 +949,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
-		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
+		json_object_set_int_member(p, "sl", (gint64)sl);
 		json_object_set_int_member(p, "port", 1);
 		if (!call(x, o, "create_ah", p, &res))
 			return;
@@ -1666,6 +1703,18 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			got = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
 			label = "delay since the previous step's event";
 			unit = SYM_NS;
+		} else if (!strcmp(a->key, "pcp") || !strcmp(a->key, "vid")) {
+			/* The innermost 802.1Q tag, the one the DUT's VLAN gives. */
+			bool pcp = a->key[0] == 'p';
+			if (!pk.n_vlan) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "an 802.1Q tag (%s); ", pcp ? "PCP" : "VLAN ID");
+				appendf(o->observed, sizeof o->observed, "an untagged frame; ");
+				continue;
+			}
+			unsigned tci = (unsigned)roce_be_load(pk.buf + pk.vlan_off[pk.n_vlan - 1] + 2, 2);
+			got = pcp ? tci >> 13 : tci & 0xFFF;
+			label = pcp ? "802.1Q PCP" : "802.1Q VLAN ID";
 		} else {
 			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
@@ -1697,7 +1746,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			}
 			continue;
 		}
-		if (strcmp(a->key, "len")) {
+		if (strcmp(a->key, "len") && strcmp(a->key, "pcp") && strcmp(a->key, "vid")) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
 		}
@@ -2574,7 +2623,11 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	}
 	if (session && !r->dut_known)
 		learn_dut(r, x);
-	unsigned need = c->caps | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
+	unsigned need = (c->caps & ~CL_CAP_VLAN) | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
+	if (v == V_PASS && (c->caps & CL_CAP_VLAN) && r->opts.vlan < 0) {
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "the run is not over a VLAN (roce-tester run --vlan ID:PCP)");
+	}
 	if (v == V_PASS && r->dut_device && (need & ~r->dut_caps)) {
 		char missing[128];
 		cl_caps_format(need & ~r->dut_caps, missing, sizeof missing);

@@ -76,6 +76,7 @@ struct case_qp {
 	uint32_t dut_psn, tester_psn;
 	uint32_t dut_qkey, tester_qkey;
 	unsigned pmtu;
+	unsigned sl; /* the SL of the DUT's address vector: its frames' PCP on a VLAN */
 };
 
 struct case_mr {
