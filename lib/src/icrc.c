@@ -222,7 +222,7 @@ int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint3
 	bool applies;
 	if (!icrc_span(p, &l3, &len))
 		return -1;
-	*value = mistaken(l3, len, p->pad_len, p->ip_version == 6, p->rocev1, m, &applies);
+	*value = mistaken(l3, len, p->pad_len, p->ip_version == 6 || p->rocev1, p->rocev1, m, &applies);
 	return applies ? 0 : -1;
 }
 
