@@ -58,7 +58,8 @@ static gint gid_cmp(gconstpointer a, gconstpointer b)
 }
 
 /* The GID table: IPv4 addresses (as ::ffff:a.b.c.d) first, then global
- * IPv6 addresses, then link-local ones, each group in address order. */
+ * IPv6 addresses, then link-local ones, each group in address order, all
+ * of type RoCEv2; with --rocev1 the same again as RoCE v1 GIDs. */
 void soft_refresh_gids(struct soft_dev *dev)
 {
 	struct ifaddrs *ifa_list = NULL;
@@ -87,6 +88,13 @@ void soft_refresh_gids(struct soft_dev *dev)
 	}
 	freeifaddrs(ifa_list);
 	qsort(dev->gids, dev->n_gids, sizeof dev->gids[0], (int (*)(const void *, const void *))gid_cmp);
+	/* A dual-mode port: each address once more, as a RoCE v1 GID, after
+	 * all the RoCEv2 ones (their indices stay what they were). */
+	unsigned n2 = dev->n_gids;
+	for (unsigned i = 0; dev->opts.rocev1 && i < n2 && dev->n_gids < SOFT_MAX_GIDS; i++) {
+		dev->gids[dev->n_gids] = dev->gids[i];
+		dev->gids[dev->n_gids++].rocev1 = true;
+	}
 }
 
 bool soft_gid_at(struct soft_dev *dev, unsigned i, struct soft_gid *out)
@@ -98,11 +106,11 @@ bool soft_gid_at(struct soft_dev *dev, unsigned i, struct soft_gid *out)
 	return true;
 }
 
-bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip)
+bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip, bool rocev1)
 {
 	for (unsigned i = 0; i < dev->n_gids; i++) {
 		const struct soft_gid *g = &dev->gids[i];
-		if (g->ip_version != ip_version)
+		if (g->ip_version != ip_version || g->rocev1 != rocev1)
 			continue;
 		if (ip_version == 4 ? memcmp(g->gid + 12, ip, 4) == 0 : memcmp(g->gid, ip, 16) == 0)
 			return true;
@@ -267,6 +275,8 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 	}
 	memset(ep, 0, sizeof *ep);
 	ep->ip_version = dv;
+	/* A17.8: the protocol is the source GID's type. */
+	ep->rocev1 = sg.rocev1;
 	if (dv == 4) {
 		memcpy(ep->src_ip, sg.gid + 12, 4);
 		memcpy(ep->dst_ip, av->dgid + 12, 4);
@@ -276,8 +286,10 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 	}
 	memcpy(ep->src_mac, dev->mac, 6);
 	/* DSCP from the AV; ECN is ours: ECT(0) with congestion management,
-	 * Not-ECT without (CA17-5, CA17-14). */
-	ep->traffic_class = (uint8_t)((av->traffic_class & 0xFC) | (dev->opts.rcm ? 2 : 0));
+	 * Not-ECT without (CA17-5, CA17-14). A RoCE v1 GRH's traffic class is
+	 * the AV's whole: ECN is RoCEv2's (A17.9.3). */
+	ep->traffic_class = sg.rocev1 ? av->traffic_class
+				      : (uint8_t)((av->traffic_class & 0xFC) | (dev->opts.rcm ? 2 : 0));
 	ep->flow_label = av->flow_label & 0xFFFFF;
 	ep->hop_limit = av->hop_limit;
 	ep->pkey = 0xFFFF;
