@@ -7,8 +7,9 @@
 #           management: cases that require RCM or a VLAN run;
 #   --rcm   the agent started with tests/rcm-agent-args and no --rocev1:
 #           cases excluding RCM ('unless RCM'), requiring ROCEV1 or a VLAN;
-#   --vlan  the pair and the agent on VLAN $ROCE_VLAN (netns-pair --vlan),
-#           the tester with --vlan $ROCE_VLAN:5: cases that require RCM.
+#   --vlan  the pair and the agent (dual-mode) on VLAN $ROCE_VLAN
+#           (netns-pair --vlan), the tester with --vlan $ROCE_VLAN:5: cases
+#           that require RCM.
 # usage: e2e_suite.sh ROCE-TESTER CASES-DIR CHECK-RESULTS [--rcm|--vlan]
 set -u
 t=$1 cases=$2 check=$3 mode=${4:-plain}
@@ -79,7 +80,11 @@ assert {c["ip_version"] for c in cases} == {4, 6}, "both IP versions"
 assert r["setup"]["dut"]["ipv4"]["usable"] and r["setup"]["dut"]["ipv6"]["usable"]
 assert r["setup"]["agent"]["hello"]["backend"] == "soft"
 assert ("RCM" in r["setup"]["dut"]["device"]["capabilities"]) == rcm, "the agent's RCM capability"
+assert ("ROCEV1" in r["setup"]["dut"]["device"]["capabilities"]) != rcm, "the agent's ROCEV1 capability (dual mode)"
 rules = {x["id"]: x["verdict"] for x in r["rules"]}
+if not rcm:
+    v1 = {k: rules.get(k) for k in ("CA17-40", "CA17-41", "CA17-42", "CA17-43", "A16-ROCEV1")}
+    assert set(v1.values()) == {"pass"}, ("the RoCE v1 rules on a dual-mode DUT", v1)
 assert (rules.get("A17.4-PCP") == "pass") == vlan, ("A17.4-PCP", rules.get("A17.4-PCP"))
 assert (r["setup"]["interface"]["vlan"] is not None) == vlan, r["setup"]["interface"]
 if not rcm:
