@@ -94,6 +94,21 @@ int main(int argc, char **argv)
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *ctx = g_option_context_new("- serve roce-tester on a device under test");
+	g_option_context_set_summary(ctx,
+		"Runs verbs on the device under test for roce-tester, over a token-authenticated\n"
+		"JSON protocol on TCP (docs/agent-protocol.md). Backends: soft, the embedded\n"
+		"software RoCEv2 DUT on an Ethernet interface (needs CAP_NET_RAW); ibverbs, a\n"
+		"real RDMA device through libibverbs.");
+	g_option_context_set_description(ctx,
+		"Examples:\n"
+		"  roce-agent --listen 198.18.0.1:7471 --token-file token --iface eth1\n"
+		"  roce-agent --listen 10.0.0.2:7471 --token-file token --backend ibverbs --device mlx5_0\n"
+		"  roce-agent --list-faults\n"
+		"\n"
+		"SIGINT or SIGTERM closes every session, destroys what they created and exits.\n"
+		"Exit status: 0 clean shutdown or a listing; 1 the token, the backend or the\n"
+		"listening socket failed (the message says why); 2 bad usage.\n"
+		"The manual is roce-agent(8); running on real hardware: docs/real-hardware.md.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	GError *gerr = NULL;
 	if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {

@@ -212,7 +212,7 @@ struct dq_opts {
 	int max_dest_rd_atomic;   /* default 4 */
 	int max_rd_atomic;        /* default 4 */
 	int min_rnr_timer;        /* default 12 */
-	int timeout;              /* default 10 (4.2 ms) */
+	int timeout;              /* default 16 (268 ms): far above scheduling delays on a loaded host */
 	int retry_cnt, rnr_retry; /* default 3, 3 */
 	const char *state;        /* target state, default RTS */
 	uint64_t mr_len;          /* default 65536 */
@@ -283,7 +283,7 @@ static bool dut_qp(struct dq *q, struct dq_opts o)
 			REQUIRE(call("modify_qp",
 				     "{\"qp\":%d,\"state\":\"RTS\",\"sq_psn\":%u,\"timeout\":%d,\"retry_cnt\":%d,"
 				     "\"rnr_retry\":%d,\"max_rd_atomic\":%d}",
-				     q->qp, q->dut_psn, o.timeout ? o.timeout : 10, o.retry_cnt ? o.retry_cnt : 3,
+				     q->qp, q->dut_psn, o.timeout ? o.timeout : 16, o.retry_cnt ? o.retry_cnt : 3,
 				     o.rnr_retry ? o.rnr_retry : 3, o.max_rd_atomic ? o.max_rd_atomic : 4),
 				"RTS");
 		else

@@ -48,7 +48,8 @@ static int collect(struct case_files *l, const char *path, bool top, const char 
 		if (e->d_name[0] == '.')
 			continue;
 		char sub[4096];
-		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+		size_t pl = strlen(path);
+		snprintf(sub, sizeof sub, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/", e->d_name);
 		if (collect(l, sub, false, who) != 0)
 			rc = -1;
 	}

@@ -13,6 +13,7 @@ int cmd_craft(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
 
 /* Writes the sample captures and their .expect files into dir. */

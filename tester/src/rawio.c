@@ -147,6 +147,16 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 	else
 		snprintf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
 	int r = pcap_activate(io->pc);
+	if (r == PCAP_ERROR_PERM_DENIED) {
+		snprintf(err, errlen,
+			 "%s: %s: sending and capturing raw frames needs CAP_NET_RAW: run as root, or grant it with "
+			 "'setcap cap_net_raw+ep roce-tester' or systemd's AmbientCapabilities=CAP_NET_RAW "
+			 "(docs/real-hardware.md)",
+			 ifname, pcap_geterr(io->pc));
+		pcap_close(io->pc);
+		io->pc = NULL;
+		return -1;
+	}
 	if (r < 0) {
 		snprintf(err, errlen, "%s: %s", ifname, pcap_geterr(io->pc));
 		pcap_close(io->pc);

@@ -15,8 +15,10 @@
 
 #include "casefiles.h"
 #include "commands.h"
+#include "report.h"
 #include "results.h"
 #include "runner.h"
+#include "term.h"
 
 /* Exit codes, also in docs/tester.md. */
 #define EXIT_ALL_PASS 0
@@ -40,13 +42,15 @@ static void usage(FILE *out)
 	      "\n"
 	      "Runs conformance cases (docs/case-language.md) against the DUT that the agent\n"
 	      "at HOST:PORT drives, playing its remote peer on interface IF. Writes\n"
-	      "results.json and capture.pcapng into the report directory.\n"
+	      "results.json, capture.pcapng, report.html and junit.xml into the report\n"
+	      "directory (docs/reports.md).\n"
 	      "\n"
 	      "Options:\n"
 	      "  -i, --iface IF          the tester's interface towards the DUT\n"
 	      "  -a, --agent HOST:PORT   the roce-agent serving the DUT\n"
 	      "  -t, --token-file FILE   the agent's shared token\n"
-	      "  -r, --report-dir DIR    where results and capture go (default roce-report)\n"
+	      "  -r, --report-dir DIR    where the results, capture and reports go (default\n"
+	      "                          roce-report)\n"
 	      "  -f, --filter PAT        run only cases whose ID, file or a rule ID matches the\n"
 	      "                          glob PAT (repeatable; any match selects)\n"
 	      "      --ip 4|6|both       IP versions to run each case over (default both)\n"
@@ -57,7 +61,7 @@ static void usage(FILE *out)
 	      "                          first (default), or only by ARP / Neighbour\n"
 	      "                          Solicitation from the tester\n"
 	      "      --tstamp host|adapter  receive timestamps (default host: the clock the\n"
-	      "                          send times use)\n"
+	      "                          send times use; adapter needs CAP_NET_ADMIN)\n"
 	      "      --agent-timeout MS  bound on each agent call (default 10000)\n"
 	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
 	      "      --list              list the selected cases and exit\n"
@@ -65,8 +69,10 @@ static void usage(FILE *out)
 	      "      --list-mutants      print FILE, ID, fault profile and required capabilities\n"
 	      "                          (tab-separated) for every 'mutants' entry (for the\n"
 	      "                          mutation test) and exit\n"
+	      "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set),\n"
+	      "                          always or never\n"
 	      "  -q, --quiet             print only the summary\n"
-	      "  -v, --verbose           print every step\n"
+	      "  -v, --verbose           print every step, and the evidence of failures\n"
 	      "  -h, --help              this help\n"
 	      "\n"
 	      "Exit status: 0 every case passed or was not applicable, 1 a case failed,\n"
@@ -89,6 +95,50 @@ static bool selected(const struct cl_case *c, char **filters, unsigned nf)
 	return false;
 }
 
+/* One line per case run; with -v its steps and the evidence of a failure. */
+static void print_case(struct progress *pg, JsonObject *rec, enum verdict v, size_t done, size_t total, int width,
+		       bool colour, bool verbose)
+{
+	GString *t = g_string_new(NULL);
+	const char *vn = verdict_name(v);
+	char d[32];
+	gint64 ns = json_object_get_int_member(rec, "duration_ns");
+	if (ns >= 1000000000)
+		snprintf(d, sizeof d, "%.2f s", (double)ns / 1e9);
+	else
+		snprintf(d, sizeof d, "%.1f ms", (double)ns / 1e6);
+	g_string_append_printf(t, "[%*zu/%zu] %s%-14s%s %-32s IPv%d %9s", width, done, total,
+			       tc(colour, verdict_colour(vn)), v == V_NOT_APPLICABLE ? "not applicable" : vn,
+			       tc(colour, TC_RESET), json_object_get_string_member(rec, "id"),
+			       (int)json_object_get_int_member(rec, "ip_version"), d);
+	if (v != V_PASS)
+		g_string_append_printf(t, "  %s", json_object_get_string_member(rec, "reason"));
+	g_string_append_c(t, '\n');
+	if (verbose) {
+		JsonArray *steps = json_object_get_array_member(rec, "steps");
+		for (guint k = 0; k < json_array_get_length(steps); k++) {
+			JsonObject *s = json_array_get_object_element(steps, k);
+			const char *st = json_object_get_string_member(s, "status");
+			g_string_append_printf(t, "      %3lld %s%-14s%s %s\n", (long long)json_object_get_int_member(s, "index"),
+					       tc(colour, strcmp(st, "ok") ? verdict_colour(st) : TC_DIM), st, tc(colour, TC_RESET),
+					       json_object_get_string_member(s, "text"));
+		}
+		JsonArray *ev = json_object_get_array_member(rec, "evidence");
+		for (guint k = 0; k < json_array_get_length(ev); k++) {
+			JsonObject *e = json_array_get_object_element(ev, k);
+			g_string_append_printf(t, "      expected %s\n      observed %s\n      frames",
+					       json_object_get_string_member(e, "expected"),
+					       json_object_get_string_member(e, "observed"));
+			JsonArray *fr = json_object_get_array_member(e, "frames");
+			for (guint f = 0; fr && f < json_array_get_length(fr); f++)
+				g_string_append_printf(t, " %lld", (long long)json_array_get_int_element(fr, f));
+			g_string_append(t, "\n");
+		}
+	}
+	progress_print(pg, t->str);
+	g_string_free(t, TRUE);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct runner_opts o = { 0 };
@@ -101,7 +151,8 @@ int cmd_run(int argc, char **argv)
 	char *filters[64];
 	unsigned nf = 0;
 	bool list = false, check = false, list_mutants = false;
-	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS, O_RESOLVE };
+	enum colour_mode cm = COLOUR_AUTO;
+	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS, O_RESOLVE, O_COLOR };
 	static const struct option longopts[] = {
 		{ "iface", required_argument, NULL, 'i' },     { "agent", required_argument, NULL, 'a' },
 		{ "token-file", required_argument, NULL, 't' }, { "report-dir", required_argument, NULL, 'r' },
@@ -111,6 +162,7 @@ int cmd_run(int argc, char **argv)
 		{ "dut-ipv4", required_argument, NULL, O_DUT4 }, { "dut-ipv6", required_argument, NULL, O_DUT6 },
 		{ "list", no_argument, NULL, O_LIST },         { "check", no_argument, NULL, O_CHECK },
 		{ "list-mutants", no_argument, NULL, O_MUTANTS }, { "resolve", required_argument, NULL, O_RESOLVE },
+		{ "color", required_argument, NULL, O_COLOR }, { "colour", required_argument, NULL, O_COLOR },
 		{ "quiet", no_argument, NULL, 'q' },           { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
 	};
@@ -190,6 +242,12 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			o.resolve_self = !strcmp(optarg, "self");
+			break;
+		case O_COLOR:
+			if (!colour_mode_parse(optarg, &cm)) {
+				fprintf(stderr, "roce-tester run: --color %s: expected auto, always or never\n", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'q': o.quiet = true; break;
 		case 'v': o.verbose = true; break;
@@ -272,7 +330,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	char err[512];
+	char err[1024];
 	struct runner *r = calloc(1, sizeof *r);
 	if (!r)
 		abort();
@@ -283,11 +341,15 @@ int cmd_run(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (r->io.guard_note[0] && !o.quiet)
-		fprintf(stderr, "roce-tester run: note: %s\n", r->io.guard_note);
-	char cap_path[4096], res_path[4096], desc[512];
+	char cap_path[4096], res_path[4096], html_path[4096], junit_path[4096], desc[512];
 	snprintf(cap_path, sizeof cap_path, "%s/capture.pcapng", report_dir);
-	snprintf(res_path, sizeof res_path, "%s/results.json", report_dir);
+	snprintf(res_path, sizeof res_path, "%s/" REPORT_RESULTS, report_dir);
+	snprintf(html_path, sizeof html_path, "%s/" REPORT_HTML, report_dir);
+	snprintf(junit_path, sizeof junit_path, "%s/" REPORT_JUNIT, report_dir);
+	/* Reports of an earlier run in this directory would disagree with the
+	 * results of this one until it ends. */
+	unlink(html_path);
+	unlink(junit_path);
 	snprintf(desc, sizeof desc, "roce-tester run: %zu case(s) on %s against the agent at %s", n_cases, o.iface, o.agent);
 	r->cap = capture_open(cap_path, o.iface, desc, err, sizeof err);
 	if (!r->cap) {
@@ -301,34 +363,36 @@ int cmd_run(int argc, char **argv)
 	size_t total = 0, done = 0;
 	for (size_t i = 0; i < n_cases; i++)
 		total += (size_t)__builtin_popcount(cases[i]->ip_versions & o.ip_versions);
+	bool colour = colour_wanted(stdout, cm);
+	struct progress *pg = progress_new(stdout, colour, !o.quiet && isatty(STDOUT_FILENO), (unsigned)total);
+	if (r->io.guard_note[0] && !o.quiet) {
+		char note[600];
+		snprintf(note, sizeof note, "roce-tester run: note: %s\n", r->io.guard_note);
+		progress_message(pg, stderr, note);
+	}
+	int width = total >= 100 ? 3 : total >= 10 ? 2 : 1;
 	for (size_t i = 0; i < n_cases && !stop; i++) {
 		for (int ipv = 4; ipv <= 6 && !stop; ipv += 2) {
 			if (!(cases[i]->ip_versions & o.ip_versions & (1u << ipv)))
 				continue;
 			done++;
+			progress_case_start(pg, cases[i]->id, ipv);
 			enum verdict v;
 			JsonObject *rec = runner_run_case(r, cases[i], ipv, &v);
-			const char *reason = json_object_get_string_member(rec, "reason");
-			if (!o.quiet) {
-				printf("[%zu/%zu] %-30s IPv%d  %-14s %s\n", done, total, cases[i]->id, ipv, verdict_name(v),
-				       v == V_PASS ? "" : reason);
-				if (o.verbose) {
-					JsonArray *steps = json_object_get_array_member(rec, "steps");
-					for (guint k = 0; k < json_array_get_length(steps); k++) {
-						JsonObject *s = json_array_get_object_element(steps, k);
-						printf("      %3lld %-14s %s\n", (long long)json_object_get_int_member(s, "index"),
-						       json_object_get_string_member(s, "status"), json_object_get_string_member(s, "text"));
-					}
-				}
-				fflush(stdout);
-			}
+			if (!o.quiet)
+				print_case(pg, rec, v, done, total, width, colour, o.verbose);
+			progress_count(pg, verdict_name(v));
 			results_add_case(res, rec, v);
 			JsonObject *setup = runner_setup_json(r);
-			if (results_write(res, setup, false, false, err, sizeof err) != 0)
-				fprintf(stderr, "roce-tester run: %s\n", err);
+			if (results_write(res, setup, false, false, err, sizeof err) != 0) {
+				char msg[1200];
+				snprintf(msg, sizeof msg, "roce-tester run: %s\n", err);
+				progress_message(pg, stderr, msg);
+			}
 			json_object_unref(setup);
 		}
 	}
+	progress_free(pg);
 	JsonObject *setup = runner_setup_json(r);
 	int werr = results_write(res, setup, true, stop != 0, err, sizeof err);
 	json_object_unref(setup);
@@ -338,18 +402,26 @@ int cmd_run(int argc, char **argv)
 	if (capture_close(r->cap, err, sizeof err) != 0)
 		fprintf(stderr, "roce-tester run: capture: %s\n", err);
 	r->cap = NULL;
+	/* The HTML and JUnit reports are built from the file just written,
+	 * exactly as `roce-tester report` would. */
+	int rerr = werr ? -1 : report_write_all(res_path, report_dir, err, sizeof err);
+	if (rerr && !werr)
+		fprintf(stderr, "roce-tester run: reports: %s\n", err);
 	unsigned counts[V_COUNT];
 	results_counts(res, counts);
-	printf("%s%u case run(s): %u pass, %u informative, %u fail, %u not applicable, %u error\n",
+	printf("%s%s%u case run(s): %u pass, %u informative, %u fail, %u not applicable, %u error%s\n", tc(colour, TC_BOLD),
 	       stop ? "interrupted: " : "",
 	       counts[V_PASS] + counts[V_INFORMATIVE] + counts[V_FAIL] + counts[V_NOT_APPLICABLE] + counts[V_ERROR],
-	       counts[V_PASS], counts[V_INFORMATIVE], counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR]);
+	       counts[V_PASS], counts[V_INFORMATIVE], counts[V_FAIL], counts[V_NOT_APPLICABLE], counts[V_ERROR],
+	       tc(colour, TC_RESET));
 	printf("results: %s\ncapture: %s (%llu frames)\n", res_path, cap_path, (unsigned long long)frames);
+	if (!rerr)
+		printf("report:  %s\njunit:   %s\n", html_path, junit_path);
 	results_free(res);
 	runner_fini(r);
 	free(r);
 	rc = stop ? EXIT_INTERRUPTED : counts[V_FAIL] ? EXIT_SOME_FAIL : counts[V_ERROR] ? EXIT_SOME_ERROR : EXIT_ALL_PASS;
-	if (werr && rc == EXIT_ALL_PASS)
+	if ((werr || rerr) && rc == EXIT_ALL_PASS)
 		rc = EXIT_SOME_ERROR;
 out:
 	for (size_t i = 0; i < n_cases; i++)

@@ -130,7 +130,7 @@ static void event(struct run_ctx *x, const char *fmt, ...)
 	va_end(ap);
 	JsonObject *e = json_object_new();
 	json_object_set_int_member(e, "ts_ns", (gint64)rawio_now());
-	json_object_set_int_member(e, "step", x->cur_step);
+	json_object_set_int_member(e, "step", x->cur_step + 1); /* 1-based like packets; 0 during set-up */
 	json_object_set_string_member(e, "text", text);
 	json_array_add_object_element(x->events, e);
 }
@@ -203,7 +203,7 @@ static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const 
 	json_object_set_string_member(j, "severity", "error");
 	json_object_set_string_member(j, "message", msg);
 	json_object_set_int_member(j, "packet", idx);
-	json_object_set_int_member(j, "step", x->pkts[idx].step);
+	json_object_set_int_member(j, "step", x->pkts[idx].step + 1); /* 1-based like packets */
 	json_object_set_string_member(j, "source", "packet check");
 	json_array_add_object_element(x->findings, j);
 	annotate(x, idx, "finding %s", msg);
@@ -337,7 +337,7 @@ static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *
 		json_object_set_string_member(j, "severity", roce_severity_name(ci->severity));
 		json_object_set_string_member(j, "message", msg);
 		json_object_set_int_member(j, "packet", idx);
-		json_object_set_int_member(j, "step", p->step);
+		json_object_set_int_member(j, "step", p->step + 1); /* 1-based like packets */
 		json_object_set_string_member(j, "source", "packet check");
 		json_array_add_object_element(x->findings, j);
 		annotate(x, idx, "finding %s", msg);

@@ -1,0 +1,85 @@
+/*
+ * Reports built from a run's results.json (docs/results-schema.md): the
+ * JUnit XML, the HTML compliance report, and the comparison of two runs.
+ * Everything here reads the JSON file alone, so `roce-tester run` and
+ * `roce-tester report` produce byte-identical reports from the same file.
+ */
+#ifndef ROCE_TESTER_REPORT_H
+#define ROCE_TESTER_REPORT_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "term.h"
+
+/* File names inside a report directory. */
+#define REPORT_RESULTS "results.json"
+#define REPORT_JUNIT "junit.xml"
+#define REPORT_HTML "report.html"
+
+/* A loaded and checked results file. */
+struct report_run {
+	JsonParser *parser;
+	JsonObject *root;
+	JsonArray *cases; /* case records, never NULL */
+	JsonArray *rules; /* rule records, never NULL */
+	char *path;
+};
+
+/* Loads and checks a results file, or a report directory holding one.
+ * On error returns -1 with err saying where and why ("results.json:
+ * cases[3]: member 'verdict' is missing"). */
+int report_load(const char *path, struct report_run *run, char *err, size_t errlen);
+void report_run_free(struct report_run *run);
+
+/* Writers. Each writes atomically (a temporary file, then a rename). */
+int report_write_junit(const struct report_run *run, const char *path, char *err, size_t errlen);
+int report_write_html(const struct report_run *run, const char *path, char *err, size_t errlen);
+/* Loads results_path and writes junit.xml and report.html into dir. */
+int report_write_all(const char *results_path, const char *dir, char *err, size_t errlen);
+
+/* The ladder diagram of one case record, as inline SVG (report_ladder.c);
+ * adds the frames it links to to linked (unless NULL). */
+void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const char *dut_name, GHashTable *linked);
+
+/* The comparison of two runs (roce-tester report --compare). */
+struct report_diff_counts {
+	unsigned regressions, fixes, new_cases, removed, changed, unchanged;
+	unsigned rule_regressions, rule_fixes;
+};
+/* Prints the comparison of old and new to out; colour adds ANSI colours.
+ * Quiet prints the summary line alone, verbose also the unchanged cases. */
+void report_compare(const struct report_run *old_run, const struct report_run *new_run, FILE *out, bool colour,
+		    enum verbosity verb, struct report_diff_counts *counts);
+
+/* ---- Helpers shared by the writers ---- */
+
+/* Members with defaults when absent or of another type. */
+const char *jstr(JsonObject *o, const char *key, const char *def);
+gint64 jint(JsonObject *o, const char *key, gint64 def);
+bool jbool(JsonObject *o, const char *key, bool def);
+JsonObject *jobj(JsonObject *o, const char *key);
+JsonArray *jarr(JsonObject *o, const char *key);
+bool jnull_or_absent(JsonObject *o, const char *key);
+/* "0x1234" strings and plain numbers alike (64-bit values are hex strings). */
+bool jnum(JsonObject *o, const char *key, uint64_t *v);
+
+/* Escapes text for XML/HTML element content and attribute values. Control
+ * characters XML cannot hold become U+FFFD, and invalid UTF-8 is repaired,
+ * so the output is always well formed. */
+void xml_escape(GString *out, const char *text);
+void xml_escape_len(GString *out, const char *text, size_t len);
+
+/* The group a case belongs to: the name of the directory its file is in. */
+void case_group(JsonObject *c, char *out, size_t n);
+/* "RC-RESP-SEND-ACK-001 [IPv4]". */
+void case_label(JsonObject *c, char *out, size_t n);
+
+/* Writes data to path through path.tmp and a rename. */
+int write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
+
+#endif
