@@ -71,9 +71,9 @@ int main(int argc, char **argv)
 {
 	gchar *listen = NULL, *token_file = NULL, *backend = NULL, *iface = NULL, *device = NULL, *fault = NULL;
 	gchar *hostile = NULL, *hostile_at = NULL;
-	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
+	gboolean rcm = FALSE, rocev1 = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
 	gboolean hostiles = FALSE;
-	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S;
+	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S, vlan = 0;
 	gint64 hostile_count = AGENT_HOSTILE_DEFAULT_COUNT;
 	GOptionEntry entries[] = {
 		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
@@ -89,6 +89,8 @@ int main(int argc, char **argv)
 		{ "hostile", 0, 0, G_OPTION_ARG_STRING, &hostile, "Misbehave wholesale on purpose, to test the tester (see --list-hostile)", "MODE" },
 		{ "hostile-at", 0, 0, G_OPTION_ARG_STRING, &hostile_at, "agent-hang, agent-disconnect: the method they strike at (default poll_cq)", "METHOD" },
 		{ "hostile-count", 0, 0, G_OPTION_ARG_INT64, &hostile_count, "soft: at most this many hostile frames (default 100000)", "N" },
+		{ "vlan", 0, 0, G_OPTION_ARG_INT, &vlan, "soft: tag the DUT's own frames with this 802.1Q VLAN ID (1..4094), PCP from the address vector's SL, and take only that VLAN's frames", "ID" },
+		{ "rocev1", 0, 0, G_OPTION_ARG_NONE, &rocev1, "soft: a dual-mode port: RoCE v1 GIDs next to the RoCEv2 ones, each QP's protocol from its GID's type (A17.8)", NULL },
 		{ "list-faults", 0, 0, G_OPTION_ARG_NONE, &faults, "List the fault profiles and exit", NULL },
 		{ "list-hostile", 0, 0, G_OPTION_ARG_NONE, &hostiles, "List the hostile modes and exit", NULL },
 		{ "list-counters", 0, 0, G_OPTION_ARG_NONE, &counters, "List the soft DUT's counters and exit", NULL },
@@ -151,13 +153,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "roce-agent: --cnp-interval-us, --rcm-line-rate and --rcm-recovery-us must be positive\n");
 		return 2;
 	}
+	if (vlan < 0 || vlan > 4094) {
+		fprintf(stderr, "roce-agent: --vlan must be a VLAN ID, 1..4094\n");
+		return 2;
+	}
 	const struct backend_factory *factory = backend_find(backend ? backend : "soft");
 	if (!factory) {
 		fprintf(stderr, "roce-agent: unknown backend '%s' (built with: %s)\n", backend, backend_names());
 		return 2;
 	}
-	if (fault && strcmp(factory->name, "soft") != 0) {
-		fprintf(stderr, "roce-agent: --fault applies to the soft backend only\n");
+	if ((fault || vlan || rocev1) && strcmp(factory->name, "soft") != 0) {
+		fprintf(stderr, "roce-agent: --%s applies to the soft backend only\n",
+			fault ? "fault" : vlan ? "vlan" : "rocev1");
 		return 2;
 	}
 	enum agent_hostile hmode = AGENT_HOSTILE_NONE;
@@ -197,6 +204,8 @@ int main(int argc, char **argv)
 		.rcm_recovery_us = (unsigned)recovery,
 		.hostile = hmode != AGENT_HOSTILE_NONE && agent_hostile_info(hmode)->layer == AGENT_HOSTILE_DEVICE ? hostile : NULL,
 		.hostile_count = (uint64_t)hostile_count,
+		.vlan = (unsigned)vlan,
+		.rocev1 = rocev1,
 	};
 	a.be = factory->open(&o, err, sizeof err);
 	if (!a.be) {
