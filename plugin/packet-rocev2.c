@@ -250,13 +250,27 @@ static uint32_t ulp_src_qpn(packet_info *pinfo, const struct roce_pkt *t, const 
  * dissector, with the record they expect; a heuristic that claims the
  * payload and then fails on it leaves the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
-		    const struct roce_pkt *t, const struct rocev2_packet *rp)
+		    const struct roce_pkt *t, struct rocev2_packet *rp)
 {
 	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics || !t->complete || !offered_to_ulps(t->op))
 		return false;
+	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
+	uint32_t dst_qpn = (uint32_t)roce_bth_destqp(bth);
+	/* A data transfer (RDMA WRITE, READ request or response) or the rest
+	 * of a SEND message means something only to a ULP that knows the
+	 * connection: one that has claimed a message start (a command, an RPC
+	 * call) on it before. Offering the others would only cost time: the
+	 * heuristics are much of what a packet costs. */
+	bool starts = t->op->kind == ROCE_K_SEND &&
+		      (t->op->position == ROCE_POS_FIRST || t->op->position == ROCE_POS_ONLY);
+	if (!starts) {
+		if (rp->ulp_data == ROCEV2_ULP_UNDECIDED)
+			rp->ulp_data = rocev2_ulp_on_qp(pinfo, dst_qpn) ? ROCEV2_ULP_OFFER : ROCEV2_ULP_SKIP;
+		if (rp->ulp_data != ROCEV2_ULP_OFFER)
+			return false;
+	}
 	struct infinibandinfo info;
 	memset(&info, 0, sizeof info);
-	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	const uint8_t *reth = roce_pkt_hdr(t, ROCE_H_RETH);
 	info.payload_tree = rt;
 	info.opCode = t->opcode;
@@ -267,8 +281,11 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 		info.reth_remote_address = roce_reth_va(reth);
 		info.reth_dma_length = roce_reth_dmalen(reth);
 	}
-	return rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, ulp_src_qpn(pinfo, t, rp),
-				roce_bth_destqp(bth), &info);
+	uint32_t src_qpn = ulp_src_qpn(pinfo, t, rp);
+	bool claimed = rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, dst_qpn, &info);
+	if (claimed && !PINFO_FD_VISITED(pinfo))
+		rocev2_ulp_claimed(pinfo, src_qpn, dst_qpn);
+	return claimed;
 }
 
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
@@ -488,6 +505,7 @@ void proto_register_rocev2(void)
 	rocev2_register_findings(proto_rocev2);
 	rocev2_register_analysis(proto_rocev2);
 	rocev2_register_mad(proto_rocev2);
+	rocev2_register_ulp();
 	rocev2_tap = rocev2_register_tap();
 	rocev2_register_stats();
 
