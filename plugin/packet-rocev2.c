@@ -285,8 +285,10 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	}
 	uint32_t src_qpn = ulp_src_qpn(pinfo, t, rp);
 	bool claimed = rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, dst_qpn, &info);
-	if (claimed && !PINFO_FD_VISITED(pinfo))
+	if (claimed && !PINFO_FD_VISITED(pinfo)) {
 		rocev2_ulp_claimed(pinfo, src_qpn, dst_qpn);
+		rocev2_ulp_send_claimed(pinfo, t, rp);
+	}
 	return claimed;
 }
 

@@ -33,6 +33,7 @@ struct rocev2_send_msg {
 	uint32_t next_psn; /* the PSN its next packet must have */
 	bool intact;       /* every packet so far, in PSN order */
 	bool whole;        /* intact up to its Last */
+	bool claimed;      /* a ULP claimed its First */
 };
 
 void rocev2_ulp_track_send(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
@@ -73,7 +74,16 @@ bool rocev2_ulp_send_offered(packet_info *pinfo, const struct roce_pkt *t, const
 	if (!t->op || t->op->kind != ROCE_K_SEND || t->op->position == ROCE_POS_ONLY)
 		return true;
 	const struct rocev2_send_msg *m = rp->send_msg;
-	return m && (PINFO_FD_VISITED(pinfo) ? m->whole : m->intact);
+	if (!m || !(PINFO_FD_VISITED(pinfo) ? m->whole : m->intact))
+		return false;
+	/* The rest of a message is only for the ULP that claimed its start. */
+	return t->op->position == ROCE_POS_FIRST || m->claimed;
+}
+
+void rocev2_ulp_send_claimed(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
+{
+	if (!PINFO_FD_VISITED(pinfo) && rp->send_msg && t->op->position == ROCE_POS_FIRST)
+		rp->send_msg->claimed = true;
 }
 
 bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn)
