@@ -45,7 +45,8 @@ static const value_string cm_attrs[] = {
 	{ ROCE_CM_REJ, "ConnectReject (REJ)" }, { ROCE_CM_REP, "ConnectReply (REP)" },
 	{ ROCE_CM_RTU, "ReadyToUse (RTU)" }, { ROCE_CM_DREQ, "DisconnectRequest (DREQ)" },
 	{ ROCE_CM_DREP, "DisconnectReply (DREP)" }, { ROCE_CM_SIDR_REQ, "ServiceIDResReq (SIDR REQ)" },
-	{ ROCE_CM_SIDR_REP, "ServiceIDResReqResp (SIDR REP)" }, { 0, NULL },
+	{ ROCE_CM_SIDR_REP, "ServiceIDResReqResp (SIDR REP)" }, { ROCE_CM_LAP, "LoadAlternatePath (LAP)" },
+	{ ROCE_CM_APR, "AlternatePathResponse (APR)" }, { 0, NULL },
 };
 
 static enum ftenum uint_type(unsigned width)
