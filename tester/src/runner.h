@@ -76,6 +76,13 @@ struct case_qp {
 	uint32_t dut_psn, tester_psn;
 	uint32_t dut_qkey, tester_qkey;
 	unsigned pmtu;
+	/* Connection manager (the tester is the active side): the service
+	 * the DUT listens on for this QP, both communication IDs, the
+	 * transaction of the REQ and how many the tester started. */
+	uint64_t cm_service_id;
+	uint32_t cm_local_id, cm_remote_id;
+	uint64_t cm_req_tid;
+	unsigned cm_transactions;
 };
 
 struct case_mr {
