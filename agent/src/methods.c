@@ -382,6 +382,9 @@ static void m_hello(struct req *r)
 
 static void m_bye(struct req *r)
 {
+	/* Everything is gone before the reply: a tester that opens the next
+	 * session at once finds the device free (an rdma_cm port released). */
+	session_cleanup(r->s);
 	r->close_after = true;
 }
 

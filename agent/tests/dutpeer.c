@@ -2098,7 +2098,7 @@ static bool cm_qp(struct dq *q, bool listen)
 	q->qp = (int)jint(r, "qp");
 	q->qpn = (uint32_t)jint(r, "qpn");
 	q->my_qpn = P.next_qpn++;
-	q->epsn = 5000 + (q->my_qpn & 0xFF);
+	q->dut_psn = 0xFFFF00 + (q->my_qpn & 0x3F); /* wraps soon */
 	if (listen) {
 		REQUIRE((r = call("cm_listen", "{\"qp\":%d,\"port\":%d}", q->qp, CM_PORT)), "cm_listen");
 		REQUIRE((uint64_t)jint(r, "service_id") == roce_cm_ip_service_id(CM_PORT), "cm_listen: service_id %lld",
@@ -2128,7 +2128,7 @@ static void cm_req(struct dq *q, uint64_t service_id, uint16_t lid)
 	roce_req_set_local_qpn(m, q->my_qpn);
 	roce_req_set_resp_resources(m, 4);
 	roce_req_set_initiator_depth(m, 4);
-	roce_req_set_start_psn(m, q->epsn);
+	roce_req_set_start_psn(m, q->dut_psn); /* the PSN we expect the DUT to send from */
 	roce_req_set_retry_count(m, 3);
 	roce_req_set_pkey(m, 0xFFFF);
 	roce_req_set_path_mtu(m, roce_mtu_enum(PMTU));
@@ -2163,7 +2163,7 @@ static bool cm_connect(struct dq *q, uint16_t lid, uint32_t *dut_id)
 		(unsigned long long)roce_rep_local_qpn(m));
 	REQUIRE(roce_mad_tid(mad) == 0x1000 + q->my_qpn, "REP: the REQ's transaction ID");
 	*dut_id = (uint32_t)roce_rep_local_comm_id(m);
-	q->dut_psn = (uint32_t)roce_rep_start_psn(m);
+	q->epsn = (uint32_t)roce_rep_start_psn(m); /* what the DUT expects from us */
 	cm_header(mad, ROCE_CM_RTU, 0x1000 + q->my_qpn);
 	roce_rtu_set_local_comm_id(mad + ROCE_MAD_HDR_LEN, 0xC0000000u | q->my_qpn);
 	roce_rtu_set_remote_comm_id(mad + ROCE_MAD_HDR_LEN, *dut_id);
@@ -2183,7 +2183,15 @@ static bool sc_cm_connect(void)
 	REQUIRE(call("post_recv", "{\"qp\":%d,\"wr_id\":1,\"sge\":[{\"mr\":%d,\"offset\":0,\"length\":4096}]}", q.qp, q.mr),
 		"post_recv");
 	tx_req(&q, "RC SEND Only", q.epsn, pattern(3), 64, true);
-	REQUIRE(expect_ack(&q, q.epsn, &g), "the connection made by the CM does not ACK");
+	REQUIRE(expect_ack(&q, q.epsn, &g), "the connection made by the CM does not ACK at the REP's PSN");
+	struct wc w;
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no receive completion (%s)", w.status);
+	/* The DUT sends from the PSN the REQ asked for. */
+	REQUIRE(post_send(&q, "SEND", 2, 0, 32, NULL), "post_send");
+	if (!expect_req(&q, "RC SEND Only", q.dut_psn, 300, &g))
+		return false;
+	tx_ack(&q, q.dut_psn, ROCE_SYN_ACK, 0x1F, 1);
+	REQUIRE(poll_cq(&q, 500, &w) == 1 && strcmp(w.status, "SUCCESS") == 0, "no send completion (%s)", w.status);
 	/* DREQ -> DREP, the QP leaves RTS. */
 	uint8_t mad[ROCE_MAD_LEN];
 	uint16_t attr;

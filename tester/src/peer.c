@@ -300,12 +300,6 @@ void peer_qp_set_recv(struct peer *p, uint32_t qpn, long count) { QP_OR_RETURN()
 uint32_t peer_qp_next_psn(struct peer *p, uint32_t qpn) { QP_OR_RETURN(0); return q->next_psn; }
 void peer_qp_set_next_psn(struct peer *p, uint32_t qpn, uint32_t psn) { QP_OR_RETURN(); q->next_psn = psn & ROCE_PSN_MASK; }
 uint32_t peer_qp_epsn(struct peer *p, uint32_t qpn) { QP_OR_RETURN(0); return q->epsn; }
-void peer_qp_set_epsn(struct peer *p, uint32_t qpn, uint32_t psn)
-{
-	QP_OR_RETURN();
-	q->epsn = psn & ROCE_PSN_MASK;
-	q->last_rx_psn = roce_psn_add(q->epsn, -1);
-}
 uint32_t peer_qp_last_rx_psn(struct peer *p, uint32_t qpn) { QP_OR_RETURN(0); return q->last_rx_psn; }
 uint32_t peer_qp_msn(struct peer *p, uint32_t qpn) { QP_OR_RETURN(0); return q->msn; }
 bool peer_qp_exists(struct peer *p, uint32_t qpn) { return find_qp(p, qpn) != NULL; }

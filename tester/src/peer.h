@@ -175,8 +175,6 @@ uint32_t peer_qp_next_psn(struct peer *p, uint32_t qpn);
 void peer_qp_set_next_psn(struct peer *p, uint32_t qpn, uint32_t psn);
 /* The responder's expected PSN and the last DUT request PSN seen. */
 uint32_t peer_qp_epsn(struct peer *p, uint32_t qpn);
-/* The DUT's first PSN once a CM REP has told it (the QP was added before). */
-void peer_qp_set_epsn(struct peer *p, uint32_t qpn, uint32_t psn);
 uint32_t peer_qp_last_rx_psn(struct peer *p, uint32_t qpn);
 uint32_t peer_qp_msn(struct peer *p, uint32_t qpn);
 bool peer_qp_exists(struct peer *p, uint32_t qpn);

@@ -1620,7 +1620,7 @@ static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint
 		roce_req_set_remote_cm_timeout(m, 20);
 		roce_req_set_transport(m, 0); /* RC */
 		roce_req_set_e2e_flow(m, 1);
-		roce_req_set_start_psn(m, q->tester_psn);
+		roce_req_set_start_psn(m, q->dut_psn); /* what the tester expects the DUT to send from */
 		roce_req_set_local_cm_timeout(m, 20);
 		roce_req_set_retry_count(m, 7);
 		roce_req_set_pkey(m, 0xFFFF);
@@ -1677,7 +1677,7 @@ static const uint8_t *cm_mad(const struct roce_pkt *pk)
 /* The case QP a CM MAD from the DUT belongs to: the one whose local
  * communication ID it names as remote, else the QP that last sent one.
  * What the DUT tells of itself is learnt here: its communication ID, and
- * from a REP its QPN's first PSN. */
+ * from a REP the PSN it expects the tester to send from. */
 static struct case_qp *cm_qp_of(struct run_ctx *x, const uint8_t *data, size_t len)
 {
 	struct roce_pkt pk;
@@ -1700,9 +1700,11 @@ static struct case_qp *cm_qp_of(struct run_ctx *x, const uint8_t *data, size_t l
 	if (local)
 		q->cm_remote_id = local;
 	if (attr == ROCE_CM_REP) {
-		q->dut_psn = (uint32_t)roce_rep_start_psn(m);
-		peer_qp_set_epsn(x->r->peer, q->tester_qpn, q->dut_psn);
-		sym_set(x, q->name, "psn", q->dut_psn);
+		/* A Starting PSN is the one its sender's receive queue
+		 * expects (IBA 12.7; Linux's CM): the tester sends from it. */
+		q->tester_psn = (uint32_t)roce_rep_start_psn(m);
+		peer_qp_set_next_psn(x->r->peer, q->tester_qpn, q->tester_psn);
+		sym_set(x, q->name, "peer_psn", q->tester_psn);
 	}
 	return q;
 }

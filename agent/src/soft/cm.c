@@ -181,7 +181,10 @@ static bool accept_req(struct be_qp *qp, const uint8_t *req, unsigned *reason)
 	a.state = BE_QPS_RTR;
 	a.path_mtu = mtu;
 	a.dest_qpn = (uint32_t)roce_req_local_qpn(req);
-	a.rq_psn = (uint32_t)roce_req_start_psn(req);
+	/* A Starting PSN is the one its sender expects to receive (IBA
+	 * 12.7, as Linux's CM reads it): the REQ's is where we send from,
+	 * ours (in the REP) where we expect the active side to. */
+	a.rq_psn = g_random_int() & ROCE_PSN_MASK;
 	memcpy(a.av.dgid, roce_req_primary_local_gid((uint8_t *)req), 16);
 	a.av.sgid_index = (uint8_t)sgid;
 	a.av.hop_limit = (uint8_t)roce_req_primary_hop_limit(req);
@@ -197,7 +200,7 @@ static bool accept_req(struct be_qp *qp, const uint8_t *req, unsigned *reason)
 	qp->cm.rts.mask = BE_QPA_STATE | BE_QPA_SQ_PSN | BE_QPA_TIMEOUT | BE_QPA_RETRY_CNT | BE_QPA_RNR_RETRY |
 			  BE_QPA_MAX_RD_ATOMIC;
 	qp->cm.rts.state = BE_QPS_RTS;
-	qp->cm.rts.sq_psn = g_random_int() & ROCE_PSN_MASK;
+	qp->cm.rts.sq_psn = (uint32_t)roce_req_start_psn(req);
 	qp->cm.rts.timeout = (uint8_t)roce_req_primary_ack_timeout(req);
 	qp->cm.rts.retry_cnt = (uint8_t)roce_req_retry_count(req);
 	qp->cm.rts.rnr_retry = (uint8_t)roce_req_rnr_retry(req);
@@ -251,7 +254,7 @@ static void on_req(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	roce_rep_set_local_comm_id(rep, qp->cm.local_comm_id);
 	roce_rep_set_remote_comm_id(rep, rcid);
 	roce_rep_set_local_qpn(rep, qp->qpn);
-	roce_rep_set_start_psn(rep, qp->cm.rts.sq_psn);
+	roce_rep_set_start_psn(rep, qp->attr.rq_psn);
 	roce_rep_set_resp_resources(rep, qp->attr.max_dest_rd_atomic);
 	roce_rep_set_initiator_depth(rep, qp->cm.rts.max_rd_atomic);
 	roce_rep_set_target_ack_delay(rep, 15);
