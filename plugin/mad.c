@@ -233,9 +233,11 @@ static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct 
 			return;
 		rp->cm_peer_frame = r->frame;
 		rp->cm_remote_qpn = r->qpn;
+		/* A Starting PSN is the one its sender receives first (IBA 12.7
+		 * as Linux's CM and rxe use it): A sends from the REP's. */
 		struct roce_flow_connection c = {
-			r->ipv, r->a, r->b, r->qpn, rp->cm_local_qpn, r->start_psn,
-			(uint32_t)roce_rep_start_psn(m), true, true, r->pmtu,
+			r->ipv, r->a, r->b, r->qpn, rp->cm_local_qpn, (uint32_t)roce_rep_start_psn(m),
+			r->start_psn, true, true, r->pmtu,
 		};
 		rocev2_analysis_connect(&c);
 		ib_conversations(pinfo, r, rp->cm_local_qpn);

@@ -181,7 +181,7 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 	roce_req_set_initiator_depth(x, 16);
 	roce_req_set_remote_cm_timeout(x, 20);
 	roce_req_set_transport(x, 0); /* RC */
-	roce_req_set_start_psn(x, psn_a);
+	roce_req_set_start_psn(x, psn_b); /* what A receives first: B sends from it (IBA 12.7, Linux's CM) */
 	roce_req_set_local_cm_timeout(x, 20);
 	roce_req_set_retry_count(x, 7);
 	roce_req_set_pkey(x, 0xFFFF);
@@ -199,7 +199,7 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 	roce_rep_set_local_comm_id(x, 0x55667788);
 	roce_rep_set_remote_comm_id(x, 0x11223344);
 	roce_rep_set_local_qpn(x, SAMPLE_QP_B);
-	roce_rep_set_start_psn(x, psn_b);
+	roce_rep_set_start_psn(x, psn_a); /* what B receives first */
 	roce_rep_set_resp_resources(x, 16);
 	roce_rep_set_initiator_depth(x, 16);
 	roce_rep_set_target_ack_delay(x, 15);
