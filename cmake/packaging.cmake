@@ -39,6 +39,35 @@ endif()
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/roce-agent.service
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/roce-agent/examples COMPONENT agent)
 
+# Every package carries the copyright (packaging/copyright, machine-readable)
+# and the Debian changelog, gzipped without a timestamp so that two builds
+# make the same package. The changelog's newest entry must be the version
+# cpack stamps on the packages.
+set(ROCE_DEB_RELEASE 1)
+file(STRINGS ${PROJECT_SOURCE_DIR}/packaging/changelog ROCE_CHANGELOG_HEAD LIMIT_COUNT 1)
+if(NOT ROCE_CHANGELOG_HEAD MATCHES "^roce-toolkit \\(${PROJECT_VERSION}-${ROCE_DEB_RELEASE}\\) ")
+  message(FATAL_ERROR "packaging/changelog starts with '${ROCE_CHANGELOG_HEAD}', "
+                      "not with version ${PROJECT_VERSION}-${ROCE_DEB_RELEASE}: add an entry for it")
+endif()
+find_program(ROCE_GZIP gzip REQUIRED)
+set(ROCE_DEB_CHANGELOG ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz)
+add_custom_command(OUTPUT ${ROCE_DEB_CHANGELOG}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging
+  COMMAND ${ROCE_GZIP} -9nc ${PROJECT_SOURCE_DIR}/packaging/changelog > ${ROCE_DEB_CHANGELOG}
+  DEPENDS ${PROJECT_SOURCE_DIR}/packaging/changelog VERBATIM)
+add_custom_target(deb-changelog ALL DEPENDS ${ROCE_DEB_CHANGELOG})
+set(ROCE_PACKAGE_NAMES tester roce-tester agent roce-agent plugin roce-wireshark-plugin)
+foreach(component tester agent plugin)
+  if(component STREQUAL "plugin" AND NOT TARGET rocev2)
+    continue()
+  endif()
+  list(FIND ROCE_PACKAGE_NAMES ${component} i)
+  math(EXPR i "${i} + 1")
+  list(GET ROCE_PACKAGE_NAMES ${i} package)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright ${ROCE_DEB_CHANGELOG}
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
+endforeach()
+
 # ---- CPack: Debian packages ----
 set(ROCE_COMPONENTS tester agent)
 if(TARGET rocev2)
@@ -54,7 +83,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_COMPONENTS_ALL ${ROCE_COMPONENTS})
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
+set(CPACK_DEBIAN_PACKAGE_RELEASE ${ROCE_DEB_RELEASE})
+# Debug information stays in the build tree, not in the packages.
+set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)

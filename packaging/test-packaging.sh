@@ -7,6 +7,8 @@
 #   - their contents: the programs, gzipped man pages, the suite, the guides;
 #   - unpacked into a temporary root, the programs run, parse the installed
 #     suite, and their man pages render;
+#   - each ships its copyright and Debian changelog, and lintian finds no
+#     error or warning in them;
 #   - apt-get can satisfy their dependencies on this system (simulated);
 #   - `cmake --install --prefix` puts everything under the prefix (and only
 #     there), the installed programs run, and a component installs alone.
@@ -71,6 +73,24 @@ case " $components " in *" plugin "*)
   have roce-wireshark-plugin "^ Depends:.*libwireshark-data (<< " "the Wireshark version it was built for"
   ;;
 esac
+
+for c in $components; do
+  name=$(pkgname "$c")
+  contains "$name" "^\./usr/share/doc/$name/copyright\$" "its copyright file"
+  contains "$name" "^\./usr/share/doc/$name/changelog\.Debian\.gz\$" "its Debian changelog"
+done
+
+# Debian's package checker: no error and no warning. The one tag left out
+# is about the Debian archive (a first upload there closes an ITP bug).
+if command -v lintian >/dev/null; then
+  if lintian --fail-on error,warning --suppress-tags initial-upload-closes-no-bugs $debs >"$work/lintian.log" 2>&1; then
+    ok "lintian finds no error or warning"
+  else
+    bad "lintian:"; grep -E '^[EW]:' "$work/lintian.log" || cat "$work/lintian.log"
+  fi
+else
+  bad "lintian is not installed (./scripts/setup-deps installs it)"
+fi
 
 # Unpacked into a root of its own.
 root=$work/root

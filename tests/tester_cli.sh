@@ -5,21 +5,7 @@
 set -u
 t=$1
 caps=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
-expect() { # description, expected exit code, command...
-  d=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>&1
-  got=$?
-  if [ "$got" = "$want" ]; then ok "$d"; else bad "$d: exit $got, expected $want"; sed 's/^/  | /' "$tmp/out"; fi
-}
-contains() { # description, text
-  if grep -qF -- "$2" "$tmp/out"; then ok "$1"; else bad "$1: output lacks '$2'"; sed 's/^/  | /' "$tmp/out"; fi
-}
+. "$(dirname "$0")/lib/check.sh"
 
 expect "lint conforming samples" 0 "$t" lint -q "$caps/opcodes-ipv4.pcap" "$caps/opcodes-ipv6.pcap" "$caps/vlan.pcap" "$caps/cnp.pcap" "$caps/vectors.pcap"
 contains "all frames counted" "617 frames: 617 RoCEv2"

@@ -8,24 +8,7 @@
 # usage: report_cli.sh ROCE-TESTER TESTS-DIR
 set -u
 t=$1 dir=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
-expect() { # description, expected exit code, command...
-  d=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>&1
-  got=$?
-  if [ "$got" = "$want" ]; then ok "$d"; else bad "$d: exit $got, expected $want"; sed 's/^/  | /' "$tmp/out"; fi
-}
-contains() {
-  if grep -qF -- "$2" "$tmp/out"; then ok "$1"; else bad "$1: output lacks '$2'"; sed 's/^/  | /' "$tmp/out"; fi
-}
-lacks() {
-  if grep -qF -- "$2" "$tmp/out"; then bad "$1: output has '$2'"; else ok "$1"; fi
-}
+. "$(dirname "$0")/../../tests/lib/check.sh"
 py=/usr/bin/python3
 for k in hostile empty variant fixed; do $py "$dir/make_results.py" $k "$tmp/$k" || exit 1; done
 # The synthetic results follow the documented schema (else the tests below prove little).
