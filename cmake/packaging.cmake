@@ -56,6 +56,13 @@ add_custom_command(OUTPUT ${ROCE_DEB_CHANGELOG}
   COMMAND ${ROCE_GZIP} -9nc ${PROJECT_SOURCE_DIR}/packaging/changelog > ${ROCE_DEB_CHANGELOG}
   DEPENDS ${PROJECT_SOURCE_DIR}/packaging/changelog VERBATIM)
 add_custom_target(deb-changelog ALL DEPENDS ${ROCE_DEB_CHANGELOG})
+# A component installs the changelog also when only its program was built
+# (cmake --build --target rocev2, then cmake --install --component plugin).
+foreach(target roce-tester roce-agent rocev2)
+  if(TARGET ${target})
+    add_dependencies(${target} deb-changelog)
+  endif()
+endforeach()
 set(ROCE_PACKAGE_NAMES tester roce-tester agent roce-agent plugin roce-wireshark-plugin)
 foreach(component tester agent plugin)
   if(component STREQUAL "plugin" AND NOT TARGET rocev2)

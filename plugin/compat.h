@@ -12,9 +12,9 @@
 	(WIRESHARK_VERSION_MAJOR > (maj) ||                                       \
 	 (WIRESHARK_VERSION_MAJOR == (maj) && WIRESHARK_VERSION_MINOR >= (min)))
 
-/* 4.2 installs wsutil/plugins.h and asks plugins to describe themselves
- * (plugin_describe); Debian 12's 4.0 dev package does not ship the header. */
-#if ROCEV2_WS_AT_LEAST(4, 2)
+/* 4.4 installs wsutil/plugins.h and asks plugins to describe themselves
+ * (plugin_describe); the 4.0 and 4.2 dev packages ship neither. */
+#if ROCEV2_WS_AT_LEAST(4, 4)
 #include <wsutil/plugins.h>
 #endif
 

@@ -4,7 +4,9 @@
  * SIDR REQ/REP), with the IP CM private data of rdma_cm connections. The
  * layouts come from libroce's mad.def. A REQ and the REP that answers it
  * name the QPs at both ends, the PSN each starts with and the path MTU:
- * the per-QP analysis learns them, and the REP links back to its REQ.
+ * the per-QP analysis learns them, and the REP links back to its REQ. The
+ * consumer's private data goes to the ULP dissectors (NVMe-oF, iSER, ...)
+ * with the connection state they look for.
  */
 #include "mad.h"
 
@@ -28,9 +30,10 @@ struct cm_req {
 	uint32_t qpn, start_psn;
 	unsigned pmtu;
 	uint64_t service_id;
-	uint8_t data[MAD_DATA_SIZE]; /* the REQ's MAD data, for ULPs reading its private data */
+	conversation_infiniband_data *ib_requester; /* the requester QP's, learns its peer at the REP */
 };
 static wmem_map_t *cm_reqs;
+static heur_dissector_list_t cm_private_heur; /* "infiniband.mad.cm.private" */
 
 static const value_string mgmt_classes[] = {
 	{ 0x01, "Subnet Management (LID routed)" }, { 0x03, "Subnet Administration" },
@@ -172,38 +175,112 @@ static proto_tree *add_hdr(proto_tree *tree, tvbuff_t *tvb, int off, enum roce_m
 }
 
 /* The connection as the built-in InfiniBand dissector records it, so that
- * the ULP dissectors that look it up (NVMe-oF finds its queues and its
- * Service ID there) work on top of this plugin: one conversation per QP
- * (address and QPN of its end, the Service ID, the peer QP) and one for the
- * pair. The REP travels from the responder (b) to the requester (a). */
+ * the ULP dissectors that look it up (NVMe-oF finds its queues, its queue
+ * ID and its Service ID there; iSER and SDP their Service ID) work on top
+ * of this plugin. Conversations of type IBQP whose "ports" are QPNs, each
+ * carrying the Service ID:
+ * - at the REQ, the CM exchange (requester and responder addresses, the
+ *   MAD's source and destination QPs) and the requester's QP alone (its
+ *   address, the REQ's MAD data, and its peer QP once the REP names it);
+ * - at the REP, the responder's QP alone (the REP's MAD data, the
+ *   requester's QP as its peer) and the connected pair of QPs. */
 static int proto_ib = -1;
 
-static void ib_side(packet_info *pinfo, const address *addr, uint32_t qpn, const struct cm_req *r,
-		    bool client_to_server, uint32_t peer_qpn)
+static conversation_infiniband_data *ib_conversation(packet_info *pinfo, const address *a, const address *b,
+						     uint32_t port_a, uint32_t port_b, unsigned options,
+						     uint64_t service_id, bool client_to_server,
+						     uint32_t peer_qpn, const uint8_t *mad_data)
 {
-	conversation_t *conv = conversation_new(pinfo->num, addr, addr, CONVERSATION_IBQP, qpn, qpn,
-						NO_ADDR2 | NO_PORT2);
+	conversation_t *conv = conversation_new(pinfo->num, a, b, CONVERSATION_IBQP, port_a, port_b, options);
 	conversation_infiniband_data *d = wmem_new0(wmem_file_scope(), conversation_infiniband_data);
-	d->service_id = r->service_id;
+	d->service_id = service_id;
 	d->client_to_server = client_to_server;
 	d->src_qp = peer_qpn;
-	memcpy(d->mad_private_data, r->data, MAD_DATA_SIZE);
+	if (mad_data)
+		memcpy(d->mad_private_data, mad_data, MAD_DATA_SIZE);
 	conversation_add_proto_data(conv, proto_ib, d);
+	return d;
 }
 
-static void ib_conversations(packet_info *pinfo, const struct cm_req *r, uint32_t b_qpn)
+static bool ib_known(void)
 {
 	if (proto_ib < 0)
 		proto_ib = proto_get_id_by_filter_name("infiniband");
-	if (proto_ib < 0)
-		return;
-	const address *a = &pinfo->dst, *b = &pinfo->src;
-	ib_side(pinfo, a, r->qpn, r, false, b_qpn);
-	ib_side(pinfo, b, b_qpn, r, true, r->qpn);
-	conversation_new(pinfo->num, a, b, CONVERSATION_IBQP, r->qpn, b_qpn, 0);
+	return proto_ib >= 0;
 }
 
-static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct rocev2_packet *rp)
+/* The MAD's source QP (DETH) and destination QP (BTH): the CM's own QPs. */
+static uint32_t mad_src_qpn(const struct roce_pkt *t)
+{
+	const uint8_t *deth = roce_pkt_hdr(t, ROCE_H_DETH);
+	return deth ? (uint32_t)roce_deth_srcqp(deth) : 0;
+}
+
+static uint32_t mad_dst_qpn(const struct roce_pkt *t)
+{
+	return (uint32_t)roce_bth_destqp(roce_pkt_hdr(t, ROCE_H_BTH));
+}
+
+static void ib_request_conversations(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *m,
+				     struct cm_req *r)
+{
+	if (!ib_known())
+		return;
+	ib_conversation(pinfo, &pinfo->src, &pinfo->dst, mad_src_qpn(t), mad_dst_qpn(t), 0, r->service_id,
+			true, 0, NULL);
+	r->ib_requester = ib_conversation(pinfo, &pinfo->src, &pinfo->src, r->qpn, r->qpn,
+					  NO_ADDR2 | NO_PORT2, r->service_id, false, 0, m);
+}
+
+/* The REP travels from the responder to the requester. */
+static void ib_reply_conversations(packet_info *pinfo, const uint8_t *m, const struct cm_req *r,
+				   uint32_t resp_qpn)
+{
+	if (!ib_known())
+		return;
+	if (r->ib_requester)
+		r->ib_requester->src_qp = resp_qpn;
+	ib_conversation(pinfo, &pinfo->src, &pinfo->src, resp_qpn, resp_qpn, NO_ADDR2 | NO_PORT2,
+			r->service_id, true, r->qpn, m);
+	ib_conversation(pinfo, &pinfo->src, &pinfo->dst, resp_qpn, r->qpn, 0, r->service_id, false, 0, NULL);
+}
+
+/* The consumer's part of a CM message's private data goes to the ULP
+ * dissectors registered for it, for the messages the built-in dissector
+ * offers them: REQ (after the IP CM header, when there is one), REP, RTU,
+ * REJ, DREQ and DREP. */
+static void cm_private_to_ulps(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_tree *ct,
+			       const struct roce_pkt *t, uint16_t attr, const uint8_t *m)
+{
+	enum roce_mad_field pf;
+	switch (attr) {
+	case ROCE_CM_REQ: pf = ROCE_MF_CM_REQ_private_data; break;
+	case ROCE_CM_REP: pf = ROCE_MF_CM_REP_private_data; break;
+	case ROCE_CM_RTU: pf = ROCE_MF_CM_RTU_private_data; break;
+	case ROCE_CM_REJ: pf = ROCE_MF_CM_REJ_private_data; break;
+	case ROCE_CM_DREQ: pf = ROCE_MF_CM_DREQ_private_data; break;
+	case ROCE_CM_DREP: pf = ROCE_MF_CM_DREP_private_data; break;
+	default: return;
+	}
+	if (!cm_private_heur || !rocev2_prefs.ulp_heuristics)
+		return;
+	const struct roce_mad_field_info *fi = roce_mad_field_info(pf);
+	int off = ROCE_MAD_HDR_LEN + fi->offset, len = fi->width;
+	if (attr == ROCE_CM_REQ && roce_cm_service_is_ip(roce_req_service_id(m))) {
+		int ipcm = roce_mad_hdr_info(ROCE_MH_IPCM)->size;
+		off += ipcm;
+		len -= ipcm;
+	}
+	struct infinibandinfo info;
+	memset(&info, 0, sizeof info);
+	info.payload_tree = ct;
+	info.cm_attribute_id = attr;
+	rocev2_call_ulps(cm_private_heur, tvb_new_subset_length(tvb, off, len), pinfo, tree, mad_src_qpn(t),
+			 mad_dst_qpn(t), &info);
+}
+
+static void learn(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *mad, uint16_t attr,
+		  struct rocev2_packet *rp)
 {
 	uint8_t ipv = pinfo->src.type == AT_IPv6 ? 6 : pinfo->src.type == AT_IPv4 ? 4 : 0;
 	if (!ipv)
@@ -219,7 +296,7 @@ static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct 
 		r->start_psn = (uint32_t)roce_req_start_psn(m);
 		r->pmtu = roce_ib_mtu_bytes((unsigned)roce_req_path_mtu(m));
 		r->service_id = roce_req_service_id(m);
-		memcpy(r->data, m, MAD_DATA_SIZE);
+		ib_request_conversations(pinfo, t, m, r);
 		struct req_key *key = wmem_new(wmem_file_scope(), struct req_key);
 		make_req_key(key, (uint32_t)roce_req_local_comm_id(m), &pinfo->src);
 		wmem_map_insert(cm_reqs, key, r);
@@ -240,7 +317,7 @@ static void learn(packet_info *pinfo, const uint8_t *mad, uint16_t attr, struct 
 			r->start_psn, true, true, r->pmtu,
 		};
 		rocev2_analysis_connect(&c);
-		ib_conversations(pinfo, r, rp->cm_local_qpn);
+		ib_reply_conversations(pinfo, m, r, rp->cm_local_qpn);
 	}
 }
 
@@ -268,7 +345,7 @@ bool rocev2_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	proto_tree *ct = add_hdr(tree, tvb, ROCE_MAD_HDR_LEN, h);
 
 	if (!pinfo->fd->visited)
-		learn(pinfo, mad, attr, rp);
+		learn(pinfo, t, mad, attr, rp);
 	if (attr == ROCE_CM_REQ) {
 		col_append_fstr(pinfo->cinfo, COL_INFO, " QPN=0x%06x PSN=%u", (unsigned)roce_req_local_qpn(m),
 				(unsigned)roce_req_start_psn(m));
@@ -291,6 +368,11 @@ bool rocev2_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	} else if (attr == ROCE_CM_SIDR_REP) {
 		col_append_fstr(pinfo->cinfo, COL_INFO, " QPN=0x%06x", (unsigned)roce_sidr_rep_qpn(m));
 	}
-	(void)t;
+	cm_private_to_ulps(tvb, pinfo, tree, ct, t, attr, m);
 	return true;
+}
+
+void rocev2_handoff_mad(void)
+{
+	cm_private_heur = find_heur_dissector_list("infiniband.mad.cm.private");
 }

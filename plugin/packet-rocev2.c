@@ -8,7 +8,6 @@
  */
 #include "rocev2.h"
 
-#include <epan/exceptions.h>
 #include <epan/dissectors/packet-infiniband.h>
 #include <epan/tap.h>
 
@@ -213,8 +212,7 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 
 /* The payload goes to the ULP heuristics of the built-in InfiniBand
  * dissector, with the record they expect; a heuristic that claims the
- * payload and then fails on it is a false positive, not a malformed packet,
- * so its exception is caught and the payload shown as data. */
+ * payload and then fails on it leaves the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
 		    const struct roce_pkt *t, uint32_t src_qpn)
 {
@@ -238,41 +236,7 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 		info.reth_remote_address = roce_reth_va(reth);
 		info.reth_dma_length = roce_reth_dmalen(reth);
 	}
-	heur_dtbl_entry_t *hde = NULL;
-	volatile bool claimed = false;
-	/* Our Info text, to put back if no ULP takes the payload. */
-	char summary[256];
-	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
-	g_strlcpy(summary, now ? now : "", sizeof summary);
-	/* While a ULP looks, the "ports" are the QPs, as under the built-in
-	 * dissector: the ULPs find their InfiniBand conversations by them, and
-	 * RPC and others cannot bind the UDP conversation to themselves and
-	 * swallow the ACKs that follow. */
-	port_type ptype = pinfo->ptype;
-	uint32_t sport = pinfo->srcport, dport = pinfo->destport;
-	pinfo->ptype = PT_IBQP;
-	pinfo->srcport = src_qpn;
-	pinfo->destport = roce_bth_destqp(bth);
-	col_append_str(pinfo->cinfo, COL_INFO, " ");
-	col_set_fence(pinfo->cinfo, COL_INFO);
-	TRY {
-		claimed = dissector_try_heuristic(ib_payload_heur, payload, pinfo,
-						  proto_tree_get_root(tree), &hde, &info);
-	}
-	CATCH_NONFATAL_ERRORS {
-		claimed = false;
-	}
-	ENDTRY;
-	pinfo->ptype = ptype;
-	pinfo->srcport = sport;
-	pinfo->destport = dport;
-	if (!claimed) {
-		col_clear_fence(pinfo->cinfo, COL_INFO);
-		col_add_str(pinfo->cinfo, COL_INFO, summary);
-		col_set_fence(pinfo->cinfo, COL_INFO);
-		col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
-	}
-	return claimed;
+	return rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, roce_bth_destqp(bth), &info);
 }
 
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
@@ -451,6 +415,7 @@ void proto_reg_handoff_rocev2(void)
 		if (owner != rocev2_handle)
 			ib_rroce_handle = owner;
 		ib_payload_heur = find_heur_dissector_list("infiniband.payload");
+		rocev2_handoff_mad();
 		proto_eth = proto_get_id_by_filter_name("eth");
 		dissector_add_uint_with_preference("udp.port", ROCE_UDP_PORT, rocev2_handle);
 		initialized = true;

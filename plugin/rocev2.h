@@ -35,4 +35,15 @@ void rocev2_register_findings(int proto);
  * in tvb) carrying an expert info that names the rule and the fault. */
 void rocev2_add_finding(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, int tvb_base,
 			const struct roce_finding *f, const char *extra);
+
+/* ---- ulp.c: the InfiniBand ULP dissectors ---- */
+
+/* Offers tvb to the heuristic dissectors of list (one of the built-in
+ * InfiniBand dissector's) as that dissector does: the QPs as the ports,
+ * ib_info (a struct infinibandinfo) as the data, the ULP's tree items
+ * beside ours. A heuristic that throws is caught and counts as not
+ * claiming the bytes; then our Info and Protocol columns are put back.
+ * Returns whether a ULP claimed them. */
+bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		      uint32_t src_qpn, uint32_t dst_qpn, void *ib_info);
 #endif

@@ -25,8 +25,7 @@ home=$work/home
 mkdir -p "$home"
 HOME=$home cmake -S "$src" -B "$work/build" -DROCE_PLUGIN_USER_INSTALL=ON -DROCE_BUILD_TESTS=OFF \
   -DROCE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-# The plugin component also installs the Debian changelog (packaging.cmake).
-cmake --build "$work/build" --target rocev2 deb-changelog -j"$(nproc)" >/dev/null
+cmake --build "$work/build" --target rocev2 -j"$(nproc)" >/dev/null
 cmake --install "$work/build" --component plugin >/dev/null
 so=$home/.local/lib/wireshark/plugins/$ver/epan/rocev2.so
 if [ -f "$so" ]; then

@@ -9,6 +9,13 @@ out, with the reason: 0x40-0x5F (RD), which it decodes as a vendor DCT
 extension. CNP and XRC extended headers it does not decode at all, so
 there is nothing to compare there beyond the BTH.
 
+The upper-layer protocols' fields that both hand-offs reach (the NVMe-oF
+RDMA CM private data of REQ, REP and REJ) must match too, in both
+directions: a frame where one shows such a field and the other does not
+fails. Both run two passes there: on its first pass the built-in replaces
+a REQ's source address with its LID before the ULP looks, so it decodes a
+REQ's private data only when it sees the frame again.
+
 usage: compare_builtin.py TSHARK-WRAPPER PLUGIN-DIR CAPTURE...
 """
 import os
@@ -42,10 +49,19 @@ PAIRS = [
     ("rocev2.icrc", "infiniband.invariant.crc"),
 ]
 
+# ULP fields, the same on both sides.
+ULP = [
+    "nvme-rdma.cm.req.recfmt", "nvme-rdma.cm.req.qid", "nvme-rdma.cm.req.hrqsize",
+    "nvme-rdma.cm.req.hsqsize", "nvme-rdma.cm.req.cntlid", "nvme-rdma.cm.req.reserved",
+    "nvme-rdma.cm.rsp.recfmt", "nvme-rdma.cm.rsp.crqsize", "nvme-rdma.cm.rsp.reserved",
+    "nvme-rdma.cm.rej.recfmt", "nvme-rdma.cm.rej.status",
+]
 
-def values(wrapper, plugins, pcap, fields, opts):
+
+def values(wrapper, plugins, pcap, fields, opts, occurrence="f"):
     cmd = [wrapper, plugins, "-n", "-r", pcap] + opts + ["-T", "fields", "-E", "separator=\t",
-                                                          "-E", "occurrence=f", "-e", "frame.number"]
+                                                          "-E", "occurrence=" + occurrence,
+                                                          "-e", "frame.number"]
     for f in fields:
         cmd += ["-e", f]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -92,14 +108,30 @@ def main():
                 per_field[a] += 1
                 if number(o[a]) != number(t[b]):
                     failures.append(f"{os.path.basename(pcap)} frame {frame}: {a}={o[a]} but {b}={t[b]}")
+    ulp_compared = {f: 0 for f in ULP}
+    for pcap in sys.argv[3:]:
+        ours = values(wrapper, plugins, pcap, ULP, ["-2"], "a")
+        theirs = values(wrapper, "none", pcap, ULP, ["-2"], "a")
+        for frame in sorted(set(ours) | set(theirs)):
+            o, t = ours.get(frame, {}), theirs.get(frame, {})
+            for f in ULP:
+                a, b = o.get(f, ""), t.get(f, "")
+                if not a and not b:
+                    continue
+                compared += 1
+                ulp_compared[f] += 1
+                if a != b:
+                    failures.append(f"{os.path.basename(pcap)} frame {frame}: {f} is '{a}' with rocev2 "
+                                    f"but '{b}' with the built-in")
     print(f"compared {compared} field values in {len(sys.argv) - 3} captures "
           f"({skipped} RD frames left out: the built-in decodes 0x40-0x5F as DCT)")
-    for a, n in per_field.items():
+    for a, n in list(per_field.items()) + list(ulp_compared.items()):
         print(f"  {a:28s} {n:5d} values")
     for f in failures[:50]:
         print("FAIL " + f)
     # RDETH comes only with RD opcodes, which the built-in decodes as DCT.
     missing = [a for a, n in per_field.items() if n == 0 and a != "rocev2.rdeth.eecnxt"]
+    missing += [f for f, n in ulp_compared.items() if n == 0]
     for a in missing:
         print(f"FAIL {a}: never compared (neither capture has it decoded by both)")
     print(f"{compared - len(failures)} passed, {len(failures) + len(missing)} failed")

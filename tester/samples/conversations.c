@@ -165,23 +165,24 @@ static void ip_cm_private(struct conv *c, uint8_t *priv)
 	}
 }
 
-/* rdma_cm connection set-up for a Service ID; ulp_private (may be NULL)
- * is the consumer's private data after the IP CM header. */
-static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64_t service_id,
-			  const uint8_t *ulp_private, size_t ulp_len)
+/* An rdma_cm REQ from QP qpn of A for a Service ID, whose Starting PSN
+ * psn is the one A receives first; ulp_private (may be NULL) is the
+ * consumer's private data after the IP CM header. */
+static void cm_request(struct conv *c, uint32_t comm_id, uint64_t tid, uint32_t qpn, uint32_t psn,
+		       uint64_t service_id, const uint8_t *ulp_private, size_t ulp_len, const char *what)
 {
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
-	mad_header(m, ROCE_CM_REQ, 0x0000000100000001ull, 0x03 /* Send */);
-	roce_req_set_local_comm_id(x, 0x11223344);
+	mad_header(m, ROCE_CM_REQ, tid, 0x03 /* Send */);
+	roce_req_set_local_comm_id(x, comm_id);
 	roce_req_set_service_id(x, service_id);
 	roce_req_set_local_ca_guid(x, 0x0002c90300a0b0c1ull);
-	roce_req_set_local_qpn(x, SAMPLE_QP_A);
+	roce_req_set_local_qpn(x, qpn);
 	roce_req_set_resp_resources(x, 16);
 	roce_req_set_initiator_depth(x, 16);
 	roce_req_set_remote_cm_timeout(x, 20);
 	roce_req_set_transport(x, 0); /* RC */
-	roce_req_set_start_psn(x, psn_b); /* what A receives first: B sends from it (IBA 12.7, Linux's CM) */
+	roce_req_set_start_psn(x, psn); /* what A receives first: B sends from it (IBA 12.7, Linux's CM) */
 	roce_req_set_local_cm_timeout(x, 20);
 	roce_req_set_retry_count(x, 7);
 	roce_req_set_pkey(x, 0xFFFF);
@@ -193,7 +194,19 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 	ip_cm_private(c, roce_req_private_data(x));
 	if (ulp_private)
 		memcpy(roce_req_private_data(x) + 36, ulp_private, ulp_len);
-	mad(c, true, m, "CM REQ from QP A, starting PSN, path MTU 1024, IP CM private data");
+	mad(c, true, m, what);
+}
+
+/* rdma_cm connection set-up for a Service ID: REQ, REP, RTU; req_private
+ * and rep_private (may be NULL) are the consumer's private data. */
+static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64_t service_id,
+			  const uint8_t *req_private, size_t req_len, const uint8_t *rep_private,
+			  size_t rep_len)
+{
+	uint8_t m[ROCE_MAD_LEN];
+	uint8_t *x = m + ROCE_MAD_HDR_LEN;
+	cm_request(c, 0x11223344, 0x0000000100000001ull, SAMPLE_QP_A, psn_b, service_id, req_private,
+		   req_len, "CM REQ from QP A, starting PSN, path MTU 1024, IP CM private data");
 
 	mad_header(m, ROCE_CM_REP, 0x0000000100000001ull, 0x03);
 	roce_rep_set_local_comm_id(x, 0x55667788);
@@ -205,6 +218,8 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 	roce_rep_set_target_ack_delay(x, 15);
 	roce_rep_set_rnr_retry(x, 7);
 	roce_rep_set_local_ca_guid(x, 0x0002c90300a0b0c2ull);
+	if (rep_private)
+		memcpy(roce_rep_private_data(x), rep_private, rep_len);
 	mad(c, false, m, "CM REP from QP B");
 
 	mad_header(m, ROCE_CM_RTU, 0x0000000100000001ull, 0x03);
@@ -215,7 +230,7 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 
 static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
 {
-	cm_connect_to(c, psn_a, psn_b, 0x0000000001064853ull, NULL, 0); /* IP CM, TCP port 18515 */
+	cm_connect_to(c, psn_a, psn_b, 0x0000000001064853ull, NULL, 0, NULL, 0); /* IP CM, TCP port 18515 */
 }
 
 static void cm_disconnect(struct conv *c)
@@ -343,13 +358,15 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 {
 	struct conv c;
 	conv_init(&c, emit, ctx, 4);
-	/* NVMe-oF RDMA CM request private data: RECFMT 0, QID 1, HRQSIZE 32,
-	 * HSQSIZE 31 (little-endian). */
-	uint8_t priv[32] = { 0 };
+	/* NVMe-oF RDMA CM private data (little-endian): the request's RECFMT 0,
+	 * QID 1, HRQSIZE 32, HSQSIZE 31; the accept's RECFMT 0, CRQSIZE 32. */
+	const uint64_t nvme_sid = 0x0000000001061144ull; /* IP CM, TCP port 4420 */
+	uint8_t priv[32] = { 0 }, accept[32] = { 0 };
 	le_store(priv + 2, 2, 1);
 	le_store(priv + 4, 2, 32);
 	le_store(priv + 6, 2, 31);
-	cm_connect_to(&c, 1000, 5000, 0x0000000001061144ull /* IP CM, TCP port 4420 */, priv, sizeof priv);
+	le_store(accept + 2, 2, 32);
+	cm_connect_to(&c, 1000, 5000, nvme_sid, priv, sizeof priv, accept, sizeof accept);
 
 	/* Host -> target: a Read command capsule (64-byte SQE), with a keyed
 	 * SGL descriptor for the target's RDMA WRITE of the data. */
@@ -385,6 +402,23 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: NVMe-oF completion");
 	ack(&c, false, RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
 	cm_disconnect(&c);
+
+	/* A second queue the target refuses: a REQ for QID 2 with an HRQSIZE
+	 * it cannot take, rejected by the consumer (reason 28) with the
+	 * NVMe-oF RDMA reject private data: RECFMT 0, STS 5 (invalid HRQSIZE). */
+	le_store(priv + 2, 2, 2);
+	le_store(priv + 4, 2, 4096);
+	cm_request(&c, 0x1122334a, 0x0000000100000003ull, SAMPLE_QP_A + 1, 2000, nvme_sid, priv,
+		   sizeof priv, "CM REQ for a second queue, HRQSIZE 4096");
+	uint8_t m[ROCE_MAD_LEN];
+	uint8_t *x = m + ROCE_MAD_HDR_LEN;
+	mad_header(m, ROCE_CM_REJ, 0x0000000100000003ull, 0x03);
+	roce_rej_set_local_comm_id(x, 0x5566778a);
+	roce_rej_set_remote_comm_id(x, 0x1122334a);
+	roce_rej_set_message_rejected(x, 0); /* the REQ */
+	roce_rej_set_reason(x, 28);          /* consumer reject */
+	le_store(roce_rej_private_data(x) + 2, 2, 5);
+	mad(&c, false, m, "CM REJ by the consumer: NVMe-oF invalid HRQSIZE");
 }
 
 void sample_conv_errors(sample_emit_fn emit, void *ctx)

@@ -1,0 +1,53 @@
+/*
+ * Handing bytes to the upper-layer protocol dissectors that hang off the
+ * built-in InfiniBand dissector's heuristic lists (SEND payloads on
+ * "infiniband.payload", CM private data on "infiniband.mad.cm.private"),
+ * the way that dissector does, so that they see what they see under it.
+ */
+#include "rocev2.h"
+
+#include <epan/exceptions.h>
+
+bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+		      uint32_t src_qpn, uint32_t dst_qpn, void *ib_info)
+{
+	heur_dtbl_entry_t *hde = NULL;
+	volatile bool claimed = false;
+	/* Our Info text, to put back unless a ULP adds to it. */
+	char summary[256];
+	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
+	g_strlcpy(summary, now ? now : "", sizeof summary);
+	/* While a ULP looks, the "ports" are the QPs, as under the built-in
+	 * dissector: the ULPs find their InfiniBand conversations by them, and
+	 * RPC and others cannot bind the UDP conversation to themselves and
+	 * swallow the ACKs that follow. */
+	port_type ptype = pinfo->ptype;
+	uint32_t sport = pinfo->srcport, dport = pinfo->destport;
+	pinfo->ptype = PT_IBQP;
+	pinfo->srcport = src_qpn;
+	pinfo->destport = dst_qpn;
+	col_append_str(pinfo->cinfo, COL_INFO, " ");
+	col_set_fence(pinfo->cinfo, COL_INFO);
+	/* A heuristic that claims the bytes and then fails on them is a false
+	 * positive, not a malformed packet: its exception stops here. */
+	TRY {
+		claimed = dissector_try_heuristic(list, tvb, pinfo, proto_tree_get_root(tree), &hde, ib_info);
+	}
+	CATCH_NONFATAL_ERRORS {
+		claimed = false;
+	}
+	ENDTRY;
+	pinfo->ptype = ptype;
+	pinfo->srcport = sport;
+	pinfo->destport = dport;
+	now = col_get_text(pinfo->cinfo, COL_INFO);
+	bool added = now && strlen(now) > strlen(summary) + 1;
+	if (!claimed || !added) {
+		col_clear_fence(pinfo->cinfo, COL_INFO);
+		col_add_str(pinfo->cinfo, COL_INFO, summary);
+		col_set_fence(pinfo->cinfo, COL_INFO);
+	}
+	if (!claimed)
+		col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
+	return claimed;
+}
