@@ -10,6 +10,11 @@ caps=$2
 expect "lint conforming samples" 0 "$t" lint -q "$caps/opcodes-ipv4.pcap" "$caps/opcodes-ipv6.pcap" "$caps/vlan.pcap" "$caps/cnp.pcap" "$caps/vectors.pcap"
 contains "all frames counted" "617 frames: 617 RoCEv2"
 
+expect "lint RoCE v1 samples" 0 "$t" lint -q --rocev1 "$caps/rocev1.pcap"
+contains "v1 frames counted" "126 frames: 126 RoCE (v1 and v2)"
+expect "RoCE v1 is not RoCEv2 without --rocev1" 0 "$t" lint -q "$caps/rocev1.pcap"
+contains "v1 frames skipped" "126 frames: 1 RoCEv2, 125 other"
+
 expect "craft a TVer violation" 0 "$t" craft --opcode rc-send-only --set bth.tver=1 -o "$tmp/tver.pcap"
 expect "lint finds it" 1 "$t" lint "$tmp/tver.pcap"
 contains "names the rule" "IBA9.2-TVER: BTH TVer is 1, not 0"

@@ -137,6 +137,7 @@ enum be_atomic_cap { BE_ATOMIC_NONE, BE_ATOMIC_HCA, BE_ATOMIC_GLOB };
 #define BE_CAP_IPV6 0x20u
 #define BE_CAP_RCM 0x40u
 #define BE_CAP_SEND_WITH_INV 0x80u
+#define BE_CAP_ROCEV1 0x100u /* dual-mode port: RoCE v1 GIDs next to the RoCEv2 ones (A17.8) */
 
 /* ---- Attributes ---- */
 
@@ -340,6 +341,8 @@ struct backend_options {
 	unsigned cnp_interval_us;   /* soft: minimum time between CNPs per QP */
 	unsigned rcm_line_rate_mbps; /* soft: a QP's rate before any CNP */
 	unsigned rcm_recovery_us;    /* soft: rate recovery period */
+	unsigned vlan;               /* soft: 802.1Q VLAN ID (1..4094) of its own traffic, 0 for none */
+	bool rocev1;                 /* soft: a dual-mode port, RoCE v1 GIDs too (A17.8) */
 };
 
 struct backend_factory {

@@ -284,6 +284,9 @@ static unsigned probe_caps(struct ib_backend *ib)
 		unsigned n = 0;
 		if (ib_list_gids(&ib->base, port, gids, pa.gid_tbl_len, &n, NULL) == 0)
 			for (unsigned i = 0; i < n; i++) {
+				/* A RoCE v1 GID makes the port dual-mode (A17.8). */
+				if (gids[i].type == BE_GID_ROCE_V1)
+					caps |= BE_CAP_ROCEV1;
 				if (gids[i].type != BE_GID_ROCE_V2)
 					continue;
 				static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };

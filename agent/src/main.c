@@ -70,8 +70,8 @@ static void list_faults(bool markdown)
 int main(int argc, char **argv)
 {
 	gchar *listen = NULL, *token_file = NULL, *backend = NULL, *iface = NULL, *device = NULL, *fault = NULL;
-	gboolean rcm = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
-	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S;
+	gboolean rcm = FALSE, rocev1 = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
+	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S, vlan = 0;
 	GOptionEntry entries[] = {
 		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
 		{ "token-file", 't', 0, G_OPTION_ARG_FILENAME, &token_file, "The shared token that authenticates the tester (required)", "FILE" },
@@ -83,6 +83,8 @@ int main(int argc, char **argv)
 		{ "cnp-interval-us", 0, 0, G_OPTION_ARG_INT, &cnp_interval, "soft: minimum time between CNPs per QP (default 50)", "US" },
 		{ "rcm-line-rate", 0, 0, G_OPTION_ARG_INT, &line_rate, "soft: a QP's rate before any CNP, Mb/s (default 1000)", "MBPS" },
 		{ "rcm-recovery-us", 0, 0, G_OPTION_ARG_INT, &recovery, "soft: rate recovery period (default 2000)", "US" },
+		{ "vlan", 0, 0, G_OPTION_ARG_INT, &vlan, "soft: tag the DUT's own frames with this 802.1Q VLAN ID (1..4094), PCP from the address vector's SL, and take only that VLAN's frames", "ID" },
+		{ "rocev1", 0, 0, G_OPTION_ARG_NONE, &rocev1, "soft: a dual-mode port: RoCE v1 GIDs next to the RoCEv2 ones, each QP's protocol from its GID's type (A17.8)", NULL },
 		{ "list-faults", 0, 0, G_OPTION_ARG_NONE, &faults, "List the fault profiles and exit", NULL },
 		{ "list-counters", 0, 0, G_OPTION_ARG_NONE, &counters, "List the soft DUT's counters and exit", NULL },
 		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults or --list-counters: as a Markdown table", NULL },
@@ -142,13 +144,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "roce-agent: --cnp-interval-us, --rcm-line-rate and --rcm-recovery-us must be positive\n");
 		return 2;
 	}
+	if (vlan < 0 || vlan > 4094) {
+		fprintf(stderr, "roce-agent: --vlan must be a VLAN ID, 1..4094\n");
+		return 2;
+	}
 	const struct backend_factory *factory = backend_find(backend ? backend : "soft");
 	if (!factory) {
 		fprintf(stderr, "roce-agent: unknown backend '%s' (built with: %s)\n", backend, backend_names());
 		return 2;
 	}
-	if (fault && strcmp(factory->name, "soft") != 0) {
-		fprintf(stderr, "roce-agent: --fault applies to the soft backend only\n");
+	if ((fault || vlan || rocev1) && strcmp(factory->name, "soft") != 0) {
+		fprintf(stderr, "roce-agent: --%s applies to the soft backend only\n",
+			fault ? "fault" : vlan ? "vlan" : "rocev1");
 		return 2;
 	}
 
@@ -168,6 +175,8 @@ int main(int argc, char **argv)
 		.cnp_interval_us = (unsigned)cnp_interval,
 		.rcm_line_rate_mbps = (unsigned)line_rate,
 		.rcm_recovery_us = (unsigned)recovery,
+		.vlan = (unsigned)vlan,
+		.rocev1 = rocev1,
 	};
 	a.be = factory->open(&o, err, sizeof err);
 	if (!a.be) {

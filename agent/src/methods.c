@@ -408,7 +408,8 @@ static void m_query_device(struct req *r)
 	res_int(r, "max_qp_init_rd_atom", a.max_qp_init_rd_atom);
 	static const char *const atomic[] = { "NONE", "HCA", "GLOB" };
 	res_str(r, "atomic_cap", atomic[a.atomic_cap <= BE_ATOMIC_GLOB ? a.atomic_cap : 0]);
-	static const char *const caps[] = { "RC", "UC", "UD", "ATOMIC", "IPV4", "IPV6", "RCM", "SEND_WITH_INV" };
+	static const char *const caps[] = { "RC", "UC", "UD", "ATOMIC", "IPV4", "IPV6", "RCM", "SEND_WITH_INV",
+					    "ROCEV1" };
 	json_builder_set_member_name(result(r), "capabilities");
 	json_builder_begin_array(r->result);
 	for (unsigned i = 0; i < G_N_ELEMENTS(caps); i++)

@@ -300,6 +300,13 @@ static bool dut_qp(struct dq *q, struct dq_opts o)
 	ep->udp_sport = 0xC123;
 	ep->pkey = 0xFFFF;
 	ep->dest_qpn = q->qpn;
+	/* netns-pair --vlan: the soft DUT takes only its VLAN's frames (it
+	 * gets them back untagged: the kernel keeps the tag aside). */
+	const char *vlan = getenv("ROCE_VLAN");
+	if (vlan && *vlan) {
+		ep->n_vlan = 1;
+		ep->vlan_tci[0] = (uint16_t)(atoi(vlan) & 0xFFF);
+	}
 	return true;
 }
 

@@ -68,10 +68,15 @@ class Conn:
         return e
 
     def closed(self, wait=3.0):
+        """Whether the agent closes the connection within wait seconds. A
+        close with our unread bytes still in its socket is a reset (RFC 2525
+        2.17), so a reset counts as closed."""
         self.s.settimeout(wait)
         try:
             return self.f.readline() == b""
-        except (ConnectionResetError, socket.timeout):
+        except ConnectionResetError:
+            return True
+        except socket.timeout:
             return False
 
     def close(self):

@@ -2,7 +2,7 @@
  * The soft DUT's receive path on frames from a hostile peer: validation,
  * the responder (RC/UC/UD: SEND, WRITE, READ, atomics, duplicates) and the
  * requester (ACKs, NAKs, READ responses, atomic ACKs), under every fault
- * profile. Each input gets a fresh detached device set up as a tester
+ * profile, and on a dual-mode port RoCE v1 frames too. Each input gets a fresh detached device set up as a tester
  * would (see struct rig), then its frames, then the requester's timers.
  *
  * Checked beyond "no crash, no leak" (ASan watches every MR buffer's
@@ -14,11 +14,14 @@
  * - without a fault profile, every frame the DUT sends parses, is
  *   complete, carries a good ICRC and breaks no error-severity check.
  *
- * Input: one control byte, then records.
- *   control  bits 0-5 fault profile (values past the last one: none),
- *            bit 6 --rcm
+ * Input: two control bytes, then records.
+ *   control  byte 0: the fault profile (0 and values past the last one:
+ *            none); byte 1: bit 0 --rcm, bit 1 --rocev1 (a dual-mode
+ *            port, whose RoCE v1 GID the last RC QP uses; otherwise it is
+ *            a second RoCEv2 one)
  *   record   length (2 bytes, big-endian), keep byte, frame
  *            The harness recomputes the IPv4 header checksum and the ICRC
+ *            (RoCE v1's over the GRH)
  *            of every frame (so that mutations reach the transport) unless
  *            keep bit 0 (the ICRC as given) or bit 1 (the checksum) is set.
  */
@@ -30,7 +33,7 @@
 #include "soft/soft.h"
 
 enum { MR_RW, MR_RO, MR_SMALL, MR_OTHER, N_MR };
-enum { QP_RC4, QP_UC4, QP_UD, QP_RC6, N_QP };
+enum { QP_RC4, QP_UC4, QP_UD, QP_RC6, QP_RCV1, N_QP };
 
 struct rig {
 	struct soft_dev *dev;
@@ -67,7 +70,7 @@ static void tx_tap(void *ctx, const uint8_t *frame, size_t len)
 	struct rig *r = ctx;
 	r->tx_frames++;
 	struct roce_pkt p;
-	enum roce_code e = roce_parse_frame(&p, frame, len, len, 0);
+	enum roce_code e = roce_parse_frame(&p, frame, len, len, ROCE_PARSE_ROCEV1);
 	if (p.op && p.op->kind == ROCE_K_READ_RESP)
 		r->tx_read_responses++;
 	if (!r->tx_check)
@@ -83,7 +86,8 @@ static void tx_tap(void *ctx, const uint8_t *frame, size_t len)
 	}
 }
 
-static void rts(struct rig *r, struct be_qp *qp, enum be_qp_type t, int v, uint32_t dest)
+/* sgid: the source GID's index (0 IPv4, 1 IPv6, 2 IPv4 as RoCE v1). */
+static void rts(struct rig *r, struct be_qp *qp, enum be_qp_type t, unsigned sgid, uint32_t dest)
 {
 	struct be_error err = { 0 };
 	struct be_qp_attr a = { .mask = BE_QPA_STATE | BE_QPA_PORT | BE_QPA_PKEY_INDEX, .state = BE_QPS_INIT, .port = 1 };
@@ -105,12 +109,12 @@ static void rts(struct rig *r, struct be_qp *qp, enum be_qp_type t, int v, uint3
 		a.rq_psn = 0;
 		a.av.hop_limit = 64;
 		a.av.port = 1;
-		if (v == 4) {
+		a.av.sgid_index = sgid;
+		if (sgid != 1) {
 			a.av.dgid[10] = a.av.dgid[11] = 0xff;
 			memcpy(a.av.dgid + 12, peer4, 4);
 		} else {
 			memcpy(a.av.dgid, peer6, 16);
-			a.av.sgid_index = 1;
 		}
 	}
 	if (t == BE_QPT_RC) {
@@ -141,10 +145,10 @@ static void recv_wqe(struct be_qp *qp, struct be_mr *mr, uint64_t off, uint32_t 
 	ok(soft_ops.post_recv(qp, &wr, &err), &err, "post_recv");
 }
 
-static void setup(struct rig *r, unsigned fault, bool rcm)
+static void setup(struct rig *r, unsigned fault, bool rcm, bool rocev1)
 {
 	memset(r, 0, sizeof *r);
-	struct backend_options o = { .rcm = rcm };
+	struct backend_options o = { .rcm = rcm, .rocev1 = rocev1 };
 	const struct soft_fault_info *fi = fault_of(fault);
 	o.fault = fi ? fi->name : NULL;
 	char msg[256];
@@ -158,6 +162,11 @@ static void setup(struct rig *r, unsigned fault, bool rcm)
 	memcpy(dev->gids[1].gid, dut6, 16);
 	dev->gids[1].ip_version = 6;
 	dev->n_gids = 2;
+	/* A dual-mode port lists each address again as a RoCE v1 GID. */
+	for (unsigned i = 0; rocev1 && i < 2; i++) {
+		dev->gids[dev->n_gids] = dev->gids[i];
+		dev->gids[dev->n_gids++].rocev1 = true;
+	}
 	soft_neigh_learn(dev, 4, peer4, peer_mac);
 	soft_neigh_learn(dev, 6, peer6, peer_mac);
 	dev->tx_tap = tx_tap;
@@ -176,14 +185,14 @@ static void setup(struct rig *r, unsigned fault, bool rcm)
 	ok(soft_ops.reg_mr(r->pd, 64, all, 0x33, &r->mr[MR_SMALL], &err), &err, "mr small");
 	ok(soft_ops.reg_mr(r->pd2, 4096, all, 0x44, &r->mr[MR_OTHER], &err), &err, "mr other");
 
-	static const enum be_qp_type types[N_QP] = { BE_QPT_RC, BE_QPT_UC, BE_QPT_UD, BE_QPT_RC };
+	static const enum be_qp_type types[N_QP] = { BE_QPT_RC, BE_QPT_UC, BE_QPT_UD, BE_QPT_RC, BE_QPT_RC };
 	for (int i = 0; i < N_QP; i++) {
 		struct be_qp_init init = { .type = types[i], .send_cq = r->cq, .recv_cq = r->cq,
 					   .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 4,
 					   .max_recv_sge = 4 };
 		uint32_t qpn;
 		ok(soft_ops.create_qp(r->pd, &init, &r->qp[i], &qpn, &err), &err, "create_qp");
-		rts(r, r->qp[i], types[i], i == QP_RC6 ? 6 : 4, PEER_QPN + (uint32_t)i);
+		rts(r, r->qp[i], types[i], i == QP_RC6 ? 1 : i == QP_RCV1 && rocev1 ? 2 : 0, PEER_QPN + (uint32_t)i);
 	}
 	for (int k = 0; k < 4; k++)
 		recv_wqe(r->qp[QP_RC4], r->mr[MR_RW], (uint64_t)k * 1024, 1024, 100 + (uint64_t)k);
@@ -192,6 +201,7 @@ static void setup(struct rig *r, unsigned fault, bool rcm)
 	recv_wqe(r->qp[QP_UD], r->mr[MR_RW], 0, 4096, 300);
 	recv_wqe(r->qp[QP_UD], r->mr[MR_SMALL], 0, 64, 301);
 	recv_wqe(r->qp[QP_RC6], r->mr[MR_SMALL], 0, 64, 400);
+	recv_wqe(r->qp[QP_RCV1], r->mr[MR_RW], 0, 4096, 500);
 
 	/* Outstanding requests of the RC QP, so that responses have something
 	 * to answer: SEND (PSN 0), READ 64 bytes (PSN 1), Fetch&Add (PSN 2). */
@@ -250,13 +260,14 @@ static bool unchanged(const struct rig *r, int i)
 static void fix(uint8_t *f, size_t len, unsigned keep)
 {
 	struct roce_pkt p;
-	roce_parse_frame(&p, f, len, len, 0);
+	roce_parse_frame(&p, f, len, len, ROCE_PARSE_ROCEV1);
 	uint8_t *ip = (uint8_t *)roce_pkt_hdr(&p, ROCE_H_IPV4);
 	if (!(keep & 2) && ip)
 		roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, p.ip_hdr_len));
 	if (!(keep & 1) && p.err == ROCE_OK && p.complete) {
-		const uint8_t *l3 = p.buf + p.hdr_off[p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
-		roce_le32_store(f + p.icrc_off, roce_icrc(l3, (size_t)(f + p.icrc_off - l3)));
+		const uint8_t *l3 = p.buf + p.hdr_off[p.rocev1 ? ROCE_H_GRH : p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+		size_t n = (size_t)(f + p.icrc_off - l3);
+		roce_le32_store(f + p.icrc_off, p.rocev1 ? roce_icrc_v1(l3, n) : roce_icrc(l3, n));
 	}
 }
 
@@ -265,7 +276,7 @@ static void one_frame(struct rig *r, const uint8_t *frame, size_t len)
 	/* The range the request names, when it names one. */
 	struct roce_pkt p;
 	bool outside = false, read = false;
-	if (roce_parse_frame(&p, frame, len, len, 0) == ROCE_OK) {
+	if (roce_parse_frame(&p, frame, len, len, ROCE_PARSE_ROCEV1) == ROCE_OK) {
 		read = p.op->kind == ROCE_K_READ_REQ;
 		const uint8_t *h;
 		if ((h = roce_pkt_hdr(&p, ROCE_H_RETH)) && roce_reth_dmalen(h))
@@ -288,11 +299,11 @@ static void one_frame(struct rig *r, const uint8_t *frame, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
+	if (size < 2)
 		return 0;
 	struct rig r;
-	setup(&r, data[0] & 0x3F, data[0] & 0x40);
-	size_t off = 1;
+	setup(&r, data[0], data[1] & 1, data[1] & 2);
+	size_t off = 2;
 	static uint8_t frame[sizeof r.dev->rxbuf];
 	for (int n = 0; n < 64 && size - off >= 3; n++) {
 		size_t len = (size_t)data[off] << 8 | data[off + 1];
@@ -344,16 +355,21 @@ struct seed {
 	size_t len;
 };
 
-static void seed_start(struct seed *s, unsigned control)
+#define SEED_RCM 1u
+#define SEED_ROCEV1 2u
+
+static void seed_start(struct seed *s, unsigned fault, unsigned flags)
 {
-	s->buf[0] = (uint8_t)control;
-	s->len = 1;
+	s->buf[0] = (uint8_t)fault;
+	s->buf[1] = (uint8_t)flags;
+	s->len = 2;
 }
 
-/* A frame from the peer to QP i of the rig. */
-static void seed_frame(struct seed *s, struct rig *r, int i, uint8_t opcode, uint32_t psn,
-		       void (*edit)(struct roce_desc *, const struct rig *, const void *), const void *arg,
-		       size_t payload_len)
+/* A frame from the peer to QP i of the rig, in the QP's protocol (proto
+ * -1), as RoCEv2 (0) or as RoCE v1 (1). */
+static void seed_frame_proto(struct seed *s, struct rig *r, int i, int proto, uint8_t opcode, uint32_t psn,
+			     void (*edit)(struct roce_desc *, const struct rig *, const void *), const void *arg,
+			     size_t payload_len)
 {
 	struct be_qp *qp = r->qp[i];
 	struct roce_endpoint ep = qp->ep;
@@ -373,6 +389,8 @@ static void seed_frame(struct seed *s, struct rig *r, int i, uint8_t opcode, uin
 	memcpy(peer.dst_ip, ep.src_ip, 16);
 	peer.dest_qpn = qp->qpn;
 	peer.traffic_class = 0;
+	if (proto >= 0)
+		peer.rocev1 = proto == 1;
 	struct roce_desc d;
 	roce_endpoint_desc(&peer, &d, opcode, psn);
 	static uint8_t payload[4096];
@@ -389,6 +407,13 @@ static void seed_frame(struct seed *s, struct rig *r, int i, uint8_t opcode, uin
 	s->buf[s->len + 1] = (uint8_t)n;
 	s->buf[s->len + 2] = 0;
 	s->len += 3 + (size_t)n;
+}
+
+static void seed_frame(struct seed *s, struct rig *r, int i, uint8_t opcode, uint32_t psn,
+		       void (*edit)(struct roce_desc *, const struct rig *, const void *), const void *arg,
+		       size_t payload_len)
+{
+	seed_frame_proto(s, r, i, -1, opcode, psn, edit, arg, payload_len);
 }
 
 struct range {
@@ -435,7 +460,7 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	struct rig r;
-	setup(&r, 0, false);
+	setup(&r, 0, false, true);
 	static struct seed s;
 	int count = 0;
 	const uint8_t ack = 0x1F, nak_seq = 0x60, rnr = 0x21;
@@ -463,7 +488,7 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 		{ "rc-read-other-pd", 0x0C, { MR_OTHER, 0, 64 }, 0 },
 	};
 	for (size_t k = 0; k < G_N_ELEMENTS(reqs); k++) {
-		seed_start(&s, 0);
+		seed_start(&s, 0, 0);
 		seed_frame(&s, &r, QP_RC4, reqs[k].opcode, 0, set_reth, &reqs[k].g, reqs[k].payload);
 		if (reqs[k].opcode == 0x06) { /* and the rest of the message */
 			seed_frame(&s, &r, QP_RC4, 0x08, 1, NULL, NULL, 1024);
@@ -485,25 +510,25 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 		{ "rc-cmp-swap-before", 0x13, { MR_RW, -8, 8 } },
 	};
 	for (size_t k = 0; k < G_N_ELEMENTS(atom); k++) {
-		seed_start(&s, 0);
+		seed_start(&s, 0, 0);
 		seed_frame(&s, &r, QP_RC4, atom[k].opcode, 0, set_atomic, &atom[k].g, 0);
 		seed_frame(&s, &r, QP_RC4, atom[k].opcode, 0, set_atomic, &atom[k].g, 0);
 		if (save(dir, atom[k].name, &s, &count))
 			return -1;
 	}
 	/* SENDs: RC over IPv4 and IPv6, UC, UD; too long for the WQE. */
-	seed_start(&s, 0);
+	seed_start(&s, 0, 0);
 	seed_frame(&s, &r, QP_RC4, 0x04, 0, NULL, NULL, 100);
 	seed_frame(&s, &r, QP_RC4, 0x00, 1, NULL, NULL, 1024);
 	seed_frame(&s, &r, QP_RC4, 0x02, 2, NULL, NULL, 1024);
 	if (save(dir, "rc-send", &s, &count))
 		return -1;
-	seed_start(&s, 0);
+	seed_start(&s, 0, 0);
 	seed_frame(&s, &r, QP_RC6, 0x04, 0, NULL, NULL, 65);
 	seed_frame(&s, &r, QP_RC6, 0x05, 1, NULL, NULL, 4);
 	if (save(dir, "rc6-send-too-long", &s, &count))
 		return -1;
-	seed_start(&s, 0);
+	seed_start(&s, 0, 0);
 	struct range uc = { MR_RW, 1000, 3000 };
 	seed_frame(&s, &r, QP_UC4, 0x26, 0, set_reth, &uc, 1024);
 	seed_frame(&s, &r, QP_UC4, 0x27, 1, NULL, NULL, 1024);
@@ -511,20 +536,20 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	seed_frame(&s, &r, QP_UC4, 0x24, 3, NULL, NULL, 100);
 	if (save(dir, "uc-write-send", &s, &count))
 		return -1;
-	seed_start(&s, 0);
+	seed_start(&s, 0, 0);
 	seed_frame(&s, &r, QP_UD, 0x64, 0, NULL, NULL, 24);
 	seed_frame(&s, &r, QP_UD, 0x65, 1, NULL, NULL, 1000);
 	if (save(dir, "ud-send", &s, &count))
 		return -1;
 
 	/* Responses to the RC requester (SEND PSN 0, READ PSN 1, F&A PSN 2). */
-	seed_start(&s, 0);
+	seed_start(&s, 0, 0);
 	seed_frame(&s, &r, QP_RC4, 0x11, 0, set_ack, &ack, 0);
 	seed_frame(&s, &r, QP_RC4, 0x10, 1, NULL, NULL, 64);
 	seed_frame(&s, &r, QP_RC4, 0x12, 2, set_ack, &ack, 0);
 	if (save(dir, "rc-responses", &s, &count))
 		return -1;
-	seed_start(&s, 0);
+	seed_start(&s, 0, 0);
 	seed_frame(&s, &r, QP_RC4, 0x11, 0, set_ack, &nak_seq, 0);
 	seed_frame(&s, &r, QP_RC4, 0x11, 0, set_ack, &rnr, 0);
 	seed_frame(&s, &r, QP_RC4, 0x0D, 1, set_ack, &ack, 1024);
@@ -532,9 +557,29 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	if (save(dir, "rc-naks", &s, &count))
 		return -1;
 
+	/* A dual-mode port: RoCE v1 requests and responses to the QP with the
+	 * RoCE v1 GID, RoCEv2 ones to it and RoCE v1 ones to a RoCEv2 QP (both
+	 * dropped), and both protocols to the UD QP. */
+	seed_start(&s, 0, SEED_ROCEV1);
+	struct range v1w = { MR_RW, 512, 256 };
+	seed_frame(&s, &r, QP_RCV1, 0x04, 0, NULL, NULL, 100);
+	seed_frame(&s, &r, QP_RCV1, 0x0A, 1, set_reth, &v1w, 256);
+	seed_frame(&s, &r, QP_RCV1, 0x0C, 2, set_reth, &v1w, 0);
+	seed_frame_proto(&s, &r, QP_RCV1, 0, 0x04, 3, NULL, NULL, 16);
+	seed_frame_proto(&s, &r, QP_RC4, 1, 0x04, 0, NULL, NULL, 16);
+	seed_frame_proto(&s, &r, QP_UD, 1, 0x64, 0, NULL, NULL, 24);
+	seed_frame_proto(&s, &r, QP_UD, 0, 0x64, 1, NULL, NULL, 24);
+	if (save(dir, "rocev1-dual-mode", &s, &count))
+		return -1;
+	seed_start(&s, SOFT_FAULT_ACCEPT_GID_TYPE_MISMATCH, SEED_ROCEV1); /* and with its fault profile */
+	seed_frame(&s, &r, QP_RCV1, 0x0A, 0, set_reth, &v1w, 256);
+	seed_frame_proto(&s, &r, QP_RCV1, 0, 0x0A, 1, set_reth, &v1w, 256);
+	if (save(dir, "rocev1-fault", &s, &count))
+		return -1;
+
 	/* Some fault profiles, and a broken ICRC kept as it is. */
 	for (unsigned f = 1; f < SOFT_FAULT_COUNT; f += 5) {
-		seed_start(&s, f);
+		seed_start(&s, f, 0);
 		struct range g = { MR_RW, 4090, 8 };
 		seed_frame(&s, &r, QP_RC4, 0x0A, 0, set_reth, &g, 8);
 		seed_frame(&s, &r, QP_RC4, 0x0C, 1, set_reth, &g, 0);
@@ -543,11 +588,11 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 		if (save(dir, name, &s, &count))
 			return -1;
 	}
-	seed_start(&s, 0x40);
+	seed_start(&s, 0, SEED_RCM);
 	struct range g = { MR_RW, 0, 8 };
 	seed_frame(&s, &r, QP_RC4, 0x0A, 0, set_reth, &g, 8);
 	s.buf[s.len - 1] ^= 0xFF; /* ICRC */
-	s.buf[3] = 1;              /* ... kept */
+	s.buf[4] = 1;              /* ... kept */
 	if (save(dir, "rcm-bad-icrc-kept", &s, &count))
 		return -1;
 	teardown(&r);

@@ -29,15 +29,29 @@ void roce_desc_init(struct roce_desc *d, uint8_t opcode, int ip_version)
 	roce_bth_set_pkey(d->bth, 0xFFFF);
 }
 
+void roce_desc_init_v1(struct roce_desc *d, uint8_t opcode)
+{
+	memset(d, 0, sizeof *d);
+	d->ip_version = 6;
+	d->rocev1 = true;
+	roce_grh_set_ipver(d->ip, 6);
+	roce_grh_set_nxthdr(d->ip, ROCE_GRH_NXTHDR_IBA);
+	roce_grh_set_hoplmt(d->ip, 64);
+	roce_bth_set_opcode(d->bth, opcode);
+	roce_bth_set_pkey(d->bth, 0xFFFF);
+}
+
 uint8_t *roce_desc_hdr(struct roce_desc *d, enum roce_hdr h)
 {
 	switch (h) {
 	case ROCE_H_IPV4:
-		return d->ip_version == 4 ? d->ip : NULL;
+		return d->ip_version == 4 && !d->rocev1 ? d->ip : NULL;
 	case ROCE_H_IPV6:
-		return d->ip_version == 6 ? d->ip : NULL;
+		return d->ip_version == 6 && !d->rocev1 ? d->ip : NULL;
+	case ROCE_H_GRH:
+		return d->rocev1 ? d->ip : NULL;
 	case ROCE_H_UDP:
-		return d->udp;
+		return d->rocev1 ? NULL : d->udp;
 	case ROCE_H_BTH:
 		return d->bth;
 	default:
@@ -53,7 +67,8 @@ static unsigned computed_by(enum roce_field f)
 	switch (f) {
 	case ROCE_F_IPV4_ihl: return ROCE_OVR_IPV4_IHL;
 	case ROCE_F_IPV4_totlen:
-	case ROCE_F_IPV6_paylen: return ROCE_OVR_IP_LEN;
+	case ROCE_F_IPV6_paylen:
+	case ROCE_F_GRH_paylen: return ROCE_OVR_IP_LEN;
 	case ROCE_F_IPV4_csum: return ROCE_OVR_IP_CSUM;
 	case ROCE_F_UDP_len: return ROCE_OVR_UDP_LEN;
 	case ROCE_F_BTH_padcnt: return ROCE_OVR_PADCNT;
@@ -95,8 +110,54 @@ static unsigned pad_for(size_t payload_len)
 	return (unsigned)(-payload_len & 3u);
 }
 
+/* BTH, extended headers, payload and pad at bth; returns where the ICRC
+ * goes. */
+static uint8_t *build_transport(const struct roce_desc *d, uint8_t *bth, uint16_t xhdrs, unsigned pad)
+{
+	memcpy(bth, d->bth, ROCE_BTH_LEN);
+	if (!(d->ovr & ROCE_OVR_PADCNT))
+		roce_bth_set_padcnt(bth, pad);
+	uint8_t *w = bth + ROCE_BTH_LEN;
+	for (unsigned h = ROCE_H_FIRST_XHDR; h < ROCE_H_COUNT; h++) {
+		if (xhdrs & ROCE_XHDR_BIT(h)) {
+			size_t size = roce_hdr_info((enum roce_hdr)h)->size;
+			memcpy(w, d->xhdr[h - ROCE_H_FIRST_XHDR], size);
+			w += size;
+		}
+	}
+	if (d->payload_len)
+		memcpy(w, d->payload, d->payload_len);
+	w += d->payload_len;
+	memcpy(w, d->pad, pad);
+	return w + pad;
+}
+
+/* RoCE v1: the GRH, then the transport; the ICRC over the masked GRH. */
+static long build_grh(const struct roce_desc *d, uint8_t *out, size_t cap)
+{
+	uint16_t xhdrs = roce_desc_xhdrs(d);
+	unsigned pad = (d->ovr & ROCE_OVR_PAD_LEN) ? d->pad_len : pad_for(d->payload_len);
+	if (pad > sizeof d->pad || d->ip_opts_len)
+		return -2;
+	size_t tp_len = ROCE_BTH_LEN + roce_xhdr_set_len(xhdrs) + d->payload_len + pad + ROCE_ICRC_LEN;
+	size_t total = ROCE_GRH_LEN + tp_len;
+	if (tp_len > 0xFFFF)
+		return -2;
+	if (total > cap)
+		return -1;
+	memcpy(out, d->ip, ROCE_GRH_LEN);
+	if (!(d->ovr & ROCE_OVR_IP_LEN))
+		roce_grh_set_paylen(out, tp_len);
+	uint8_t *w = build_transport(d, out + ROCE_GRH_LEN, xhdrs, pad);
+	uint32_t icrc = (d->ovr & ROCE_OVR_ICRC) ? d->icrc : roce_icrc_v1(out, (size_t)(w - out));
+	roce_le32_store(w, icrc);
+	return (long)total;
+}
+
 long roce_build_ip(const struct roce_desc *d, uint8_t *out, size_t cap)
 {
+	if (d->rocev1)
+		return build_grh(d, out, cap);
 	if (d->ip_version != 4 && d->ip_version != 6)
 		return -2;
 	if (d->ip_opts_len > sizeof d->ip_opts || (d->ip_version == 4 && d->ip_opts_len % 4))
@@ -132,24 +193,7 @@ long roce_build_ip(const struct roce_desc *d, uint8_t *out, size_t cap)
 	if (!(d->ovr & ROCE_OVR_UDP_LEN))
 		roce_udp_set_len(udp, udp_len);
 
-	uint8_t *bth = udp + ROCE_UDP_LEN;
-	memcpy(bth, d->bth, ROCE_BTH_LEN);
-	if (!(d->ovr & ROCE_OVR_PADCNT))
-		roce_bth_set_padcnt(bth, pad);
-
-	uint8_t *w = bth + ROCE_BTH_LEN;
-	for (unsigned h = ROCE_H_FIRST_XHDR; h < ROCE_H_COUNT; h++) {
-		if (xhdrs & ROCE_XHDR_BIT(h)) {
-			size_t size = roce_hdr_info((enum roce_hdr)h)->size;
-			memcpy(w, d->xhdr[h - ROCE_H_FIRST_XHDR], size);
-			w += size;
-		}
-	}
-	if (d->payload_len)
-		memcpy(w, d->payload, d->payload_len);
-	w += d->payload_len;
-	memcpy(w, d->pad, pad);
-	w += pad;
+	uint8_t *w = build_transport(d, udp + ROCE_UDP_LEN, xhdrs, pad);
 
 	/* The checksum goes last among the IP fields, the ICRC last of all:
 	 * each covers what came before. */
@@ -174,7 +218,7 @@ long roce_build_frame(const struct roce_desc *d, uint8_t *out, size_t cap)
 		roce_be_store(out + off, 2, d->vlan_tpid[i]);
 		roce_be_store(out + off + 2, 2, d->vlan_tci[i]);
 	}
-	uint16_t type = d->ip_version == 6 ? ROCE_ETHERTYPE_IPV6 : ROCE_ETHERTYPE_IPV4;
+	uint16_t type = d->rocev1 ? ROCE_ETHERTYPE_ROCEV1 : d->ip_version == 6 ? ROCE_ETHERTYPE_IPV6 : ROCE_ETHERTYPE_IPV4;
 	roce_be_store(out + off, 2, (d->ovr & ROCE_OVR_ETHERTYPE) ? d->ethertype : type);
 	long n = roce_build_ip(d, out + l2, cap - l2);
 	return n < 0 ? n : n + (long)l2;
@@ -182,7 +226,7 @@ long roce_build_frame(const struct roce_desc *d, uint8_t *out, size_t cap)
 
 int roce_desc_from_pkt(struct roce_desc *d, const struct roce_pkt *p)
 {
-	enum roce_hdr iph = p->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	enum roce_hdr iph = p->rocev1 ? ROCE_H_GRH : p->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
 	if (p->err != ROCE_OK || !p->complete || !roce_pkt_has(p, iph))
 		return -1;
 	memset(d, 0, sizeof *d);
@@ -199,15 +243,17 @@ int roce_desc_from_pkt(struct roce_desc *d, const struct roce_pkt *p)
 	}
 
 	const uint8_t *ip = buf + p->hdr_off[iph];
-	size_t fixed = p->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
-	d->ip_version = p->ip_version;
+	size_t fixed = p->rocev1 || p->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
+	d->rocev1 = p->rocev1;
+	d->ip_version = p->rocev1 ? 6 : p->ip_version;
 	memcpy(d->ip, ip, fixed);
 	d->ip_opts_len = p->ip_hdr_len - (unsigned)fixed;
 	memcpy(d->ip_opts, ip + fixed, d->ip_opts_len);
 	if (p->ip_version == 4 && roce_ipv4_csum(ip) != roce_ipv4_checksum(ip, p->ip_hdr_len))
 		d->ovr |= ROCE_OVR_IP_CSUM;
 
-	memcpy(d->udp, roce_pkt_hdr(p, ROCE_H_UDP), ROCE_UDP_LEN);
+	if (!p->rocev1)
+		memcpy(d->udp, roce_pkt_hdr(p, ROCE_H_UDP), ROCE_UDP_LEN);
 	memcpy(d->bth, roce_pkt_hdr(p, ROCE_H_BTH), ROCE_BTH_LEN);
 	for (unsigned h = ROCE_H_FIRST_XHDR; h < ROCE_H_COUNT; h++)
 		if (roce_pkt_has(p, (enum roce_hdr)h))
@@ -223,7 +269,8 @@ int roce_desc_from_pkt(struct roce_desc *d, const struct roce_pkt *p)
 	}
 
 	uint32_t wire = roce_le32_load(buf + p->icrc_off);
-	if (wire != roce_icrc(ip, p->icrc_off - p->hdr_off[iph])) {
+	size_t covered = p->icrc_off - p->hdr_off[iph];
+	if (wire != (p->rocev1 ? roce_icrc_v1(ip, covered) : roce_icrc(ip, covered))) {
 		d->ovr |= ROCE_OVR_ICRC;
 		d->icrc = wire;
 	}

@@ -238,7 +238,7 @@ size_t roce_check(const struct roce_pkt *p, const struct roce_check_opts *opts,
 		check_payload(p, o, &s);
 		uint32_t wire, computed;
 		if ((o->flags & ROCE_CHK_ICRC) && roce_icrc_check(p, &wire, &computed) == ROCE_ICRC_BAD)
-			add(&s, ROCE_C_ICRC, p->icrc_off, ROCE_ICRC_LEN, __builtin_bswap32(wire),
+			add(&s, p->rocev1 ? ROCE_C_ICRC_V1 : ROCE_C_ICRC, p->icrc_off, ROCE_ICRC_LEN, __builtin_bswap32(wire),
 			    __builtin_bswap32(computed));
 	}
 	return s.n;

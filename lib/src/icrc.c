@@ -39,6 +39,14 @@ _Alignas(64) static const uint8_t ipv4_all_masks[64] = {
 	[ROCE_IPV4_LEN + 7] = 0xFF,
 	[ROCE_IPV4_LEN + ROCE_UDP_LEN + 4] = 0xFF, /* BTH byte 4 */
 };
+/* RoCE v1 (A16, IBA §7.8.1): the GRH's traffic class, flow label and hop
+ * limit, and BTH byte 4 right after it (no UDP header). */
+_Alignas(64) static const uint8_t grh_all_masks[64] = {
+	[0] = 0x0F, [1] = 0xFF,                    /* traffic class, flow label */
+	[2] = 0xFF, [3] = 0xFF,
+	[7] = 0xFF,                                /* hop limit */
+	[ROCE_GRH_LEN + 4] = 0xFF,                 /* BTH byte 4 */
+};
 _Alignas(64) static const uint8_t ipv6_all_masks[64] = {
 	[0] = 0x0F, [1] = 0xFF,                    /* traffic class, flow label */
 	[2] = 0xFF, [3] = 0xFF,
@@ -63,12 +71,13 @@ static size_t ip_header_len(const uint8_t *l3, size_t len)
  * second 64 bytes of the mask serve the split below.  Not inlined, so that
  * its stack frame stays off the path of the common packets. */
 __attribute__((noinline)) static uint32_t icrc_any_recipe(const uint8_t *l3, size_t len,
-							  unsigned masks, uint32_t init)
+							  unsigned masks, uint32_t init, bool grh)
 {
 	uint8_t mask[128] = { 0 };
-	const bool v6 = len && (l3[0] >> 4) == 6;
-	const size_t hl = ip_header_len(l3, len);
-	const size_t bth4 = hl + ROCE_UDP_LEN + 4;
+	/* A GRH is laid out as an IPv6 header, without a UDP header after it. */
+	const bool v6 = grh || (len && (l3[0] >> 4) == 6);
+	const size_t hl = grh ? ROCE_GRH_LEN : ip_header_len(l3, len);
+	const size_t bth4 = hl + (grh ? 0 : ROCE_UDP_LEN) + 4;
 	if (v6) {
 		if (masks & M_IPV6_TC) {
 			mask[0] |= 0x0F;
@@ -91,7 +100,7 @@ __attribute__((noinline)) static uint32_t icrc_any_recipe(const uint8_t *l3, siz
 			mask[11] = 0xFF;
 		}
 	}
-	if (masks & M_UDP_CSUM) {
+	if ((masks & M_UDP_CSUM) && !grh) {
 		mask[hl + 6] = 0xFF;
 		mask[hl + 7] = 0xFF;
 	}
@@ -105,27 +114,34 @@ __attribute__((noinline)) static uint32_t icrc_any_recipe(const uint8_t *l3, siz
 	return roce_crc32_or64(roce_crc32_or64(init, l3, n, mask), l3 + n, len - n, mask + 64);
 }
 
-static uint32_t icrc_recipe(const uint8_t *l3, size_t len, unsigned masks, bool prefix)
+static uint32_t icrc_recipe(const uint8_t *l3, size_t len, unsigned masks, bool prefix, bool grh)
 {
 	const uint32_t init = prefix ? PREFIX_CRC : 0;
 	if (masks == M_ALL && len) {
+		if (grh)
+			return roce_crc32_or64(init, l3, len, grh_all_masks);
 		if (l3[0] == 0x45) /* IPv4, IHL 5 */
 			return roce_crc32_or64(init, l3, len, ipv4_all_masks);
 		if ((l3[0] >> 4) == 6)
 			return roce_crc32_or64(init, l3, len, ipv6_all_masks);
 	}
-	return icrc_any_recipe(l3, len, masks, init);
+	return icrc_any_recipe(l3, len, masks, init, grh);
 }
 
 uint32_t roce_icrc(const uint8_t *l3, size_t len)
 {
-	return icrc_recipe(l3, len, M_ALL, true);
+	return icrc_recipe(l3, len, M_ALL, true, false);
+}
+
+uint32_t roce_icrc_v1(const uint8_t *grh, size_t len)
+{
+	return icrc_recipe(grh, len, M_ALL, true, true);
 }
 
 /* The datagram the ICRC covers, if the packet allows checking it. */
 static bool icrc_span(const struct roce_pkt *p, const uint8_t **l3, size_t *len)
 {
-	enum roce_hdr ip = p->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	enum roce_hdr ip = p->rocev1 ? ROCE_H_GRH : p->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
 	if (p->err != ROCE_OK || !p->complete || !roce_pkt_has(p, ip))
 		return false;
 	*l3 = p->buf + p->hdr_off[ip];
@@ -140,7 +156,7 @@ enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, 
 	if (!icrc_span(p, &l3, &len))
 		return ROCE_ICRC_UNVERIFIED;
 	uint32_t w = roce_le32_load(p->buf + p->icrc_off);
-	uint32_t c = roce_icrc(l3, len);
+	uint32_t c = p->rocev1 ? roce_icrc_v1(l3, len) : roce_icrc(l3, len);
 	if (wire)
 		*wire = w;
 	if (computed)
@@ -150,49 +166,53 @@ enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, 
 
 /* What an implementation making mistake m writes (as a CRC value stored
  * little-endian); sets *applies to false when m cannot happen here. */
-static uint32_t mistaken(const uint8_t *l3, size_t len, unsigned pad_len, bool v6,
+static uint32_t mistaken(const uint8_t *l3, size_t len, unsigned pad_len, bool v6, bool grh,
 			 enum roce_icrc_mistake m, bool *applies)
 {
 	*applies = true;
+	/* A GRH's variant fields are the IPv6 header's; it has no UDP header. */
+	uint32_t good = grh ? roce_icrc_v1(l3, len) : roce_icrc(l3, len);
 	switch (m) {
 	case ROCE_ICRC_MISTAKE_PAD_OMITTED:
 		*applies = pad_len > 0;
-		return icrc_recipe(l3, len - pad_len, M_ALL, true);
+		return icrc_recipe(l3, len - pad_len, M_ALL, true, grh);
 	case ROCE_ICRC_MISTAKE_BTH4_UNMASKED:
-		return icrc_recipe(l3, len, M_ALL & ~M_BTH4, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_BTH4, true, grh);
 	case ROCE_ICRC_MISTAKE_IPV4_TOS_UNMASKED:
 		*applies = !v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TOS, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TOS, true, grh);
 	case ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED:
 		*applies = !v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TTL, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TTL, true, grh);
 	case ROCE_ICRC_MISTAKE_IPV4_CSUM_UNMASKED:
 		*applies = !v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_CSUM, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_CSUM, true, grh);
 	case ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED:
 		*applies = v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_TC, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_TC, true, grh);
 	case ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED:
 		*applies = v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_FL, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_FL, true, grh);
 	case ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED:
 		*applies = v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_HL, true);
+		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_HL, true, grh);
 	case ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED:
-		return icrc_recipe(l3, len, M_ALL & ~M_UDP_CSUM, true);
+		*applies = !grh;
+		return icrc_recipe(l3, len, M_ALL & ~M_UDP_CSUM, true, grh);
 	case ROCE_ICRC_MISTAKE_NOTHING_MASKED:
-		return icrc_recipe(l3, len, M_BTH4, true);
+		*applies = !grh; /* IP and UDP fields: a GRH's are the IPv6 ones */
+		return icrc_recipe(l3, len, M_BTH4, true, grh);
 	case ROCE_ICRC_MISTAKE_NOT_INVERTED:
-		return ~roce_icrc(l3, len);
+		return ~good;
 	case ROCE_ICRC_MISTAKE_NO_PREFIX:
-		return icrc_recipe(l3, len, M_ALL, false);
+		return icrc_recipe(l3, len, M_ALL, false, grh);
 	case ROCE_ICRC_MISTAKE_BYTE_ORDER:
-		return __builtin_bswap32(roce_icrc(l3, len));
+		return __builtin_bswap32(good);
 	case ROCE_ICRC_MISTAKE_NONE:
 	case ROCE_ICRC_MISTAKE_COUNT:
 		break;
 	}
-	return roce_icrc(l3, len);
+	return good;
 }
 
 int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint32_t *value)
@@ -202,7 +222,7 @@ int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint3
 	bool applies;
 	if (!icrc_span(p, &l3, &len))
 		return -1;
-	*value = mistaken(l3, len, p->pad_len, p->ip_version == 6, m, &applies);
+	*value = mistaken(l3, len, p->pad_len, p->ip_version == 6 || p->rocev1, p->rocev1, m, &applies);
 	return applies ? 0 : -1;
 }
 
@@ -214,8 +234,8 @@ struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p)
 	if (!icrc_span(p, &l3, &len))
 		return d;
 	uint32_t wire = roce_le32_load(p->buf + p->icrc_off);
-	uint32_t good = roce_icrc(l3, len);
-	bool v6 = p->ip_version == 6;
+	uint32_t good = p->rocev1 ? roce_icrc_v1(l3, len) : roce_icrc(l3, len);
+	bool v6 = p->ip_version == 6 || p->rocev1;
 
 	/* Single mistakes first, then each together with a byte swap (except
 	 * the swap itself); enum order breaks ties, most common first. */
@@ -224,7 +244,7 @@ struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p)
 			if (swapped && m == ROCE_ICRC_MISTAKE_BYTE_ORDER)
 				continue;
 			bool applies;
-			uint32_t v = mistaken(l3, len, p->pad_len, v6, (enum roce_icrc_mistake)m, &applies);
+			uint32_t v = mistaken(l3, len, p->pad_len, v6, p->rocev1, (enum roce_icrc_mistake)m, &applies);
 			if (swapped)
 				v = __builtin_bswap32(v);
 			if (applies && v == wire && v != good) {

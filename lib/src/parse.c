@@ -163,6 +163,27 @@ static enum roce_code walk_ip(struct roce_pkt *p, uint32_t off, unsigned encap_v
 	return walk_transport(p, u + ROCE_UDP_LEN, ip_payload - ROCE_UDP_LEN);
 }
 
+/* RoCE v1 (A16): the GRH at off, then the transport. */
+static enum roce_code walk_grh(struct roce_pkt *p, uint32_t off)
+{
+	uint32_t wire = p->wirelen - off;
+	if (!captured(p, off, ROCE_GRH_LEN))
+		return missing(p, ROCE_E_TRUNC_GRH, off, ROCE_GRH_LEN, wire, ROCE_GRH_LEN);
+	p->rocev1 = true;
+	found(p, ROCE_H_GRH, off);
+	const uint8_t *grh = p->buf + off;
+	p->ip_hdr_len = ROCE_GRH_LEN;
+	if (roce_grh_ipver(grh) != 6)
+		return fail(p, ROCE_E_GRH_IPVER, off, roce_grh_ipver(grh), 6);
+	if (roce_grh_nxthdr(grh) != ROCE_GRH_NXTHDR_IBA)
+		return fail(p, ROCE_E_GRH_NXTHDR, off + 6, roce_grh_nxthdr(grh), ROCE_GRH_NXTHDR_IBA);
+	uint32_t paylen = roce_grh_paylen(grh);
+	if (paylen + ROCE_GRH_LEN > wire)
+		return fail(p, ROCE_E_GRH_PAYLEN_LONG, off + 4, paylen, wire - ROCE_GRH_LEN);
+	p->l3_len = paylen + ROCE_GRH_LEN;
+	return walk_transport(p, off + ROCE_GRH_LEN, paylen);
+}
+
 enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
 				size_t wirelen, unsigned flags)
 {
@@ -189,6 +210,8 @@ enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t c
 	case ROCE_ETHERTYPE_IPV6:
 		return walk_ip(p, off, 6, flags);
 	case ROCE_ETHERTYPE_ROCEV1:
+		if (flags & ROCE_PARSE_ROCEV1)
+			return walk_grh(p, off);
 		return fail(p, ROCE_E_ROCEV1, off - 2, type, 0);
 	default:
 		return fail(p, ROCE_E_ETHERTYPE, off - 2, type, 0);

@@ -15,6 +15,12 @@ int roce_pkt_summary(const struct roce_pkt *p, char *buf, size_t n)
 		snprintf(name, sizeof name, "opcode 0x%02x", p->opcode);
 		opname = name;
 	}
+	/* RoCE v1 says so first: on a dual-mode port both kinds flow. */
+	char v1[64];
+	if (p->rocev1) {
+		snprintf(v1, sizeof v1, "RoCE v1 %s", opname);
+		opname = v1;
+	}
 	const uint8_t *aeth = roce_pkt_hdr(p, ROCE_H_AETH);
 	if (aeth) {
 		char syn[48];

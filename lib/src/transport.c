@@ -27,10 +27,24 @@ int roce_opcode_find(enum roce_transport t, enum roce_op_kind kind, enum roce_po
 	return -1;
 }
 
+void roce_gid_from_ip(int ip_version, const uint8_t *ip, uint8_t gid[16])
+{
+	if (ip_version == 6) {
+		memcpy(gid, ip, 16);
+		return;
+	}
+	memset(gid, 0, 10);
+	gid[10] = gid[11] = 0xFF;
+	memcpy(gid + 12, ip, 4);
+}
+
 void roce_endpoint_desc(const struct roce_endpoint *ep, struct roce_desc *d, uint8_t opcode,
 			uint32_t psn)
 {
-	roce_desc_init(d, opcode, ep->ip_version);
+	if (ep->rocev1)
+		roce_desc_init_v1(d, opcode);
+	else
+		roce_desc_init(d, opcode, ep->ip_version);
 	memcpy(d->eth_dst, ep->dst_mac, 6);
 	memcpy(d->eth_src, ep->src_mac, 6);
 	d->n_vlan = ep->n_vlan <= ROCE_MAX_VLANS ? ep->n_vlan : ROCE_MAX_VLANS;
@@ -38,7 +52,14 @@ void roce_endpoint_desc(const struct roce_endpoint *ep, struct roce_desc *d, uin
 		d->vlan_tpid[i] = d->n_vlan == 2 && i == 0 ? ROCE_ETHERTYPE_QINQ : ROCE_ETHERTYPE_VLAN;
 		d->vlan_tci[i] = ep->vlan_tci[i];
 	}
-	if (ep->ip_version == 6) {
+	if (ep->rocev1) {
+		/* The GIDs: an IPv4 address in its mapped form. */
+		roce_grh_set_tclass(d->ip, ep->traffic_class);
+		roce_grh_set_flowlabel(d->ip, ep->flow_label);
+		roce_grh_set_hoplmt(d->ip, ep->hop_limit);
+		roce_gid_from_ip(ep->ip_version, ep->src_ip, d->ip + 8);
+		roce_gid_from_ip(ep->ip_version, ep->dst_ip, d->ip + 24);
+	} else if (ep->ip_version == 6) {
 		roce_ipv6_set_tc(d->ip, ep->traffic_class);
 		roce_ipv6_set_flowlabel(d->ip, ep->flow_label);
 		roce_ipv6_set_hoplimit(d->ip, ep->hop_limit);

@@ -13,6 +13,10 @@ plugin reports, frame by frame:
 Context: pmtu=N runs with -o rocev2.pmtu:N, sender with -o rocev2.sender:TRUE,
 flow with the per-QP analysis on (it is off for the catalogue captures,
 whose frames are unrelated to each other), anyport with Decode As for 4792.
+A conforming RoCE v1 frame (context rocev1, Ethertype 0x8915) is not the
+plugin's: Wireshark's own InfiniBand dissector must decode it, without a
+warning, and rocev2 must stay out of it (roce-tester lint --rocev1 checks
+it with libroce).
 
 usage: check_expect.py TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR
 """
@@ -28,6 +32,8 @@ UNREACHABLE = {
     "E_TRUNC_ETH", "E_TRUNC_VLAN", "E_ROCEV1", "E_ETHERTYPE", "E_TRUNC_IP",
     "E_IP_VERSION", "E_IPV4_IHL", "E_IPV4_TOTLEN_SHORT", "E_IPV4_MF",
     "E_IPV4_FRAGOFF", "E_IPV4_PROTO", "E_IPV6_PAYLEN_SHORT",
+    # RoCE v1 (Ethertype 0x8915) goes to Wireshark's InfiniBand dissector.
+    "E_TRUNC_GRH", "E_GRH_IPVER", "E_GRH_NXTHDR", "E_GRH_PAYLEN_LONG", "C_ICRC_V1",
 }
 # Decoded through Decode As, a wrong port is the check finding, not the
 # parse error: the same rule (CA17-20).
@@ -91,7 +97,7 @@ def main():
             by_context[r[3]].append(r)
         for context, group in sorted(by_context.items()):
             frames = tshark(wrapper, plugins, pcap, options(context))
-            for frame, code, rule, _, what in group:
+            for frame, code, rule, context, what in group:
                 checked += 1
                 got = frames.get(frame)
                 where = f"{name} frame {frame} ({what})"
@@ -99,6 +105,17 @@ def main():
                     failures.append(f"{where}: tshark did not list the frame")
                     continue
                 decoded = "rocev2" in got["protos"]
+                if code == "-" and context == "rocev1":
+                    bad = [m for s, m in zip(got["sev"], got["msgs"]) if s >= SEV_WARN]
+                    if decoded:
+                        failures.append(f"{where}: a RoCE v1 frame decoded by rocev2")
+                    elif "infiniband" not in got["protos"]:
+                        failures.append(f"{where}: not decoded as InfiniBand ({':'.join(got['protos'])})")
+                    elif bad:
+                        failures.append(f"{where}: conforming RoCE v1 frame raised {bad}")
+                    else:
+                        met += 1
+                    continue
                 if code == "-":
                     bad = [m for s, m in zip(got["sev"], got["msgs"]) if s >= SEV_WARN]
                     if not decoded:

@@ -108,3 +108,20 @@ void sample_desc(struct roce_desc *d, uint8_t opcode, int ip_version, const uint
 	d->payload = pattern;
 	d->payload_len = payload_len;
 }
+
+void sample_to_rocev1(struct roce_desc *d)
+{
+	uint8_t gids[32];
+	uint32_t tc = roce_ipv6_tc(d->ip), fl = roce_ipv6_flowlabel(d->ip), hl = roce_ipv6_hoplimit(d->ip);
+	memcpy(gids, d->ip + 8, 32);
+	d->rocev1 = true;
+	d->ip_version = 6;
+	memset(d->ip, 0, sizeof d->ip);
+	memset(d->udp, 0, sizeof d->udp);
+	roce_grh_set_ipver(d->ip, 6);
+	roce_grh_set_tclass(d->ip, tc);
+	roce_grh_set_flowlabel(d->ip, fl);
+	roce_grh_set_nxthdr(d->ip, ROCE_GRH_NXTHDR_IBA);
+	roce_grh_set_hoplmt(d->ip, hl);
+	memcpy(d->ip + 8, gids, 32);
+}

@@ -20,6 +20,11 @@
 void sample_desc(struct roce_desc *d, uint8_t opcode, int ip_version, const uint8_t *pattern,
 		 size_t payload_len);
 
+/* Turns an IPv6 sample into the RoCE v1 packet of the same GIDs: a GRH
+ * (its traffic class, flow label and hop limit the IPv6 header's) in
+ * place of IPv6 and UDP. */
+void sample_to_rocev1(struct roce_desc *d);
+
 /* The payload length a conforming packet of this opcode carries when its
  * path MTU is pmtu and the message is `want` bytes long. */
 size_t sample_payload_len(uint8_t opcode, unsigned pmtu, size_t want);

@@ -76,6 +76,32 @@ static void ethertype_rocev1(struct roce_desc *d)
 	d->ethertype = ROCE_ETHERTYPE_ROCEV1;
 }
 
+/* RoCE v1 frames that break the GRH's rules (A16). */
+static void v1_ipver_4(struct roce_desc *d)
+{
+	sample_to_rocev1(d);
+	roce_desc_set(d, ROCE_F_GRH_ipver, 4);
+}
+
+static void v1_nxthdr_udp(struct roce_desc *d)
+{
+	sample_to_rocev1(d);
+	roce_desc_set(d, ROCE_F_GRH_nxthdr, 17);
+}
+
+static void v1_paylen_2000(struct roce_desc *d)
+{
+	sample_to_rocev1(d);
+	roce_desc_set(d, ROCE_F_GRH_paylen, 2000);
+}
+
+static void v1_wrong_icrc(struct roce_desc *d)
+{
+	sample_to_rocev1(d);
+	d->ovr |= ROCE_OVR_ICRC;
+	d->icrc = 0x12345678;
+}
+
 static void ethertype_arp(struct roce_desc *d)
 {
 	d->ovr |= ROCE_OVR_ETHERTYPE;
@@ -161,6 +187,12 @@ static void truncate_to_16(uint8_t *f, size_t *len, size_t *wirelen)
 {
 	(void)f;
 	*len = *wirelen = 16;
+}
+
+static void truncate_to_30(uint8_t *f, size_t *len, size_t *wirelen)
+{
+	(void)f;
+	*len = *wirelen = 30;
 }
 
 static void truncate_to_24(uint8_t *f, size_t *len, size_t *wirelen)
@@ -268,6 +300,13 @@ const struct sample_violation sample_violations[] = {
 	V(C_CNP_RESV, "CNP reserved bytes not zero", CNP, 4, 0, 0, 0, 0, cnp_resv, NULL),
 	V(C_ICRC, "ICRC wrong", RC_SEND_ONLY, 4, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
 	V(C_ICRC, "IPv6 ICRC wrong", RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
+
+	/* RoCE v1 (parsed for dual-mode ports only) */
+	V(E_TRUNC_GRH, "RoCE v1 frame ending inside the GRH", RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, sample_to_rocev1, truncate_to_30),
+	V(E_GRH_IPVER, "RoCE v1 GRH IPVer 4", RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, v1_ipver_4, NULL),
+	V(E_GRH_NXTHDR, "RoCE v1 GRH Next Header 17", RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, v1_nxthdr_udp, NULL),
+	V(E_GRH_PAYLEN_LONG, "RoCE v1 GRH Payload Length 2000", RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, v1_paylen_2000, NULL),
+	V(C_ICRC_V1, "RoCE v1 ICRC wrong", RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_ICRC, ROCE_PARSE_ROCEV1, v1_wrong_icrc, NULL),
 };
 
 const size_t sample_violation_count = sizeof sample_violations / sizeof sample_violations[0];

@@ -226,6 +226,10 @@ struct cl_case {
 #define CL_CAP_IPV6 0x20u
 #define CL_CAP_RCM 0x40u
 #define CL_CAP_SEND_WITH_INV 0x80u
+#define CL_CAP_ROCEV1 0x100u /* dual-mode port: RoCE v1 GIDs next to RoCEv2 ones (A17.8) */
+#define CL_CAP_CM 0x200u     /* the agent can make the DUT's connection manager listen and connect */
+/* Not the DUT's: the run's. The run is over an 802.1Q VLAN (run --vlan). */
+#define CL_CAP_VLAN 0x10000u
 
 /* Capability name (as in the agent protocol's query_device) to bit, 0 if
  * unknown; and the names of a set, comma separated. */

@@ -90,7 +90,8 @@ static const struct {
 } caps[] = {
 	{ "RC", CL_CAP_RC }, { "UC", CL_CAP_UC }, { "UD", CL_CAP_UD },
 	{ "ATOMIC", CL_CAP_ATOMIC }, { "IPV4", CL_CAP_IPV4 }, { "IPV6", CL_CAP_IPV6 },
-	{ "RCM", CL_CAP_RCM }, { "SEND_WITH_INV", CL_CAP_SEND_WITH_INV },
+	{ "RCM", CL_CAP_RCM }, { "SEND_WITH_INV", CL_CAP_SEND_WITH_INV }, { "ROCEV1", CL_CAP_ROCEV1 },
+	{ "CM", CL_CAP_CM }, { "VLAN", CL_CAP_VLAN },
 };
 
 unsigned cl_cap_bit(const char *name)
@@ -230,6 +231,7 @@ static const char *const w_status[] = {
 static const char *const w_wc_opcode[] = { "SEND", "RDMA_WRITE", "RDMA_READ", "COMP_SWAP", "FETCH_ADD",
 					   "RECV", "RECV_RDMA_WITH_IMM", NULL };
 static const char *const w_icrc[] = { "good", "bad", NULL };
+static const char *const w_proto[] = { "v1", "v2", NULL };
 
 static const struct argspec a_dut_mr[] = {
 	{ "size", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { "fill", F_EXPR, NULL }, { NULL, 0, NULL }
@@ -242,7 +244,8 @@ static const struct argspec a_dut_qp[] = {
 	{ "access", F_WORD | F_LIST, w_access }, { "qkey", F_EXPR, NULL },
 	{ "traffic_class", F_EXPR, NULL }, { "hop_limit", F_EXPR, NULL }, { "flow_label", F_EXPR, NULL },
 	{ "udp_sport", F_EXPR, NULL }, { "peer_timeout", F_EXPR, NULL }, { "peer_retry_cnt", F_EXPR, NULL },
-	{ "ip", F_EXPR, NULL }, { "state", F_WORD, w_bringup }, { NULL, 0, NULL }
+	{ "ip", F_EXPR, NULL }, { "state", F_WORD, w_bringup }, { "sl", F_EXPR, NULL },
+	{ "proto", F_WORD, w_proto }, { NULL, 0, NULL }
 };
 static const struct argspec a_post_recv[] = {
 	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { NULL, 0, NULL }
@@ -252,7 +255,8 @@ static const struct argspec a_post_send[] = {
 	{ "remote", F_EXPR, NULL }, { "rkey", F_EXPR, NULL }, { "imm", F_EXPR, NULL },
 	{ "compare", F_EXPR, NULL }, { "swap", F_EXPR, NULL }, { "add", F_EXPR, NULL },
 	{ "signaled", F_WORD, w_onoff }, { "solicited", F_WORD, w_onoff },
-	{ "invalidate", F_EXPR, NULL }, { "remote_qkey", F_EXPR, NULL }, { NULL, 0, NULL }
+	{ "invalidate", F_EXPR, NULL }, { "remote_qkey", F_EXPR, NULL }, { "proto", F_WORD, w_proto },
+	{ NULL, 0, NULL }
 };
 static const struct argspec a_dut_write[] = {
 	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
@@ -287,13 +291,13 @@ static const char *const w_other[] = { "other", NULL };
 static const struct argspec a_inject[] = {
 	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
 	{ "ip_options", F_BYTES, NULL }, { "src_ip", F_WORD, w_other }, { "dst_ip", F_WORD, w_other },
-	{ "repeat", F_EXPR, NULL }, { "every", F_EXPR, NULL },
+	{ "repeat", F_EXPR, NULL }, { "every", F_EXPR, NULL }, { "proto", F_WORD, w_proto },
 	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_pkt[] = {
 	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
-	{ "delay", F_EXPR | F_BIND | F_CMP, NULL },
-	{ "aeth", F_WORD, NULL }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
+	{ "delay", F_EXPR | F_BIND | F_CMP, NULL }, { "pcp", F_EXPR | F_BIND | F_CMP, NULL },
+	{ "vid", F_EXPR | F_BIND | F_CMP, NULL }, { "aeth", F_WORD, NULL }, { "proto", F_WORD, w_proto }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_completion[] = {
 	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD, w_status }, { "opcode", F_WORD, w_wc_opcode },
@@ -933,7 +937,13 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		}
 		parse_args(ps, st, a_post_send, false, false);
-		(void)q;
+		/* A connected QP's protocol is its GID's (dut qp ... proto=);
+		 * only a UD QP picks it per work request (A17.8). */
+		const struct cl_arg *proto = cl_step_arg(st, "proto");
+		if (proto && q->qp_type != ROCE_T_UD)
+			fail_at(ps, CL_ERR_VALUE, proto->loc,
+				"proto= on a work request is for a UD QP; expected it on 'dut qp %s' (a connected QP speaks its GID's protocol)",
+				q->name);
 		return;
 	}
 	if (!strcmp(verb, "write") || !strcmp(verb, "read")) {
@@ -1339,10 +1349,10 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 		header_once(ps, unless ? &ps->seen_unless : &ps->seen_requires, kw, loc);
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
-				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV)");
+				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, CM, VLAN)");
 			unsigned bit = cl_cap_bit(ps->tok.text);
 			if (!bit)
-				fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM or SEND_WITH_INV",
+				fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, CM or VLAN",
 					ps->tok.text);
 			if ((unless ? c->caps : c->unless_caps) & bit)
 				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s is both required and excluded; expected it in 'requires' or 'unless', not both",

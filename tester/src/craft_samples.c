@@ -178,6 +178,59 @@ static void gen_vlan(const char *dir)
 	cap_close(&c);
 }
 
+/* RoCE v1 (A16, for dual-mode ports, A17.8): every RC, UC, UD and XRC
+ * opcode (RD has no RoCE implementation; the CNP is RoCEv2's), with the GIDs of IPv6 addresses and of IPv4 ones (::ffff:a.b.c.d),
+ * one frame of each kind 802.1Q-tagged; and one SEND both ways, as RoCE v1
+ * and as RoCEv2, as a dual-mode port sends them. Context "rocev1": libroce
+ * parses them with ROCE_PARSE_ROCEV1 (roce-tester lint --rocev1);
+ * Wireshark's own InfiniBand dissector decodes Ethertype 0x8915. */
+static void gen_rocev1(const char *dir)
+{
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, "rocev1");
+	for (unsigned op = 0; op < 256; op++) {
+		const struct roce_opcode_info *oi = roce_opcode((uint8_t)op);
+		if (!oi->name || oi->kind == ROCE_K_CNP || oi->transport == ROCE_T_RD)
+			continue;
+		for (int ipv = 4; ipv <= 6; ipv += 2) {
+			size_t plen = sample_payload_len((uint8_t)op, 0, ipv == 4 ? 13 : 16);
+			struct roce_desc d;
+			sample_desc(&d, (uint8_t)op, 6, payload, plen);
+			if (ipv == 4) {
+				/* The GIDs of 198.18.0.1 and .2. */
+				for (int g = 0; g < 2; g++) {
+					uint8_t *gid = d.ip + 8 + 16 * g;
+					uint8_t last = gid[15];
+					memset(gid, 0, 16);
+					gid[10] = gid[11] = 0xFF;
+					gid[12] = 198;
+					gid[13] = 18;
+					gid[15] = last;
+				}
+				d.n_vlan = 1;
+				d.vlan_tpid[0] = ROCE_ETHERTYPE_VLAN;
+				d.vlan_tci[0] = 3u << 13 | 100;
+			}
+			sample_to_rocev1(&d);
+			size_t n = build(&d, frame);
+			cap_frame_with(&c, frame, n, n, ROCE_OK, "rocev1", "RoCE v1 %s, %zu payload bytes, %s", oi->name,
+				       plen, ipv == 4 ? "GIDs of IPv4 addresses, 802.1Q VID 100 PCP 3" : "GIDs of IPv6 addresses");
+		}
+	}
+	for (int v1 = 1; v1 >= 0; v1--) {
+		struct roce_desc d;
+		sample_desc(&d, 0x04, 6, payload, 32);
+		if (v1)
+			sample_to_rocev1(&d);
+		size_t n = build(&d, frame);
+		cap_frame_with(&c, frame, n, n, ROCE_OK, v1 ? "rocev1" : "-", "dual-mode port: RC SEND Only as %s",
+			       v1 ? "RoCE v1" : "RoCEv2 over IPv6, the same GIDs");
+	}
+	cap_close(&c);
+}
+
 static void gen_cnp(const char *dir)
 {
 	struct capture c;
@@ -333,6 +386,7 @@ int craft_samples(const char *dir)
 	gen_opcodes(dir, 4);
 	gen_opcodes(dir, 6);
 	gen_vlan(dir);
+	gen_rocev1(dir);
 	gen_cnp(dir);
 	gen_vectors(dir);
 	gen_bad_icrc(dir);

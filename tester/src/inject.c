@@ -71,7 +71,7 @@ const char *inj_action_name(enum inj_action a)
 long inj_modify(const struct inj_rule *r, uint8_t *frame, size_t len, size_t cap, char *err, size_t errlen)
 {
 	struct roce_pkt p;
-	if (roce_parse_frame(&p, frame, len, len, ROCE_PARSE_ANY_PORT) != ROCE_OK || !p.complete) {
+	if (roce_parse_frame(&p, frame, len, len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1) != ROCE_OK || !p.complete) {
 		snprintf(err, errlen, "the frame does not parse as RoCEv2");
 		return -1;
 	}

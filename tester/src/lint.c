@@ -23,6 +23,7 @@ static void usage(FILE *out)
 	      "  --pmtu N      the path MTU (256..4096), to check payload sizes exactly\n"
 	      "  --sender      the capture was taken at the sender: CE marks are errors\n"
 	      "  --any-port    decode every UDP port as RoCEv2, not only 4791\n"
+	      "  --rocev1      also check RoCE v1 frames (Ethertype 0x8915, dual-mode ports)\n"
 	      "  --all         also report frames that are not RoCEv2 at all\n"
 	      "  -q, --quiet   print only the summary\n"
 	      "  -h, --help    this help\n",
@@ -100,6 +101,7 @@ int cmd_lint(int argc, char **argv)
 		{ "pmtu", required_argument, NULL, 'm' }, { "sender", no_argument, NULL, 's' },
 		{ "any-port", no_argument, NULL, 'p' },   { "all", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },      { "help", no_argument, NULL, 'h' },
+		{ "rocev1", no_argument, NULL, '1' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct roce_check_opts opts = { ROCE_CHK_ICRC, 0 };
@@ -122,6 +124,7 @@ int cmd_lint(int argc, char **argv)
 		}
 		case 's': opts.flags |= ROCE_CHK_SENDER; break;
 		case 'p': pflags |= ROCE_PARSE_ANY_PORT; break;
+		case '1': pflags |= ROCE_PARSE_ROCEV1; break;
 		case 'a': all = true; break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
@@ -141,8 +144,8 @@ int cmd_lint(int argc, char **argv)
 		if (lint_file(argv[i], &opts, pflags, all, quiet, &t) != 0)
 			status = 2;
 
-	printf("\n%zu frames: %zu RoCEv2, %zu other; %zu with findings, %zu errors\n", t.frames, t.roce,
-	       t.other, t.with_findings, t.errors);
+	printf("\n%zu frames: %zu RoCE%s, %zu other; %zu with findings, %zu errors\n", t.frames, t.roce,
+	       (pflags & ROCE_PARSE_ROCEV1) ? " (v1 and v2)" : "v2", t.other, t.with_findings, t.errors);
 	for (size_t r = 0; r < ROCE_RULE_COUNT; r++) {
 		if (!t.per_rule[r])
 			continue;

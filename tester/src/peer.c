@@ -452,7 +452,7 @@ static void note(struct peer *p, const struct peer_tx_info *info, const char *wh
 static void emit(struct peer *p, struct qp *q, uint8_t *frame, size_t len, const char *why)
 {
 	struct roce_pkt pk;
-	roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ANY_PORT);
+	roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
 	struct peer_tx_info info = { q->cfg.qpn, bth ? roce_bth_psn(bth) : 0, bth ? bth[0] : 0, 0, why, NULL };
 	info.round = inj_round_next(&p->tx_rounds, info.qpn, info.psn, info.opcode);
@@ -1271,7 +1271,7 @@ static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uin
 	} else {
 		timing(p, q, psn, pk->opcode, ts, 0, "other");
 	}
-	if (q->cfg.type != ROCE_T_UD) {
+	if (q->cfg.type != ROCE_T_UD && !pk->rocev1) { /* RoCE v1 has no UDP header */
 		uint16_t sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(pk, ROCE_H_UDP));
 		if (q->sport_known && sport != q->sport && pk->opcode != ROCE_OPCODE_CNP)
 			finding(p, q, ROCE_RULE_A17_SPORT, psn, false,
@@ -1286,7 +1286,7 @@ static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uin
 static void process_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts, bool from_hold)
 {
 	struct roce_pkt pk;
-	if (roce_parse_frame(&pk, frame, len, len, 0) != ROCE_OK || !pk.complete)
+	if (roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.complete)
 		return;
 	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
 	struct qp *q = find_qp(p, roce_bth_destqp(bth));
@@ -1321,7 +1321,7 @@ uint32_t peer_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts_n
 	if (ts_ns > p->now)
 		p->now = ts_ns;
 	struct roce_pkt pk;
-	if (roce_parse_frame(&pk, frame, len, len, 0) != ROCE_OK || !pk.complete)
+	if (roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.complete)
 		return 0;
 	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
 	uint32_t qpn = roce_bth_destqp(bth);

@@ -170,8 +170,9 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 		return -1;
 	}
 	pcap_setdirection(io->pc, PCAP_D_IN);
-	/* RoCEv2 for us, and what neighbour resolution needs. */
-	const char *base = "udp dst port 4791 or arp or icmp6";
+	/* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
+	 * resolution needs. */
+	const char *base = "udp dst port 4791 or ether proto 0x8915 or arp or icmp6";
 	char expr[256];
 	snprintf(expr, sizeof expr, "(%s) or (vlan and (%s))", base, base);
 	struct bpf_program prog;

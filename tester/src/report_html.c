@@ -419,9 +419,14 @@ static void setup_section(struct ctx *x)
 		snprintf(key, sizeof key, "IPv%d", f ? 6 : 4);
 		if (!fo)
 			snprintf(val, sizeof val, "not learnt");
-		else if (jbool(fo, "usable", false))
-			snprintf(val, sizeof val, "%s (GID index %lld), MAC %s, resolved by %s", jstr(fo, "gid", ""),
-				 (long long)jint(fo, "sgid_index", 0), jstr(fo, "mac", ""), jstr(fo, "resolved_by", ""));
+		else if (jbool(fo, "usable", false)) {
+			/* A dual-mode port also has the address as a RoCE v1 GID. */
+			char v1[48] = "";
+			if (jint(fo, "sgid_index_rocev1", -1) >= 0)
+				snprintf(v1, sizeof v1, "; as RoCE v1: %lld", (long long)jint(fo, "sgid_index_rocev1", 0));
+			snprintf(val, sizeof val, "%s (GID index %lld%s), MAC %s, resolved by %s", jstr(fo, "gid", ""),
+				 (long long)jint(fo, "sgid_index", 0), v1, jstr(fo, "mac", ""), jstr(fo, "resolved_by", ""));
+		}
 		else
 			snprintf(val, sizeof val, "not usable: %s", jstr(fo, "why_not", "no address"));
 		kv(o, key, val);

@@ -214,6 +214,30 @@ static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const 
 	add_failed_rule(x, ri->id);
 }
 
+/* A RoCE v1 packet's GRH carries the GIDs themselves: the DUT's as SGID,
+ * the tester's as DGID (an IPv4 address in its mapped form). */
+static void check_dut_gids_v1(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	struct runner *r = x->r;
+	const uint8_t *grh = pk->buf + pk->hdr_off[ROCE_H_GRH];
+	uint8_t dut[16], tester[16];
+	roce_gid_from_ip(q->ipv, r->fam[q->fi].ip, dut);
+	roce_gid_from_ip(q->ipv, q->ipv == 6 ? r->io.ip6 : r->io.ip4, tester);
+	char want[INET6_ADDRSTRLEN], got[INET6_ADDRSTRLEN], msg[300];
+	if (memcmp(roce_grh_sgid(grh), dut, 16)) {
+		inet_ntop(AF_INET6, roce_grh_sgid(grh), got, sizeof got);
+		inet_ntop(AF_INET6, dut, want, sizeof want);
+		outf(msg, sizeof msg, "RoCE v1 SGID %s is not %s, the DUT's source GID", got, want);
+		pkt_finding(x, idx, ROCE_RULE_A16_ROCEV1, msg);
+	}
+	if (memcmp(roce_grh_dgid(grh), tester, 16)) {
+		inet_ntop(AF_INET6, roce_grh_dgid(grh), got, sizeof got);
+		inet_ntop(AF_INET6, tester, want, sizeof want);
+		outf(msg, sizeof msg, "RoCE v1 DGID %s is not %s, the destination GID", got, want);
+		pkt_finding(x, idx, ROCE_RULE_A16_ROCEV1, msg);
+	}
+}
+
 /* The addresses of a DUT packet are the connection's: the source GID's
  * address (CA17-11/18) and the tester's, the destination GID (CA17-12/19). */
 static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
@@ -221,6 +245,10 @@ static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_q
 	struct runner *r = x->r;
 	if (pk->err != ROCE_OK || !pk->op)
 		return;
+	if (pk->rocev1) {
+		check_dut_gids_v1(x, idx, q, pk);
+		return;
+	}
 	char want[INET6_ADDRSTRLEN], got[INET6_ADDRSTRLEN], msg[300];
 	if (pk->ip_version != q->ipv) {
 		outf(msg, sizeof msg, "an IPv%d packet on QP %s, whose GIDs are IPv%d", pk->ip_version, q->name, q->ipv);
@@ -247,13 +275,58 @@ static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_q
 	}
 }
 
+/* On a VLAN run the DUT's frames of a QP carry the run's VLAN ID and, as
+ * priority, the SL of the QP's address vector (A17.4). A CNP's priority
+ * is the device's configuration, so only its VLAN ID is checked. */
+static void check_dut_vlan(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	struct runner *r = x->r;
+	if (r->opts.vlan < 0 || !pk->has_eth)
+		return;
+	char msg[300];
+	if (!pk->n_vlan) {
+		outf(msg, sizeof msg, "the DUT's frame for QP %s carries no 802.1Q tag on a run over VLAN %d", q->name,
+		     r->opts.vlan);
+		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
+		return;
+	}
+	unsigned tci = (unsigned)roce_be_load(pk->buf + pk->vlan_off[pk->n_vlan - 1] + 2, 2);
+	if ((tci & 0xFFF) != (unsigned)r->opts.vlan) {
+		outf(msg, sizeof msg, "the DUT's frame for QP %s is on VLAN %u, not the run's VLAN %d", q->name, tci & 0xFFF,
+		     r->opts.vlan);
+		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
+		return;
+	}
+	if (pk->op && pk->opcode == ROCE_OPCODE_CNP)
+		return;
+	if (tci >> 13 != (q->sl & 7)) {
+		outf(msg, sizeof msg, "802.1Q priority (PCP) %u; the address vector of QP %s has SL %u, so the PCP must be %u",
+		     tci >> 13, q->name, q->sl, q->sl & 7);
+		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
+	}
+}
+
+/* A connected QP speaks the protocol of its source GID's type (A17.8):
+ * RoCE v1 or RoCEv2, every packet. A UD QP picks it per work request. */
+static void check_dut_protocol(struct run_ctx *x, long idx, const struct case_qp *q, const struct roce_pkt *pk)
+{
+	if (q->type == ROCE_T_UD || !pk->op || pk->rocev1 == q->rocev1)
+		return;
+	char msg[300];
+	outf(msg, sizeof msg, "a %s packet of QP %s, whose source GID is of type %s", pk->rocev1 ? "RoCE v1" : "RoCEv2",
+	     q->name, q->rocev1 ? "RoCE v1" : "RoCEv2");
+	pkt_finding(x, idx, ROCE_RULE_CA17_40, msg);
+}
+
 /* Every DUT packet of the case is checked against the stateless rules. */
 static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
 {
 	struct case_pkt *p = &x->pkts[idx];
 	struct roce_pkt pk;
-	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	check_dut_addresses(x, idx, q, &pk);
+	check_dut_protocol(x, idx, q, &pk);
+	check_dut_vlan(x, idx, q, &pk);
 	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
 	struct roce_finding f[16];
 	size_t n = roce_check(&pk, &o, f, 16);
@@ -692,6 +765,7 @@ static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc
 	struct runner *r = x->r;
 	memset(ep, 0, sizeof *ep);
 	ep->ip_version = q->ipv;
+	ep->rocev1 = q->rocev1;
 	memcpy(ep->src_mac, r->io.mac, 6);
 	memcpy(ep->dst_mac, r->fam[q->fi].mac, 6);
 	if (r->opts.vlan >= 0) {
@@ -751,6 +825,44 @@ static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, con
 	return true;
 }
 
+/* The UD QP's address handle towards the tester with a source GID of
+ * type RoCE v1 or RoCEv2, made the first time a work request needs it
+ * (A17.8: a UD QP picks the protocol per work request). */
+static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out *o)
+{
+	struct runner *r = x->r;
+	if (q->dut_ah[v1] >= 0)
+		return true;
+	if (v1 && r->fam[q->fi].sgid_index_v1 < 0) {
+		o->st = S_NA;
+		outf(o->detail, sizeof o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", q->ipv);
+		return false;
+	}
+	char gid[64];
+	tester_gid(r, q->ipv, gid, sizeof gid);
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_string_member(p, "dgid", gid);
+	json_object_set_int_member(p, "sgid_index", v1 ? r->fam[q->fi].sgid_index_v1 : r->fam[q->fi].sgid_index);
+	json_object_set_int_member(p, "hop_limit", q->hop_limit);
+	json_object_set_int_member(p, "traffic_class", q->tc);
+	json_object_set_int_member(p, "flow_label", q->flow_label);
+	json_object_set_int_member(p, "sl", q->sl);
+	json_object_set_int_member(p, "port", 1);
+	if (!call(x, o, "create_ah", p, &res))
+		return false;
+	uint64_t h;
+	bool ok = agent_get_u64(res, "ah", &h);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "create_ah: the reply has no ah handle");
+		return false;
+	}
+	q->dut_ah[v1] = (int64_t)h;
+	return true;
+}
+
 static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct runner *r = x->r;
@@ -772,6 +884,10 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	    !arg_u64(x, s, "traffic_class", 0, &tc, o) || !arg_u64(x, s, "hop_limit", 64, &hl, o) ||
 	    !arg_u64(x, s, "flow_label", 0, &fl, o) || !arg_u64(x, s, "udp_sport", 0, &sport, o) ||
 	    !arg_u64(x, s, "peer_timeout", 50, &peer_timeout, o) || !arg_u64(x, s, "peer_retry_cnt", 7, &peer_retry, o))
+		return;
+	/* The SL of the DUT's address vector: by default the run's priority. */
+	uint64_t sl;
+	if (!arg_u64(x, s, "sl", r->opts.vlan >= 0 ? (uint64_t)r->opts.vlan_pcp : 0, &sl, o))
 		return;
 	if (!roce_mtu_enum((unsigned)pmtu)) {
 		o->st = S_ERROR;
@@ -808,6 +924,13 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 			return;
 		}
 	}
+	/* proto=v1: a RoCE v1 source GID of the same address (dual-mode port). */
+	bool v1 = !strcasecmp(arg_word(s, "proto", "v2"), "v1");
+	if (v1 && r->fam[ipv == 6].sgid_index_v1 < 0) {
+		o->st = S_NA;
+		outf(o->detail, sizeof o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", (int)ipv);
+		return;
+	}
 	const char *upto = arg_word(s, "state", "RTS");
 	if (!ensure_pd(x, o))
 		return;
@@ -823,7 +946,12 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	q->tester_psn = (uint32_t)peer_psn;
 	q->dut_qkey = (uint32_t)qkey;
 	q->tester_qkey = 0x22222222;
-	q->dut_ah = -1;
+	q->sl = (unsigned)sl;
+	q->rocev1 = v1;
+	q->tc = (uint8_t)tc;
+	q->hop_limit = (uint8_t)hl;
+	q->flow_label = (uint32_t)fl;
+	q->dut_ah[0] = q->dut_ah[1] = -1;
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "cqe", 256);
 	if (!call(x, o, "create_cq", p, &res))
@@ -884,11 +1012,11 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		json_object_set_int_member(p, "dest_qpn", q->tester_qpn);
 		json_object_set_int_member(p, "rq_psn", q->tester_psn);
 		json_object_set_string_member(p, "dgid", gid);
-		json_object_set_int_member(p, "sgid_index", r->fam[q->fi].sgid_index);
+		json_object_set_int_member(p, "sgid_index", v1 ? r->fam[q->fi].sgid_index_v1 : r->fam[q->fi].sgid_index);
 		json_object_set_int_member(p, "hop_limit", (gint64)hl);
 		json_object_set_int_member(p, "traffic_class", (gint64)tc);
 		json_object_set_int_member(p, "flow_label", (gint64)fl);
-		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
+		json_object_set_int_member(p, "sl", (gint64)sl);
 		/* No "port" here: it is the QP's port attribute, set in
 		 * RESET -> INIT; verbs refuse it in INIT -> RTR. */
 		if (t == ROCE_T_RC) {
@@ -918,22 +1046,8 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	} else if (!modify(x, o, q, "RTS", p, true)) {
 		return;
 	}
-	if (t == ROCE_T_UD) {
-		p = json_object_new();
-		json_object_set_int_member(p, "pd", x->pd);
-		json_object_set_string_member(p, "dgid", gid);
-		json_object_set_int_member(p, "sgid_index", r->fam[q->fi].sgid_index);
-		json_object_set_int_member(p, "hop_limit", (gint64)hl);
-		json_object_set_int_member(p, "traffic_class", (gint64)tc);
-		json_object_set_int_member(p, "flow_label", (gint64)fl);
-		json_object_set_int_member(p, "sl", r->opts.vlan_pcp);
-		json_object_set_int_member(p, "port", 1);
-		if (!call(x, o, "create_ah", p, &res))
-			return;
-		ok = agent_get_u64(res, "ah", &h);
-		json_object_unref(res);
-		q->dut_ah = ok ? (int64_t)h : -1;
-	}
+	if (t == ROCE_T_UD && !ud_ah(x, q, v1, o))
+		return;
 
 	/* The tester's side of the connection. */
 	struct peer_qp_cfg cfg = { 0 };
@@ -1028,7 +1142,12 @@ static void step_post_send(struct run_ctx *x, const struct cl_step *s, struct st
 			json_object_unref(p);
 			return;
 		}
-		json_object_set_int_member(p, "ah", q->dut_ah);
+		bool v1 = !strcasecmp(arg_word(s, "proto", q->rocev1 ? "v1" : "v2"), "v1");
+		if (!ud_ah(x, q, v1, o)) {
+			json_object_unref(p);
+			return;
+		}
+		json_object_set_int_member(p, "ah", q->dut_ah[v1]);
 		json_object_set_int_member(p, "remote_qpn", q->tester_qpn);
 		agent_set_u64(p, "remote_qkey", qk);
 	}
@@ -1069,15 +1188,16 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 		}
 	}
 	struct roce_pkt pk;
-	if (!sent || roce_parse_frame(&pk, sent->data, sent->len, sent->len, ROCE_PARSE_ANY_PORT) != ROCE_OK) {
+	if (!sent || roce_parse_frame(&pk, sent->data, sent->len, sent->len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1) != ROCE_OK) {
 		o->st = S_ERROR;
 		outf(o->detail, sizeof o->detail, "the tester has sent no packet to QP %s whose header to compare", qpname);
 		return;
 	}
 	o->pkts[o->n_pkts++] = sent_idx;
-	size_t hl = pk.ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
+	/* RoCE v1: the GRH, all 40 bytes. */
+	size_t hl = pk.rocev1 || pk.ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
 	size_t at = 40 - hl; /* where the header sits in the 40 bytes */
-	const uint8_t *hdr = pk.buf + pk.hdr_off[pk.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	const uint8_t *hdr = pk.buf + pk.hdr_off[pk.rocev1 ? ROCE_H_GRH : pk.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "mr", m->handle);
 	agent_set_u64(p, "offset", off + at);
@@ -1092,12 +1212,14 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 		hex_text(exp, sizeof exp, hdr, hl);
 		hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
 		o->st = S_FAIL;
-		outf(o->expected, sizeof o->expected, "DUT MR %s bytes %llu..%llu hold the IPv%d header of the tester's last packet to QP %s: %s",
-		     s->mr, (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version, qpname, exp);
+		outf(o->expected, sizeof o->expected, "DUT MR %s bytes %llu..%llu hold the %s of the tester's last packet to QP %s: %s",
+		     s->mr, (unsigned long long)(off + at), (unsigned long long)(off + 39),
+		     pk.rocev1 ? "GRH" : pk.ip_version == 6 ? "IPv6 header" : "IPv4 header", qpname, exp);
 		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
 	} else {
-		outf(o->detail, sizeof o->detail, "bytes %llu..%llu hold the IPv%d header of the packet that was received",
-		     (unsigned long long)(off + at), (unsigned long long)(off + 39), pk.ip_version);
+		outf(o->detail, sizeof o->detail, "bytes %llu..%llu hold the %s of the packet that was received",
+		     (unsigned long long)(off + at), (unsigned long long)(off + 39),
+		     pk.rocev1 ? "GRH" : pk.ip_version == 6 ? "IPv6 header" : "IPv4 header");
 	}
 	g_free(got);
 	json_object_unref(res);
@@ -1387,6 +1509,8 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	/* The QP's own addressing, then defaults that make a plausible packet. */
 	struct roce_endpoint ep;
 	make_endpoint(x, q, 0, 0, 0, &ep);
+	/* proto=v1|v2: the encapsulation, by default the QP's (A17.8). */
+	ep.rocev1 = !strcasecmp(arg_word(s, "proto", q->rocev1 ? "v1" : "v2"), "v1");
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
 	if (s->opcode == ROCE_OPCODE_CNP)
@@ -1439,14 +1563,23 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	}
 	/* Addresses that are not the connection's: the tester's own source
 	 * or the DUT's destination with the last byte incremented. */
-	uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
-	if (cl_step_arg(s, "src_ip")) {
-		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
-		a[q->ipv == 6 ? 15 : 3]++;
-	}
-	if (cl_step_arg(s, "dst_ip")) {
-		uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
-		a[q->ipv == 6 ? 15 : 3]++;
+	if (d.rocev1) {
+		/* RoCE v1: the GIDs in the GRH. */
+		uint8_t *grh = roce_desc_hdr(&d, ROCE_H_GRH);
+		if (cl_step_arg(s, "src_ip"))
+			grh[8 + 15]++;
+		if (cl_step_arg(s, "dst_ip"))
+			grh[24 + 15]++;
+	} else {
+		uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
+		if (cl_step_arg(s, "src_ip")) {
+			uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
+			a[q->ipv == 6 ? 15 : 3]++;
+		}
+		if (cl_step_arg(s, "dst_ip")) {
+			uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
+			a[q->ipv == 6 ? 15 : 3]++;
+		}
 	}
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
@@ -1454,7 +1587,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		const struct cl_arg *a = &s->args[i];
 		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
 		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip") || !strcmp(a->key, "repeat") ||
-		    !strcmp(a->key, "every"))
+		    !strcmp(a->key, "every") || !strcmp(a->key, "proto"))
 			continue;
 		if (!strcmp(a->key, "icrc")) {
 			if (a->v.kind == CL_V_WORD) {
@@ -1475,8 +1608,8 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		const struct roce_field_info *fi = roce_field_info(f);
 		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a %s packet over IPv%d", x->c->path,
-			     a->loc.line, a->loc.col, a->key, oi->name, q->ipv);
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a %s packet %s%d", x->c->path,
+			     a->loc.line, a->loc.col, a->key, oi->name, d.rocev1 ? "of RoCE v1, GIDs of IPv" : "over IPv", q->ipv);
 			return;
 		}
 	}
@@ -1489,7 +1622,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	}
 	if (icrc_bad) {
 		struct roce_pkt pk;
-		roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
+		roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 		if (pk.complete)
 			for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
 				frame[pk.icrc_off + i] ^= 0xFF;
@@ -1515,7 +1648,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			o->pkts[o->n_pkts++] = (long)i;
 	char sum[200];
 	struct roce_pkt pk;
-	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
+	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	outf(o->detail, sizeof o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
 }
@@ -1845,7 +1978,7 @@ static bool dut_pkt_for(struct run_ctx *x, size_t i, const struct case_qp *q)
 static bool pkt_is_cnp(const struct case_pkt *p)
 {
 	struct roce_pkt pk;
-	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	return pk.op && pk.opcode == ROCE_OPCODE_CNP;
 }
 
@@ -1894,7 +2027,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			 bool bind)
 {
 	struct roce_pkt pk;
-	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	bool ok = true;
 	o->expected[0] = o->observed[0] = '\0';
 	if (pk.err != ROCE_OK || !pk.op) {
@@ -1957,6 +2090,15 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			}
 			continue;
 		}
+		if (!strcmp(a->key, "proto")) {
+			bool want_v1 = !strcmp(a->v.word, "v1");
+			if (pk.rocev1 != want_v1) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "a %s packet; ", want_v1 ? "RoCE v1" : "RoCEv2");
+				appendf(o->observed, sizeof o->observed, "a %s packet; ", pk.rocev1 ? "RoCE v1" : "RoCEv2");
+			}
+			continue;
+		}
 		if (!strcmp(a->key, "aeth")) {
 			const uint8_t *aeth = roce_pkt_hdr(&pk, ROCE_H_AETH);
 			uint8_t v, m;
@@ -2005,6 +2147,18 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			got = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
 			label = "delay since the previous step's event";
 			unit = SYM_NS;
+		} else if (!strcmp(a->key, "pcp") || !strcmp(a->key, "vid")) {
+			/* The innermost 802.1Q tag, the one the DUT's VLAN gives. */
+			bool pcp = a->key[0] == 'p';
+			if (!pk.n_vlan) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "an 802.1Q tag (%s); ", pcp ? "PCP" : "VLAN ID");
+				appendf(o->observed, sizeof o->observed, "an untagged frame; ");
+				continue;
+			}
+			unsigned tci = (unsigned)roce_be_load(pk.buf + pk.vlan_off[pk.n_vlan - 1] + 2, 2);
+			got = pcp ? tci >> 13 : tci & 0xFFF;
+			label = pcp ? "802.1Q PCP" : "802.1Q VLAN ID";
 		} else {
 			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
@@ -2038,7 +2192,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (mad_mask) {
 			want &= mad_mask;
-		} else if (strcmp(a->key, "len")) {
+		} else if (strcmp(a->key, "len") && strcmp(a->key, "pcp") && strcmp(a->key, "vid")) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
 		}
@@ -2056,7 +2210,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 static void pkt_summary(const struct case_pkt *p, char *buf, size_t n)
 {
 	struct roce_pkt pk;
-	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	const uint8_t *mad = cm_mad(&pk);
 	if (mad) {
 		uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
@@ -2176,7 +2330,7 @@ static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step
 			continue;
 		if (s->opcode >= 0) {
 			struct roce_pkt pk;
-			roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+			roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 			if (!pk.op || pk.opcode != s->opcode)
 				continue;
 		}
@@ -2776,6 +2930,21 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 			if (!link_local)
 				break;
 		}
+		/* A dual-mode port: the RoCE v1 GID of the same address. */
+		r->fam[fi].sgid_index_v1 = -1;
+		for (guint i = 0; have && r->dut_gids && i < json_array_get_length(r->dut_gids); i++) {
+			JsonObject *g = json_array_get_object_element(r->dut_gids, i);
+			const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
+			const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
+			uint8_t a[16], b[16];
+			if (!gid || !type || strcasecmp(type, "RoCEv1") || inet_pton(AF_INET6, gid, a) != 1 ||
+			    inet_pton(AF_INET6, r->fam[fi].gid, b) != 1 || memcmp(a, b, 16))
+				continue;
+			uint64_t idx = 0;
+			agent_get_u64(g, "index", &idx);
+			r->fam[fi].sgid_index_v1 = (int)idx;
+			break;
+		}
 		if (!have) {
 			outf(r->fam[fi].why_not, sizeof r->fam[fi].why_not, "the DUT lists no RoCEv2 GID for IPv%d%s%s", ipv,
 			     override ? " matching " : "", override ? override : "");
@@ -2950,7 +3119,11 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	}
 	if (session && !r->dut_known)
 		learn_dut(r, x);
-	unsigned need = c->caps | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
+	unsigned need = (c->caps & ~CL_CAP_VLAN) | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
+	if (v == V_PASS && (c->caps & CL_CAP_VLAN) && r->opts.vlan < 0) {
+		v = V_NOT_APPLICABLE;
+		outf(reason, sizeof reason, "the run is not over a VLAN (roce-tester run --vlan ID:PCP)");
+	}
 	if (v == V_PASS && r->dut_device && (need & ~r->dut_caps)) {
 		char missing[128];
 		cl_caps_format(need & ~r->dut_caps, missing, sizeof missing);
@@ -3158,6 +3331,7 @@ int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atom
 	r->agent.fd = -1;
 	srand((unsigned)rawio_now() ^ (unsigned)getpid());
 	r->next_tester_qpn = 0x100 + ((uint32_t)rand() & 0x7FFF) * 0x10;
+	r->fam[0].sgid_index_v1 = r->fam[1].sgid_index_v1 = -1;
 	if (o->token_file) {
 		FILE *f = fopen(o->token_file, "r");
 		if (!f) {
@@ -3242,6 +3416,8 @@ JsonObject *runner_setup_json(struct runner *r)
 		if (r->fam[fi].gid[0]) {
 			json_object_set_string_member(f, "gid", r->fam[fi].gid);
 			json_object_set_int_member(f, "sgid_index", r->fam[fi].sgid_index);
+			if (r->fam[fi].sgid_index_v1 >= 0) /* a dual-mode port */
+				json_object_set_int_member(f, "sgid_index_rocev1", r->fam[fi].sgid_index_v1);
 		}
 		if (r->fam[fi].ok) {
 			outf(buf, sizeof buf, "%02x:%02x:%02x:%02x:%02x:%02x", r->fam[fi].mac[0], r->fam[fi].mac[1],

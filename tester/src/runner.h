@@ -71,11 +71,16 @@ struct case_qp {
 	 * INIT->RTR, RTR->RTS): a later 'dut modify' along the same path
 	 * gets those it does not give itself. */
 	JsonObject *bringup[3];
-	int64_t dut_qp, dut_cq, dut_ah; /* agent handles */
+	int64_t dut_qp, dut_cq; /* agent handles */
+	int64_t dut_ah[2];      /* UD: the address handles towards the tester, RoCEv2 [0] and v1 [1]; -1 none yet */
 	uint32_t dut_qpn, tester_qpn;
 	uint32_t dut_psn, tester_psn;
 	uint32_t dut_qkey, tester_qkey;
 	unsigned pmtu;
+	unsigned sl; /* the SL of the DUT's address vector: its frames' PCP on a VLAN */
+	bool rocev1; /* its source GID is of type RoCE v1 (A17.8), the tester's side sends v1 */
+	uint8_t tc, hop_limit; /* the address vector's, for more address handles */
+	uint32_t flow_label;
 	/* Connection manager (the tester is the active side): the service
 	 * the DUT listens on for this QP, both communication IDs, the
 	 * transaction of the REQ and how many the tester started. */
@@ -116,6 +121,7 @@ struct runner {
 		bool ok;
 		bool no_gid; /* the DUT lists no RoCEv2 GID of this version */
 		int sgid_index;
+		int sgid_index_v1; /* a RoCE v1 GID of the same address (dual-mode port), -1 if none */
 		uint8_t ip[16];
 		char gid[64];
 		uint8_t mac[6];

@@ -1,11 +1,16 @@
 #!/bin/sh
 # Runs inside scripts/netns-pair (tester namespace, soft DUT agent running):
 # the whole conformance suite must pass over IPv4 and IPv6, and the
-# results file and capture must be complete and consistent. Without --rcm
-# the agent has no congestion management and only cases that require RCM
-# may be not applicable; with --rcm (the agent started with
-# tests/rcm-agent-args) only cases excluding it ('unless RCM') may be.
-# usage: e2e_suite.sh ROCE-TESTER CASES-DIR CHECK-RESULTS [--rcm]
+# results file and capture must be complete and consistent. Each mode says
+# which cases may be not applicable, and why:
+#   (none)  the agent is dual-mode (--rocev1) without congestion
+#           management: cases that require RCM or a VLAN run;
+#   --rcm   the agent started with tests/rcm-agent-args and no --rocev1:
+#           cases excluding RCM ('unless RCM'), requiring ROCEV1 or a VLAN;
+#   --vlan  the pair and the agent (dual-mode) on VLAN $ROCE_VLAN
+#           (netns-pair --vlan), the tester with --vlan $ROCE_VLAN:5: cases
+#           that require RCM.
+# usage: e2e_suite.sh ROCE-TESTER CASES-DIR CHECK-RESULTS [--rcm|--vlan]
 set -u
 t=$1 cases=$2 check=$3 mode=${4:-plain}
 out=$(mktemp -d)
@@ -21,7 +26,13 @@ v6 = sum(int(l.split()[1]) for l in open("/proc/net/snmp6") if l.startswith("Icm
 print(v4 + v6)'
 }
 before=$(unreach)
-"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$out" "$cases"
+vlan_args=
+if [ "$mode" = "--vlan" ]; then
+  [ -n "${ROCE_VLAN:-}" ] || { echo "e2e_suite: FAIL: --vlan without netns-pair --vlan"; exit 1; }
+  vlan_args="--vlan $ROCE_VLAN:5"
+fi
+# shellcheck disable=SC2086
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$out" $vlan_args "$cases"
 rc=$?
 if [ $rc -ne 0 ]; then
   echo "e2e_suite: FAIL: roce-tester run exited $rc against the fault-free soft DUT"
@@ -41,11 +52,17 @@ if [ "$before" != "$after" ]; then
 fi
 echo "e2e_suite: ok: no ICMP unreachable from the tester's kernel ($after before and after)"
 # Every case ran over both IP versions and passed, or was not applicable
-# only for congestion management.
+# only for what the mode's set-up lacks.
 /usr/bin/python3 - "$out/results.json" "$mode" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
-rcm = sys.argv[2] == "--rcm"
+mode = sys.argv[2]
+rcm, vlan = mode == "--rcm", mode == "--vlan"
+allowed = {
+    "plain": ["the DUT lacks RCM", "the run is not over a VLAN"],
+    "--rcm": ["has RCM, which the case excludes", "the run is not over a VLAN", "the DUT lacks ROCEV1"],
+    "--vlan": ["the DUT lacks RCM"],
+}[mode]
 cases = r["cases"]
 assert cases, "no cases ran"
 bad = []
@@ -54,27 +71,32 @@ for c in cases:
     # differs between conforming devices.
     if c["verdict"] in ("pass", "informative"):
         continue
-    if c["verdict"] == "not_applicable":
-        if not rcm and c["reason"] == "the DUT lacks RCM":
-            continue
-        if rcm and "has RCM, which the case excludes" in c["reason"]:
-            continue
+    if c["verdict"] == "not_applicable" and any(a in c["reason"] for a in allowed):
+        continue
     bad.append("%s IPv%d %s: %s" % (c["id"], c["ip_version"], c["verdict"], c["reason"]))
-assert not bad, "cases that neither passed nor were not applicable for RCM:\n  " + "\n  ".join(bad)
+assert not bad, "cases that neither passed nor were not applicable for what %s lacks:\n  %s" % (
+    mode, "\n  ".join(bad))
 assert {c["ip_version"] for c in cases} == {4, 6}, "both IP versions"
 assert r["setup"]["dut"]["ipv4"]["usable"] and r["setup"]["dut"]["ipv6"]["usable"]
 assert r["setup"]["agent"]["hello"]["backend"] == "soft"
 assert ("RCM" in r["setup"]["dut"]["device"]["capabilities"]) == rcm, "the agent's RCM capability"
+assert ("ROCEV1" in r["setup"]["dut"]["device"]["capabilities"]) != rcm, "the agent's ROCEV1 capability (dual mode)"
+rules = {x["id"]: x["verdict"] for x in r["rules"]}
 if not rcm:
-    rules = {x["id"]: x["verdict"] for x in r["rules"]}
+    v1 = {k: rules.get(k) for k in ("CA17-40", "CA17-41", "CA17-42", "CA17-43", "A16-ROCEV1")}
+    assert set(v1.values()) == {"pass"}, ("the RoCE v1 rules on a dual-mode DUT", v1)
+assert (rules.get("A17.4-PCP") == "pass") == vlan, ("A17.4-PCP", rules.get("A17.4-PCP"))
+assert (r["setup"]["interface"]["vlan"] is not None) == vlan, r["setup"]["interface"]
+if not rcm:
     assert rules["IBA9.7-GBN"] == "pass" and rules["CA17-24"] == "pass", rules
     assert any(t["what"] == "retransmission" for c in cases for t in c["timings"]), "retransmissions timed"
 na = sum(c["verdict"] == "not_applicable" for c in cases)
 inf = sum(c["verdict"] == "informative" for c in cases)
-print("e2e_suite: ok: %d case runs passed, %d informative, %d not applicable (%s congestion management)" %
-      (len(cases) - na - inf, inf, na, "with" if rcm else "without"))
+print("e2e_suite: ok: %d case runs passed, %d informative, %d not applicable (%s)" %
+      (len(cases) - na - inf, inf, na, {"plain": "without congestion management", "--rcm": "with congestion management",
+                                         "--vlan": "over a VLAN"}[mode]))
 PY
-[ "$mode" = "--rcm" ] && exit 0
+[ "$mode" != "plain" ] && exit 0
 # The tester resolves the DUT's MAC by itself when told to (ARP and ND).
 "$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$out/self" \
   --resolve self -q "$cases/rc-responder/send-ack.case" >/dev/null || { echo "e2e_suite: FAIL: --resolve self"; exit 1; }

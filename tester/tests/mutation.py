@@ -6,9 +6,11 @@ each of them.
 The cases are batched by profile: one network-namespace pair and one soft
 DUT agent with that fault runs every case naming it (over the IP versions
 of each case's 'ip' header), and several batches run side by side, each in
-its own namespaces. A case with no mutant, an unknown profile, or a
-(case, profile) pair whose case does not end in 'fail' on some IP version
-fails the test.
+its own namespaces. Cases that need something of the set-up are batched
+apart: RCM (the agent gets --rcm-args), ROCEV1 (the agent is dual-mode,
+--rocev1) and VLAN (the pair and the tester run over VLAN 100, PCP 5).
+A case with no mutant, an unknown profile, or a (case, profile) pair whose
+case does not end in 'fail' on some IP version fails the test.
 
 usage: mutation.py NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR [--jobs N]
        [--mtu N] [--rcm-args FILE] [--only PROFILE,...]
@@ -24,6 +26,9 @@ import tempfile
 import time
 
 SKIP = 77
+# What a case's 'requires' may ask of the set-up, besides the DUT itself.
+SETUP_FEATURES = ("RCM", "ROCEV1", "VLAN")
+VLAN_ID, VLAN_PCP = 100, 5
 
 
 def main():
@@ -49,7 +54,7 @@ def main():
         rcm_args = [l.strip() for l in open(a.rcm_args) if l.strip() and not l.startswith("#")]
 
     problems = []
-    pairs = {}  # (fault, rcm) -> {file: id}
+    pairs = {}  # (fault, features) -> {file: id}
     named = set()
     for line in listing.stdout.splitlines():
         path, cid, fault, caps = line.split("\t")
@@ -59,8 +64,8 @@ def main():
             continue
         if a.only and fault not in a.only.split(","):
             continue
-        rcm = "RCM" in caps.split(",")
-        pairs.setdefault((fault, rcm), {})[path] = cid
+        features = tuple(f for f in SETUP_FEATURES if f in caps.split(","))
+        pairs.setdefault((fault, features), {})[path] = cid
     for root, _, files in os.walk(a.cases):
         for f in sorted(files):
             p = os.path.normpath(os.path.join(root, f))
@@ -79,13 +84,13 @@ def main():
         # measure rates and timers, afterwards and one at a time, so that
         # the others' load does not pass for the DUT's behaviour.
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-            futs = [pool.submit(run_batch, a, rcm_args, tmp, i, fault, rcm, files)
-                    for i, ((fault, rcm), files) in enumerate(work) if not rcm]
+            futs = [pool.submit(run_batch, a, rcm_args, tmp, i, fault, features, files)
+                    for i, ((fault, features), files) in enumerate(work) if "RCM" not in features]
             for f in futs:
                 results.append(f.result())
-        for i, ((fault, rcm), files) in enumerate(work):
-            if rcm:
-                results.append(run_batch(a, rcm_args, tmp, i, fault, rcm, files))
+        for i, ((fault, features), files) in enumerate(work):
+            if "RCM" in features:
+                results.append(run_batch(a, rcm_args, tmp, i, fault, features, files))
     skipped = [r for r in results if r["skip"]]
     if skipped and len(skipped) == len(results):
         print(skipped[0]["log"].strip().splitlines()[-1] if skipped[0]["log"].strip() else "mutation: SKIP")
@@ -116,17 +121,26 @@ def indent(text):
     return "\n".join("  | " + l for l in text.splitlines()[-40:])
 
 
-def run_batch(a, rcm_args, tmp, i, fault, rcm, files):
+def run_batch(a, rcm_args, tmp, i, fault, features, files):
     out = os.path.join(tmp, "b%03d" % i)
     os.mkdir(out)
     cmd = [a.netns, "--mtu", str(a.mtu), "--agent", a.agent, "--agent-arg", "--fault", "--agent-arg", fault]
-    for arg in rcm_args if rcm else []:
+    extra = []
+    if "RCM" in features:
+        extra += rcm_args
+    if "ROCEV1" in features:
+        extra += ["--rocev1"]
+    for arg in extra:
         cmd += ["--agent-arg", arg]
+    tester_args = []
+    if "VLAN" in features:
+        cmd += ["--vlan", str(VLAN_ID)]
+        tester_args = ["--vlan", "%d:%d" % (VLAN_ID, VLAN_PCP)]
     # Each case bounds itself (its 'timeout', 60 s by default); the batch
     # is bounded in turn.
     cmd += ["--timeout", str(60 + 30 * len(files)), "--", "sh", "-c",
             'd=$1; shift; "$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" '
-            '--token-file "$ROCE_TOKEN_FILE" --report-dir "$d" -q "$@"', a.tester, out] + sorted(files)
+            '--token-file "$ROCE_TOKEN_FILE" --report-dir "$d" -q "$@"', a.tester, out] + tester_args + sorted(files)
     p = subprocess.run(cmd, capture_output=True, text=True)
     log = p.stdout + p.stderr
     verdicts = {}
@@ -135,7 +149,8 @@ def run_batch(a, rcm_args, tmp, i, fault, rcm, files):
             verdicts.setdefault(c["id"], []).append((c["ip_version"], c["verdict"], c["reason"]))
     except (OSError, ValueError):
         pass
-    return {"fault": fault + (" (with " + " ".join(shlex.quote(x) for x in rcm_args) + ")" if rcm else ""),
+    setup = extra + (["VLAN %d" % VLAN_ID] if "VLAN" in features else [])
+    return {"fault": fault + (" (with " + " ".join(shlex.quote(x) for x in setup) + ")" if setup else ""),
             "files": files, "verdicts": verdicts, "log": log, "skip": p.returncode == SKIP}
 
 

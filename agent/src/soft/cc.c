@@ -50,6 +50,8 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 	ep.hop_limit = 64;
 	ep.udp_sport = qp->udp_sport ? qp->udp_sport : 0xC000;
 	ep.pkey = (uint16_t)roce_bth_pkey(rx->bth);
+	/* The QP's priority (a UD QP has no address vector: priority 0). */
+	soft_vlan_tag(dev, qp->type == BE_QPT_UD ? 0 : qp->attr.av.sl, &ep);
 	if (qp->type == BE_QPT_UD)
 		ep.dest_qpn = roce_deth_srcqp(roce_pkt_hdr(rx->p, ROCE_H_DETH));
 	else

@@ -58,7 +58,8 @@ static gint gid_cmp(gconstpointer a, gconstpointer b)
 }
 
 /* The GID table: IPv4 addresses (as ::ffff:a.b.c.d) first, then global
- * IPv6 addresses, then link-local ones, each group in address order. */
+ * IPv6 addresses, then link-local ones, each group in address order, all
+ * of type RoCEv2; with --rocev1 the same again as RoCE v1 GIDs. */
 void soft_refresh_gids(struct soft_dev *dev)
 {
 	struct ifaddrs *ifa_list = NULL;
@@ -87,6 +88,13 @@ void soft_refresh_gids(struct soft_dev *dev)
 	}
 	freeifaddrs(ifa_list);
 	qsort(dev->gids, dev->n_gids, sizeof dev->gids[0], (int (*)(const void *, const void *))gid_cmp);
+	/* A dual-mode port: each address once more, as a RoCE v1 GID, after
+	 * all the RoCEv2 ones (their indices stay what they were). */
+	unsigned n2 = dev->n_gids;
+	for (unsigned i = 0; dev->opts.rocev1 && i < n2 && dev->n_gids < SOFT_MAX_GIDS; i++) {
+		dev->gids[dev->n_gids] = dev->gids[i];
+		dev->gids[dev->n_gids++].rocev1 = true;
+	}
 }
 
 bool soft_gid_at(struct soft_dev *dev, unsigned i, struct soft_gid *out)
@@ -98,11 +106,11 @@ bool soft_gid_at(struct soft_dev *dev, unsigned i, struct soft_gid *out)
 	return true;
 }
 
-bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip)
+bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip, bool rocev1)
 {
 	for (unsigned i = 0; i < dev->n_gids; i++) {
 		const struct soft_gid *g = &dev->gids[i];
-		if (g->ip_version != ip_version)
+		if (g->ip_version != ip_version || g->rocev1 != rocev1)
 			continue;
 		if (ip_version == 4 ? memcmp(g->gid + 12, ip, 4) == 0 : memcmp(g->gid, ip, 16) == 0)
 			return true;
@@ -260,8 +268,15 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 			 sg.ip_version);
 		return false;
 	}
+	if (av->sl > 7) {
+		snprintf(err, errlen, "sl %u: SL 8-15 are reserved on a RoCE port (A17.4: SL 0-7 select PCP 0-7)",
+			 av->sl);
+		return false;
+	}
 	memset(ep, 0, sizeof *ep);
 	ep->ip_version = dv;
+	/* A17.8: the protocol is the source GID's type. */
+	ep->rocev1 = sg.rocev1;
 	if (dv == 4) {
 		memcpy(ep->src_ip, sg.gid + 12, 4);
 		memcpy(ep->dst_ip, av->dgid + 12, 4);
@@ -271,16 +286,55 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 	}
 	memcpy(ep->src_mac, dev->mac, 6);
 	/* DSCP from the AV; ECN is ours: ECT(0) with congestion management,
-	 * Not-ECT without (CA17-5, CA17-14). */
-	ep->traffic_class = (uint8_t)((av->traffic_class & 0xFC) | (dev->opts.rcm ? 2 : 0));
+	 * Not-ECT without (CA17-5, CA17-14). A RoCE v1 GRH's traffic class is
+	 * the AV's whole: ECN is RoCEv2's (A17.9.3). */
+	ep->traffic_class = sg.rocev1 ? av->traffic_class
+				      : (uint8_t)((av->traffic_class & 0xFC) | (dev->opts.rcm ? 2 : 0));
 	ep->flow_label = av->flow_label & 0xFFFFF;
 	ep->hop_limit = av->hop_limit;
 	ep->pkey = 0xFFFF;
+	soft_vlan_tag(dev, av->sl, ep);
 	if (resolve_mac && !soft_neigh_resolve(dev, dv, ep->dst_ip, ep->dst_mac)) {
 		snprintf(err, errlen, "no MAC address for the destination GID (neighbour unresolved)");
 		return false;
 	}
 	return true;
+}
+
+/* ---- VLAN ---- */
+
+void soft_vlan_tag(const struct soft_dev *dev, unsigned sl, struct roce_endpoint *ep)
+{
+	ep->n_vlan = 0;
+	if (dev->vlan_id < 0)
+		return;
+	/* A17.4: the SL selects the Ethernet priority, SL 0-7 -> PCP 0-7. */
+	ep->n_vlan = 1;
+	ep->vlan_tci[0] = (uint16_t)((sl & 7u) << 13 | ((unsigned)dev->vlan_id & 0xFFFu));
+}
+
+/* The kernel takes a received frame's 802.1Q tag out of the data (into
+ * the packet's metadata): put it back, so that the frame is parsed as it
+ * was on the wire. Returns the frame's new length. */
+static size_t restore_vlan_tag(uint8_t *buf, size_t n, size_t cap, const struct tpacket_auxdata *aux)
+{
+	if (!aux || !(aux->tp_status & TP_STATUS_VLAN_VALID) || n < 12 || n + 4 > cap)
+		return n;
+	uint16_t tpid = (aux->tp_status & TP_STATUS_VLAN_TPID_VALID) && aux->tp_vlan_tpid ? aux->tp_vlan_tpid
+											  : ROCE_ETHERTYPE_VLAN;
+	memmove(buf + 16, buf + 12, n - 12);
+	roce_be_store(buf + 12, 2, tpid);
+	roce_be_store(buf + 14, 2, aux->tp_vlan_tci);
+	return n + 4;
+}
+
+/* Whether a frame is on the device's own VLAN (or untagged, without one). */
+static bool own_vlan(const struct soft_dev *dev, const uint8_t *f, size_t n)
+{
+	bool tagged = n >= 18 && roce_be_load(f + 12, 2) == ROCE_ETHERTYPE_VLAN;
+	if (dev->vlan_id < 0)
+		return !tagged && !(n >= 18 && roce_be_load(f + 12, 2) == ROCE_ETHERTYPE_QINQ);
+	return tagged && (roce_be_load(f + 14, 2) & 0xFFF) == (unsigned)dev->vlan_id;
 }
 
 /* ---- Transmit ---- */
@@ -353,14 +407,28 @@ static gboolean on_raw(gint fd, GIOCondition cond, gpointer data)
 	/* Bounded per wake-up so that timers and the protocol keep running. */
 	for (int i = 0; i < 256; i++) {
 		struct sockaddr_ll from;
-		socklen_t fl = sizeof from;
-		ssize_t n = recvfrom(fd, dev->rxbuf, sizeof dev->rxbuf, MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &fl);
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+		} ctl;
+		/* Room for the tag put back: read at most 4 bytes less. */
+		struct iovec iov = { dev->rxbuf, sizeof dev->rxbuf - 4 };
+		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov,
+				     .msg_iovlen = 1, .msg_control = &ctl, .msg_controllen = sizeof ctl };
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 		if (n < 0)
 			break;
 		if (from.sll_pkttype == PACKET_OUTGOING)
 			continue;
-		soft_rx_frame(dev, dev->rxbuf, (size_t)n);
+		const struct tpacket_auxdata *aux = NULL;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA &&
+			    c->cmsg_len >= CMSG_LEN(sizeof *aux))
+				aux = (const struct tpacket_auxdata *)(const void *)CMSG_DATA(c);
+		size_t len = restore_vlan_tag(dev->rxbuf, (size_t)n, sizeof dev->rxbuf, aux);
+		if (!own_vlan(dev, dev->rxbuf, len))
+			continue;
+		soft_rx_frame(dev, dev->rxbuf, len);
 	}
 	soft_timer_update(dev);
 	return G_SOURCE_CONTINUE;
@@ -470,6 +538,7 @@ struct soft_dev *soft_dev_new(const struct backend_options *opts, char *err, siz
 		g_strlcpy(dev->ifname, opts->iface, sizeof dev->ifname);
 	dev->if_mtu = 1500;
 	dev->raw_fd = dev->sink4_fd = dev->sink6_fd = dev->nl_fd = -1;
+	dev->vlan_id = opts->vlan ? (int)opts->vlan : -1;
 	dev->qps = g_hash_table_new(g_direct_hash, g_direct_equal);
 	dev->mrs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	dev->next_qpn = 0x11;
@@ -506,6 +575,9 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 	}
 	if (!read_if_info(dev, err, errlen))
 		goto fail;
+	if (dev->vlan_id >= 0)
+		g_message("soft: VLAN %d on %s: the DUT's frames carry its tag, PCP from the SL; other frames are not its own",
+			  dev->vlan_id, dev->ifname);
 
 	dev->raw_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_ALL));
 	if (dev->raw_fd < 0) {
@@ -524,6 +596,8 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 	setsockopt(dev->raw_fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
 #endif
 	setsockopt(dev->raw_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+	/* The VLAN tags the kernel takes out of received frames. */
+	setsockopt(dev->raw_fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof one);
 	(void)one;
 
 	dev->sink4_fd = open_sink(dev, AF_INET, err, errlen);

@@ -36,8 +36,81 @@ static void set_ecn(struct roce_desc *d, unsigned ecn)
 		roce_ipv4_set_ecn(d->ip, ecn);
 }
 
+/* The ICRC an implementation making mistake m writes for this RoCE v1
+ * packet; false when it does not differ. */
+static bool v1_mistaken_icrc(struct roce_desc *d, enum roce_icrc_mistake m, uint32_t *v)
+{
+	uint8_t tmp[9216];
+	long n = roce_build_frame(d, tmp, sizeof tmp);
+	struct roce_pkt p;
+	return n > 0 && roce_parse_frame(&p, tmp, (size_t)n, (size_t)n, ROCE_PARSE_ROCEV1) == ROCE_OK &&
+	       roce_icrc_mistaken(&p, m, v) == 0;
+}
+
+/* What a fault does to a RoCE v1 packet: the IP and UDP faults have nothing
+ * to act on; the transport and ICRC ones act as on RoCEv2. */
+static void soft_fault_tx_v1(struct soft_dev *dev, struct roce_desc *d)
+{
+	uint32_t v;
+	switch (dev->fault) {
+	case SOFT_FAULT_BAD_ICRC:
+		if (v1_mistaken_icrc(d, ROCE_ICRC_MISTAKE_NOT_INVERTED, &v)) {
+			d->icrc = ~v + 1; /* the right ICRC, plus one */
+			d->ovr |= ROCE_OVR_ICRC;
+		}
+		return;
+	case SOFT_FAULT_ICRC_PAD_OMITTED:
+	case SOFT_FAULT_V1_ICRC_TC_UNMASKED:
+		if (v1_mistaken_icrc(d, dev->fault == SOFT_FAULT_ICRC_PAD_OMITTED ? ROCE_ICRC_MISTAKE_PAD_OMITTED
+										  : ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED,
+				     &v)) {
+			d->icrc = v;
+			d->ovr |= ROCE_OVR_ICRC;
+		}
+		return;
+	case SOFT_FAULT_BTH_RESV_SET:
+		roce_bth_set_resv6(d->bth, 0x3F);
+		roce_bth_set_resv7(d->bth, 0x7F);
+		return;
+	case SOFT_FAULT_TVER_ONE:
+		roce_bth_set_tver(d->bth, 1);
+		return;
+	case SOFT_FAULT_WRONG_PAD:
+		if (d->payload_len % 4) {
+			d->ovr |= ROCE_OVR_PAD_LEN | ROCE_OVR_PADCNT;
+			d->pad_len = 0;
+			roce_bth_set_padcnt(d->bth, 0);
+		}
+		return;
+	case SOFT_FAULT_AETH_RESV_SET:
+		if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_AETH))
+			roce_aeth_set_resv(roce_desc_hdr(d, ROCE_H_AETH), 1);
+		return;
+	case SOFT_FAULT_WRONG_DGID:
+		roce_desc_hdr(d, ROCE_H_GRH)[24 + 15]++;
+		return;
+	case SOFT_FAULT_WRONG_SGID:
+		roce_desc_hdr(d, ROCE_H_GRH)[8 + 15]++;
+		return;
+	case SOFT_FAULT_PCP_ZERO:
+		if (d->n_vlan)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
+	case SOFT_FAULT_PCP_RESPONSES_ZERO:
+		if (d->n_vlan && !(roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST))
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
+	default:
+		return;
+	}
+}
+
 void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 {
+	if (d->rocev1) {
+		soft_fault_tx_v1(dev, d);
+		return;
+	}
 	bool cnp = roce_bth_opcode(d->bth) == ROCE_OPCODE_CNP;
 	switch (dev->fault) {
 	case SOFT_FAULT_BAD_ICRC:
@@ -127,6 +200,14 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 		src[d->ip_version == 6 ? 15 : 3]++;
 		return;
 	}
+	case SOFT_FAULT_PCP_ZERO:
+		if (d->n_vlan)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
+	case SOFT_FAULT_PCP_RESPONSES_ZERO:
+		if (d->n_vlan && !(roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST) && !cnp)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
 	default:
 		return;
 	}

@@ -13,7 +13,17 @@
 
 void soft_qp_desc(struct be_qp *qp, struct roce_desc *d, uint8_t opcode, uint32_t psn)
 {
-	roce_endpoint_desc(&qp->ep, d, opcode, psn);
+	const struct roce_endpoint *ep = &qp->ep;
+	struct roce_endpoint as_v2;
+	if (ep->rocev1 && qp->type != BE_QPT_UD) {
+		bool request = roce_opcode(opcode)->flags & ROCE_OPF_REQUEST;
+		if (qp->dev->fault == (request ? SOFT_FAULT_V1_REQUESTS_AS_V2 : SOFT_FAULT_V1_RESPONSES_AS_V2)) {
+			as_v2 = *ep;
+			as_v2.rocev1 = false;
+			ep = &as_v2;
+		}
+	}
+	roce_endpoint_desc(ep, d, opcode, psn);
 	if (SOFT_FAULT_ON(qp->dev, SPORT_VARIES))
 		roce_udp_set_sport(d->udp, 0xC000 | ((qp->udp_sport + ++qp->req.sport_seq * 7) & 0x3FFF));
 }
@@ -177,6 +187,9 @@ static bool send_packet(struct be_qp *qp, struct soft_swqe *w, uint32_t i)
 		}
 		qp->ep.dest_qpn = w->wr.remote_qpn;
 		qp->ep.udp_sport = (uint16_t)(0xC000 | ((qp->qpn ^ w->wr.remote_qpn) & 0x3FFF));
+		/* The format is the AH's GID type's, per work request (CA17-42). */
+		if (SOFT_FAULT_ON(dev, UD_V1_AS_V2))
+			qp->ep.rocev1 = false;
 	} else if (!qp->mac_ok) {
 		if (!soft_neigh_resolve(dev, qp->ep.ip_version, qp->ep.dst_ip, qp->ep.dst_mac)) {
 			dev->cnt.tx_no_neighbour++;

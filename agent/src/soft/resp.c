@@ -703,7 +703,7 @@ static void resp_ud(struct be_qp *qp, const struct soft_rx *rx)
 	}
 	uint8_t grh[40];
 	memset(grh, 0, sizeof grh);
-	if (rx->ip_version == 6)
+	if (rx->ip_version == 6 || rx->rocev1) /* an IPv6 header, or RoCE v1's GRH */
 		memcpy(grh, rx->l3, 40);
 	else
 		memcpy(grh + (SOFT_FAULT_ON(qp->dev, UD_IPV4_HEADER_AT_0) ? 0 : 20), rx->l3, 20);

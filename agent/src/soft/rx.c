@@ -170,7 +170,9 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 	const uint8_t *orig = frame;
 
 	struct roce_pkt p;
-	enum roce_code e = roce_parse_frame(&p, frame, len, len, 0);
+	/* A dual-mode port takes RoCE v1 too (A17.8). */
+	const unsigned pflags = dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0;
+	enum roce_code e = roce_parse_frame(&p, frame, len, len, pflags);
 	uint8_t repaired[sizeof dev->rxbuf];
 	bool icrc_from_original = false, skip_icrc = false;
 	uint32_t l3_off = 0;
@@ -180,7 +182,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		 * the ICRC's coverage is ambiguous, so it is not checked. */
 		len -= (size_t)(p.err_observed);
 		frame = repaired;
-		e = roce_parse_frame(&p, frame, len, len, 0);
+		e = roce_parse_frame(&p, frame, len, len, pflags);
 		if (e != ROCE_OK)
 			return;
 		skip_icrc = true;
@@ -201,7 +203,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 			return;
 		}
 		enum roce_code before = p.err;
-		if (roce_parse_frame(&p, repaired, len, len, 0) != ROCE_OK)
+		if (roce_parse_frame(&p, repaired, len, len, pflags) != ROCE_OK)
 			return;
 		frame = repaired;
 		/* The ICRC of a version-mismatched header is ambiguous (which
@@ -216,24 +218,36 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 	if (p.ip_version == 6 && SOFT_FAULT_ON(dev, IPV4_ONLY))
 		return;
 
-	const uint8_t *l3 = frame + p.hdr_off[p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
+	const uint8_t *l3 = frame + p.hdr_off[p.rocev1 ? ROCE_H_GRH : p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
 	uint8_t dst_ip[16] = { 0 }, src_ip[16] = { 0 };
-	if (p.ip_version == 6) {
+	/* The addresses: a RoCE v1 packet's are its GIDs, an IPv4 address in
+	 * the mapped form. */
+	int ipv = p.ip_version;
+	if (p.rocev1) {
+		dev->cnt.rx_rocev1++;
+		static const uint8_t v4prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+		const uint8_t *sgid = roce_grh_sgid(l3), *dgid = roce_grh_dgid(l3);
+		ipv = memcmp(dgid, v4prefix, 12) == 0 ? 4 : 6;
+		memcpy(src_ip, ipv == 4 ? sgid + 12 : sgid, ipv == 4 ? 4 : 16);
+		memcpy(dst_ip, ipv == 4 ? dgid + 12 : dgid, ipv == 4 ? 4 : 16);
+	} else if (p.ip_version == 6) {
 		memcpy(src_ip, roce_ipv6_src(l3), 16);
 		memcpy(dst_ip, roce_ipv6_dst(l3), 16);
 	} else {
 		memcpy(src_ip, roce_ipv4_src(l3), 4);
 		memcpy(dst_ip, roce_ipv4_dst(l3), 4);
 	}
-	if (!soft_is_our_ip(dev, p.ip_version, dst_ip) && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST)) {
+	/* The DGID check: one of our GIDs, of the type of the protocol that
+	 * brought it (CA17-41). */
+	if (!soft_is_our_ip(dev, ipv, dst_ip, p.rocev1) && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST)) {
 		soft_refresh_gids(dev);
-		if (!soft_is_our_ip(dev, p.ip_version, dst_ip)) {
+		if (!soft_is_our_ip(dev, ipv, dst_ip, p.rocev1)) {
 			dev->cnt.rx_drop_gid++;
 			return;
 		}
 	}
 
-	if (SOFT_FAULT_ON(dev, CNP_BEFORE_VALIDATION))
+	if (SOFT_FAULT_ON(dev, CNP_BEFORE_VALIDATION) && !p.rocev1)
 		cnp_before_validation(dev, &p, frame, l3, src_ip, dst_ip);
 
 	/* The header rules of A17.3 (CA17-24): IP options, flags, checksum,
@@ -246,6 +260,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 	for (size_t i = 0; i < nf; i++) {
 		switch (f[i].code) {
 		case ROCE_C_ICRC:
+		case ROCE_C_ICRC_V1:
 			if (!SOFT_FAULT_ON(dev, ACCEPT_BAD_ICRC)) {
 				dev->cnt.rx_drop_icrc++;
 				return;
@@ -283,7 +298,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		}
 	}
 
-	soft_neigh_learn(dev, p.ip_version, src_ip, eth_src(frame));
+	soft_neigh_learn(dev, ipv, src_ip, eth_src(frame));
 
 	const uint8_t *bth = roce_pkt_hdr(&p, ROCE_H_BTH);
 	if (roce_bth_tver(bth) != 0 && !SOFT_FAULT_ON(dev, IGNORE_TVER)) {
@@ -362,11 +377,22 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		return;
 	}
 
-	/* A QP in INIT (reached here only under ignore-qp-state) has no
-	 * address vector to check the addresses against. */
+	/* A connected QP speaks the protocol of its source GID's type: the
+	 * other one fails the DGID check (A17.8, CA17-41). A QP in INIT
+	 * (reached here only under ignore-qp-state) has no address vector to
+	 * check the protocol and addresses against. */
+	if (qp->type != BE_QPT_UD && s != BE_QPS_INIT && p.rocev1 != qp->gid_v1 &&
+	    dev->fault != (request ? SOFT_FAULT_ACCEPT_GID_TYPE_MISMATCH : SOFT_FAULT_ACCEPT_GID_TYPE_MISMATCH_RESPONSES)) {
+		dev->cnt.rx_drop_gid_type++;
+		return;
+	}
+	if (qp->type == BE_QPT_UD && p.rocev1 && SOFT_FAULT_ON(dev, UD_DROP_V1)) {
+		dev->cnt.ud_dropped++;
+		return;
+	}
 	if (qp->type != BE_QPT_UD && !SOFT_FAULT_ON(dev, IGNORE_ADDR) && s != BE_QPS_INIT) {
-		size_t n = p.ip_version == 4 ? 4 : 16;
-		if (p.ip_version != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
+		size_t n = ipv == 4 ? 4 : 16;
+		if (ipv != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
 		    (memcmp(dst_ip, qp->ep.src_ip, n) != 0 && !SOFT_FAULT_ON(dev, ACCEPT_FOREIGN_DST))) {
 			dev->cnt.rx_drop_addr++;
 			return;
@@ -393,14 +419,16 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		.op = op,
 		.payload = frame + p.payload_off,
 		.payload_len = p.payload_len,
-		.ip_version = p.ip_version,
+		.ip_version = ipv,
+		.rocev1 = p.rocev1,
 		.l3 = l3,
 	};
 	memcpy(rx.src_ip, src_ip, 16);
 	memcpy(rx.dst_ip, dst_ip, 16);
 	memcpy(rx.src_mac, eth_src(frame), 6);
 
-	unsigned ecn = p.ip_version == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
+	/* ECN is RoCEv2's (A17.9.3): a GRH's traffic class has none. */
+	unsigned ecn = p.rocev1 ? 0 : p.ip_version == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
 	if (ecn == 3) {
 		dev->cnt.rx_ecn_ce++;
 		soft_cc_on_ce(qp, &rx);

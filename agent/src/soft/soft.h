@@ -52,6 +52,8 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(rx_drop_ip_version, "IP version / Ethertype mismatch (CA17-27)") \
 	X(rx_drop_icrc, "bad ICRC (CA17-22, CA17-24)") \
 	X(rx_drop_gid, "destination IP is not one of the GIDs") \
+	X(rx_rocev1, "RoCE v1 frames addressed to the device (with --rocev1)") \
+	X(rx_drop_gid_type, "RC/UC packet whose protocol is not its QP's GID type (CA17-41)") \
 	X(rx_drop_tver, "BTH TVer not 0") \
 	X(rx_drop_qp0, "DestQP 0 (CA17-33)") \
 	X(rx_drop_no_qp, "DestQP names no QP") \
@@ -198,8 +200,10 @@ struct be_qp {
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
 	bool destroyed;
 
-	/* Addressing of what this QP sends (RC/UC: from the AV). */
+	/* Addressing of what this QP sends (RC/UC: from the AV; ep.rocev1:
+	 * its source GID is of type RoCE v1, A17.8). */
 	struct roce_endpoint ep;
+	bool gid_v1; /* RC/UC: the type of the AV's source GID */
 	bool mac_ok; /* ep.dst_mac is known */
 	uint16_t udp_sport;
 
@@ -266,7 +270,8 @@ struct be_qp {
 
 struct soft_gid {
 	uint8_t gid[16];
-	int ip_version;
+	int ip_version; /* of the address it comes from (4: ::ffff:a.b.c.d) */
+	bool rocev1;    /* type RoCE v1 (--rocev1); RoCEv2 otherwise */
 };
 
 #define SOFT_MAX_GIDS 32
@@ -286,6 +291,10 @@ struct soft_dev {
 	int ifindex;
 	uint8_t mac[6];
 	unsigned if_mtu;
+	/* --vlan: the soft DUT tags its own frames with this VLAN ID, PCP
+	 * from the SL of the address vector (A17.4), and takes only frames of
+	 * this VLAN as its own. */
+	int vlan_id; /* -1: untagged */
 
 	struct soft_gid gids[SOFT_MAX_GIDS];
 	unsigned n_gids;
@@ -344,8 +353,9 @@ unsigned soft_port_mtu(const struct soft_dev *dev);
 void soft_refresh_gids(struct soft_dev *dev);
 /* The GID at index i (refreshes the table); false when out of range. */
 bool soft_gid_at(struct soft_dev *dev, unsigned i, struct soft_gid *out);
-/* Whether ip (16 bytes, IPv4 in the first 4) of that version is ours. */
-bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip);
+/* Whether ip (16 bytes, IPv4 in the first 4) of that version is one of
+ * our GIDs of that type (RoCE v1 or RoCEv2). */
+bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip, bool rocev1);
 void soft_neigh_learn(struct soft_dev *dev, int ip_version, const uint8_t *ip,
 		      const uint8_t *mac);
 /* Resolves the MAC for ip: cache, kernel neighbour table, then a bounded
@@ -355,6 +365,9 @@ bool soft_neigh_resolve(struct soft_dev *dev, int ip_version, const uint8_t *ip,
  * Returns false with a reason in err when the GID or the MAC is unknown. */
 bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_endpoint *ep,
 		      bool resolve_mac, char *err, size_t errlen);
+/* The 802.1Q tag of the device's VLAN with the PCP of this SL (none
+ * without a VLAN). */
+void soft_vlan_tag(const struct soft_dev *dev, unsigned sl, struct roce_endpoint *ep);
 /* Builds d (after the fault profile's transmit changes) and sends it. */
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d);
 void soft_timer_update(struct soft_dev *dev);
@@ -384,10 +397,11 @@ struct soft_rx {
 	const struct roce_opcode_info *op;
 	const uint8_t *payload;
 	uint32_t payload_len;
-	int ip_version;
+	int ip_version; /* of the addresses (GIDs of IPv4 addresses: 4) */
+	bool rocev1;    /* a RoCE v1 packet: l3 is its GRH */
 	uint8_t src_ip[16], dst_ip[16];
 	uint8_t src_mac[6];
-	const uint8_t *l3; /* the IP header, for the UD receive buffer */
+	const uint8_t *l3; /* the IP header (v1: the GRH), for the UD receive buffer */
 };
 
 /* ---- resp.c ---- */

@@ -26,7 +26,7 @@ static int soft_query_device(struct backend *be, struct be_device_attr *out, str
 	out->max_qp_init_rd_atom = SOFT_MAX_RD_ATOM;
 	out->atomic_cap = BE_ATOMIC_HCA;
 	out->caps = BE_CAP_RC | BE_CAP_UC | BE_CAP_UD | BE_CAP_ATOMIC | BE_CAP_IPV4 | BE_CAP_IPV6 |
-		    BE_CAP_SEND_WITH_INV | (dev->opts.rcm ? BE_CAP_RCM : 0);
+		    BE_CAP_SEND_WITH_INV | (dev->opts.rcm ? BE_CAP_RCM : 0) | (dev->opts.rocev1 ? BE_CAP_ROCEV1 : 0);
 	return 0;
 }
 
@@ -57,7 +57,7 @@ static int soft_list_gids(struct backend *be, unsigned port, struct be_gid *out,
 	for (unsigned i = 0; i < dev->n_gids && *n < max; i++) {
 		out[*n].index = i;
 		memcpy(out[*n].gid, dev->gids[i].gid, 16);
-		out[*n].type = BE_GID_ROCE_V2;
+		out[*n].type = dev->gids[i].rocev1 ? BE_GID_ROCE_V1 : BE_GID_ROCE_V2;
 		(*n)++;
 	}
 	return 0;
@@ -563,6 +563,7 @@ static int soft_modify_qp(struct be_qp *qp, const struct be_qp_attr *a, struct b
 	if (a->mask & BE_QPA_AV) {
 		c->av = a->av;
 		qp->ep = ep;
+		qp->gid_v1 = ep.rocev1;
 	}
 	if (a->mask & BE_QPA_MAX_RD_ATOMIC) c->max_rd_atomic = a->max_rd_atomic;
 	if (a->mask & BE_QPA_MAX_DEST_RD_ATOMIC) c->max_dest_rd_atomic = a->max_dest_rd_atomic;

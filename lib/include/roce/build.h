@@ -24,7 +24,7 @@ extern "C" {
 /* Computed fields that can be overridden. */
 #define ROCE_OVR_ETHERTYPE 0x001u /* d->ethertype instead of the IP version's */
 #define ROCE_OVR_IPV4_IHL 0x002u  /* ipv4.ihl as set */
-#define ROCE_OVR_IP_LEN 0x004u    /* ipv4.totlen / ipv6.paylen as set */
+#define ROCE_OVR_IP_LEN 0x004u    /* ipv4.totlen / ipv6.paylen / grh.paylen as set */
 #define ROCE_OVR_IP_CSUM 0x008u   /* ipv4.csum as set */
 #define ROCE_OVR_UDP_LEN 0x010u   /* udp.len as set */
 #define ROCE_OVR_PADCNT 0x020u    /* bth.padcnt as set */
@@ -42,7 +42,10 @@ struct roce_desc {
 	uint16_t vlan_tci[ROCE_MAX_VLANS];  /* PCP 3 bits, DEI 1, VID 12 */
 	uint16_t ethertype;                 /* with ROCE_OVR_ETHERTYPE */
 
-	uint8_t ip_version; /* 4 or 6 */
+	uint8_t ip_version; /* 4 or 6; 6 (the GRH's layout) for RoCE v1 */
+	/* RoCE v1 (A16): Ethertype 0x8915 and the GRH (ip[] holds it) right
+	 * before the BTH: no IP, no UDP. */
+	bool rocev1;
 	uint8_t ip[ROCE_IPV6_LEN];
 	/* IPv4 options, or raw bytes placed after the IPv6 header (extension
 	 * headers for negative tests; set ipv6.nexthdr to match). */
@@ -66,8 +69,12 @@ struct roce_desc {
 /* Defaults for a conforming packet: IHL 5, DF, TTL/hop limit 64, UDP to
  * 4791 from 0xC000, P_Key 0xFFFF, everything else zero. */
 void roce_desc_init(struct roce_desc *d, uint8_t opcode, int ip_version);
+/* The same for RoCE v1: a GRH with IPVer 6, Next Header 0x1B, hop limit
+ * 64, no IP or UDP header. */
+void roce_desc_init_v1(struct roce_desc *d, uint8_t opcode);
 
-/* The image of header h inside d (IPv4/IPv6 share d->ip). */
+/* The image of header h inside d (IPv4/IPv6/GRH share d->ip); NULL for
+ * a header d does not carry. */
 uint8_t *roce_desc_hdr(struct roce_desc *d, enum roce_hdr h);
 
 /* Sets a field in its image. Setting a computed field (a length, the IPv4
@@ -84,6 +91,7 @@ uint16_t roce_desc_xhdrs(const struct roce_desc *d);
  * small, or -2 if d is inconsistent (IP version not 4/6, too many VLANs,
  * options not a multiple of 4 for IPv4). */
 long roce_build_frame(const struct roce_desc *d, uint8_t *out, size_t cap);
+/* From the IP header (RoCE v1: the GRH) to the ICRC. */
 long roce_build_ip(const struct roce_desc *d, uint8_t *out, size_t cap);
 
 /* The description that rebuilds a parsed packet byte for byte: images

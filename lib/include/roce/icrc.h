@@ -21,14 +21,22 @@ struct roce_pkt;
  * bytes are the result stored little-endian. */
 uint32_t roce_icrc(const uint8_t *l3, size_t len);
 
+/* The ICRC of a RoCE v1 packet (IBA Annex A16, §7.8.1): the same CRC over
+ * 8 bytes of 0xFF (the LRH, masked whole on a routed packet), the GRH with
+ * its traffic class, flow label and hop limit set to ones, and the
+ * transport with BTH byte 4 set to ones. grh points at the GRH; len covers
+ * everything before the ICRC field. */
+uint32_t roce_icrc_v1(const uint8_t *grh, size_t len);
+
 enum roce_icrc_status {
 	ROCE_ICRC_UNVERIFIED, /* cannot be checked: no IP header, cut capture, parse error */
 	ROCE_ICRC_GOOD,
 	ROCE_ICRC_BAD,
 };
 
-/* Checks a parsed packet's ICRC. wire and computed (optional) receive the
- * values, as CRC values (not byte-swapped). */
+/* Checks a parsed packet's ICRC (RoCEv2, or RoCE v1 when p->rocev1).
+ * wire and computed (optional) receive the values, as CRC values (not
+ * byte-swapped). */
 enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, uint32_t *computed);
 
 /* Known implementation mistakes that can explain a wrong ICRC. */

@@ -31,6 +31,10 @@ extern "C" {
 #define ROCE_ETHERTYPE_QINQ 0x88A8
 
 #define ROCE_PARSE_ANY_PORT 0x1u /* accept any UDP destination port (Decode As) */
+/* Parse RoCE v1 (Ethertype 0x8915: GRH, BTH, ...) instead of reporting
+ * E_ROCEV1: for dual-mode ports (A17.8). */
+#define ROCE_PARSE_ROCEV1 0x2u
+#define ROCE_GRH_NXTHDR_IBA 0x1B /* GRH Next Header: the IBA transport (BTH) follows */
 
 struct roce_pkt {
 	const uint8_t *buf; /* what was parsed; offsets below are into it */
@@ -49,11 +53,12 @@ struct roce_pkt {
 	bool has_eth;
 	unsigned n_vlan;
 	uint32_t vlan_off[ROCE_MAX_VLANS]; /* offset of each tag's TPID */
-	uint16_t ethertype;                /* the one announcing IP */
+	uint16_t ethertype;                /* the one announcing IP (or RoCE v1) */
 
-	uint8_t ip_version;   /* 4 or 6, once the IP header is found */
-	uint32_t ip_hdr_len;  /* IPv4: IHL * 4; IPv6: 40 */
-	uint32_t l3_len;      /* IP datagram length per the IP header */
+	uint8_t ip_version;   /* 4 or 6, once the IP header is found; 0 for RoCE v1 */
+	bool rocev1;          /* a RoCE v1 frame: a GRH, no IP or UDP (ROCE_PARSE_ROCEV1) */
+	uint32_t ip_hdr_len;  /* IPv4: IHL * 4; IPv6 and the GRH: 40 */
+	uint32_t l3_len;      /* IP datagram (GRH and what follows) length per its header */
 
 	uint32_t tp_len; /* BTH through ICRC: the UDP payload length */
 	uint8_t opcode;

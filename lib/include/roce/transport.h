@@ -78,7 +78,11 @@ int roce_opcode_find(enum roce_transport t, enum roce_op_kind kind, enum roce_po
  * packet description from it.
  */
 struct roce_endpoint {
-	int ip_version; /* 4 or 6 */
+	int ip_version; /* 4 or 6: the IP version of the GIDs */
+	/* RoCE v1 (A17.8, a GID of type RoCE v1): a GRH carries the GIDs
+	 * (IPv4 ones in the mapped form), the traffic class, flow label and
+	 * hop limit; there is no UDP header (udp_sport unused). */
+	bool rocev1;
 	uint8_t src_mac[6], dst_mac[6];
 	unsigned n_vlan;  /* 0..ROCE_MAX_VLANS */
 	uint16_t vlan_tci[ROCE_MAX_VLANS];
@@ -90,6 +94,10 @@ struct roce_endpoint {
 	uint16_t pkey;
 	uint32_t dest_qpn;
 };
+
+/* The GID of an IP address: an IPv6 address as it is, an IPv4 address
+ * (4 bytes) as ::ffff:a.b.c.d (A17.4.1). */
+void roce_gid_from_ip(int ip_version, const uint8_t *ip, uint8_t gid[16]);
 
 /* A conforming description of a packet with this opcode and PSN from the
  * endpoint; the extended headers are zeroed, the payload empty. */
