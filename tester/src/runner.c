@@ -275,6 +275,8 @@ static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_q
 	}
 }
 
+static const uint8_t *cm_mad(const struct roce_pkt *pk);
+
 /* On a VLAN run the DUT's frames of a QP carry the run's VLAN ID and, as
  * priority, the SL of the QP's address vector (A17.4). A CNP's priority
  * is the device's configuration, so only its VLAN ID is checked. */
@@ -297,7 +299,9 @@ static void check_dut_vlan(struct run_ctx *x, long idx, const struct case_qp *q,
 		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
 		return;
 	}
-	if (pk->op && pk->opcode == ROCE_OPCODE_CNP)
+	/* A CM MAD answers from QP1, which has no address vector: its
+	 * priority follows the request's, not the QP's. */
+	if ((pk->op && pk->opcode == ROCE_OPCODE_CNP) || cm_mad(pk))
 		return;
 	if (tci >> 13 != (q->sl & 7)) {
 		outf(msg, sizeof msg, "802.1Q priority (PCP) %u; the address vector of QP %s has SL %u, so the PCP must be %u",
@@ -1764,6 +1768,7 @@ static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint
 		memcpy(roce_req_primary_remote_gid(m), dut_gid, 16);
 		roce_req_set_primary_rate(m, 3); /* 10 Gb/s */
 		roce_req_set_primary_hop_limit(m, 64);
+		roce_req_set_primary_sl(m, q->sl); /* the path's SL: the priority on a VLAN (A17.4) */
 		roce_req_set_primary_ack_timeout(m, 14);
 		uint8_t *ip = mad + ROCE_CM_REQ_PRIVATE_OFF;
 		roce_ipcm_set_ipv(ip, (uint64_t)q->ipv);
@@ -1781,6 +1786,7 @@ static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint
 		memcpy(roce_lap_alt_local_gid(m), my_gid, 16);
 		memcpy(roce_lap_alt_remote_gid(m), dut_gid, 16);
 		roce_lap_set_alt_hop_limit(m, 64);
+		roce_lap_set_alt_sl(m, q->sl);
 		roce_lap_set_alt_rate(m, 3);
 		roce_lap_set_alt_ack_timeout(m, 14);
 		break;

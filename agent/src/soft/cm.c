@@ -49,6 +49,10 @@ static void reply_endpoint(struct soft_dev *dev, const struct soft_rx *rx, struc
 	ep->udp_sport = 0xC001;
 	ep->pkey = (uint16_t)roce_bth_pkey(rx->bth);
 	ep->dest_qpn = (uint32_t)roce_deth_srcqp(roce_pkt_hdr(rx->p, ROCE_H_DETH));
+	/* On a VLAN, the request's priority. */
+	const struct roce_pkt *p = rx->p;
+	unsigned pcp = p->n_vlan ? (unsigned)roce_be_load(p->buf + p->vlan_off[p->n_vlan - 1] + 2, 2) >> 13 : 0;
+	soft_vlan_tag(dev, pcp, ep);
 }
 
 static void send_mad(struct soft_dev *dev, const struct roce_endpoint *ep, const uint8_t *mad)
@@ -190,6 +194,7 @@ static bool accept_req(struct be_qp *qp, const uint8_t *req, unsigned *reason)
 	a.av.hop_limit = (uint8_t)roce_req_primary_hop_limit(req);
 	a.av.traffic_class = (uint8_t)roce_req_primary_tclass(req);
 	a.av.flow_label = (uint32_t)roce_req_primary_flow_label(req);
+	a.av.sl = (uint8_t)roce_req_primary_sl(req);
 	a.av.port = 1;
 	a.max_dest_rd_atomic = (uint8_t)(depth > 16 ? 16 : depth);
 	a.min_rnr_timer = 12;
