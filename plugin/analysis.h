@@ -21,6 +21,9 @@ struct rocev2_packet {
 	/* Connection manager: the QPs this MAD set up (0 when none). */
 	uint32_t cm_local_qpn, cm_remote_qpn;
 	uint32_t cm_peer_frame;  /* the REQ a REP answers, the REP an RTU confirms */
+	/* ULP hand-off of a data transfer (not a SEND), decided on the first
+	 * pass so that every pass offers the same packets. */
+	enum { ROCEV2_ULP_UNDECIDED, ROCEV2_ULP_OFFER, ROCEV2_ULP_SKIP } ulp_data;
 };
 
 /* Preferences (packet-rocev2.c). */

@@ -209,6 +209,16 @@ static bool ib_known(void)
 	return proto_ib >= 0;
 }
 
+uint32_t rocev2_ib_peer_qpn(packet_info *pinfo, uint32_t dst_qpn)
+{
+	if (!ib_known())
+		return 0;
+	conversation_t *conv = find_conversation(pinfo->num, &pinfo->dst, &pinfo->dst, CONVERSATION_IBQP, dst_qpn,
+						 dst_qpn, NO_ADDR_B | NO_PORT_B);
+	conversation_infiniband_data *d = conv ? conversation_get_proto_data(conv, proto_ib) : NULL;
+	return d ? d->src_qp : 0;
+}
+
 /* The MAD's source QP (DETH) and destination QP (BTH): the CM's own QPs. */
 static uint32_t mad_src_qpn(const struct roce_pkt *t)
 {

@@ -18,4 +18,8 @@ static inline bool rocev2_is_mad(const struct roce_pkt *t)
  * private data. */
 bool rocev2_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			const struct roce_pkt *t, struct rocev2_packet *rp);
+/* The peer of QP dst_qpn at this packet's destination, as the CM exchange
+ * recorded it in the InfiniBand conversations (what the built-in dissector
+ * takes as the source "port"), or 0 when the capture does not say. */
+uint32_t rocev2_ib_peer_qpn(packet_info *pinfo, uint32_t dst_qpn);
 #endif

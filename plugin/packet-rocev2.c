@@ -210,22 +210,67 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 	}
 }
 
+/* The packets whose payload the built-in InfiniBand dissector offers its
+ * ULP heuristics, and so the ones we offer: every SEND, RDMA WRITE and RDMA
+ * READ response packet, First to Last (NVMe-oF and RPC-over-RDMA follow
+ * their data transfers through a whole message), and the RDMA READ request,
+ * which has no payload but whose RETH NVMe-oF matches to a command. RC, UC,
+ * UD and XRC alike; not RD, which the built-in decodes as a vendor DCT
+ * extension (no ULP runs over RD). */
+static bool offered_to_ulps(const struct roce_opcode_info *op)
+{
+	if (op->transport == ROCE_T_RD)
+		return false;
+	switch (op->kind) {
+	case ROCE_K_SEND:
+	case ROCE_K_WRITE:
+	case ROCE_K_READ_RESP:
+	case ROCE_K_READ_REQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The source QP a ULP sees as the source "port", as under the built-in:
+ * the DETH's for datagrams, else the connection's peer (from our analysis,
+ * else from the CM exchange's conversations), else "unknown" (all ones). */
+static uint32_t ulp_src_qpn(packet_info *pinfo, const struct roce_pkt *t, const struct rocev2_packet *rp)
+{
+	const uint8_t *deth = roce_pkt_hdr(t, ROCE_H_DETH);
+	if (deth)
+		return (uint32_t)roce_deth_srcqp(deth);
+	if (rp->analysed && rp->flow.src_qpn)
+		return rp->flow.src_qpn;
+	uint32_t peer = rocev2_ib_peer_qpn(pinfo, (uint32_t)roce_bth_destqp(roce_pkt_hdr(t, ROCE_H_BTH)));
+	return peer ? peer : 0xFFFFFFFFu;
+}
+
 /* The payload goes to the ULP heuristics of the built-in InfiniBand
  * dissector, with the record they expect; a heuristic that claims the
  * payload and then fails on it leaves the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
-		    const struct roce_pkt *t, uint32_t src_qpn)
+		    const struct roce_pkt *t, struct rocev2_packet *rp)
 {
-	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics)
+	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics || !t->complete || !offered_to_ulps(t->op))
 		return false;
-	/* ULP headers (RPC-over-RDMA, iSER, NVMe-oF capsules, SMB Direct) start
-	 * a SEND message; the rest of a message is data, not a header. */
-	if (t->op->kind != ROCE_K_SEND ||
-	    (t->op->position != ROCE_POS_FIRST && t->op->position != ROCE_POS_ONLY))
-		return false;
+	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
+	uint32_t dst_qpn = (uint32_t)roce_bth_destqp(bth);
+	/* A data transfer (RDMA WRITE, READ request or response) or the rest
+	 * of a SEND message means something only to a ULP that knows the
+	 * connection: one that has claimed a message start (a command, an RPC
+	 * call) on it before. Offering the others would only cost time: the
+	 * heuristics are much of what a packet costs. */
+	bool starts = t->op->kind == ROCE_K_SEND &&
+		      (t->op->position == ROCE_POS_FIRST || t->op->position == ROCE_POS_ONLY);
+	if (!starts) {
+		if (rp->ulp_data == ROCEV2_ULP_UNDECIDED)
+			rp->ulp_data = rocev2_ulp_on_qp(pinfo, dst_qpn) ? ROCEV2_ULP_OFFER : ROCEV2_ULP_SKIP;
+		if (rp->ulp_data != ROCEV2_ULP_OFFER)
+			return false;
+	}
 	struct infinibandinfo info;
 	memset(&info, 0, sizeof info);
-	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	const uint8_t *reth = roce_pkt_hdr(t, ROCE_H_RETH);
 	info.payload_tree = rt;
 	info.opCode = t->opcode;
@@ -236,7 +281,11 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 		info.reth_remote_address = roce_reth_va(reth);
 		info.reth_dma_length = roce_reth_dmalen(reth);
 	}
-	return rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, roce_bth_destqp(bth), &info);
+	uint32_t src_qpn = ulp_src_qpn(pinfo, t, rp);
+	bool claimed = rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, dst_qpn, &info);
+	if (claimed && !PINFO_FD_VISITED(pinfo))
+		rocev2_ulp_claimed(pinfo, src_qpn, dst_qpn);
+	return claimed;
 }
 
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
@@ -251,10 +300,12 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		bool done = false;
 		if (rocev2_is_mad(t))
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
-		else if (t->complete && try_ulp(payload, pinfo, tree, rt, t, rp->analysed ? rp->flow.src_qpn : 0))
-			done = true;
+		else
+			done = try_ulp(payload, pinfo, tree, rt, t, rp);
 		if (!done || tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
+	} else if (len == 0 && t->op->kind == ROCE_K_READ_REQ && off <= have) {
+		try_ulp(tvb_new_subset_length_caplen(tvb, off, 0, 0), pinfo, tree, rt, t, rp);
 	}
 	off += len;
 	if (t->pad_len && off < have) {
@@ -454,6 +505,7 @@ void proto_register_rocev2(void)
 	rocev2_register_findings(proto_rocev2);
 	rocev2_register_analysis(proto_rocev2);
 	rocev2_register_mad(proto_rocev2);
+	rocev2_register_ulp();
 	rocev2_tap = rocev2_register_tap();
 	rocev2_register_stats();
 

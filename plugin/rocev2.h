@@ -46,4 +46,11 @@ void rocev2_add_finding(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, int
  * Returns whether a ULP claimed them. */
 bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		      uint32_t src_qpn, uint32_t dst_qpn, void *ib_info);
+void rocev2_register_ulp(void);
+/* Records, on the first pass, that a ULP claimed a packet from src_qpn
+ * (all ones when unknown) to dst_qpn. */
+void rocev2_ulp_claimed(packet_info *pinfo, uint32_t src_qpn, uint32_t dst_qpn);
+/* Whether a ULP has claimed a packet to or from QP dst_qpn at this
+ * packet's destination so far. */
+bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn);
 #endif

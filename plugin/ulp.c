@@ -8,6 +8,34 @@
 
 #include <epan/exceptions.h>
 
+/* The QPs (with their host's address) that a ULP has claimed a packet to
+ * or from: only their data transfers are worth offering (see
+ * rocev2_ulp_on_qp). */
+static wmem_map_t *ulp_qps;
+
+void rocev2_register_ulp(void)
+{
+	ulp_qps = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
+}
+
+/* One key per (address, QPN); a collision only offers a packet in vain. */
+static void *qp_key(const address *a, uint32_t qpn)
+{
+	return GUINT_TO_POINTER((add_address_to_hash(0, a) * 0x9E3779B1u) ^ (qpn & 0xFFFFFFu));
+}
+
+bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn)
+{
+	return wmem_map_size(ulp_qps) > 0 && wmem_map_contains(ulp_qps, qp_key(&pinfo->dst, dst_qpn));
+}
+
+void rocev2_ulp_claimed(packet_info *pinfo, uint32_t src_qpn, uint32_t dst_qpn)
+{
+	wmem_map_insert(ulp_qps, qp_key(&pinfo->dst, dst_qpn), GUINT_TO_POINTER(1));
+	if (src_qpn <= 0xFFFFFFu)
+		wmem_map_insert(ulp_qps, qp_key(&pinfo->src, src_qpn), GUINT_TO_POINTER(1));
+}
+
 bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		      uint32_t src_qpn, uint32_t dst_qpn, void *ib_info)
 {

@@ -9,18 +9,34 @@ out, with the reason: 0x40-0x5F (RD), which it decodes as a vendor DCT
 extension. CNP and XRC extended headers it does not decode at all, so
 there is nothing to compare there beyond the BTH.
 
-The upper-layer protocols' fields that both hand-offs reach (the NVMe-oF
-RDMA CM private data of REQ, REP and REJ) must match too, in both
-directions: a frame where one shows such a field and the other does not
-fails. Both run two passes there: on its first pass the built-in replaces
-a REQ's source address with its LID before the ULP looks, so it decodes a
-REQ's private data only when it sees the frame again.
+The upper-layer protocols' fields are compared too, two passes (-2) on both
+sides, over every field of the NVMe-oF protocols (nvme-rdma and nvme)
+in each frame:
+- the RDMA CM private data of REQ, REP and REJ (nvme-rdma.cm.*) both ways:
+  a frame where one shows such a field and the other does not fails. On
+  its first pass the built-in replaces a REQ's source address with its LID
+  before the ULP looks, so it decodes a REQ's private data only when it
+  sees the frame again;
+- every other NVMe-oF field the built-in shows in a frame (command
+  capsules, completions, and the data transfers by RDMA WRITE, RDMA READ
+  request and READ response: the queue ID, the transfer notes and their
+  links) must be shown by the plugin in that frame with the same value.
+  One difference is allowed: where the built-in says a transfer has "no
+  Command Match", the plugin may have matched it (the same field, with the
+  links to the command), and where it shows a completion as "Dissection
+  unsupported" (no command), the plugin may have decoded it. The built-in never finds the host's QP in an
+  rdma_cm connection over RoCEv2, so it cannot see the host's commands; the
+  plugin can, and shows more, which is reported, not compared.
+A list of NVMe-oF fields must each be compared at least once, so that the
+comparison cannot pass by having nothing to compare.
 
 usage: compare_builtin.py TSHARK-WRAPPER PLUGIN-DIR CAPTURE...
 """
+import collections
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 PAIRS = [
     ("rocev2.bth.opcode", "infiniband.bth.opcode"),
@@ -49,13 +65,48 @@ PAIRS = [
     ("rocev2.icrc", "infiniband.invariant.crc"),
 ]
 
-# ULP fields, the same on both sides.
-ULP = [
+# NVMe-oF RDMA CM private data fields: the same on both sides, both ways.
+CM = [
     "nvme-rdma.cm.req.recfmt", "nvme-rdma.cm.req.qid", "nvme-rdma.cm.req.hrqsize",
     "nvme-rdma.cm.req.hsqsize", "nvme-rdma.cm.req.cntlid", "nvme-rdma.cm.req.reserved",
     "nvme-rdma.cm.rsp.recfmt", "nvme-rdma.cm.rsp.crqsize", "nvme-rdma.cm.rsp.reserved",
     "nvme-rdma.cm.rej.recfmt", "nvme-rdma.cm.rej.status",
 ]
+# Fields of the data transfers that the comparison must reach: the queue
+# ID under each WRITE, READ request and completion, the WRITE notes.
+MUST = CM + ["nvme-rdma.cmd.qid", "nvme-rdma.write_to_host_req", "nvme-rdma.read_to_host_req"]
+ULP_PROTOS = ("nvme-rdma", "nvme")
+# How the built-in labels a transfer or completion it could not tie to a
+# command: "no Command Match", or the completion's bytes as "Dissection
+# unsupported".
+UNMATCHED = ("no Command Match", "Dissection unsupported")
+
+
+def ulp_fields(wrapper, plugins, pcap):
+    """frame -> multiset of (field, value) of every field of ULP_PROTOS,
+    and the frames' 'no Command Match' fields, from a two-pass PDML."""
+    cmd = [wrapper, plugins, "-n", "-2", "-r", pcap, "-T", "pdml"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    fields, unmatched = {}, {}
+    for packet in ET.fromstring(out).iter("packet"):
+        num = None
+        have, um = collections.Counter(), set()
+        for proto in packet.iter("proto"):
+            if proto.get("name") == "frame":
+                for f in proto.iter("field"):
+                    if f.get("name") == "frame.number":
+                        num = int(f.get("show"))
+            if proto.get("name") not in ULP_PROTOS:
+                continue
+            for f in proto.iter("field"):
+                name = f.get("name", "")
+                if not name:
+                    continue
+                have[(name, f.get("show", ""))] += 1
+                if any(text in f.get("showname", "") for text in UNMATCHED):
+                    um.add(name)
+        fields[num], unmatched[num] = have, um
+    return fields, unmatched
 
 
 def values(wrapper, plugins, pcap, fields, opts, occurrence="f"):
@@ -108,30 +159,44 @@ def main():
                 per_field[a] += 1
                 if number(o[a]) != number(t[b]):
                     failures.append(f"{os.path.basename(pcap)} frame {frame}: {a}={o[a]} but {b}={t[b]}")
-    ulp_compared = {f: 0 for f in ULP}
+    ulp_compared = collections.Counter()
+    extra = 0
     for pcap in sys.argv[3:]:
-        ours = values(wrapper, plugins, pcap, ULP, ["-2"], "a")
-        theirs = values(wrapper, "none", pcap, ULP, ["-2"], "a")
+        ours, _ = ulp_fields(wrapper, plugins, pcap)
+        theirs, unmatched = ulp_fields(wrapper, "none", pcap)
+        name = os.path.basename(pcap)
         for frame in sorted(set(ours) | set(theirs)):
-            o, t = ours.get(frame, {}), theirs.get(frame, {})
-            for f in ULP:
-                a, b = o.get(f, ""), t.get(f, "")
-                if not a and not b:
-                    continue
-                compared += 1
-                ulp_compared[f] += 1
-                if a != b:
-                    failures.append(f"{os.path.basename(pcap)} frame {frame}: {f} is '{a}' with rocev2 "
-                                    f"but '{b}' with the built-in")
+            o, t = ours.get(frame, collections.Counter()), theirs.get(frame, collections.Counter())
+            left = o.copy()
+            for (f, v), n in t.items():
+                got = min(n, left[(f, v)])
+                left[(f, v)] -= got
+                if got < n and f in unmatched.get(frame, ()) and \
+                        (sum(c for (g, _), c in left.items() if g == f) >= n - got or
+                         f.endswith("unknown_data") and
+                         any(c > 0 and g.startswith("nvme.") for (g, _), c in left.items())):
+                    got = n  # the plugin matched (and decoded) what the built-in could not
+                compared += n
+                ulp_compared[f] += n
+                if got < n:
+                    failures.append(f"{name} frame {frame}: the built-in shows {f} = '{v}' "
+                                    f"({n}x), rocev2 {n - got} time(s) fewer")
+            # CM private data: both ways.
+            for (f, v), n in left.items():
+                if n > 0 and f in CM:
+                    failures.append(f"{name} frame {frame}: {f} = '{v}' with rocev2 only")
+            extra += sum(n for (f, v), n in left.items() if n > 0 and f not in CM)
     print(f"compared {compared} field values in {len(sys.argv) - 3} captures "
           f"({skipped} RD frames left out: the built-in decodes 0x40-0x5F as DCT)")
-    for a, n in list(per_field.items()) + list(ulp_compared.items()):
+    for a, n in list(per_field.items()) + sorted(ulp_compared.items()):
         print(f"  {a:28s} {n:5d} values")
+    print(f"  (and {extra} NVMe-oF field values that only rocev2 shows: commands the built-in "
+          f"could not match)")
     for f in failures[:50]:
         print("FAIL " + f)
     # RDETH comes only with RD opcodes, which the built-in decodes as DCT.
     missing = [a for a, n in per_field.items() if n == 0 and a != "rocev2.rdeth.eecnxt"]
-    missing += [f for f, n in ulp_compared.items() if n == 0]
+    missing += [f for f in MUST if ulp_compared[f] == 0]
     for a in missing:
         print(f"FAIL {a}: never compared (neither capture has it decoded by both)")
     print(f"{compared - len(failures)} passed, {len(failures) + len(missing)} failed")

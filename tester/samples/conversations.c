@@ -271,6 +271,7 @@ static size_t rpc_over_rdma(uint8_t *b)
 #define RC_WRITE_LAST 0x08
 #define RC_WRITE_ONLY 0x0A
 #define RC_WRITE_ONLY_IMM 0x0B
+#define RC_READ_REQUEST 0x0C
 #define RC_READ_FIRST 0x0D
 #define RC_READ_MIDDLE 0x0E
 #define RC_READ_LAST 0x0F
@@ -354,6 +355,56 @@ static void le_store(uint8_t *p, unsigned n, uint64_t v)
 		p[i] = (uint8_t)v;
 }
 
+/* An NVMe-oF command capsule (64-byte SQE, little-endian) whose data moves
+ * by RDMA (a keyed SGL data block descriptor: address, length, key). */
+static void nvme_sqe(uint8_t *sqe, uint8_t opc, uint16_t cid, uint64_t addr, uint32_t len, uint32_t key,
+		     uint64_t slba, uint16_t nlb0)
+{
+	memset(sqe, 0, 64);
+	sqe[0] = opc;
+	sqe[1] = 0x40;                /* PSDT: SGL */
+	le_store(sqe + 2, 2, cid);
+	le_store(sqe + 4, 4, 1);      /* namespace 1 */
+	le_store(sqe + 24, 8, addr);
+	le_store(sqe + 32, 3, len);
+	le_store(sqe + 35, 4, key);
+	sqe[39] = 0x40;               /* keyed data block */
+	le_store(sqe + 40, 8, slba);
+	le_store(sqe + 48, 2, nlb0);  /* number of blocks, zero-based */
+}
+
+/* Its completion (16-byte CQE) for command cid. */
+static void nvme_cqe(uint8_t *cqe, uint16_t sq_head, uint16_t cid)
+{
+	memset(cqe, 0, 16);
+	le_store(cqe + 8, 2, sq_head);
+	le_store(cqe + 10, 2, 1);     /* SQ ID */
+	le_store(cqe + 12, 2, cid);
+}
+
+/* An RC packet that carries bytes of its own (a capsule) instead of the
+ * pattern. */
+static void send_bytes(struct conv *c, bool from_a, uint32_t psn, const uint8_t *bytes, size_t n,
+		       const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, from_a, RC_SEND_ONLY, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, n);
+	d.payload = bytes;
+	send_frame(c, &d, from_a ? 20 : 5, ROCE_OK, what);
+}
+
+/* An RC packet with a RETH naming the host's buffer (va, key, dmalen). */
+static void with_reth(struct conv *c, bool from_a, uint8_t opcode, uint32_t psn, size_t plen, uint64_t va,
+		      uint32_t key, uint32_t dmalen, const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, from_a, opcode, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, plen);
+	roce_reth_set_va(hdr(&d, ROCE_H_RETH), va);
+	roce_reth_set_rkey(hdr(&d, ROCE_H_RETH), key);
+	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), dmalen);
+	send_frame(c, &d, 10, ROCE_OK, what);
+}
+
 void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 {
 	struct conv c;
@@ -368,39 +419,44 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 	le_store(accept + 2, 2, 32);
 	cm_connect_to(&c, 1000, 5000, nvme_sid, priv, sizeof priv, accept, sizeof accept);
 
-	/* Host -> target: a Read command capsule (64-byte SQE), with a keyed
-	 * SGL descriptor for the target's RDMA WRITE of the data. */
-	uint8_t *sqe = c.payload + 6000;
-	memset(sqe, 0, 64);
-	sqe[0] = 0x02;               /* Read */
-	sqe[1] = 0x40;               /* PSDT: SGL */
-	le_store(sqe + 2, 2, 0x0007); /* command ID */
-	le_store(sqe + 4, 4, 1);     /* namespace 1 */
-	le_store(sqe + 24, 8, 0x00007F0000100000ull); /* SGL: address */
-	le_store(sqe + 32, 3, 512);  /* length */
-	le_store(sqe + 35, 4, 0x00001234); /* key */
-	sqe[39] = 0x40;              /* keyed data block */
-	le_store(sqe + 40, 8, 0x10); /* starting LBA */
-	struct roce_desc d;
-	start(&c, &d, true, RC_SEND_ONLY, SAMPLE_QP_B, 1000, 64);
-	d.payload = sqe;
-	send_frame(&c, &d, 20, ROCE_OK, "SEND Only: NVMe-oF Read command capsule");
+	/* Host (A) -> target (B): a Read command capsule for one 512-byte
+	 * block; the target RDMA WRITEs the data into the host's buffer, then
+	 * sends the completion. */
+	uint8_t *sqe = c.payload + 6000, *cqe = c.payload + 7000;
+	const uint64_t buf1 = 0x00007F0000100000ull, buf2 = 0x00007F0000200000ull, buf3 = 0x00007F0000300000ull;
+	nvme_sqe(sqe, 0x02, 0x0007, buf1, 512, 0x00001234, 0x10, 0);
+	send_bytes(&c, true, 1000, sqe, 64, "SEND Only: NVMe-oF Read command capsule (1 block)");
 	ack(&c, true, RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
-
-	/* Target -> host: the data by RDMA WRITE, then the completion. */
-	start(&c, &d, false, RC_WRITE_ONLY, SAMPLE_QP_A, 5000, 512);
-	roce_reth_set_va(hdr(&d, ROCE_H_RETH), 0x00007F0000100000ull);
-	roce_reth_set_rkey(hdr(&d, ROCE_H_RETH), 0x00001234);
-	send_frame(&c, &d, 30, ROCE_OK, "RDMA WRITE Only: the 512 bytes read");
-	uint8_t *cqe = c.payload + 7000;
-	memset(cqe, 0, 16);
-	le_store(cqe + 8, 2, 1);      /* SQ head */
-	le_store(cqe + 10, 2, 1);     /* SQ ID */
-	le_store(cqe + 12, 2, 0x0007); /* command ID */
-	start(&c, &d, false, RC_SEND_ONLY, SAMPLE_QP_A, 5001, 16);
-	d.payload = cqe;
-	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: NVMe-oF completion");
+	with_reth(&c, false, RC_WRITE_ONLY, 5000, 512, buf1, 0x00001234, 512, "RDMA WRITE Only: the 512 bytes read");
+	nvme_cqe(cqe, 1, 0x0007);
+	send_bytes(&c, false, 5001, cqe, 16, "SEND Only: NVMe-oF completion");
 	ack(&c, false, RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
+
+	/* A Read of 6 blocks (3072 bytes): the data comes by a 3-packet RDMA
+	 * WRITE (path MTU 1024). */
+	nvme_sqe(sqe, 0x02, 0x0008, buf2, 3072, 0x00001235, 0x20, 5);
+	send_bytes(&c, true, 1001, sqe, 64, "SEND Only: NVMe-oF Read command capsule (6 blocks)");
+	ack(&c, true, RC_ACK, 1001, SYN_ACK, 2, 0, ROCE_OK, "ACK");
+	with_reth(&c, false, RC_WRITE_FIRST, 5002, PMTU, buf2, 0x00001235, 3072, "RDMA WRITE First of the 3072 bytes read");
+	req(&c, false, RC_WRITE_MIDDLE, 5003, PMTU, ROCE_OK, "RDMA WRITE Middle");
+	req(&c, false, RC_WRITE_LAST, 5004, PMTU, ROCE_OK, "RDMA WRITE Last");
+	nvme_cqe(cqe, 2, 0x0008);
+	send_bytes(&c, false, 5005, cqe, 16, "SEND Only: NVMe-oF completion of the 6-block Read");
+	ack(&c, false, RC_ACK, 5005, SYN_ACK, 4, 0, ROCE_OK, "ACK from the host");
+
+	/* A Write of 6 blocks: the target fetches the data by RDMA READ from
+	 * the host's buffer (3 response packets), then completes. */
+	nvme_sqe(sqe, 0x01, 0x0009, buf3, 3072, 0x00001236, 0x30, 5);
+	send_bytes(&c, true, 1002, sqe, 64, "SEND Only: NVMe-oF Write command capsule (6 blocks)");
+	ack(&c, true, RC_ACK, 1002, SYN_ACK, 3, 0, ROCE_OK, "ACK");
+	with_reth(&c, false, RC_READ_REQUEST, 5006, 0, buf3, 0x00001236, 3072,
+		  "RDMA READ Request of the 3072 bytes to write");
+	ack(&c, false, RC_READ_FIRST, 5006, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, false, RC_READ_MIDDLE, 5007, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Middle (2/3)");
+	ack(&c, false, RC_READ_LAST, 5008, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Last (3/3)");
+	nvme_cqe(cqe, 3, 0x0009);
+	send_bytes(&c, false, 5009, cqe, 16, "SEND Only: NVMe-oF completion of the Write");
+	ack(&c, false, RC_ACK, 5009, SYN_ACK, 6, 0, ROCE_OK, "ACK from the host");
 	cm_disconnect(&c);
 
 	/* A second queue the target refuses: a REQ for QID 2 with an HRQSIZE
