@@ -46,6 +46,36 @@ int main(void)
 	CHECK(ROCE_CM_REQ_PRIVATE_OFF == 24 + 140, "REQ private data offset in the MAD");
 	CHECK(roce_cm_msg(ROCE_CM_REP) == ROCE_MH_CM_REP && roce_cm_msg(0x99) == ROCE_MH_COUNT, "attr map");
 	CHECK(!strcmp(roce_cm_msg_name(ROCE_CM_SIDR_REQ), "SIDR REQ"), "names");
+	/* LAP and APR (IBA 12.8): the alternate port LIDs at 20 and 22, the
+	 * GIDs after them; the APR status in byte 9. */
+	memset(m, 0, sizeof m);
+	roce_lap_set_alt_local_lid(m, 0xBEEF);
+	roce_lap_set_alt_remote_lid(m, 0x1234);
+	roce_lap_set_remote_qpn(m, 0x00ABCD);
+	roce_lap_set_alt_flow_label(m, 0xFFFFF);
+	roce_lap_set_alt_tclass(m, 0x5A);
+	CHECK(m[20] == 0xBE && m[21] == 0xEF && m[22] == 0x12 && m[23] == 0x34, "LAP LIDs at 20 and 22");
+	CHECK(m[13] == 0xAB && m[14] == 0xCD && m[56] == 0xFF && (m[58] & 0xF0) == 0xF0 && m[59] == 0x5A,
+	      "LAP QPN, flow label and traffic class");
+	CHECK(roce_lap_alt_local_gid(m) == m + 24 && roce_lap_private_data(m) == m + 64, "LAP GIDs, private data");
+	memset(m, 0, sizeof m);
+	roce_apr_set_status(m, 7);
+	CHECK(m[9] == 7 && roce_apr_status(m) == 7 && roce_apr_private_data(m) == m + 84, "APR status in byte 9");
+	CHECK(roce_cm_msg(ROCE_CM_LAP) == ROCE_MH_CM_LAP && roce_cm_msg(ROCE_CM_APR) == ROCE_MH_CM_APR &&
+	      !strcmp(roce_cm_msg_name(ROCE_CM_APR), "APR"), "LAP and APR attributes");
+	enum roce_mad_field lid = roce_mad_field_by_name("lap.alt_remote_lid");
+	uint64_t got = 0;
+	CHECK(lid != ROCE_MF_COUNT && roce_mad_field_by_name("lap.nope") == ROCE_MF_COUNT &&
+	      roce_mad_field_by_name("alt_remote_lid") == ROCE_MF_COUNT, "fields by name");
+	memset(m, 0, sizeof m);
+	CHECK(roce_mad_put(m, lid, 0xCAFE) && m[24 + 22] == 0xCA && roce_mad_get(m, lid, &got) && got == 0xCAFE,
+	      "a CM field sits after the MAD header");
+	CHECK(roce_mad_put(m, roce_mad_field_by_name("mad.attr_id"), ROCE_CM_LAP) && m[16] == 0 && m[17] == 0x19,
+	      "MAD header fields from 0");
+	CHECK(roce_mad_put(m, roce_mad_field_by_name("ipcm.sport"), 0x1234) && m[ROCE_CM_REQ_PRIVATE_OFF + 2] == 0x12,
+	      "IP CM fields in the REQ's private data");
+	CHECK(!roce_mad_get(m, roce_mad_field_by_name("lap.alt_local_gid"), &got), "byte fields are not numbers");
+	CHECK(roce_cm_ip_service_id(18515) == 0x0000000001064853ull, "the TCP port space's service ID");
 	CHECK(roce_cm_service_is_ip(0x0000000001064853ull) && !roce_cm_service_is_ip(0x1000000000000001ull),
 	      "IP CM service IDs");
 
