@@ -3,11 +3,60 @@
  * of one header do not overlap unless they share a word under disjoint
  * masks, accessors round-trip, CM attributes map to their layouts, and the
  * REQ carries its private data where Annex A11 puts the IP CM header.
+ * roce_check flags the REJ reasons and the APR status that name a port LID
+ * (CA17-35, CA17-37) and nothing else in a CM MAD.
  */
 #include <string.h>
 
 #include "samples.h"
 #include "testutil.h"
+
+/* The CM finding roce_check raises on a MAD to QP1 whose capture holds
+ * caplen bytes of the frame (0: all of it); ROCE_OK when none. */
+static enum roce_code cm_finding(const uint8_t *mad, size_t caplen)
+{
+	uint8_t frame[SAMPLE_FRAME_MAX];
+	struct roce_desc d;
+	sample_desc(&d, 0x64, 4, mad, ROCE_MAD_LEN);
+	roce_bth_set_destqp(d.bth, ROCE_QP1);
+	long len = roce_build_frame(&d, frame, sizeof frame);
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, caplen ? caplen : (size_t)len, (size_t)len, 0);
+	struct roce_finding f[8];
+	size_t n = roce_check(&p, NULL, f, 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		if (f[i].code == ROCE_C_CM_REJ_LID || f[i].code == ROCE_C_CM_APR_LID)
+			return f[i].code;
+	return ROCE_OK;
+}
+
+static void cm_lid_checks(void)
+{
+	uint8_t m[ROCE_MAD_LEN] = { 1, ROCE_MAD_CLASS_CM, ROCE_MAD_CM_CLASS_VERSION, ROCE_MAD_METHOD_SEND };
+	uint8_t *x = m + ROCE_MAD_HDR_LEN;
+	roce_mad_set_attr_id(m, ROCE_CM_REJ);
+	roce_rej_set_reason(x, ROCE_CM_REJ_INVALID_LID);
+	CHECK(cm_finding(m, 0) == ROCE_C_CM_REJ_LID, "REJ reason 13 is CA17-35");
+	roce_rej_set_reason(x, ROCE_CM_REJ_INVALID_ALT_LID);
+	CHECK(cm_finding(m, 0) == ROCE_C_CM_REJ_LID, "REJ reason 19 is CA17-35");
+	/* Ethernet 14, IPv4 20, UDP 8, BTH 12, DETH 8: the MAD at 62, the
+	 * reason at 62 + 24 + 10. A capture cut inside it reads nothing. */
+	CHECK(cm_finding(m, 62 + 24 + 12) == ROCE_C_CM_REJ_LID, "a capture holding the reason is judged");
+	CHECK(cm_finding(m, 62 + 24 + 11) == ROCE_OK, "a cut REJ reason is not read");
+	roce_rej_set_reason(x, ROCE_CM_REJ_INVALID_SERVICE_ID);
+	CHECK(cm_finding(m, 0) == ROCE_OK, "REJ reason 8 is fine");
+	roce_mad_set_attr_id(m, ROCE_CM_APR);
+	roce_apr_set_status(x, ROCE_CM_APR_INVALID_LID);
+	CHECK(cm_finding(m, 0) == ROCE_C_CM_APR_LID, "APR status 7 is CA17-37");
+	roce_apr_set_status(x, ROCE_CM_APR_UNSUPPORTED);
+	CHECK(cm_finding(m, 0) == ROCE_OK, "APR status 2 is fine");
+	roce_apr_set_status(x, ROCE_CM_APR_INVALID_LID);
+	roce_mad_set_attr_id(m, ROCE_CM_REP);
+	CHECK(cm_finding(m, 0) == ROCE_OK, "byte 9 of a REP is not an APR status");
+	roce_mad_set_attr_id(m, ROCE_CM_APR);
+	roce_mad_set_mgmt_class(m, 0x04); /* PerfMgt */
+	CHECK(cm_finding(m, 0) == ROCE_OK, "only the CM class is judged");
+}
 
 int main(void)
 {
@@ -92,5 +141,6 @@ int main(void)
 	len = roce_build_frame(&d, frame, sizeof frame);
 	roce_parse_frame(&p, frame, (size_t)len, (size_t)len, 0);
 	CHECK(!roce_pkt_is_mad(&p), "UD SEND to another QP is not");
+	cm_lid_checks();
 	return test_result("test_mad");
 }
