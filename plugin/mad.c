@@ -48,7 +48,8 @@ static const value_string cm_attrs[] = {
 	{ ROCE_CM_REJ, "ConnectReject (REJ)" }, { ROCE_CM_REP, "ConnectReply (REP)" },
 	{ ROCE_CM_RTU, "ReadyToUse (RTU)" }, { ROCE_CM_DREQ, "DisconnectRequest (DREQ)" },
 	{ ROCE_CM_DREP, "DisconnectReply (DREP)" }, { ROCE_CM_SIDR_REQ, "ServiceIDResReq (SIDR REQ)" },
-	{ ROCE_CM_SIDR_REP, "ServiceIDResReqResp (SIDR REP)" }, { 0, NULL },
+	{ ROCE_CM_SIDR_REP, "ServiceIDResReqResp (SIDR REP)" }, { ROCE_CM_LAP, "LoadAlternatePath (LAP)" },
+	{ ROCE_CM_APR, "AlternatePathResponse (APR)" }, { 0, NULL },
 };
 
 static enum ftenum uint_type(unsigned width)
@@ -319,9 +320,11 @@ static void learn(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *m
 			return;
 		rp->cm_peer_frame = r->frame;
 		rp->cm_remote_qpn = r->qpn;
+		/* A Starting PSN is the one its sender receives first (IBA 12.7
+		 * as Linux's CM and rxe use it): A sends from the REP's. */
 		struct roce_flow_connection c = {
-			r->ipv, r->a, r->b, r->qpn, rp->cm_local_qpn, r->start_psn,
-			(uint32_t)roce_rep_start_psn(m), true, true, r->pmtu,
+			r->ipv, r->a, r->b, r->qpn, rp->cm_local_qpn, (uint32_t)roce_rep_start_psn(m),
+			r->start_psn, true, true, r->pmtu,
 		};
 		rocev2_analysis_connect(&c);
 		ib_reply_conversations(pinfo, m, r, rp->cm_local_qpn);

@@ -27,7 +27,7 @@ expect "craft with an ICRC mistake" 0 "$t" craft --payload-len 5 --icrc-mistake 
 contains "diagnosis" "likely cause: the pad bytes were left out of the ICRC"
 
 expect "lint the violations capture" 1 "$t" lint --all --pmtu 1024 --sender --any-port "$caps/violations.pcap"
-for rule in CA17-2 CA17-3 CA17-6 CA17-7 CA17-8 CA17-10 CA17-15 CA17-16 CA17-20 CA17-21 CA17-22 CA17-27 CA17-33 CA17-44 A17.3.1-ECN IBA9.2-TVER IBA9.7-LEN; do
+for rule in CA17-2 CA17-3 CA17-6 CA17-7 CA17-8 CA17-10 CA17-15 CA17-16 CA17-20 CA17-21 CA17-22 CA17-27 CA17-33 CA17-35 CA17-37 CA17-44 A17.3.1-ECN IBA9.2-TVER IBA9.7-LEN; do
   contains "violations: $rule" "$rule:"
 done
 

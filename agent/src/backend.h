@@ -318,6 +318,12 @@ struct backend_ops {
 
 	int (*read_counters)(struct backend *be, unsigned port, be_counter_fn fn, void *ctx,
 			     struct be_error *err);
+
+	/* The connection manager's passive side: qp (RC, in RESET) accepts
+	 * the next connection requested for the IP CM service ID of this TCP
+	 * port (Annex A11: 0x0000000001060000 | port), taking the REQ's path
+	 * and QP parameters; the listen ends with the QP. NULL: no CM. */
+	int (*cm_listen)(struct be_qp *qp, uint16_t port, struct be_error *err);
 };
 
 /* Every backend's device struct starts with this. */

@@ -4,6 +4,7 @@
  * the backend, and the results.
  */
 #include "agent.h"
+#include "roce/mad.h"
 
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -383,6 +384,9 @@ static void m_hello(struct req *r)
 
 static void m_bye(struct req *r)
 {
+	/* Everything is gone before the reply: a tester that opens the next
+	 * session at once finds the device free (an rdma_cm port released). */
+	session_cleanup(r->s);
 	r->close_after = true;
 }
 
@@ -836,6 +840,30 @@ static void m_destroy_qp(struct req *r)
 	session_remove(r->s, h);
 }
 
+/* The passive side of the connection manager: the QP accepts the next
+ * connection for the port's IP CM service ID. */
+static void m_cm_listen(struct req *r)
+{
+	struct handle *h = session_get(r, "qp", H_QP, true);
+	uint32_t port;
+	if (!h || !p_u32(r, "port", true, 0, 65535, &port))
+		return;
+	if (port == 0) {
+		req_fail(r, AE_BAD_REQUEST, "params.port: 0 is not a port to listen on; expected 1..65535");
+		return;
+	}
+	if (!OPS(r)->cm_listen) {
+		req_fail(r, AE_UNSUPPORTED, "the %s backend has no connection manager", OPS(r)->name);
+		return;
+	}
+	struct be_error err = { 0 };
+	if (OPS(r)->cm_listen(h->obj, (uint16_t)port, &err)) {
+		be_fail(r, &err);
+		return;
+	}
+	res_u64(r, "service_id", roce_cm_ip_service_id((uint16_t)port));
+}
+
 static void m_create_ah(struct req *r)
 {
 	struct handle *pd = session_get(r, "pd", H_PD, true);
@@ -1130,6 +1158,7 @@ static const struct method methods[] = {
 	{ "post_send", m_post_send },
 	{ "poll_cq", m_poll_cq },
 	{ "read_counters", m_read_counters },
+	{ "cm_listen", m_cm_listen },
 };
 
 /* What the decoder must know before json-glib sees a text: its nesting

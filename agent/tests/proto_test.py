@@ -187,7 +187,22 @@ def test_params():
     c.err("modify_qp", "bad_request", "params.retry_cnt", qp=q, retry_cnt=8)
     c.err("post_send", "invalid_state", None, qp=q, wr_id=1, opcode="SEND")
     c.err("post_recv", "invalid_state", None, qp=q, wr_id=1)
+    # cm_listen: the connection manager's passive side, on a QP in RESET.
+    c.err("cm_listen", "bad_request", "params.port", qp=q)
+    c.err("cm_listen", "bad_request", "params.port", qp=q, port=0)
+    c.err("cm_listen", "bad_request", "params.port", qp=q, port=65536)
+    c.err("cm_listen", "no_such_handle", "params.qp", qp=999, port=18515)
+    lq = c.ok("create_qp", pd=pd, send_cq=cq, recv_cq=cq, type="RC")["qp"]
+    r = c.ok("cm_listen", qp=lq, port=18515)
+    check(int(r["service_id"]) == 0x0000000001064853, "cm_listen: service_id %s" % r)
+    c.err("cm_listen", "invalid_state", "has a listener already", qp=q, port=18515)
+    c.err("cm_listen", "invalid_state", None, qp=lq, port=18516)
+    ud = c.ok("create_qp", pd=pd, send_cq=cq, recv_cq=cq, type="UD")["qp"]
+    c.err("cm_listen", "bad_request", "RC", qp=ud, port=18517)
+    c.ok("destroy_qp", qp=ud)
+    c.ok("destroy_qp", qp=lq)
     c.ok("modify_qp", qp=q, state="INIT", port=1, pkey_index=0, access=["REMOTE_WRITE"])
+    c.err("cm_listen", "invalid_state", "RESET", qp=q, port=18515)
     c.err("post_recv", "bad_request", "params.sge[0]", qp=q, wr_id=1, sge=[{"mr": m, "offset": 4000, "length": 200}])
     c.err("post_recv", "bad_request", "params.sge[1].length", qp=q, wr_id=1,
           sge=[{"mr": m, "offset": 0, "length": 1}, {"mr": m, "offset": 0, "length": -1}])

@@ -99,8 +99,9 @@ static void cm(const struct roce_flow_env *env, const struct roce_pkt *p, const 
 	} else if (attr == ROCE_CM_REP && req->valid && req->ipv == ipv &&
 		   (uint32_t)roce_rep_remote_comm_id(m) == req->comm_id) {
 		struct roce_flow_connection c = {
-			req->ipv, req->a, req->b, req->qpn, (uint32_t)roce_rep_local_qpn(m), req->psn,
-			(uint32_t)roce_rep_start_psn(m), true, true, req->pmtu,
+			/* each Starting PSN is what its sender receives first */
+			req->ipv, req->a, req->b, req->qpn, (uint32_t)roce_rep_local_qpn(m),
+			(uint32_t)roce_rep_start_psn(m), req->psn, true, true, req->pmtu,
 		};
 		roce_flow_connect(env, &c);
 	}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "roce/icrc.h"
+#include "roce/mad.h"
 #include "roce/packet.h"
 
 static const struct roce_code_info code_table[ROCE_CODE_COUNT] = {
@@ -177,6 +178,37 @@ static void check_xhdrs(const struct roce_pkt *p, struct sink *s)
 	}
 }
 
+/* A field of the MAD at p's payload, when the capture holds it;
+ * *off and *len locate it in the parsed buffer. */
+static bool cm_field(const struct roce_pkt *p, enum roce_mad_field f, uint64_t *v, uint32_t *off,
+		     uint32_t *len)
+{
+	const struct roce_mad_field_info *fi = roce_mad_field_info(f);
+	uint32_t end = roce_mad_hdr_base(fi->hdr) + fi->offset + fi->width;
+	if (end > p->payload_len || (uint64_t)p->payload_off + end > p->caplen)
+		return false;
+	*off = p->payload_off + roce_mad_hdr_base(fi->hdr) + fi->offset;
+	*len = fi->width;
+	return roce_mad_get(p->buf + p->payload_off, f, v);
+}
+
+/* A CM MAD on QP1: RoCEv2 has no LIDs, so the REJ reasons and the APR
+ * status that reject a port LID must never appear (A17.7). */
+static void check_mad(const struct roce_pkt *p, struct sink *s)
+{
+	uint64_t cls, attr, v;
+	uint32_t off, len;
+	if (!roce_pkt_is_mad(p) || !cm_field(p, ROCE_MF_MAD_mgmt_class, &cls, &off, &len) ||
+	    cls != ROCE_MAD_CLASS_CM || !cm_field(p, ROCE_MF_MAD_attr_id, &attr, &off, &len))
+		return;
+	if (attr == ROCE_CM_REJ && cm_field(p, ROCE_MF_CM_REJ_reason, &v, &off, &len) &&
+	    (v == ROCE_CM_REJ_INVALID_LID || v == ROCE_CM_REJ_INVALID_ALT_LID))
+		add(s, ROCE_C_CM_REJ_LID, off, len, v, 0);
+	if (attr == ROCE_CM_APR && cm_field(p, ROCE_MF_CM_APR_status, &v, &off, &len) &&
+	    v == ROCE_CM_APR_INVALID_LID)
+		add(s, ROCE_C_CM_APR_LID, off, len, v, 0);
+}
+
 static bool is_pmtu(uint32_t n)
 {
 	return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
@@ -236,6 +268,7 @@ size_t roce_check(const struct roce_pkt *p, const struct roce_check_opts *opts,
 		check_xhdrs(p, &s);
 	if (p->err == ROCE_OK) {
 		check_payload(p, o, &s);
+		check_mad(p, &s);
 		uint32_t wire, computed;
 		if ((o->flags & ROCE_CHK_ICRC) && roce_icrc_check(p, &wire, &computed) == ROCE_ICRC_BAD)
 			add(&s, p->rocev1 ? ROCE_C_ICRC_V1 : ROCE_C_ICRC, p->icrc_off, ROCE_ICRC_LEN, __builtin_bswap32(wire),

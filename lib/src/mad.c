@@ -1,6 +1,8 @@
 /* MAD and CM layouts (mad.def) and the facts that go with them. */
 #include "roce/mad.h"
 
+#include <string.h>
+
 static const struct roce_mad_hdr_info hdr_table[ROCE_MH_COUNT] = {
 #define ROCE_MAD_HDR(ID, abbrev, name, size) [ROCE_MH_##ID] = { #abbrev, name, size },
 #define ROCE_MAD_FIELD(...)
@@ -45,6 +47,47 @@ void roce_mad_hdr_fields(enum roce_mad_hdr h, enum roce_mad_field *first, unsign
 	*count = n;
 }
 
+enum roce_mad_field roce_mad_field_by_name(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return ROCE_MF_COUNT;
+	size_t hl = (size_t)(dot - name);
+	for (unsigned i = 0; i < ROCE_MF_COUNT; i++) {
+		const char *ha = hdr_table[field_table[i].hdr].abbrev;
+		if (strlen(ha) == hl && !strncmp(ha, name, hl) && !strcmp(field_table[i].abbrev, dot + 1))
+			return (enum roce_mad_field)i;
+	}
+	return ROCE_MF_COUNT;
+}
+
+unsigned roce_mad_hdr_base(enum roce_mad_hdr h)
+{
+	return h == ROCE_MH_MAD ? 0 : h == ROCE_MH_IPCM ? ROCE_CM_REQ_PRIVATE_OFF : ROCE_MAD_HDR_LEN;
+}
+
+bool roce_mad_get(const uint8_t *mad, enum roce_mad_field f, uint64_t *v)
+{
+	const struct roce_mad_field_info *fi = roce_mad_field_info(f);
+	if (!fi || !fi->mask)
+		return false;
+	const uint8_t *p = mad + roce_mad_hdr_base(fi->hdr) + fi->offset;
+	*v = (roce_be_load(p, fi->width) & fi->mask) >> __builtin_ctzll(fi->mask);
+	return true;
+}
+
+bool roce_mad_put(uint8_t *mad, enum roce_mad_field f, uint64_t v)
+{
+	const struct roce_mad_field_info *fi = roce_mad_field_info(f);
+	if (!fi || !fi->mask)
+		return false;
+	uint8_t *p = mad + roce_mad_hdr_base(fi->hdr) + fi->offset;
+	uint64_t w = roce_be_load(p, fi->width);
+	unsigned sh = (unsigned)__builtin_ctzll(fi->mask);
+	roce_be_store(p, fi->width, (w & ~fi->mask) | ((v << sh) & fi->mask));
+	return true;
+}
+
 bool roce_pkt_is_mad(const struct roce_pkt *p)
 {
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
@@ -64,6 +107,8 @@ enum roce_mad_hdr roce_cm_msg(uint16_t attr_id)
 	case ROCE_CM_DREP: return ROCE_MH_CM_DREP;
 	case ROCE_CM_SIDR_REQ: return ROCE_MH_CM_SIDR_REQ;
 	case ROCE_CM_SIDR_REP: return ROCE_MH_CM_SIDR_REP;
+	case ROCE_CM_LAP: return ROCE_MH_CM_LAP;
+	case ROCE_CM_APR: return ROCE_MH_CM_APR;
 	default: return ROCE_MH_COUNT;
 	}
 }
@@ -80,6 +125,8 @@ const char *roce_cm_msg_name(uint16_t attr_id)
 	case ROCE_CM_DREP: return "DREP";
 	case ROCE_CM_SIDR_REQ: return "SIDR REQ";
 	case ROCE_CM_SIDR_REP: return "SIDR REP";
+	case ROCE_CM_LAP: return "LAP";
+	case ROCE_CM_APR: return "APR";
 	default: return NULL;
 	}
 }

@@ -165,8 +165,9 @@ static void ip_cm_private(struct conv *c, uint8_t *priv)
 	}
 }
 
-/* An rdma_cm REQ from QP qpn of A for a Service ID; ulp_private (may be
- * NULL) is the consumer's private data after the IP CM header. */
+/* An rdma_cm REQ from QP qpn of A for a Service ID, whose Starting PSN
+ * psn is the one A receives first; ulp_private (may be NULL) is the
+ * consumer's private data after the IP CM header. */
 static void cm_request(struct conv *c, uint32_t comm_id, uint64_t tid, uint32_t qpn, uint32_t psn,
 		       uint64_t service_id, const uint8_t *ulp_private, size_t ulp_len, const char *what)
 {
@@ -181,7 +182,7 @@ static void cm_request(struct conv *c, uint32_t comm_id, uint64_t tid, uint32_t 
 	roce_req_set_initiator_depth(x, 16);
 	roce_req_set_remote_cm_timeout(x, 20);
 	roce_req_set_transport(x, 0); /* RC */
-	roce_req_set_start_psn(x, psn);
+	roce_req_set_start_psn(x, psn); /* what A receives first: B sends from it (IBA 12.7, Linux's CM) */
 	roce_req_set_local_cm_timeout(x, 20);
 	roce_req_set_retry_count(x, 7);
 	roce_req_set_pkey(x, 0xFFFF);
@@ -204,14 +205,14 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 {
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
-	cm_request(c, 0x11223344, 0x0000000100000001ull, SAMPLE_QP_A, psn_a, service_id, req_private,
+	cm_request(c, 0x11223344, 0x0000000100000001ull, SAMPLE_QP_A, psn_b, service_id, req_private,
 		   req_len, "CM REQ from QP A, starting PSN, path MTU 1024, IP CM private data");
 
 	mad_header(m, ROCE_CM_REP, 0x0000000100000001ull, 0x03);
 	roce_rep_set_local_comm_id(x, 0x55667788);
 	roce_rep_set_remote_comm_id(x, 0x11223344);
 	roce_rep_set_local_qpn(x, SAMPLE_QP_B);
-	roce_rep_set_start_psn(x, psn_b);
+	roce_rep_set_start_psn(x, psn_a); /* what B receives first */
 	roce_rep_set_resp_resources(x, 16);
 	roce_rep_set_initiator_depth(x, 16);
 	roce_rep_set_target_ack_delay(x, 15);

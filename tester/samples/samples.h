@@ -47,6 +47,8 @@ struct sample_violation {
 	/* ... then of the built frame (may be NULL): edits in place, may
 	 * shorten *len (and *wirelen for captures cut short). */
 	void (*mutate_frame)(uint8_t *frame, size_t *len, size_t *wirelen);
+	/* Rewrites the payload before the build (may be NULL): for a MAD. */
+	void (*mutate_payload)(uint8_t *payload, size_t len);
 };
 
 extern const struct sample_violation sample_violations[];

@@ -227,8 +227,52 @@ static void udp_payload_8(uint8_t *f, size_t *len, size_t *wirelen)
 	*len = *wirelen = p.hdr_off[ROCE_H_UDP] + ROCE_UDP_LEN + 8;
 }
 
+/* A CM MAD to QP1: UD SEND Only with the GSI Q_Key from QP1. */
+static void to_qp1(struct roce_desc *d)
+{
+	roce_desc_set(d, ROCE_F_BTH_destqp, ROCE_QP1);
+	roce_desc_set(d, ROCE_F_DETH_qkey, ROCE_GSI_QKEY);
+	roce_desc_set(d, ROCE_F_DETH_srcqp, ROCE_QP1);
+}
+
+static uint8_t *cm_mad(uint8_t *m, uint16_t attr)
+{
+	memset(m, 0, ROCE_MAD_LEN);
+	roce_mad_set_base_version(m, 1);
+	roce_mad_set_mgmt_class(m, ROCE_MAD_CLASS_CM);
+	roce_mad_set_class_version(m, ROCE_MAD_CM_CLASS_VERSION);
+	roce_mad_set_method(m, ROCE_MAD_METHOD_SEND);
+	roce_mad_set_tid(m, 0x0000000300000001ull);
+	roce_mad_set_attr_id(m, attr);
+	return m + ROCE_MAD_HDR_LEN;
+}
+
+/* A REJ of a REQ for a port LID: reason 13 (A17.7 forbids it on RoCE). */
+static void rej_lid(uint8_t *m, size_t len)
+{
+	(void)len;
+	uint8_t *x = cm_mad(m, ROCE_CM_REJ);
+	roce_rej_set_local_comm_id(x, 0x5566778b);
+	roce_rej_set_remote_comm_id(x, 0x1122334b);
+	roce_rej_set_message_rejected(x, ROCE_CM_REF_REQ);
+	roce_rej_set_reason(x, ROCE_CM_REJ_INVALID_LID);
+}
+
+/* An APR refusing a LAP's alternate remote port LID: status 7. */
+static void apr_lid(uint8_t *m, size_t len)
+{
+	(void)len;
+	uint8_t *x = cm_mad(m, ROCE_CM_APR);
+	roce_apr_set_local_comm_id(x, 0x5566778c);
+	roce_apr_set_remote_comm_id(x, 0x1122334c);
+	roce_apr_set_status(x, ROCE_CM_APR_INVALID_LID);
+}
+
 #define V(code, what, op, ipv, plen, pmtu, cflags, pflags, md, mf) \
-	{ ROCE_##code, what, op, ipv, plen, pmtu, cflags, pflags, md, mf }
+	{ ROCE_##code, what, op, ipv, plen, pmtu, cflags, pflags, md, mf, NULL }
+/* A CM MAD (mp writes it) over IPv4. */
+#define VMAD(code, what, mp) \
+	{ ROCE_##code, what, UD_SEND_ONLY, 4, ROCE_MAD_LEN, 0, 0, 0, to_qp1, NULL, mp }
 
 const struct sample_violation sample_violations[] = {
 	/* Parse errors */
@@ -300,6 +344,8 @@ const struct sample_violation sample_violations[] = {
 	V(C_CNP_RESV, "CNP reserved bytes not zero", CNP, 4, 0, 0, 0, 0, cnp_resv, NULL),
 	V(C_ICRC, "ICRC wrong", RC_SEND_ONLY, 4, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
 	V(C_ICRC, "IPv6 ICRC wrong", RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
+	VMAD(C_CM_REJ_LID, "CM REJ with reason 13 (primary remote port LID rejected)", rej_lid),
+	VMAD(C_CM_APR_LID, "CM APR with status 7 (alternate remote port LID rejected)", apr_lid),
 
 	/* RoCE v1 (parsed for dual-mode ports only) */
 	V(E_TRUNC_GRH, "RoCE v1 frame ending inside the GRH", RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, sample_to_rocev1, truncate_to_30),
@@ -315,6 +361,8 @@ size_t sample_violation_frame(const struct sample_violation *v, uint8_t *out, si
 {
 	uint8_t payload[SAMPLE_FRAME_MAX];
 	sample_fill_pattern(payload, v->payload_len);
+	if (v->mutate_payload)
+		v->mutate_payload(payload, v->payload_len);
 	struct roce_desc d;
 	sample_desc(&d, v->opcode, v->ip_version, payload, v->payload_len);
 	if (v->mutate_desc)

@@ -130,6 +130,7 @@ enum cl_step_kind {
 	CL_INFORM,        /* inform [RULE] "text" [$sym ...]: an informative finding */
 	CL_CHECK,         /* check EXPR CMP EXPR [else inform [RULE] "text"] */
 	CL_MEASURE,       /* measure QP OPCODE|any for T -> count=... rate=... */
+	CL_DUT_LISTEN,    /* dut listen QP port=N: the DUT's CM accepts a connection on QP */
 	CL_STEP_KIND_COUNT
 };
 
@@ -154,6 +155,9 @@ struct cl_step {
 	char *mr;   /* MR name where the step takes one */
 	char *verb; /* post_send verb, peer operation */
 	int opcode; /* packet opcode (inject, expect); -1 for "any" */
+	/* inject/expect of a CM message (REQ, REP, LAP ...): its attribute ID;
+	 * opcode is then the UD SEND Only that carries it to QP1. 0: none. */
+	uint16_t cm_attr;
 	struct cl_arg *args;
 	unsigned n_args;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
@@ -173,7 +177,9 @@ struct cl_step {
 	struct cl_term *show;
 	unsigned n_show;
 	/* check: lhs CMP rhs; else_inform: an informative finding (info_rule,
-	 * info_text) instead of a failure when it does not hold. */
+	 * info_text) instead of a failure when it does not hold. An expected
+	 * packet with else_inform: when nothing comes, the finding, and the
+	 * case ends there. */
 	struct cl_expr lhs, rhs;
 	enum cl_cmp cmp;
 	bool else_inform;
@@ -248,6 +254,10 @@ bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 
 /* The value of a named argument of a step, or NULL. */
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key);
+
+/* A CM message by the name cases use (REQ, REP, RTU, REJ, MRA, DREQ,
+ * DREP, LAP, APR, SIDR_REQ, SIDR_REP): its attribute ID, 0 if none. */
+uint16_t cl_cm_msg_lookup(const char *word);
 
 /* Opcode lookup for a transport, by the short names cases use
  * (SEND_ONLY, RDMA_WRITE_FIRST, WRITE_ONLY, ACK, READ_RESPONSE_LAST, CNP)

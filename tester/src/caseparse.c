@@ -74,6 +74,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_INFORM] = "inform",
 	[CL_CHECK] = "check",
 	[CL_MEASURE] = "measure",
+	[CL_DUT_LISTEN] = "dut listen",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -111,6 +112,23 @@ void cl_caps_format(unsigned bits, char *buf, size_t n)
 }
 
 /* ---- Opcodes and AETH words ---- */
+
+uint16_t cl_cm_msg_lookup(const char *word)
+{
+	for (uint16_t attr = ROCE_CM_REQ; attr <= ROCE_CM_APR; attr++) {
+		const char *n = roce_cm_msg_name(attr);
+		if (!n)
+			continue;
+		char w[16];
+		snprintf(w, sizeof w, "%s", n);
+		for (char *c = w; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		if (!strcmp(w, word))
+			return attr;
+	}
+	return 0;
+}
 
 int cl_opcode_lookup(int transport, const char *word)
 {
@@ -201,7 +219,7 @@ struct argspec {
 static const char *const w_qp_type[] = { "RC", "UC", "UD", NULL };
 static const char *const w_access[] = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", NULL };
 static const char *const w_onoff[] = { "on", "off", NULL };
-static const char *const w_bringup[] = { "INIT", "RTR", "RTS", NULL };
+static const char *const w_bringup[] = { "RESET", "INIT", "RTR", "RTS", NULL };
 static const char *const w_state[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL };
 static const char *const w_status[] = {
 	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
@@ -304,6 +322,7 @@ static const struct argspec a_measure[] = {
 	{ "min_gap", MEASURED, NULL }, { "max_gap", MEASURED, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_none[] = { { NULL, 0, NULL } };
+static const struct argspec a_dut_listen[] = { { "port", F_EXPR, NULL }, { NULL, 0, NULL } };
 
 /* Shorthands for packet fields in inject, expect and injection rules. The
  * runner maps each to the libroce field of the packet's headers. */
@@ -666,7 +685,8 @@ static const struct argspec *find_spec(const struct argspec *specs, const char *
 		if (!strcmp(s->key, key))
 			return s;
 	for (const struct argspec *s = specs; s->key; s++)
-		if (!strcmp(s->key, "*") && (is_pseudo_field(key) || roce_field_by_name(key) != ROCE_F_COUNT))
+		if (!strcmp(s->key, "*") && (is_pseudo_field(key) || roce_field_by_name(key) != ROCE_F_COUNT ||
+					     roce_mad_field_by_name(key) != ROCE_MF_COUNT))
 			return s;
 	return NULL;
 }
@@ -718,6 +738,8 @@ static void parse_args(struct parser *ps, struct cl_step *st, const struct argsp
 			continue;
 		}
 		if (allow_do && is_word(ps, "do"))
+			break;
+		if (allow_within && is_word(ps, "else"))
 			break;
 		if (is_op(ps, "->")) {
 			bool any_result = false;
@@ -833,6 +855,15 @@ static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, boo
 					    : "an opcode (SEND_ONLY, ACK, RDMA_WRITE_FIRST, ...)");
 	char word[64];
 	snprintf(word, sizeof word, "%.*s", (int)ps->tok.len, ps->tok.start);
+	uint16_t cm = cl_cm_msg_lookup(word);
+	if (cm) {
+		/* A CM message: a MAD in a UD SEND Only to QP1, whatever the
+		 * QP's own transport. */
+		st->cm_attr = cm;
+		st->opcode = ROCE_MAD_OPCODE;
+		next(ps);
+		return;
+	}
 	int op = cl_opcode_lookup(transport, word);
 	if (op < 0 || !roce_opcode_defined((uint8_t)op))
 		fail_at(ps, CL_ERR_OPCODE, ps->tok.loc, "'%s' is not an opcode of %s; expected e.g. SEND_ONLY, ACK, RDMA_WRITE_FIRST, rc-send-only or 0x04",
@@ -844,7 +875,7 @@ static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, boo
 static void parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, post_recv, post_send, write, read, query or modify");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query or modify");
 	struct cl_step *st;
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
@@ -863,6 +894,17 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
 			fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
 		define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
+		return;
+	}
+	if (!strcmp(verb, "listen")) {
+		st = new_step(ps, CL_DUT_LISTEN, loc);
+		struct cl_sym *q = qp_arg(ps, st);
+		if (q->qp_type != ROCE_T_RC)
+			fail_at(ps, CL_ERR_KIND, loc, "'%s' is not an RC QP; expected the RC QP (state=RESET) that accepts the connection",
+				st->qp);
+		parse_args(ps, st, a_dut_listen, false, false);
+		if (!cl_step_arg(st, "port"))
+			fail_at(ps, CL_ERR_MISSING, loc, "'dut listen' needs port=; expected e.g. port=18515");
 		return;
 	}
 	if (!strcmp(verb, "post_recv")) {
@@ -937,7 +979,7 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
-	fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, post_recv, post_send, write, read, query or modify",
+	fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query or modify",
 		verb);
 }
 
@@ -1001,6 +1043,8 @@ static void check_field_args(struct parser *ps, struct cl_step *st)
 	}
 }
 
+static void parse_info(struct parser *ps, struct cl_step *st);
+
 static void parse_expect(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st;
@@ -1058,6 +1102,18 @@ static void parse_expect(struct parser *ps, struct cl_loc loc)
 	opcode_arg(ps, st, q->qp_type, true);
 	parse_args(ps, st, a_expect_pkt, true, false);
 	check_field_args(ps, st);
+	if (is_word(ps, "else")) {
+		/* else inform: a DUT that may stay silent (an optional
+		 * feature); the case ends informative there. */
+		next(ps);
+		if (!is_word(ps, "inform"))
+			fail_expected(ps, "'inform' after 'else' (an informative finding when nothing comes)");
+		next(ps);
+		if (!st->has_within)
+			fail_at(ps, CL_ERR_MISSING, loc, "'expect ... else inform' needs a time window; expected 'within T' before 'else'");
+		st->else_inform = true;
+		parse_info(ps, st);
+	}
 }
 
 static void parse_rule(struct parser *ps, struct cl_loc loc)

@@ -89,6 +89,9 @@ struct run_ctx {
 	unsigned late_frames; /* DUT frames for the QPs of earlier cases */
 	unsigned n_informative; /* informative findings of the case's own statements */
 	char first_informative[600];
+	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
+	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
+	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
 };
 
 /* ---- Small helpers ---- */
@@ -345,6 +348,8 @@ static void check_stateless(struct run_ctx *x, long idx, const struct roce_pkt *
 	}
 }
 
+static const uint8_t *cm_mad(const struct roce_pkt *pk);
+
 /* On a VLAN run the DUT's frames of a QP carry the run's VLAN ID and, as
  * priority, the SL of the QP's address vector (A17.4). A CNP's priority
  * is the device's configuration, so only its VLAN ID is checked. */
@@ -367,7 +372,9 @@ static void check_dut_vlan(struct run_ctx *x, long idx, const struct case_qp *q,
 		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
 		return;
 	}
-	if (pk->op && pk->opcode == ROCE_OPCODE_CNP)
+	/* A CM MAD answers from QP1, which has no address vector: its
+	 * priority follows the request's, not the QP's. */
+	if ((pk->op && pk->opcode == ROCE_OPCODE_CNP) || cm_mad(pk))
 		return;
 	if (tci >> 13 != (q->sl & 7)) {
 		outf(msg, sizeof msg, "802.1Q priority (PCP) %u; the address vector of QP %s has SL %u, so the PCP must be %u",
@@ -449,6 +456,8 @@ static void check_stray_packet(struct run_ctx *x, long idx)
 	if (broken || pk.err != ROCE_OK || !pk.op)
 		return;
 	uint32_t qpn = roce_bth_destqp(roce_pkt_hdr(&pk, ROCE_H_BTH));
+	if (qpn == 1)
+		return; /* the GSI (MADs): every port has QP1 */
 	char sum[200];
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	if (qpn >= r->first_tester_qpn && qpn < r->next_tester_qpn && !qp_by_tester_qpn(x, qpn)) {
@@ -558,6 +567,8 @@ static void on_engine_note(void *ctx, const struct peer_tx_info *info, const cha
 		      info->why ? info->why : "", what, info->rule ? " by rule: " : "", info->rule ? info->rule : "");
 }
 
+static struct case_qp *cm_qp_of(struct run_ctx *x, const uint8_t *data, size_t len);
+
 static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, uint64_t ts)
 {
 	struct runner *r = ctx;
@@ -570,10 +581,14 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 		x->rx_first_ns = ts;
 	x->rx_last_ns = ts;
 	x->rx_bytes += caplen;
+	struct case_qp *cmq = qpn ? NULL : cm_qp_of(x, data, caplen);
+	if (cmq)
+		qpn = cmq->tester_qpn;
 	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
 	struct case_qp *q = qpn ? qp_by_tester_qpn(x, qpn) : NULL;
 	if (q) {
-		account_dut_packet(q, data, caplen);
+		if (!cmq) /* a CM MAD on QP1 is not the QP's own traffic */
+			account_dut_packet(q, data, caplen);
 		if (idx >= 0)
 			check_dut_packet(x, idx, q);
 	} else if (idx >= 0 && !is_neighbour_frame(data, caplen) && from_dut(r, data, caplen)) {
@@ -1176,8 +1191,14 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		agent_set_u64(p, "qkey", qkey);
 	else
 		json_object_set_array_member(p, "access", access_list(s, t == ROCE_T_RC ? "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC" : "REMOTE_WRITE"));
-	if (!modify(x, o, q, "INIT", p, true))
+	/* state=RESET: the DUT's connection manager brings it up (dut listen). */
+	bool reset = !strcasecmp(upto, "RESET");
+	if (reset) {
+		q->bringup[0] = json_object_ref(p);
+		json_object_unref(p);
+	} else if (!modify(x, o, q, "INIT", p, true)) {
 		return;
+	}
 	p = json_object_new();
 	if (t != ROCE_T_UD) {
 		json_object_set_int_member(p, "path_mtu", (gint64)pmtu);
@@ -1196,7 +1217,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
 		}
 	}
-	bool stop = !strcasecmp(upto, "INIT");
+	bool stop = reset || !strcasecmp(upto, "INIT");
 	if (stop) {
 		q->bringup[1] = json_object_ref(p);
 		json_object_unref(p);
@@ -1246,6 +1267,8 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	sym_set(x, s->name, "peer_qpn", q->tester_qpn);
 	sym_set(x, s->name, "peer_psn", q->tester_psn);
 	sym_set(x, s->name, "qkey", q->dut_qkey);
+	q->cm_local_id = 0x70000000u | q->tester_qpn;
+	q->cm_service_id = roce_cm_ip_service_id(0); /* port 0: nobody listens there */
 	outf(o->detail, sizeof o->detail, "%s QP %s over IPv%d: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u, %s",
 	     roce_transport_name(t), s->name, q->ipv, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu,
 	     q->state);
@@ -1826,6 +1849,9 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 
 #define INJECT_MAX_REPEAT 100000u
 
+static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent);
+static void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg);
+
 /* inject, once or repeat=N times every=T apart (each copy rebuilt, so
  * that copies without an explicit psn= take consecutive PSNs). The
  * step's event is the first copy's send time. */
@@ -1848,7 +1874,10 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 			if (interrupted(x->r))
 				break;
 		}
-		inject_once(x, s, o, &sent);
+		if (s->cm_attr)
+			inject_cm_once(x, s, o, &sent);
+		else
+			inject_once(x, s, o, &sent);
 		if (!i)
 			first = sent;
 	}
@@ -1861,6 +1890,266 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		outf(o->detail, sizeof o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
 		     (double)(sent - first) / 1e6, one);
 	}
+}
+
+/* ---- The connection manager: CM MADs to and from QP1 ---- */
+
+/* The GID of an address of that version: IPv4-mapped or IPv6 (16 bytes). */
+static void gid_of(int ipv, const uint8_t *ip, uint8_t *gid)
+{
+	memset(gid, 0, 16);
+	if (ipv == 4) {
+		gid[10] = gid[11] = 0xFF;
+		memcpy(gid + 12, ip, 4);
+	} else {
+		memcpy(gid, ip, 16);
+	}
+}
+
+/* A CM message as the tester's active side sends it by default: REQ as
+ * rdma_cm sends one (IP CM private data, Annex A11), RTU, LAP with the
+ * connection's own path as the alternate, DREQ, REJ, MRA, DREP. Port LIDs
+ * are reserved on RoCE (A17.7) and left 0. */
+static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint8_t *mad)
+{
+	struct runner *r = x->r;
+	memset(mad, 0, ROCE_MAD_LEN);
+	roce_mad_set_base_version(mad, 1);
+	roce_mad_set_mgmt_class(mad, ROCE_MAD_CLASS_CM);
+	roce_mad_set_class_version(mad, ROCE_MAD_CM_CLASS_VERSION);
+	roce_mad_set_method(mad, ROCE_MAD_METHOD_SEND);
+	roce_mad_set_attr_id(mad, attr);
+	/* A new transaction for REQ, LAP and DREQ; the others answer or
+	 * finish one (the RTU the REQ's). */
+	uint64_t tid = (uint64_t)q->cm_local_id << 32 | q->cm_transactions;
+	if (attr == ROCE_CM_REQ || attr == ROCE_CM_LAP || attr == ROCE_CM_DREQ)
+		tid = (uint64_t)q->cm_local_id << 32 | ++q->cm_transactions;
+	if (attr == ROCE_CM_RTU)
+		tid = q->cm_req_tid;
+	roce_mad_set_tid(mad, tid);
+	uint8_t *m = mad + ROCE_MAD_HDR_LEN;
+	const uint8_t *mine = q->ipv == 6 ? r->io.ip6 : r->io.ip4, *dut = r->fam[q->fi].ip;
+	uint8_t my_gid[16], dut_gid[16];
+	gid_of(q->ipv, mine, my_gid);
+	gid_of(q->ipv, dut, dut_gid);
+	const uint8_t *mac = r->io.mac;
+	uint64_t guid = (uint64_t)(mac[0] ^ 2) << 56 | (uint64_t)mac[1] << 48 | (uint64_t)mac[2] << 40 | 0xFFull << 32 |
+			0xFEull << 24 | (uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
+	switch (attr) {
+	case ROCE_CM_REQ: {
+		q->cm_req_tid = tid;
+		roce_req_set_local_comm_id(m, q->cm_local_id);
+		roce_req_set_service_id(m, q->cm_service_id);
+		roce_req_set_local_ca_guid(m, guid);
+		roce_req_set_local_qpn(m, q->tester_qpn);
+		roce_req_set_resp_resources(m, 4);
+		roce_req_set_initiator_depth(m, 4);
+		roce_req_set_remote_cm_timeout(m, 20);
+		roce_req_set_transport(m, 0); /* RC */
+		roce_req_set_e2e_flow(m, 1);
+		roce_req_set_start_psn(m, q->dut_psn); /* what the tester expects the DUT to send from */
+		roce_req_set_local_cm_timeout(m, 20);
+		roce_req_set_retry_count(m, 7);
+		roce_req_set_pkey(m, 0xFFFF);
+		roce_req_set_path_mtu(m, roce_mtu_enum(q->pmtu));
+		roce_req_set_rnr_retry(m, 7);
+		roce_req_set_max_cm_retries(m, 15);
+		memcpy(roce_req_primary_local_gid(m), my_gid, 16);
+		memcpy(roce_req_primary_remote_gid(m), dut_gid, 16);
+		roce_req_set_primary_rate(m, 3); /* 10 Gb/s */
+		roce_req_set_primary_hop_limit(m, 64);
+		roce_req_set_primary_sl(m, q->sl); /* the path's SL: the priority on a VLAN (A17.4) */
+		roce_req_set_primary_ack_timeout(m, 14);
+		uint8_t *ip = mad + ROCE_CM_REQ_PRIVATE_OFF;
+		roce_ipcm_set_ipv(ip, (uint64_t)q->ipv);
+		roce_ipcm_set_sport(ip, 0xC000 | (q->tester_qpn & 0x3FFF));
+		/* IPv4 in the last 4 bytes, the rest zero (A11). */
+		memcpy(roce_ipcm_src(ip) + (q->ipv == 4 ? 12 : 0), mine, q->ipv == 4 ? 4 : 16);
+		memcpy(roce_ipcm_dst(ip) + (q->ipv == 4 ? 12 : 0), dut, q->ipv == 4 ? 4 : 16);
+		break;
+	}
+	case ROCE_CM_LAP:
+		roce_lap_set_local_comm_id(m, q->cm_local_id);
+		roce_lap_set_remote_comm_id(m, q->cm_remote_id);
+		roce_lap_set_remote_qpn(m, q->dut_qpn);
+		roce_lap_set_remote_cm_timeout(m, 20);
+		memcpy(roce_lap_alt_local_gid(m), my_gid, 16);
+		memcpy(roce_lap_alt_remote_gid(m), dut_gid, 16);
+		roce_lap_set_alt_hop_limit(m, 64);
+		roce_lap_set_alt_sl(m, q->sl);
+		roce_lap_set_alt_rate(m, 3);
+		roce_lap_set_alt_ack_timeout(m, 14);
+		break;
+	case ROCE_CM_DREQ:
+		roce_dreq_set_remote_qpn(m, q->dut_qpn);
+		/* the IDs are where every other message has them */
+		__attribute__((fallthrough));
+	default:
+		/* local_comm_id at 0 and remote_comm_id at 4 (IBA 12.6) */
+		roce_rtu_set_local_comm_id(m, q->cm_local_id);
+		roce_rtu_set_remote_comm_id(m, q->cm_remote_id);
+		if (attr == ROCE_CM_REJ)
+			roce_rej_set_reason(m, 28); /* consumer reject */
+		break;
+	}
+}
+
+/* The CM MAD a packet carries (a UD SEND to QP1 of the CM class), or NULL. */
+static const uint8_t *cm_mad(const struct roce_pkt *pk)
+{
+	if (pk->err != ROCE_OK || !roce_pkt_is_mad(pk) || pk->payload_len < ROCE_MAD_LEN)
+		return NULL;
+	const uint8_t *mad = pk->buf + pk->payload_off;
+	return roce_mad_mgmt_class(mad) == ROCE_MAD_CLASS_CM ? mad : NULL;
+}
+
+/* The case QP a CM MAD from the DUT belongs to: the one whose local
+ * communication ID it names as remote, else the QP that last sent one.
+ * What the DUT tells of itself is learnt here: its communication ID, and
+ * from a REP the PSN it expects the tester to send from. */
+static struct case_qp *cm_qp_of(struct run_ctx *x, const uint8_t *data, size_t len)
+{
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, data, len, len, 0);
+	const uint8_t *mad = cm_mad(&pk);
+	if (!mad)
+		return NULL;
+	uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
+	const uint8_t *m = mad + ROCE_MAD_HDR_LEN;
+	if (attr < ROCE_CM_REQ || attr > ROCE_CM_APR || attr == ROCE_CM_SIDR_REQ || attr == ROCE_CM_SIDR_REP)
+		return x->last_cm_qp;
+	uint32_t remote = (uint32_t)roce_rtu_remote_comm_id(m);
+	struct case_qp *q = NULL;
+	for (unsigned i = 0; i < x->n_qps && !q; i++)
+		if (x->qps[i].cm_local_id == remote)
+			q = &x->qps[i];
+	if (!q)
+		return x->last_cm_qp;
+	uint32_t local = (uint32_t)roce_rtu_local_comm_id(m);
+	if (local)
+		q->cm_remote_id = local;
+	if (attr == ROCE_CM_REP) {
+		/* A Starting PSN is the one its sender's receive queue
+		 * expects (IBA 12.7; Linux's CM): the tester sends from it. */
+		q->tester_psn = (uint32_t)roce_rep_start_psn(m);
+		peer_qp_set_next_psn(x->r->peer, q->tester_qpn, q->tester_psn);
+		sym_set(x, q->name, "peer_psn", q->tester_psn);
+	}
+	return q;
+}
+
+static void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	uint64_t port;
+	if (!arg_u64(x, s, "port", 0, &port, o))
+		return;
+	if (!port || port > 65535) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "port=%llu: expected 1..65535", (unsigned long long)port);
+		return;
+	}
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "qp", q->dut_qp);
+	json_object_set_int_member(p, "port", (gint64)port);
+	if (!call(x, o, "cm_listen", p, &res))
+		return;
+	json_object_unref(res);
+	/* The service ID follows from the port (A11); the agent's echo of it
+	 * is informational. */
+	q->cm_service_id = roce_cm_ip_service_id((uint16_t)port);
+	sym_set(x, s->qp, "service_id", q->cm_service_id);
+	outf(o->detail, sizeof o->detail, "the DUT accepts a connection to service ID 0x%016llx (TCP port %llu) on QP %s (0x%06x)",
+	     (unsigned long long)q->cm_service_id, (unsigned long long)port, q->name, q->dut_qpn);
+}
+
+/* inject QP REQ|RTU|LAP|...: a CM MAD from the tester's QP1 to the DUT's,
+ * over the QP's IP version. */
+static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
+{
+	struct runner *r = x->r;
+	struct case_qp *q = find_qp(x, s->qp);
+	static uint8_t mad[ROCE_MAD_LEN];
+	cm_default(x, q, s->cm_attr, mad);
+	struct roce_endpoint ep;
+	make_endpoint(x, q, 0, 0, 0, &ep);
+	ep.dest_qpn = ROCE_QP1;
+	struct roce_desc d;
+	roce_endpoint_desc(&ep, &d, ROCE_MAD_OPCODE, x->gsi_psn);
+	x->gsi_psn = roce_psn_add(x->gsi_psn, 1);
+	uint8_t *deth = roce_desc_hdr(&d, ROCE_H_DETH);
+	roce_deth_set_qkey(deth, ROCE_GSI_QKEY);
+	roce_deth_set_srcqp(deth, ROCE_QP1);
+	bool icrc_bad = false;
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "repeat") || !strcmp(a->key, "every"))
+			continue;
+		if (!strcmp(a->key, "icrc") && a->v.kind == CL_V_WORD) {
+			icrc_bad = true;
+			continue;
+		}
+		uint64_t v;
+		if (a->v.kind != CL_V_EXPR || !eval(x, &a->v.expr, &v, o)) {
+			if (o->st == S_OK) {
+				o->st = S_ERROR;
+				outf(o->detail, sizeof o->detail, "%s:%u:%u: %s= takes a number in a CM message", x->c->path,
+				     a->loc.line, a->loc.col, a->key);
+			}
+			return;
+		}
+		if (!strcmp(a->key, "icrc")) {
+			d.ovr |= ROCE_OVR_ICRC;
+			d.icrc = (uint32_t)v;
+			continue;
+		}
+		enum roce_mad_field mf = roce_mad_field_by_name(a->key);
+		if (mf != ROCE_MF_COUNT) {
+			if (!roce_mad_put(mad, mf, v)) {
+				o->st = S_ERROR;
+				outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is a byte field; expected a numeric CM field",
+				     x->c->path, a->loc.line, a->loc.col, a->key);
+				return;
+			}
+			continue;
+		}
+		enum roce_field f = field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
+		const struct roce_field_info *fi = roce_field_info(f);
+		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
+			o->st = S_ERROR;
+			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a CM MAD's packet (UD SEND Only to QP1) over IPv%d",
+			     x->c->path, a->loc.line, a->loc.col, a->key, q->ipv);
+			return;
+		}
+	}
+	d.payload = mad;
+	d.payload_len = ROCE_MAD_LEN;
+	uint8_t frame[PEER_FRAME_MAX];
+	long n = roce_build_frame(&d, frame, sizeof frame);
+	if (n < 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the CM MAD's packet cannot be built");
+		return;
+	}
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT);
+	if (icrc_bad && pk.complete)
+		for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
+			frame[pk.icrc_off + i] ^= 0xFF;
+	x->last_cm_qp = q;
+	uint64_t now = rawio_now();
+	size_t before = x->n_pkts;
+	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "CM") != 0) {
+		o->st = S_ERROR;
+		outf(o->detail, sizeof o->detail, "the CM MAD could not be injected");
+		return;
+	}
+	*sent = now;
+	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
+		if (x->pkts[i].tx)
+			o->pkts[o->n_pkts++] = (long)i;
+	outf(o->detail, sizeof o->detail, "sent CM %s (communication ID 0x%08x, remote 0x%08x) to QP1 over IPv%d%s",
+	     roce_cm_msg_name(s->cm_attr), q->cm_local_id, q->cm_remote_id, q->ipv, icrc_bad ? " with a corrupted ICRC" : "");
 }
 
 /* ---- Expectations ---- */
@@ -1893,8 +2182,19 @@ static bool pkt_is_cnp(const struct case_pkt *p)
  * of the QP's transport sequence, so they form a sequence of their own:
  * a CNP step takes the next CNP, every other step (any included) the next
  * packet that is not one. */
+/* CM MADs to QP1 likewise: the connection manager runs beside the QP's
+ * transport, so a CM step takes the next CM MAD and the others skip them. */
+static bool pkt_is_cm(const struct case_pkt *p)
+{
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, 0);
+	return cm_mad(&pk) != NULL;
+}
+
 static bool same_stream(const struct cl_step *s, const struct case_pkt *p)
 {
+	if (pkt_is_cm(p) != (s->cm_attr != 0))
+		return false;
 	return pkt_is_cnp(p) == (s->opcode == ROCE_OPCODE_CNP);
 }
 
@@ -1933,7 +2233,31 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		outf(o->observed, sizeof o->observed, "a malformed packet: %s", e);
 		return false;
 	}
-	if (s->opcode >= 0 && pk.opcode != s->opcode) {
+	const uint8_t *mad = cm_mad(&pk);
+	if (s->cm_attr) {
+		/* A CM message of the DUT's, naming the tester's communication ID. */
+		uint16_t attr = mad ? (uint16_t)roce_mad_attr_id(mad) : 0;
+		const char *name = mad ? roce_cm_msg_name(attr) : NULL;
+		if (attr != s->cm_attr) {
+			ok = false;
+			appendf(o->expected, sizeof o->expected, "CM %s; ", roce_cm_msg_name(s->cm_attr));
+			if (name)
+				appendf(o->observed, sizeof o->observed, "CM %s; ", name);
+			else if (mad)
+				appendf(o->observed, sizeof o->observed, "CM attribute 0x%04x; ", attr);
+			else
+				appendf(o->observed, sizeof o->observed, "%s; ", pk.op->name);
+		} else {
+			const struct case_qp *q = find_qp(x, s->qp);
+			uint32_t remote = (uint32_t)roce_rtu_remote_comm_id(mad + ROCE_MAD_HDR_LEN);
+			if (q && remote != q->cm_local_id) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "remote communication ID 0x%08x (the tester's); ",
+					q->cm_local_id);
+				appendf(o->observed, sizeof o->observed, "0x%08x; ", remote);
+			}
+		}
+	} else if (s->opcode >= 0 && pk.opcode != s->opcode) {
 		ok = false;
 		appendf(o->expected, sizeof o->expected, "%s; ", roce_opcode((uint8_t)s->opcode)->name);
 		appendf(o->observed, sizeof o->observed, "%s; ", pk.op->name);
@@ -1988,7 +2312,31 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		uint64_t got;
 		const char *label = a->key;
 		enum sym_unit unit = SYM_PLAIN;
-		if (!strcmp(a->key, "len")) {
+		enum roce_mad_field mf = roce_mad_field_by_name(a->key);
+		uint64_t mad_mask = 0;
+		if (mf != ROCE_MF_COUNT) {
+			/* A CM field (rej.reason, apr.status, mad.status ...). */
+			const struct roce_mad_field_info *mi = roce_mad_field_info(mf);
+			if (!mad || !roce_mad_get(mad, mf, &got)) {
+				ok = false;
+				appendf(o->expected, sizeof o->expected, "%s (a numeric field of a CM MAD); ", a->key);
+				appendf(o->observed, sizeof o->observed, "%s; ", mad ? "a byte field" : "no CM MAD");
+				continue;
+			}
+			uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
+			if (mi->hdr != ROCE_MH_MAD && mi->hdr != ROCE_MH_IPCM && mi->hdr != roce_cm_msg(attr)) {
+				/* A field of another message: the message check
+				 * above already tells the difference. */
+				if (s->cm_attr && attr == s->cm_attr) {
+					ok = false;
+					appendf(o->expected, sizeof o->expected, "%s; ", a->key);
+					appendf(o->observed, sizeof o->observed, "not a field of CM %s; ",
+						roce_cm_msg_name(attr) ? roce_cm_msg_name(attr) : "?");
+				}
+				continue;
+			}
+			mad_mask = mi->mask >> __builtin_ctzll(mi->mask);
+		} else if (!strcmp(a->key, "len")) {
 			got = pk.payload_len;
 			label = "payload length";
 		} else if (!strcmp(a->key, "delay")) {
@@ -2038,7 +2386,9 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			}
 			continue;
 		}
-		if (strcmp(a->key, "len") && strcmp(a->key, "pcp") && strcmp(a->key, "vid")) {
+		if (mad_mask) {
+			want &= mad_mask;
+		} else if (strcmp(a->key, "len") && strcmp(a->key, "pcp") && strcmp(a->key, "vid")) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
 		}
@@ -2057,10 +2407,26 @@ static void pkt_summary(const struct case_pkt *p, char *buf, size_t n)
 {
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
-	if (pk.op)
+	const uint8_t *mad = cm_mad(&pk);
+	if (mad) {
+		uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
+		const uint8_t *m = mad + ROCE_MAD_HDR_LEN;
+		const char *name = roce_cm_msg_name(attr);
+		if (name)
+			outf(buf, n, "CM %s", name);
+		else
+			outf(buf, n, "CM attribute 0x%04x", attr);
+		if (attr == ROCE_CM_REJ)
+			appendf(buf, n, " reason %u", (unsigned)roce_rej_reason(m));
+		else if (attr == ROCE_CM_APR)
+			appendf(buf, n, " status %u", (unsigned)roce_apr_status(m));
+		else if (attr == ROCE_CM_REP)
+			appendf(buf, n, " QPN 0x%06x PSN %u", (unsigned)roce_rep_local_qpn(m), (unsigned)roce_rep_start_psn(m));
+	} else if (pk.op) {
 		roce_pkt_summary(&pk, buf, n);
-	else
+	} else {
 		outf(buf, n, "non-RoCEv2 frame of %zu bytes", p->len);
+	}
 }
 
 static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -2117,7 +2483,25 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 			break;
 		pump_until(r, -1, end, true);
 	}
+	if (s->else_inform) {
+		/* Silence is allowed here (an optional feature): reported, and
+		 * the rest of the case, which needs the answer, is not run. */
+		char msg[1024];
+		outf(msg, sizeof msg, "%s (nothing within %.3f ms)", s->info_text, (double)(end - x->ref_ns) / 1e6);
+		add_informative(x, s, msg);
+		outf(o->detail, sizeof o->detail, "nothing came, informative: %s; the case ends here", msg);
+		x->ref_ns = end;
+		x->stop = true;
+		return;
+	}
 	o->st = S_FAIL;
+	if (s->cm_attr) {
+		outf(o->expected, sizeof o->expected, "CM %s%s for QP %s within %.3f ms", roce_cm_msg_name(s->cm_attr),
+		     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
+		outf(o->observed, sizeof o->observed, "no CM MAD from the DUT for QP %s", s->qp);
+		x->ref_ns = end;
+		return;
+	}
 	outf(o->expected, sizeof o->expected, "%s%s on QP %s within %.3f ms", s->opcode >= 0 ? roce_opcode((uint8_t)s->opcode)->name : "a packet",
 	     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
 	outf(o->observed, sizeof o->observed, "nothing from the DUT for QP %s", s->qp);
@@ -2593,6 +2977,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_INFORM: step_inform(x, s, o); break;
 	case CL_CHECK: step_check(x, s, o); break;
 	case CL_MEASURE: step_measure(x, s, o); break;
+	case CL_DUT_LISTEN: step_dut_listen(x, s, o); break;
 	default: break;
 	}
 }
@@ -2953,7 +3338,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	}
 	if (v == V_PASS)
 		sym_set(x, "port", "mtu", dut_port_mtu(r));
-	for (unsigned i = 0; v == V_PASS && i < c->n_steps; i++) {
+	for (unsigned i = 0; v == V_PASS && !x->stop && i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
 		struct step_out o;

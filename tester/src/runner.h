@@ -90,6 +90,13 @@ struct case_qp {
 	bool rocev1; /* its source GID is of type RoCE v1 (A17.8), the tester's side sends v1 */
 	uint8_t tc, hop_limit; /* the address vector's, for more address handles */
 	uint32_t flow_label;
+	/* Connection manager (the tester is the active side): the service
+	 * the DUT listens on for this QP, both communication IDs, the
+	 * transaction of the REQ and how many the tester started. */
+	uint64_t cm_service_id;
+	uint32_t cm_local_id, cm_remote_id;
+	uint64_t cm_req_tid;
+	unsigned cm_transactions;
 };
 
 struct case_mr {

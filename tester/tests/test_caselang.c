@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "caselang.h"
+#include "roce/mad.h"
 #include "caselex.h"
 #include "testutil.h"
 
@@ -236,7 +237,35 @@ static const struct bad bads[] = {
 	{ "dut qp q\nmeasure q ACK for 5\n", CL_ERR_EXPECTED, 5, 19, "a duration after 'for'" },
 	{ "dut qp q\nmeasure q ACK for 5ms count=1\n", CL_ERR_ARGUMENT, 5, 23, "is a result" },
 	{ "dut qp q\ninject q SEND_ONLY every=1ms\n", CL_ERR_MISSING, 5, 1, "expected repeat=N" },
+	{ "dut qp q type=UD\ndut listen q port=1\n", CL_ERR_KIND, 5, 1, "'q' is not an RC QP" },
+	{ "dut qp q\ndut listen q\n", CL_ERR_MISSING, 5, 1, "'dut listen' needs port=" },
+	{ "dut qp q\nexpect q APR else inform \"x\"\n", CL_ERR_MISSING, 5, 1, "needs a time window" },
+	{ "dut qp q\nexpect q APR within 1s else stop\n", CL_ERR_EXPECTED, 5, 29, "'inform' after 'else'" },
+	{ "dut qp q\nexpect q APR apr.colour=1\n", CL_ERR_FIELD, 5, 14, "no header field 'apr.colour'" },
 };
+
+/* CM messages in place of opcodes, their fields, dut listen, else inform. */
+static void test_cm(void)
+{
+	static const char text[] = "case CM-1\ntitle \"cm\"\nrules CA17-34\n"
+				   "dut qp q type=RC state=RESET\ndut listen q port=18515\n"
+				   "inject q REQ req.primary_local_lid=0xBEEF bth.pkey=0x7FFF\n"
+				   "expect q APR apr.status=?st within 1s else inform CA17-37 \"silent\"\n";
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("cm.case", text, strlen(text), &d);
+	CHECK(c != NULL, "CM case parses: %s", d.msg);
+	if (!c)
+		return;
+	CHECK(c->n_steps == 4 && c->steps[1].kind == CL_DUT_LISTEN, "dut listen");
+	CHECK(c->steps[2].cm_attr == ROCE_CM_REQ && c->steps[2].opcode == ROCE_MAD_OPCODE && c->steps[2].n_args == 2,
+	      "inject REQ with a CM field and a packet field");
+	const struct cl_step *e = &c->steps[3];
+	CHECK(e->cm_attr == ROCE_CM_APR && e->else_inform && !strcmp(e->info_rule, "CA17-37") &&
+	      !strcmp(e->info_text, "silent") && e->within_max == 1000000000ull, "expect APR ... else inform");
+	CHECK(cl_cm_msg_lookup("SIDR_REP") == ROCE_CM_SIDR_REP && cl_cm_msg_lookup("SEND_ONLY") == 0, "CM names");
+	cl_case_free(c);
+}
+
 
 static void test_bad(void)
 {
@@ -344,6 +373,7 @@ int main(void)
 {
 	test_good();
 	test_bad();
+	test_cm();
 	test_rule_ip_versions();
 	test_opcodes();
 	test_fuzz();

@@ -552,6 +552,8 @@ struct soft_dev *soft_dev_new(const struct backend_options *opts, char *err, siz
 	dev->mrs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	dev->next_qpn = 0x11;
 	dev->next_key = 0x1000;
+	dev->next_comm_id = g_random_int() | 1u;
+	dev->gsi_psn = g_random_int() & ROCE_PSN_MASK;
 	dev->next_va = 0x10000000ull;
 	dev->timer = g_source_new(&timer_funcs, sizeof(GSource));
 	g_source_set_callback(dev->timer, NULL, dev, NULL);

@@ -309,6 +309,22 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		return;
 
 	uint32_t destqp = roce_bth_destqp(bth);
+	if (destqp == ROCE_QP1) {
+		/* The GSI: any P_Key of the table (A17.4), then the CM. */
+		if (!pkey_match((uint16_t)roce_bth_pkey(bth), 0xFFFF) && !SOFT_FAULT_ON(dev, IGNORE_PKEY)) {
+			dev->cnt.pkey_violations++;
+			return;
+		}
+		dev->cnt.rx_packets++;
+		struct soft_rx rx = { .p = &p, .bth = bth, .psn = roce_bth_psn(bth), .opcode = p.opcode, .op = p.op,
+				      .payload = frame + p.payload_off, .payload_len = p.payload_len,
+				      .ip_version = p.ip_version, .l3 = l3 };
+		memcpy(rx.src_ip, src_ip, 16);
+		memcpy(rx.dst_ip, dst_ip, 16);
+		memcpy(rx.src_mac, eth_src(frame), 6);
+		soft_cm_rx(dev, &rx);
+		return;
+	}
 	struct be_qp *qp;
 	if (destqp == 0) {
 		if (!SOFT_FAULT_ON(dev, ACCEPT_QP0)) {

@@ -89,6 +89,11 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(req_implied_naks, "implied NAKs (a response past an unanswered READ/atomic)") \
 	X(req_ghost_acks, "responses beyond the last PSN sent (ignored)") \
 	X(req_bad_responses, "malformed or unexpected responses") \
+	X(rx_mads, "CM MADs received on QP1") \
+	X(rx_mad_dropped, "MADs on QP1 not served (not the CM class, a response, unknown attribute)") \
+	X(tx_mads, "CM MADs sent from QP1") \
+	X(cm_connections, "REQs accepted (REP sent)") \
+	X(cm_rejects, "REJs sent") \
 	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
 	X(hostile_frames, "frames sent by a --hostile mode (withheld, for silent)") \
 	X(objects_pd, "PDs that exist now (all sessions)") \
@@ -184,6 +189,8 @@ struct soft_res {
 
 enum soft_msg { SOFT_MSG_NONE, SOFT_MSG_SEND, SOFT_MSG_WRITE };
 
+enum soft_cm_state { SOFT_CM_IDLE, SOFT_CM_LISTEN, SOFT_CM_REP_SENT, SOFT_CM_ESTABLISHED, SOFT_CM_TIMEWAIT };
+
 struct be_qp {
 	struct soft_dev *dev;
 	struct be_pd *pd;
@@ -240,6 +247,17 @@ struct be_qp {
 		int64_t rnr_deadline; /* waiting after an RNR NAK */
 		uint32_t sport_seq;   /* sport-varies fault */
 	} req;
+
+	/* The passive side of the connection manager (cm.c). */
+	struct {
+		enum soft_cm_state state;
+		uint64_t service_id;     /* LISTEN: the IP CM service ID */
+		uint32_t local_comm_id, remote_comm_id;
+		uint8_t peer_ip[16];     /* the active side's address (IPv4 in the first 4) */
+		struct be_qp_attr rts;   /* RTR -> RTS, applied on the RTU */
+		uint8_t rep[ROCE_MAD_LEN]; /* the REP sent, for a repeated REQ */
+		uint8_t alt_gid[16];     /* the alternate path loaded by a LAP (never used) */
+	} cm;
 
 	struct {
 		int64_t last_cnp_us; /* last CNP sent for this QP */
@@ -319,6 +337,9 @@ struct soft_dev {
 	 * whether or not there is a socket to send it on: for tests. */
 	void (*tx_tap)(void *ctx, const uint8_t *frame, size_t len);
 	void *tx_tap_ctx;
+	uint32_t gsi_psn;       /* QP1's send PSN */
+	uint32_t next_comm_id;  /* the CM's next local communication ID */
+	uint8_t mad_out[ROCE_MAD_LEN];
 	uint8_t rxbuf[16384];
 	uint8_t txbuf[9216];
 	uint8_t payload[4096];
@@ -423,6 +444,13 @@ int64_t soft_req_next_deadline(const struct be_qp *qp);
 void soft_req_reset(struct be_qp *qp);
 /* A packet description from this QP to its peer with this opcode and PSN. */
 void soft_qp_desc(struct be_qp *qp, struct roce_desc *d, uint8_t opcode, uint32_t psn);
+
+/* ---- cm.c ---- */
+/* The QP (RC, in RESET) accepts the next connection for the IP CM service
+ * ID of this TCP port (Annex A11). */
+int soft_cm_listen(struct be_qp *qp, uint16_t port, struct be_error *err);
+/* A validated packet to QP1. */
+void soft_cm_rx(struct soft_dev *dev, const struct soft_rx *rx);
 
 /* ---- cc.c ---- */
 void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx);

@@ -768,4 +768,5 @@ const struct backend_ops soft_ops = {
 	.post_send = soft_post_send,
 	.poll_cq = soft_poll_cq,
 	.read_counters = soft_read_counters,
+	.cm_listen = soft_cm_listen,
 };

@@ -21,7 +21,11 @@ extern "C" {
 #define ROCE_MAD_LEN 256       /* a MAD: 24-byte header and 232 bytes of data */
 #define ROCE_MAD_HDR_LEN 24
 #define ROCE_MAD_CLASS_CM 0x07
+#define ROCE_MAD_CM_CLASS_VERSION 2
+#define ROCE_MAD_METHOD_SEND 0x03
+#define ROCE_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
 #define ROCE_QP1 1
+#define ROCE_MAD_OPCODE 0x64 /* UD SEND Only: what carries a MAD to QP1 */
 
 enum roce_mad_hdr {
 #define ROCE_MAD_HDR(ID, abbrev, name, size) ROCE_MH_##ID,
@@ -64,6 +68,16 @@ struct roce_mad_field_info {
 const struct roce_mad_hdr_info *roce_mad_hdr_info(enum roce_mad_hdr h);
 const struct roce_mad_field_info *roce_mad_field_info(enum roce_mad_field f);
 void roce_mad_hdr_fields(enum roce_mad_hdr h, enum roce_mad_field *first, unsigned *count);
+/* A field by "abbrev.name" ("req.primary_local_lid", "mad.attr_id",
+ * "apr.status"); ROCE_MF_COUNT when unknown. */
+enum roce_mad_field roce_mad_field_by_name(const char *name);
+/* Where a layout starts in a MAD: 0 for the MAD header, 24 for a CM
+ * message, the REQ's private data for the IP CM header. */
+unsigned roce_mad_hdr_base(enum roce_mad_hdr h);
+/* A numeric field's value in a whole MAD (mad: ROCE_MAD_LEN bytes), and
+ * setting it; false for byte fields. */
+bool roce_mad_get(const uint8_t *mad, enum roce_mad_field f, uint64_t *v);
+bool roce_mad_put(uint8_t *mad, enum roce_mad_field f, uint64_t v);
 
 #define ROCE_MAD_HDR(...)
 #define ROCE_MAD_FIELD(H, h, name, label, off, width, mask, disp)                              \
@@ -96,6 +110,8 @@ enum roce_cm_attr {
 	ROCE_CM_DREP = 0x0016,
 	ROCE_CM_SIDR_REQ = 0x0017,
 	ROCE_CM_SIDR_REP = 0x0018,
+	ROCE_CM_LAP = 0x0019,
+	ROCE_CM_APR = 0x001A,
 };
 
 /* Does this packet carry a MAD: a UD SEND to QP1 with at least a MAD header? */
@@ -109,6 +125,35 @@ const char *roce_cm_msg_name(uint16_t attr_id);
 static inline bool roce_cm_service_is_ip(uint64_t sid)
 {
 	return (sid >> 24) == 0x01;
+}
+/* The REJ reasons and APR statuses that name a port LID, which a RoCE
+ * CM must never use (A17.7: CA17-35, CA17-37), and the ones a passive
+ * side uses for the common refusals. */
+enum roce_cm_rej_reason {
+	ROCE_CM_REJ_NO_QP = 1,
+	ROCE_CM_REJ_NO_RESOURCES = 3,
+	ROCE_CM_REJ_INVALID_COMM_ID = 6,
+	ROCE_CM_REJ_INVALID_SERVICE_ID = 8,
+	ROCE_CM_REJ_INVALID_TRANSPORT = 9,
+	ROCE_CM_REJ_INVALID_GID = 12,
+	ROCE_CM_REJ_INVALID_LID = 13,
+	ROCE_CM_REJ_INVALID_ALT_LID = 19,
+};
+enum roce_cm_apr_status {
+	ROCE_CM_APR_SUCCESS = 0,
+	ROCE_CM_APR_INVALID_COMM_ID = 1,
+	ROCE_CM_APR_UNSUPPORTED = 2,
+	ROCE_CM_APR_REJECTED = 3,
+	ROCE_CM_APR_INVALID_LID = 7,
+	ROCE_CM_APR_INVALID_GID = 8,
+};
+/* Which message a REJ or MRA names (Message Rejected / Message MRAed). */
+enum roce_cm_msg_ref { ROCE_CM_REF_REQ = 0, ROCE_CM_REF_REP = 1, ROCE_CM_REF_OTHER = 2 };
+/* The IP CM service ID of a port for TCP's port space (Annex A11), as
+ * rdma_cm's RDMA_PS_TCP listeners use. */
+static inline uint64_t roce_cm_ip_service_id(uint16_t port)
+{
+	return 0x0000000001060000ull | port;
 }
 /* Path MTU code of a CM REQ (1..5) in bytes; 0 for other codes. */
 unsigned roce_ib_mtu_bytes(unsigned code);
