@@ -24,6 +24,9 @@ struct rocev2_packet {
 	/* ULP hand-off of a data transfer (not a SEND), decided on the first
 	 * pass so that every pass offers the same packets. */
 	enum { ROCEV2_ULP_UNDECIDED, ROCEV2_ULP_OFFER, ROCEV2_ULP_SKIP } ulp_data;
+	/* The SEND message of several packets this one belongs to, if the
+	 * first pass followed it (see rocev2_ulp_track_send). */
+	struct rocev2_send_msg *send_msg;
 };
 
 /* Preferences (packet-rocev2.c). */

@@ -252,7 +252,9 @@ static uint32_t ulp_src_qpn(packet_info *pinfo, const struct roce_pkt *t, const 
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
 		    const struct roce_pkt *t, struct rocev2_packet *rp)
 {
-	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics || !t->complete || !offered_to_ulps(t->op))
+	rocev2_ulp_track_send(pinfo, t, rp);
+	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics || !t->complete || !offered_to_ulps(t->op) ||
+	    !rocev2_ulp_send_offered(pinfo, t, rp))
 		return false;
 	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	uint32_t dst_qpn = (uint32_t)roce_bth_destqp(bth);
@@ -283,8 +285,10 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	}
 	uint32_t src_qpn = ulp_src_qpn(pinfo, t, rp);
 	bool claimed = rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, dst_qpn, &info);
-	if (claimed && !PINFO_FD_VISITED(pinfo))
+	if (claimed && !PINFO_FD_VISITED(pinfo)) {
 		rocev2_ulp_claimed(pinfo, src_qpn, dst_qpn);
+		rocev2_ulp_send_claimed(pinfo, t, rp);
+	}
 	return claimed;
 }
 

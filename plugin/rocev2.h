@@ -53,4 +53,17 @@ void rocev2_ulp_claimed(packet_info *pinfo, uint32_t src_qpn, uint32_t dst_qpn);
 /* Whether a ULP has claimed a packet to or from QP dst_qpn at this
  * packet's destination so far. */
 bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn);
+/* The packets of a SEND message of several packets: on the first pass,
+ * follows each message to its QP (rp->send_msg); a ULP that reassembles
+ * SENDs (RPC-over-RDMA) fails on a message with a hole, without its Last
+ * or that it did not claim the start of when it is dissected again
+ * (Wireshark 4.0's asserts on the NULL its reassembly returns). So such a
+ * packet is offered to the ULPs on the first pass while every packet of its
+ * message so far came in PSN order, and on later passes only if the whole
+ * message did, First to Last; a Middle or Last only if a ULP claimed the
+ * First (rocev2_ulp_send_claimed). */
+struct rocev2_packet;
+void rocev2_ulp_track_send(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp);
+bool rocev2_ulp_send_offered(packet_info *pinfo, const struct roce_pkt *t, const struct rocev2_packet *rp);
+void rocev2_ulp_send_claimed(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp);
 #endif

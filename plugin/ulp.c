@@ -4,7 +4,7 @@
  * "infiniband.payload", CM private data on "infiniband.mad.cm.private"),
  * the way that dissector does, so that they see what they see under it.
  */
-#include "rocev2.h"
+#include "analysis.h"
 
 #include <epan/exceptions.h>
 
@@ -13,15 +13,77 @@
  * rocev2_ulp_on_qp). */
 static wmem_map_t *ulp_qps;
 
+/* The multi-packet SEND message in progress to each QP (first pass). */
+static wmem_map_t *send_in_progress;
+
 void rocev2_register_ulp(void)
 {
 	ulp_qps = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
+	send_in_progress = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
 }
 
 /* One key per (address, QPN); a collision only offers a packet in vain. */
 static void *qp_key(const address *a, uint32_t qpn)
 {
 	return GUINT_TO_POINTER((add_address_to_hash(0, a) * 0x9E3779B1u) ^ (qpn & 0xFFFFFFu));
+}
+
+/* A SEND message of several packets, as the first pass saw it. */
+struct rocev2_send_msg {
+	uint32_t next_psn; /* the PSN its next packet must have */
+	bool intact;       /* every packet so far, in PSN order */
+	bool whole;        /* intact up to its Last */
+	bool claimed;      /* a ULP claimed its First */
+};
+
+void rocev2_ulp_track_send(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
+{
+	if (PINFO_FD_VISITED(pinfo) || !t->op || t->op->kind != ROCE_K_SEND || t->op->position == ROCE_POS_ONLY)
+		return;
+	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
+	uint32_t psn = roce_bth_psn(bth);
+	void *key = qp_key(&pinfo->dst, (uint32_t)roce_bth_destqp(bth));
+	struct rocev2_send_msg *m = wmem_map_lookup(send_in_progress, key);
+	if (t->op->position == ROCE_POS_FIRST) {
+		if (m)
+			m->intact = false; /* its Last never came */
+		m = wmem_new0(wmem_file_scope(), struct rocev2_send_msg);
+		m->intact = t->complete;
+		m->next_psn = (psn + 1) & ROCE_PSN_MASK;
+		wmem_map_insert(send_in_progress, key, m);
+		rp->send_msg = m;
+		return;
+	}
+	if (!m)
+		return; /* its First was not seen */
+	if (!m->intact || !t->complete || psn != m->next_psn) {
+		m->intact = false;
+		wmem_map_remove(send_in_progress, key);
+		return;
+	}
+	rp->send_msg = m;
+	m->next_psn = (psn + 1) & ROCE_PSN_MASK;
+	if (t->op->position == ROCE_POS_LAST) {
+		m->whole = true;
+		wmem_map_remove(send_in_progress, key);
+	}
+}
+
+bool rocev2_ulp_send_offered(packet_info *pinfo, const struct roce_pkt *t, const struct rocev2_packet *rp)
+{
+	if (!t->op || t->op->kind != ROCE_K_SEND || t->op->position == ROCE_POS_ONLY)
+		return true;
+	const struct rocev2_send_msg *m = rp->send_msg;
+	if (!m || !(PINFO_FD_VISITED(pinfo) ? m->whole : m->intact))
+		return false;
+	/* The rest of a message is only for the ULP that claimed its start. */
+	return t->op->position == ROCE_POS_FIRST || m->claimed;
+}
+
+void rocev2_ulp_send_claimed(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
+{
+	if (!PINFO_FD_VISITED(pinfo) && rp->send_msg && t->op->position == ROCE_POS_FIRST)
+		rp->send_msg->claimed = true;
 }
 
 bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "hostile.h"
 
 #define AGENT_PROTOCOL_VERSION 1
 #define AGENT_MAX_MESSAGE (1u << 20)
@@ -39,6 +40,10 @@ struct agent {
 	 * session slots; 0: no deadline. */
 	unsigned hello_timeout_ms;
 	bool verbose;
+	/* --hostile: the mode (device modes are the backend's business) and,
+	 * for the agent modes, the method they strike at. */
+	enum agent_hostile hostile;
+	const char *hostile_at;
 };
 
 /* Protocol error codes (docs/agent-protocol.md). */
@@ -93,6 +98,7 @@ struct session {
 	bool authenticated;
 	unsigned auth_failures;
 	bool closing;
+	bool hung; /* --hostile agent-hang struck: nothing more is read or answered */
 	GHashTable *handles; /* id -> struct handle */
 	GHashTable *qpns;    /* qpn -> handle id */
 	unsigned next_handle;
@@ -119,6 +125,10 @@ void session_feed(struct session *s, const char *data, size_t len);
 void session_close(struct session *s);
 void session_send_reply(struct session *s, struct req *r);
 void session_start_poll_timer(struct session *s);
+
+/* hostile.c: true when an agent-layer hostile mode takes the request (no
+ * reply: the session hangs, or is to be closed). */
+bool agent_hostile_intercept(struct session *s, const char *method);
 
 /* session.c */
 void session_init_handles(struct session *s);

@@ -341,6 +341,8 @@ struct backend_options {
 	unsigned cnp_interval_us;   /* soft: minimum time between CNPs per QP */
 	unsigned rcm_line_rate_mbps; /* soft: a QP's rate before any CNP */
 	unsigned rcm_recovery_us;    /* soft: rate recovery period */
+	const char *hostile;         /* soft: a device hostile mode (hostile.def), NULL for none */
+	uint64_t hostile_count;      /* soft: the bound on hostile frames (0: the default) */
 	unsigned vlan;               /* soft: 802.1Q VLAN ID (1..4094) of its own traffic, 0 for none */
 	bool rocev1;                 /* soft: a dual-mode port, RoCE v1 GIDs too (A17.8) */
 };

@@ -70,8 +70,11 @@ static void list_faults(bool markdown)
 int main(int argc, char **argv)
 {
 	gchar *listen = NULL, *token_file = NULL, *backend = NULL, *iface = NULL, *device = NULL, *fault = NULL;
+	gchar *hostile = NULL, *hostile_at = NULL;
 	gboolean rcm = FALSE, rocev1 = FALSE, verbose = FALSE, faults = FALSE, counters = FALSE, markdown = FALSE, version = FALSE;
+	gboolean hostiles = FALSE;
 	gint cnp_interval = 50, line_rate = 1000, recovery = 2000, hello_timeout = AGENT_HELLO_TIMEOUT_S, vlan = 0;
+	gint64 hostile_count = AGENT_HOSTILE_DEFAULT_COUNT;
 	GOptionEntry entries[] = {
 		{ "listen", 'l', 0, G_OPTION_ARG_STRING, &listen, "Listen on HOST:PORT (required; [v6]:PORT for IPv6)", "HOST:PORT" },
 		{ "token-file", 't', 0, G_OPTION_ARG_FILENAME, &token_file, "The shared token that authenticates the tester (required)", "FILE" },
@@ -83,11 +86,15 @@ int main(int argc, char **argv)
 		{ "cnp-interval-us", 0, 0, G_OPTION_ARG_INT, &cnp_interval, "soft: minimum time between CNPs per QP (default 50)", "US" },
 		{ "rcm-line-rate", 0, 0, G_OPTION_ARG_INT, &line_rate, "soft: a QP's rate before any CNP, Mb/s (default 1000)", "MBPS" },
 		{ "rcm-recovery-us", 0, 0, G_OPTION_ARG_INT, &recovery, "soft: rate recovery period (default 2000)", "US" },
+		{ "hostile", 0, 0, G_OPTION_ARG_STRING, &hostile, "Misbehave wholesale on purpose, to test the tester (see --list-hostile)", "MODE" },
+		{ "hostile-at", 0, 0, G_OPTION_ARG_STRING, &hostile_at, "agent-hang, agent-disconnect: the method they strike at (default poll_cq)", "METHOD" },
+		{ "hostile-count", 0, 0, G_OPTION_ARG_INT64, &hostile_count, "soft: at most this many hostile frames (default 100000)", "N" },
 		{ "vlan", 0, 0, G_OPTION_ARG_INT, &vlan, "soft: tag the DUT's own frames with this 802.1Q VLAN ID (1..4094), PCP from the address vector's SL, and take only that VLAN's frames", "ID" },
 		{ "rocev1", 0, 0, G_OPTION_ARG_NONE, &rocev1, "soft: a dual-mode port: RoCE v1 GIDs next to the RoCEv2 ones, each QP's protocol from its GID's type (A17.8)", NULL },
 		{ "list-faults", 0, 0, G_OPTION_ARG_NONE, &faults, "List the fault profiles and exit", NULL },
+		{ "list-hostile", 0, 0, G_OPTION_ARG_NONE, &hostiles, "List the hostile modes and exit", NULL },
 		{ "list-counters", 0, 0, G_OPTION_ARG_NONE, &counters, "List the soft DUT's counters and exit", NULL },
-		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults or --list-counters: as a Markdown table", NULL },
+		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "With --list-faults, --list-counters or --list-hostile: as a Markdown table", NULL },
 		{ "hello-timeout", 0, 0, G_OPTION_ARG_INT, &hello_timeout, "Close a connection that has not said hello with the token within SECS (default 10)", "SECS" },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log sessions and errors", NULL },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
@@ -121,11 +128,13 @@ int main(int argc, char **argv)
 		       backend_names());
 		return 0;
 	}
-	if (faults || counters) {
+	if (faults || counters || hostiles) {
 		if (faults)
 			list_faults(markdown);
-		else
+		else if (counters)
 			list_counters(markdown);
+		else
+			agent_hostile_list(markdown);
 		return 0;
 	}
 	if (argc > 1) {
@@ -158,10 +167,28 @@ int main(int argc, char **argv)
 			fault ? "fault" : vlan ? "vlan" : "rocev1");
 		return 2;
 	}
+	enum agent_hostile hmode = AGENT_HOSTILE_NONE;
+	if (hostile && strcmp(hostile, "none") != 0) {
+		hmode = agent_hostile_by_name(hostile);
+		if (hmode == AGENT_HOSTILE_COUNT) {
+			fprintf(stderr, "roce-agent: unknown hostile mode '%s' (roce-agent --list-hostile)\n", hostile);
+			return 2;
+		}
+		if (agent_hostile_info(hmode)->layer == AGENT_HOSTILE_DEVICE && strcmp(factory->name, "soft") != 0) {
+			fprintf(stderr, "roce-agent: --hostile %s applies to the soft backend only\n", hostile);
+			return 2;
+		}
+	}
+	if (hostile_count <= 0) {
+		fprintf(stderr, "roce-agent: --hostile-count must be positive\n");
+		return 2;
+	}
 
 	char err[512];
-	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose,
+	struct agent a = { .listen_fd = -1, .factory = factory, .verbose = verbose, .hostile = hmode,
 			   .hello_timeout_ms = (unsigned)hello_timeout * 1000 };
+	if (hmode != AGENT_HOSTILE_NONE && agent_hostile_info(hmode)->layer == AGENT_HOSTILE_AGENT)
+		a.hostile_at = hostile_at ? hostile_at : "poll_cq";
 	a.token = read_token(token_file, &a.token_len, err, sizeof err);
 	if (!a.token) {
 		fprintf(stderr, "roce-agent: %s\n", err);
@@ -175,6 +202,8 @@ int main(int argc, char **argv)
 		.cnp_interval_us = (unsigned)cnp_interval,
 		.rcm_line_rate_mbps = (unsigned)line_rate,
 		.rcm_recovery_us = (unsigned)recovery,
+		.hostile = hmode != AGENT_HOSTILE_NONE && agent_hostile_info(hmode)->layer == AGENT_HOSTILE_DEVICE ? hostile : NULL,
+		.hostile_count = (uint64_t)hostile_count,
 		.vlan = (unsigned)vlan,
 		.rocev1 = rocev1,
 	};
@@ -192,8 +221,8 @@ int main(int argc, char **argv)
 	guint s1 = g_unix_signal_add(SIGINT, on_signal, a.loop);
 	guint s2 = g_unix_signal_add(SIGTERM, on_signal, a.loop);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "roce-agent: listening on %s, backend %s%s%s\n", listen, factory->name,
-		fault ? ", fault " : "", fault ? fault : "");
+	fprintf(stderr, "roce-agent: listening on %s, backend %s%s%s%s%s\n", listen, factory->name,
+		fault ? ", fault " : "", fault ? fault : "", hmode ? ", hostile " : "", hmode ? hostile : "");
 	g_main_loop_run(a.loop);
 
 	agent_shutdown(&a);
@@ -209,5 +238,7 @@ int main(int argc, char **argv)
 	g_free(iface);
 	g_free(device);
 	g_free(fault);
+	g_free(hostile);
+	g_free(hostile_at);
 	return 0;
 }

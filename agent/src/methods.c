@@ -378,6 +378,8 @@ static void m_hello(struct req *r)
 	res_str(r, "backend", s->agent->factory->name);
 	res_str(r, "device", da.name);
 	res_str(r, "fault", s->agent->factory->fault_name ? s->agent->factory->fault_name(BE(s)) : NULL);
+	const struct agent_hostile_info *hi = agent_hostile_info(s->agent->hostile);
+	res_str(r, "hostile", hi ? hi->name : NULL);
 }
 
 static void m_bye(struct req *r)
@@ -1268,6 +1270,8 @@ void agent_dispatch(struct session *s, const char *line, size_t len)
 	}
 	if (!s->authenticated && m->fn != m_hello)
 		req_fail(&r, AE_UNAUTHENTICATED, "%s: say hello with the token first", m->name);
+	else if (s->authenticated && agent_hostile_intercept(s, m->name))
+		r.deferred = true; /* no reply, ever */
 	else
 		m->fn(&r);
 	if (empty)

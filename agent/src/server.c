@@ -21,6 +21,7 @@
 
 static gboolean on_readable(gint fd, GIOCondition cond, gpointer data);
 static gboolean on_writable(gint fd, GIOCondition cond, gpointer data);
+static void queue_close(struct session *s);
 
 static void set_reading(struct session *s, bool on)
 {
@@ -34,7 +35,7 @@ static void set_reading(struct session *s, bool on)
 
 static bool busy(const struct session *s)
 {
-	return s->out->len > 0 || s->poll.active;
+	return s->out->len > 0 || s->poll.active || s->hung;
 }
 
 /* Handles complete lines while the session is idle. */
@@ -72,6 +73,8 @@ static void process_input(struct session *s)
 	}
 	if (!s->closing)
 		set_reading(s, !busy(s));
+	else if (!s->out->len)
+		queue_close(s);
 }
 
 static void flush_out(struct session *s)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# docs/agent.md's generated tables (fault profiles, counters) match the agent.
+# docs/agent.md's generated tables (fault profiles, counters, hostile modes) match the agent.
 #   docs_current.sh ROCE_AGENT DOCS_AGENT_MD
 agent=$1 doc=$2
 rc=0
@@ -13,4 +13,5 @@ check() { # marker, option
 }
 check faults --list-faults
 check counters --list-counters
+check hostile --list-hostile
 exit $rc

@@ -96,6 +96,9 @@ struct peer {
 	size_t n_timings, cap_timings;
 	struct peer_finding *findings;
 	size_t n_findings, cap_findings;
+	/* Past PEER_MAX_FINDINGS and PEER_MAX_TIMINGS a case's records are
+	 * counted, not kept: a hostile DUT must not grow them without bound. */
+	uint64_t findings_dropped, timings_dropped;
 	void **garbage;
 	size_t n_garbage, cap_garbage;
 	struct peer_stats stats;
@@ -167,6 +170,17 @@ static void finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t 
 static void finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t psn, bool error,
 		    const char *fmt, ...)
 {
+	if (p->n_findings == PEER_MAX_FINDINGS) {
+		p->findings_dropped++;
+		/* The last slot says how many more there were, and an error
+		 * among them is not lost. */
+		struct peer_finding *f = &p->findings[PEER_MAX_FINDINGS - 1];
+		f->error = f->error || error;
+		snprintf(f->text, sizeof f->text, "%llu more findings of the engine, not listed",
+			 (unsigned long long)p->findings_dropped + 1);
+		f->rule = error ? rule : f->rule;
+		return;
+	}
 	if (p->n_findings == p->cap_findings) {
 		p->cap_findings = p->cap_findings ? 2 * p->cap_findings : 32;
 		struct peer_finding *f = realloc(p->findings, p->cap_findings * sizeof *f);
@@ -189,6 +203,10 @@ static void finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t 
 static void timing(struct peer *p, struct qp *q, uint32_t psn, uint8_t opcode, uint64_t ts, uint64_t delta,
 		   const char *what)
 {
+	if (p->n_timings == PEER_MAX_TIMINGS) {
+		p->timings_dropped++;
+		return;
+	}
 	if (p->n_timings == p->cap_timings) {
 		p->cap_timings = p->cap_timings ? 2 * p->cap_timings : 256;
 		struct peer_timing *t = realloc(p->timings, p->cap_timings * sizeof *t);
@@ -229,7 +247,11 @@ void peer_reset(struct peer *p)
 		free(p->garbage[i]);
 	p->n_garbage = 0;
 	p->n_mrs = 0;
+	for (unsigned i = 0; i < p->cq_n; i++)
+		free(p->cq[i].data);
 	p->cq_n = 0;
+	p->findings_dropped = 0;
+	p->timings_dropped = 0;
 	inj_clear(&p->rules);
 	memset(&p->tx_rounds, 0, sizeof p->tx_rounds);
 	memset(&p->rx_rounds, 0, sizeof p->rx_rounds);
@@ -347,6 +369,12 @@ size_t peer_timings(struct peer *p, const struct peer_timing **out)
 	return p->n_timings;
 }
 
+void peer_records_dropped(struct peer *p, uint64_t *findings, uint64_t *timings)
+{
+	*findings = p->findings_dropped;
+	*timings = p->timings_dropped;
+}
+
 size_t peer_findings(struct peer *p, const struct peer_finding **out)
 {
 	*out = p->findings;
@@ -360,10 +388,15 @@ const struct peer_stats *peer_stats(struct peer *p)
 
 /* ---- Completions ---- */
 
+/* A completion owns its data (wc->data) until it is polled; then the
+ * engine keeps it until the next reset. */
 static void complete(struct peer *p, struct qp *q, const struct peer_wc *wc)
 {
 	if (p->cq_n == PEER_CQ_DEPTH) {
-		/* The oldest completion gives way: a case reads its own. */
+		/* The oldest completion gives way, with its data: a case reads
+		 * its own, and a DUT that floods the tester with SENDs must not
+		 * make it keep every one. */
+		free(p->cq[0].data);
 		memmove(p->cq, p->cq + 1, (PEER_CQ_DEPTH - 1) * sizeof *p->cq);
 		p->cq_n--;
 	}
@@ -379,6 +412,8 @@ bool peer_poll(struct peer *p, uint32_t qpn, struct peer_wc *wc)
 		if (p->cq[i].qpn != qpn)
 			continue;
 		*wc = p->cq[i];
+		if (wc->data)
+			keep(p, wc->data);
 		memmove(p->cq + i, p->cq + i + 1, (p->cq_n - i - 1) * sizeof *p->cq);
 		p->cq_n--;
 		return true;
@@ -719,7 +754,7 @@ static void pop_wqe(struct peer *p, struct qp *q, enum peer_wc_status st, uint64
 	if (st == PEER_WC_SUCCESS) {
 		wc.byte_len = w->wr.len;
 		if (w->wr.op == PEER_OP_READ) {
-			wc.data = keep(p, w->buf);
+			wc.data = w->buf;
 			w->buf = NULL;
 		}
 	}
@@ -1009,7 +1044,7 @@ static void deliver_recv(struct peer *p, struct qp *q, const struct roce_pkt *pk
 	if (deth)
 		wc.src_qp = roce_deth_srcqp(deth);
 	if (op == PEER_OP_RECV) {
-		wc.data = keep(p, xmalloc(q->rlen));
+		wc.data = xmalloc(q->rlen);
 		if (q->rlen)
 			memcpy(wc.data, q->rbuf, q->rlen);
 	}

@@ -40,6 +40,9 @@
 #define PEER_FRAME_MAX 9216
 #define PEER_SAVED_RESP 16
 #define PEER_HELD_MAX 256
+/* Records kept per case (peer_findings, peer_timings); more are counted. */
+#define PEER_MAX_FINDINGS 1000
+#define PEER_MAX_TIMINGS 100000
 
 /* Work completion statuses, named as the agent protocol names them. */
 enum peer_wc_status {
@@ -77,7 +80,8 @@ struct peer_wc {
 	uint32_t imm;
 	uint64_t value;      /* atomics: the original remote value */
 	uint32_t src_qp;     /* UD receives */
-	uint8_t *data;       /* received or read bytes (owned by the engine until the next peer_reset) */
+	uint8_t *data;       /* received or read bytes (owned by the engine until the next peer_reset;
+			      * a completion pushed out of the full CQ takes its data with it) */
 	uint64_t ts_ns;      /* when it completed */
 };
 
@@ -223,6 +227,8 @@ struct inj_set *peer_rules(struct peer *p);
 /* Records. */
 size_t peer_timings(struct peer *p, const struct peer_timing **out);
 size_t peer_findings(struct peer *p, const struct peer_finding **out);
+/* How many findings and timings of the case were counted but not kept. */
+void peer_records_dropped(struct peer *p, uint64_t *findings, uint64_t *timings);
 struct peer_stats {
 	uint64_t tx, rx, retransmissions, acks_sent, naks_sent, rnr_naks_sent, dropped_by_rule;
 };

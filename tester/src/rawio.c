@@ -237,7 +237,11 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 {
 	struct dispatch_ctx d = { io, fn, ctx, 0 };
 	for (;;) {
-		int r = pcap_dispatch(io->pc, -1, on_packet, (u_char *)&d);
+		/* A bounded batch: with an unlimited count libpcap hands over
+		 * frames for as long as the ring has any, which under a flood
+		 * faster than the handler is for as long as the flood lasts,
+		 * and no deadline of the caller's would be kept. */
+		int r = pcap_dispatch(io->pc, RAWIO_BATCH, on_packet, (u_char *)&d);
 		if (r < 0) {
 			snprintf(err, errlen, "%s: %s", io->ifname, pcap_geterr(io->pc));
 			return -1;

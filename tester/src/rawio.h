@@ -15,6 +15,9 @@
 #include <stdint.h>
 
 #define RAWIO_SNAPLEN 9300
+/* Frames handed over per rawio_wait call at most, so that a flood cannot
+ * keep the caller from its deadlines. */
+#define RAWIO_BATCH 256
 
 enum rawio_tstamp_pref {
 	RAWIO_TS_HOST,    /* kernel timestamps: the clock the tester's send times use */
@@ -46,7 +49,7 @@ int rawio_send(struct rawio *io, const uint8_t *frame, size_t len, char *err, si
 typedef void (*rawio_frame_fn)(void *ctx, const uint8_t *data, size_t caplen, size_t len, uint64_t ts_ns);
 /* Waits until deadline_ns (CLOCK_REALTIME) for frames and hands each to fn;
  * returns how many, or -1 on an interface error (err says which). Returns
- * early after the first batch when any arrived. */
+ * early after the first batch (at most RAWIO_BATCH frames) when any arrived. */
 int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *ctx, char *err, size_t errlen);
 
 /* Nanoseconds on the clock the kernel stamps packets with. */

@@ -13,6 +13,17 @@
 #include <unistd.h>
 
 #define MAX_CASE_PKTS 200000u
+/* What one case keeps of the frames it receives: a DUT that floods the
+ * tester gets its frames counted and processed, but only this many (and
+ * this many bytes) recorded and written to the capture, so that memory, the
+ * capture and results.json stay bounded. A conforming device sends far
+ * fewer in any case of the suite (the largest, an 8 MiB WRITE, is 8192
+ * packets at a PMTU of 1024). */
+#define MAX_CASE_RX_PKTS 50000u
+#define MAX_CASE_RX_BYTES (128u << 20)
+/* Findings of the stateless checks listed per case and rule; the rest are
+ * counted in one more finding that says how many there were. */
+#define MAX_FINDINGS_PER_RULE 50u
 #define MAX_QPS 16
 #define MAX_MRS 32
 #define NS_PER_MS 1000000ull
@@ -69,6 +80,13 @@ struct run_ctx {
 	uint64_t ref_ns, deadline_ns;
 	JsonArray *events, *findings, *evidence, *failed_rules;
 	bool pkt_error; /* a DUT packet broke a stateless rule */
+	/* Frames received during the case, and those not recorded (a flood). */
+	uint64_t rx_frames, rx_bytes, rx_unrecorded, rx_unrecorded_bytes;
+	uint64_t rx_first_ns, rx_last_ns;
+	size_t rx_recorded, rx_recorded_bytes;
+	/* Packet-check findings per rule, listed up to MAX_FINDINGS_PER_RULE. */
+	unsigned rule_findings[ROCE_RULE_COUNT];
+	unsigned late_frames; /* DUT frames for the QPs of earlier cases */
 	unsigned n_informative; /* informative findings of the case's own statements */
 	char first_informative[600];
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
@@ -145,6 +163,11 @@ static long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint6
 {
 	if (x->n_pkts == MAX_CASE_PKTS)
 		return -1;
+	if (!tx && (x->rx_recorded == MAX_CASE_RX_PKTS || x->rx_recorded_bytes + len > MAX_CASE_RX_BYTES)) {
+		x->rx_unrecorded++;
+		x->rx_unrecorded_bytes += len;
+		return -1;
+	}
 	if (x->n_pkts == x->cap_pkts) {
 		x->cap_pkts = x->cap_pkts ? 2 * x->cap_pkts : 256;
 		struct case_pkt *p = realloc(x->pkts, x->cap_pkts * sizeof *p);
@@ -164,6 +187,10 @@ static long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint6
 	memcpy(p->data, data, len);
 	p->len = len;
 	p->note = note ? strdup(note) : NULL;
+	if (!tx) {
+		x->rx_recorded++;
+		x->rx_recorded_bytes += len;
+	}
 	return (long)x->n_pkts++;
 }
 
@@ -198,20 +225,52 @@ static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
 	return NULL;
 }
 
-static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
+/* A finding of the checks on one DUT packet. Error findings fail the case
+ * whether they are listed or not; past MAX_FINDINGS_PER_RULE per rule they
+ * are only counted (see note_suppressed_findings). */
+static void add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *severity, const char *msg)
 {
 	const struct roce_rule_info *ri = roce_rule(rule);
+	if (!strcmp(severity, "error") && ri) {
+		x->pkt_error = true;
+		add_failed_rule(x, ri->id);
+	}
+	unsigned *n = &x->rule_findings[ri ? rule : ROCE_RULE_NONE];
+	if ((*n)++ >= MAX_FINDINGS_PER_RULE)
+		return;
 	JsonObject *j = json_object_new();
-	json_object_set_string_member(j, "rule", ri->id);
-	json_object_set_string_member(j, "severity", "error");
+	json_object_set_string_member(j, "rule", ri ? ri->id : "");
+	json_object_set_string_member(j, "severity", severity);
 	json_object_set_string_member(j, "message", msg);
 	json_object_set_int_member(j, "packet", idx);
 	json_object_set_int_member(j, "step", x->pkts[idx].step + 1); /* 1-based like packets */
 	json_object_set_string_member(j, "source", "packet check");
 	json_array_add_object_element(x->findings, j);
 	annotate(x, idx, "finding %s", msg);
-	x->pkt_error = true;
-	add_failed_rule(x, ri->id);
+}
+
+static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
+{
+	add_pkt_finding(x, idx, rule, "error", msg);
+}
+
+/* One finding per rule that had more than the listed ones. */
+static void note_suppressed_findings(struct run_ctx *x)
+{
+	for (unsigned r = 0; r < ROCE_RULE_COUNT; r++) {
+		if (x->rule_findings[r] <= MAX_FINDINGS_PER_RULE)
+			continue;
+		const struct roce_rule_info *ri = r == ROCE_RULE_NONE ? NULL : roce_rule((enum roce_rule)r);
+		char msg[300];
+		outf(msg, sizeof msg, "%u more packet-check findings of %s, not listed (%u in all)",
+		     x->rule_findings[r] - MAX_FINDINGS_PER_RULE, ri ? ri->id : "no rule", x->rule_findings[r]);
+		JsonObject *j = json_object_new();
+		json_object_set_string_member(j, "rule", ri ? ri->id : "");
+		json_object_set_string_member(j, "severity", "info");
+		json_object_set_string_member(j, "message", msg);
+		json_object_set_string_member(j, "source", "packet check");
+		json_array_add_object_element(x->findings, j);
+	}
 }
 
 /* A RoCE v1 packet's GRH carries the GIDs themselves: the DUT's as SGID,
@@ -275,6 +334,20 @@ static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_q
 	}
 }
 
+/* The stateless rules on one DUT packet (pmtu 0: not known). */
+static void check_stateless(struct run_ctx *x, long idx, const struct roce_pkt *pk, unsigned pmtu)
+{
+	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, pmtu };
+	struct roce_finding f[16];
+	size_t n = roce_check(pk, &o, f, 16);
+	for (size_t i = 0; i < n && i < 16; i++) {
+		const struct roce_code_info *ci = roce_code_info(f[i].code);
+		char msg[300];
+		roce_finding_format(&f[i], msg, sizeof msg);
+		add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg);
+	}
+}
+
 static const uint8_t *cm_mad(const struct roce_pkt *pk);
 
 /* On a VLAN run the DUT's frames of a QP carry the run's VLAN ID and, as
@@ -331,27 +404,129 @@ static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *
 	check_dut_addresses(x, idx, q, &pk);
 	check_dut_protocol(x, idx, q, &pk);
 	check_dut_vlan(x, idx, q, &pk);
-	struct roce_check_opts o = { ROCE_CHK_ICRC | ROCE_CHK_SENDER, q->pmtu };
-	struct roce_finding f[16];
-	size_t n = roce_check(&pk, &o, f, 16);
-	for (size_t i = 0; i < n && i < 16; i++) {
-		const struct roce_code_info *ci = roce_code_info(f[i].code);
-		const struct roce_rule_info *ri = roce_rule(ci->rule);
-		char msg[300];
-		roce_finding_format(&f[i], msg, sizeof msg);
-		JsonObject *j = json_object_new();
-		json_object_set_string_member(j, "rule", ri ? ri->id : "");
-		json_object_set_string_member(j, "severity", roce_severity_name(ci->severity));
-		json_object_set_string_member(j, "message", msg);
-		json_object_set_int_member(j, "packet", idx);
-		json_object_set_int_member(j, "step", p->step + 1); /* 1-based like packets */
-		json_object_set_string_member(j, "source", "packet check");
-		json_array_add_object_element(x->findings, j);
-		annotate(x, idx, "finding %s", msg);
-		if (ci->severity == ROCE_SEV_ERROR && ri) {
-			x->pkt_error = true;
-			add_failed_rule(x, ri->id);
+	check_stateless(x, idx, &pk, q->pmtu);
+}
+
+/* ARP and Neighbour Discovery come in through the same filter as RoCEv2:
+ * they are the kernel's business, not the DUT's RoCE traffic. */
+static bool is_neighbour_frame(const uint8_t *d, size_t len)
+{
+	size_t off = 12;
+	while (off + 2 <= len) {
+		uint16_t type = (uint16_t)(d[off] << 8 | d[off + 1]);
+		if (type == ROCE_ETHERTYPE_VLAN || type == ROCE_ETHERTYPE_QINQ) {
+			off += 4;
+			continue;
 		}
+		if (type == 0x0806)
+			return true;
+		return type == ROCE_ETHERTYPE_IPV6 && off + 2 + 7 <= len && d[off + 2 + 6] == 58;
+	}
+	return false;
+}
+
+/* Whether a frame comes from the DUT: its source MAC is the one the DUT's
+ * addresses resolved to. */
+static bool from_dut(struct runner *r, const uint8_t *d, size_t len)
+{
+	if (len < ROCE_ETH_LEN)
+		return false;
+	for (int fi = 0; fi < 2; fi++)
+		if (r->fam[fi].ok && !memcmp(d + 6, r->fam[fi].mac, 6))
+			return true;
+	return false;
+}
+
+/* A RoCEv2 frame from the DUT that belongs to no QP of the case: judged
+ * like any DUT packet, and a well-formed one must at least be addressed
+ * to a QP the tester has (a DUT sends responses and requests only to the
+ * QPs its own QPs are connected to, IBA chapter 9). A late packet for a QP
+ * of an earlier case is only noted: that case's judgement is done. */
+static void check_stray_packet(struct run_ctx *x, long idx)
+{
+	struct runner *r = x->r;
+	struct case_pkt *p = &x->pkts[idx];
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
+	bool before = x->pkt_error;
+	x->pkt_error = false;
+	check_stateless(x, idx, &pk, 0);
+	bool broken = x->pkt_error;
+	x->pkt_error = before || broken;
+	if (broken || pk.err != ROCE_OK || !pk.op)
+		return;
+	uint32_t qpn = roce_bth_destqp(roce_pkt_hdr(&pk, ROCE_H_BTH));
+	if (qpn == 1)
+		return; /* the GSI (MADs): every port has QP1 */
+	char sum[200];
+	roce_pkt_summary(&pk, sum, sizeof sum);
+	if (qpn >= r->first_tester_qpn && qpn < r->next_tester_qpn && !qp_by_tester_qpn(x, qpn)) {
+		x->late_frames++;
+		annotate(x, idx, "late: QP 0x%06x belongs to an earlier case", qpn);
+		return;
+	}
+	char msg[400], qps[200] = "";
+	for (unsigned i = 0; i < x->n_qps; i++)
+		appendf(qps, sizeof qps, "%s0x%06x", i ? ", " : "", x->qps[i].tester_qpn);
+	outf(msg, sizeof msg, "the DUT sent %s to QP 0x%06x, which is no QP of the tester's (this case's: %s)", sum, qpn,
+	     qps[0] ? qps : "none");
+	pkt_finding(x, idx, ROCE_RULE_CA17_25, msg);
+}
+
+/* Counts what the DUT sent on a QP of the case (every frame, recorded or
+ * not) for the traffic checks at the end of the case. */
+static void account_dut_packet(struct case_qp *q, const uint8_t *data, size_t len)
+{
+	struct roce_pkt pk;
+	if (roce_parse_frame(&pk, data, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.op)
+		return;
+	if (pk.op->kind == ROCE_K_ACK)
+		q->rx_acks++;
+	if (!(pk.op->flags & ROCE_OPF_REQUEST))
+		return;
+	uint32_t psn = roce_bth_psn(roce_pkt_hdr(&pk, ROCE_H_BTH));
+	bool starts = pk.op->position == ROCE_POS_FIRST || pk.op->position == ROCE_POS_ONLY;
+	/* UD has no retransmissions; RC and UC resend PSNs they sent before. */
+	bool fresh = q->type == ROCE_T_UD || !q->rx_have_psn || roce_psn_diff(psn, q->rx_req_psn) > 0;
+	if (starts && fresh)
+		q->rx_messages++;
+	if (fresh) {
+		q->rx_req_psn = psn;
+		q->rx_have_psn = true;
+	}
+}
+
+/* The traffic checks: a responder acknowledges requests (never more
+ * Acknowledge packets than request packets it was sent), and a requester
+ * sends the messages it was asked to (never more than the work requests
+ * posted). A duplicate-ACK storm or unsolicited requests fail the case. */
+static void check_traffic(struct run_ctx *x)
+{
+	for (unsigned i = 0; i < x->n_qps; i++) {
+		struct case_qp *q = &x->qps[i];
+		char msg[400];
+		if (q->rx_acks > q->tx_requests) {
+			outf(msg, sizeof msg,
+			     "the DUT sent %llu Acknowledge packets on QP %s, more than the %llu request packets the tester sent it: "
+			     "a responder acknowledges requests and does not repeat ACKs unprompted",
+			     (unsigned long long)q->rx_acks, q->name, (unsigned long long)q->tx_requests);
+		} else if (q->rx_messages > q->posted) {
+			outf(msg, sizeof msg,
+			     "the DUT started %llu request messages on QP %s, more than the %llu work requests the case posted on it",
+			     (unsigned long long)q->rx_messages, q->name, (unsigned long long)q->posted);
+		} else {
+			continue;
+		}
+		const struct roce_rule_info *ri = roce_rule(ROCE_RULE_CA17_25);
+		JsonObject *j = json_object_new();
+		json_object_set_string_member(j, "rule", ri->id);
+		json_object_set_string_member(j, "severity", "error");
+		json_object_set_string_member(j, "message", msg);
+		json_object_set_string_member(j, "qp", q->name);
+		json_object_set_string_member(j, "source", "traffic check");
+		json_array_add_object_element(x->findings, j);
+		x->pkt_error = true;
+		add_failed_rule(x, ri->id);
 	}
 }
 
@@ -376,6 +551,10 @@ static int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const str
 		if (rc != 0)
 			appendf(note, sizeof note, " [send failed: %s]", err);
 		record_pkt(r->rc, frame, len, ts, true, info->qpn, note);
+		struct case_qp *q = qp_by_tester_qpn(r->rc, info->qpn);
+		const struct roce_opcode_info *oi = roce_opcode(info->opcode);
+		if (q && oi && (oi->flags & ROCE_OPF_REQUEST))
+			q->tx_requests++;
 	}
 	return rc;
 }
@@ -398,13 +577,23 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 	if (!r->rc)
 		return;
 	struct run_ctx *x = r->rc;
+	if (!x->rx_frames++)
+		x->rx_first_ns = ts;
+	x->rx_last_ns = ts;
+	x->rx_bytes += caplen;
 	struct case_qp *cmq = qpn ? NULL : cm_qp_of(x, data, caplen);
 	if (cmq)
 		qpn = cmq->tester_qpn;
 	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
 	struct case_qp *q = qpn ? qp_by_tester_qpn(x, qpn) : NULL;
-	if (idx >= 0 && q)
-		check_dut_packet(x, idx, q);
+	if (q) {
+		if (!cmq) /* a CM MAD on QP1 is not the QP's own traffic */
+			account_dut_packet(q, data, caplen);
+		if (idx >= 0)
+			check_dut_packet(x, idx, q);
+	} else if (idx >= 0 && !is_neighbour_frame(data, caplen) && from_dut(r, data, caplen)) {
+		check_stray_packet(x, idx);
+	}
 }
 
 /* Moves the wire until deadline, or until fd is readable (fd >= 0), or
@@ -1155,7 +1344,8 @@ static void step_post_send(struct run_ctx *x, const struct cl_step *s, struct st
 		json_object_set_int_member(p, "remote_qpn", q->tester_qpn);
 		agent_set_u64(p, "remote_qkey", qk);
 	}
-	call(x, o, "post_send", p, NULL);
+	if (call(x, o, "post_send", p, NULL))
+		q->posted++;
 }
 
 static void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -3221,13 +3411,17 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
+	check_traffic(x);
+	note_suppressed_findings(x);
 	/* Packets that broke a rule fail a case that otherwise passed. */
 	if (v == V_PASS && x->pkt_error) {
 		v = V_FAIL;
 		for (guint i = 0; i < json_array_get_length(x->findings); i++) {
 			JsonObject *f = json_array_get_object_element(x->findings, i);
 			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
-				outf(reason, sizeof reason, "the DUT sent a packet that breaks a rule: %s",
+				bool traffic = !strcmp(json_object_get_string_member(f, "source"), "traffic check");
+				outf(reason, sizeof reason, "%s: %s",
+				     traffic ? "the DUT's traffic breaks a rule" : "the DUT sent a packet that breaks a rule",
 				     json_object_get_string_member(f, "message"));
 				break;
 			}
@@ -3259,6 +3453,16 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_INFORMATIVE;
 		outf(reason, sizeof reason, "%s%s", x->first_informative,
 		     x->n_informative > 1 ? " (and more informative findings)" : "");
+	}
+	/* A flood is said in the reason of a verdict that has one (a case that
+	 * passes has none; its record still counts what was not recorded). */
+	if (x->rx_unrecorded && v != V_PASS) {
+		char was[1024];
+		outf(was, sizeof was, "%s", reason);
+		double secs = (double)(x->rx_last_ns - x->rx_first_ns) / 1e9;
+		outf(reason, sizeof reason, "%s%sthe tester received %llu frames in %.2f s (%.0f per second), a flood: %llu of them "
+		     "were counted but not recorded", was, was[0] ? "; " : "", (unsigned long long)x->rx_frames, secs,
+		     secs > 0 ? (double)x->rx_frames / secs : 0.0, (unsigned long long)x->rx_unrecorded);
 	}
 	if (session)
 		session_close(r);
@@ -3298,6 +3502,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(stats, "naks_sent", (gint64)ps->naks_sent);
 	json_object_set_int_member(stats, "rnr_naks_sent", (gint64)ps->rnr_naks_sent);
 	json_object_set_int_member(stats, "dropped_by_rule", (gint64)ps->dropped_by_rule);
+	uint64_t fdrop, tdrop;
+	peer_records_dropped(r->peer, &fdrop, &tdrop);
+	json_object_set_int_member(stats, "findings_not_listed", (gint64)fdrop);
+	json_object_set_int_member(stats, "timings_not_listed", (gint64)tdrop);
 	JsonObject *symbols = json_object_new();
 	for (size_t i = 0; i < x->n_syms; i++)
 		agent_set_u64(symbols, x->syms[i].name, x->syms[i].value);
@@ -3318,6 +3526,13 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_array_member(rec, "packets", packets);
 	json_object_set_array_member(rec, "timings", timings);
 	json_object_set_object_member(rec, "engine", stats);
+	JsonObject *rx = json_object_new();
+	json_object_set_int_member(rx, "frames", (gint64)x->rx_frames);
+	json_object_set_int_member(rx, "bytes", (gint64)x->rx_bytes);
+	json_object_set_int_member(rx, "not_recorded", (gint64)x->rx_unrecorded);
+	json_object_set_int_member(rx, "not_recorded_bytes", (gint64)x->rx_unrecorded_bytes);
+	json_object_set_int_member(rx, "late", x->late_frames);
+	json_object_set_object_member(rec, "received", rx);
 	json_object_set_object_member(rec, "symbols", symbols);
 	r->rc = NULL;
 	free_ctx(x);
@@ -3337,6 +3552,7 @@ int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atom
 	r->agent.fd = -1;
 	srand((unsigned)rawio_now() ^ (unsigned)getpid());
 	r->next_tester_qpn = 0x100 + ((uint32_t)rand() & 0x7FFF) * 0x10;
+	r->first_tester_qpn = r->next_tester_qpn;
 	r->fam[0].sgid_index_v1 = r->fam[1].sgid_index_v1 = -1;
 	if (o->token_file) {
 		FILE *f = fopen(o->token_file, "r");

@@ -77,6 +77,15 @@ struct case_qp {
 	uint32_t dut_psn, tester_psn;
 	uint32_t dut_qkey, tester_qkey;
 	unsigned pmtu;
+	/* The DUT's traffic on this QP, counted on every frame (recorded or
+	 * not), against what the case asked of it: a responder acknowledges
+	 * requests, a requester sends the work requests it was given. */
+	uint64_t posted;       /* work requests the case posted on the DUT's side */
+	uint64_t tx_requests;  /* request packets the tester sent to it */
+	uint64_t rx_acks;      /* Acknowledge packets it sent */
+	uint64_t rx_messages;  /* request messages it started (First/Only past every PSN before) */
+	uint32_t rx_req_psn;   /* the highest request PSN it sent */
+	bool rx_have_psn;
 	unsigned sl; /* the SL of the DUT's address vector: its frames' PCP on a VLAN */
 	bool rocev1; /* its source GID is of type RoCE v1 (A17.8), the tester's side sends v1 */
 	uint8_t tc, hop_limit; /* the address vector's, for more address handles */
@@ -111,7 +120,7 @@ struct runner {
 	char token[512];
 	struct capture *cap;
 	volatile sig_atomic_t *interrupted;
-	uint32_t next_tester_qpn;
+	uint32_t first_tester_qpn, next_tester_qpn; /* the run's tester QPNs: [first, next) */
 	/* What the run learnt about the DUT (from the first session). */
 	bool dut_known;
 	unsigned dut_caps;

@@ -339,21 +339,30 @@ static bool own_vlan(const struct soft_dev *dev, const uint8_t *f, size_t n)
 
 /* ---- Transmit ---- */
 
+bool soft_send_frame(struct soft_dev *dev, const uint8_t *frame, size_t len, const uint8_t *dst_mac)
+{
+	if (dev->tx_tap)
+		dev->tx_tap(dev->tx_tap_ctx, frame, len);
+	if (dev->raw_fd < 0)
+		return false;
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = dev->ifindex,
+				  .sll_halen = 6 };
+	memcpy(to.sll_addr, dst_mac, 6);
+	return sendto(dev->raw_fd, frame, len, 0, (struct sockaddr *)&to, sizeof to) == (ssize_t)len;
+}
+
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 {
 	soft_fault_tx(dev, d);
+	if (!soft_hostile_may_send(dev))
+		return;
 	long n = roce_build_frame(d, dev->txbuf, sizeof dev->txbuf);
 	if (n <= 0)
 		return;
-	if (dev->tx_tap)
-		dev->tx_tap(dev->tx_tap_ctx, dev->txbuf, (size_t)n);
-	if (dev->raw_fd < 0)
-		return;
-	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = dev->ifindex,
-				  .sll_halen = 6 };
-	memcpy(to.sll_addr, d->eth_dst, 6);
-	if (sendto(dev->raw_fd, dev->txbuf, (size_t)n, 0, (struct sockaddr *)&to, sizeof to) == n)
+	if (soft_send_frame(dev, dev->txbuf, (size_t)n, d->eth_dst))
 		dev->cnt.tx_packets++;
+	if (dev->hostile.mode)
+		soft_hostile_after_tx(dev, d);
 }
 
 struct be_qp *soft_qp_lookup(struct soft_dev *dev, uint32_t qpn)
@@ -568,6 +577,10 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 	if (!dev)
 		return NULL;
 
+	if (!soft_hostile_open(dev, err, errlen))
+		goto fail;
+	dev->opts.hostile = NULL;
+
 	dev->ifindex = (int)if_nametoindex(dev->ifname);
 	if (!dev->ifindex) {
 		snprintf(err, errlen, "no interface named '%s'", dev->ifname);
@@ -629,6 +642,7 @@ fail:
 static void soft_close(struct backend *be)
 {
 	struct soft_dev *dev = (struct soft_dev *)be;
+	soft_hostile_close(dev);
 	if (dev->raw_watch)
 		g_source_remove(dev->raw_watch);
 	if (dev->sink4_watch)

@@ -20,6 +20,7 @@
 #include "roce/roce.h"
 
 #include "../backend.h"
+#include "../hostile.h"
 
 /* ---- Fault profiles ---- */
 
@@ -94,6 +95,7 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(cm_connections, "REQs accepted (REP sent)") \
 	X(cm_rejects, "REJs sent") \
 	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
+	X(hostile_frames, "frames sent by a --hostile mode (withheld, for silent)") \
 	X(objects_pd, "PDs that exist now (all sessions)") \
 	X(objects_cq, "CQs that exist now") \
 	X(objects_mr, "MRs that exist now") \
@@ -283,10 +285,25 @@ struct soft_neigh {
 	bool valid;
 };
 
+/* A device hostile mode (--hostile, soft/hostile.c). */
+struct soft_hostile {
+	enum agent_hostile mode;
+	uint64_t budget;   /* hostile frames still allowed */
+	GRand *rng;        /* seeded: the same garbage every run */
+	/* flood: the QP whose peer is flooded, and the next request. */
+	guint flood_source;
+	uint32_t flood_qpn;
+	bool flood_started;
+	struct roce_desc flood;
+	uint8_t buf[9216];
+	uint8_t payload[4096];
+};
+
 struct soft_dev {
 	struct backend base;
 	struct backend_options opts;
 	enum soft_fault fault;
+	struct soft_hostile hostile;
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	uint8_t mac[6];
@@ -371,6 +388,17 @@ void soft_vlan_tag(const struct soft_dev *dev, unsigned sl, struct roce_endpoint
 /* Builds d (after the fault profile's transmit changes) and sends it. */
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d);
 void soft_timer_update(struct soft_dev *dev);
+/* Sends a built frame on the device's interface; false if it did not go. */
+bool soft_send_frame(struct soft_dev *dev, const uint8_t *frame, size_t len, const uint8_t *dst_mac);
+
+/* ---- hostile.c ---- */
+/* Sets the mode up (dev->opts.hostile); false with a reason when unknown. */
+bool soft_hostile_open(struct soft_dev *dev, char *err, size_t errlen);
+void soft_hostile_close(struct soft_dev *dev);
+/* Whether a packet may go out at all (silent withholds everything). */
+bool soft_hostile_may_send(struct soft_dev *dev);
+/* What the mode adds after a packet went out. */
+void soft_hostile_after_tx(struct soft_dev *dev, const struct roce_desc *d);
 struct be_qp *soft_qp_lookup(struct soft_dev *dev, uint32_t qpn);
 
 /* ---- verbs.c ---- */
