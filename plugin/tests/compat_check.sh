@@ -68,9 +68,9 @@ ubuntu_keyring() {
   # shellcheck disable=SC2046
   (cd "$cache/keyring/dl" && apt-get $(apt_opts "$debian") download -qq ubuntu-keyring) \
     >"$cache/keyring/log" 2>&1 || return 1
-  dpkg-deb -x "$cache"/keyring/dl/ubuntu-keyring_*.deb "$cache/keyring/root"
+  dpkg-deb -x "$cache"/keyring/dl/ubuntu-keyring_*.deb "$cache/keyring/unpacked"
   GNUPGHOME=$cache/keyring/gnupg gpg --batch --quiet --no-default-keyring \
-    --keyring "$cache/keyring/root/usr/share/keyrings/ubuntu-archive-keyring.gpg" \
+    --keyring "$cache/keyring/unpacked/usr/share/keyrings/ubuntu-archive-keyring.gpg" \
     --export "$ubuntu_key" >"$ring.new" 2>>"$cache/keyring/log"
   if [ ! -s "$ring.new" ]; then
     echo "FAIL: Debian's ubuntu-keyring does not hold the Ubuntu archive key $ubuntu_key"

@@ -47,6 +47,44 @@ static bool v1_mistaken_icrc(struct roce_desc *d, enum roce_icrc_mistake m, uint
 	       roce_icrc_mistaken(&p, m, v) == 0;
 }
 
+/* The faults of the transport headers and the VLAN tag, the same for
+ * RoCE v1 and RoCEv2 packets. */
+static void transport_fault(const struct soft_dev *dev, struct roce_desc *d)
+{
+	bool request = roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST;
+	bool cnp = roce_bth_opcode(d->bth) == ROCE_OPCODE_CNP;
+	switch (dev->fault) {
+	case SOFT_FAULT_BTH_RESV_SET:
+		roce_bth_set_resv6(d->bth, 0x3F);
+		roce_bth_set_resv7(d->bth, 0x7F);
+		return;
+	case SOFT_FAULT_TVER_ONE:
+		roce_bth_set_tver(d->bth, 1);
+		return;
+	case SOFT_FAULT_WRONG_PAD:
+		if (d->payload_len % 4) {
+			d->ovr |= ROCE_OVR_PAD_LEN | ROCE_OVR_PADCNT;
+			d->pad_len = 0;
+			roce_bth_set_padcnt(d->bth, 0);
+		}
+		return;
+	case SOFT_FAULT_AETH_RESV_SET:
+		if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_AETH))
+			roce_aeth_set_resv(roce_desc_hdr(d, ROCE_H_AETH), 1);
+		return;
+	case SOFT_FAULT_PCP_ZERO:
+		if (d->n_vlan)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
+	case SOFT_FAULT_PCP_RESPONSES_ZERO:
+		if (d->n_vlan && !request && !cnp)
+			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
+		return;
+	default:
+		return;
+	}
+}
+
 /* What a fault does to a RoCE v1 packet: the IP and UDP faults have nothing
  * to act on; the transport and ICRC ones act as on RoCEv2. */
 static void soft_fault_tx_v1(struct soft_dev *dev, struct roce_desc *d)
@@ -68,39 +106,14 @@ static void soft_fault_tx_v1(struct soft_dev *dev, struct roce_desc *d)
 			d->ovr |= ROCE_OVR_ICRC;
 		}
 		return;
-	case SOFT_FAULT_BTH_RESV_SET:
-		roce_bth_set_resv6(d->bth, 0x3F);
-		roce_bth_set_resv7(d->bth, 0x7F);
-		return;
-	case SOFT_FAULT_TVER_ONE:
-		roce_bth_set_tver(d->bth, 1);
-		return;
-	case SOFT_FAULT_WRONG_PAD:
-		if (d->payload_len % 4) {
-			d->ovr |= ROCE_OVR_PAD_LEN | ROCE_OVR_PADCNT;
-			d->pad_len = 0;
-			roce_bth_set_padcnt(d->bth, 0);
-		}
-		return;
-	case SOFT_FAULT_AETH_RESV_SET:
-		if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_AETH))
-			roce_aeth_set_resv(roce_desc_hdr(d, ROCE_H_AETH), 1);
-		return;
 	case SOFT_FAULT_WRONG_DGID:
 		roce_desc_hdr(d, ROCE_H_GRH)[24 + 15]++;
 		return;
 	case SOFT_FAULT_WRONG_SGID:
 		roce_desc_hdr(d, ROCE_H_GRH)[8 + 15]++;
 		return;
-	case SOFT_FAULT_PCP_ZERO:
-		if (d->n_vlan)
-			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
-		return;
-	case SOFT_FAULT_PCP_RESPONSES_ZERO:
-		if (d->n_vlan && !(roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST))
-			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
-		return;
 	default:
+		transport_fault(dev, d);
 		return;
 	}
 }
@@ -162,20 +175,6 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 	case SOFT_FAULT_ECN_CE_SENT:
 		set_ecn(d, 3);
 		return;
-	case SOFT_FAULT_BTH_RESV_SET:
-		roce_bth_set_resv6(d->bth, 0x3F);
-		roce_bth_set_resv7(d->bth, 0x7F);
-		return;
-	case SOFT_FAULT_TVER_ONE:
-		roce_bth_set_tver(d->bth, 1);
-		return;
-	case SOFT_FAULT_WRONG_PAD:
-		if (d->payload_len % 4) {
-			d->ovr |= ROCE_OVR_PAD_LEN | ROCE_OVR_PADCNT;
-			d->pad_len = 0;
-			roce_bth_set_padcnt(d->bth, 0);
-		}
-		return;
 	case SOFT_FAULT_WRONG_DGID: {
 		uint8_t *ip = ip_hdr(d);
 		uint8_t *dst = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_dst(ip) : roce_ipv4_dst(ip));
@@ -190,25 +189,14 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 				roce_desc_set(d, ROCE_F_IPV6_paylen, (uint64_t)(n - ROCE_IPV6_LEN - ROCE_UDP_LEN));
 		}
 		return;
-	case SOFT_FAULT_AETH_RESV_SET:
-		if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_AETH))
-			roce_aeth_set_resv(roce_desc_hdr(d, ROCE_H_AETH), 1);
-		return;
 	case SOFT_FAULT_WRONG_SGID: {
 		uint8_t *ip = ip_hdr(d);
 		uint8_t *src = (uint8_t *)(d->ip_version == 6 ? roce_ipv6_src(ip) : roce_ipv4_src(ip));
 		src[d->ip_version == 6 ? 15 : 3]++;
 		return;
 	}
-	case SOFT_FAULT_PCP_ZERO:
-		if (d->n_vlan)
-			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
-		return;
-	case SOFT_FAULT_PCP_RESPONSES_ZERO:
-		if (d->n_vlan && !(roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST) && !cnp)
-			d->vlan_tci[d->n_vlan - 1] &= 0x1FFF;
-		return;
 	default:
+		transport_fault(dev, d);
 		return;
 	}
 }
