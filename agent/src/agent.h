@@ -137,7 +137,8 @@ struct handle *session_add(struct session *s, enum htype t, void *obj);
  * error on r and returns NULL otherwise. */
 struct handle *session_get(struct req *r, const char *member, enum htype t, bool required);
 void session_remove(struct session *s, struct handle *h);
-/* Destroys everything the session created (QPs, AHs, MRs, CQs, PDs). */
+/* Destroys everything the session created (QPs, AHs, MRs, CQs, PDs); a
+ * second call does nothing. */
 void session_cleanup(struct session *s);
 
 /* methods.c */
