@@ -141,7 +141,34 @@ static void check_rules(void)
 		CHECK(roce_rule_by_id(ri->id) == (enum roce_rule)r, "%s: ID not unique", ri->id);
 		CHECK((ri->scope == ROCE_SCOPE_NONE) == (ri->not_wire_reason != NULL),
 		      "%s: a reason exactly when not on the wire", ri->id);
+		/* Every rule binds someone; a rule with no wire image binds the
+		 * device as a whole, and only such a rule does. */
+		CHECK(ri->binds && !(ri->binds & ~ROCE_ROLE_ALL), "%s: binds no role", ri->id);
+		CHECK((ri->scope == ROCE_SCOPE_NONE) == (ri->binds == ROCE_ROLE_DEVICE), "%s: DEVICE exactly off the wire",
+		      ri->id);
+		/* A rule of the CM scope binds a CM, and only those do. */
+		CHECK(!(ri->scope & ROCE_SCOPE_CM) == !(ri->binds & ROCE_ROLE_CM), "%s: CM scope and CM role", ri->id);
+		/* The spec's word and what a capture shows agree: an error is a
+		 * must, a note a should, informative a may; a warning is a
+		 * should, or a reserved field (a must every receiver ignores). */
+		switch (ri->severity) {
+		case ROCE_SEV_ERROR: CHECK(ri->strength == ROCE_MUST, "%s: an error that is not a must", ri->id); break;
+		case ROCE_SEV_WARN:
+			CHECK(ri->strength == ROCE_SHOULD || strstr(ri->title, "eserved"), "%s: a warning must be a should or a reserved field", ri->id);
+			break;
+		case ROCE_SEV_NOTE: CHECK(ri->strength == ROCE_SHOULD, "%s: a note that is not a should", ri->id); break;
+		case ROCE_SEV_INFO: CHECK(ri->strength == ROCE_MAY, "%s: informative but not a may", ri->id); break;
+		}
+		CHECK(roce_rule_binds(ri, ri->binds) == (ri->strength == ROCE_MUST), "%s: binds its own roles", ri->id);
+		CHECK(!roce_rule_binds(ri, ROCE_ROLE_ALL & ~ri->binds), "%s: binds roles it does not name", ri->id);
 	}
+	char roles[128];
+	CHECK(!strcmp(roce_roles_format(ROCE_ROLE_SENDER | ROCE_ROLE_RESPONDER, roles, sizeof roles), "sender, responder"),
+	      "roles text: %s", roles);
+	CHECK(!strcmp(roce_roles_format(0, roles, sizeof roles), "none"), "no role");
+	CHECK(roce_role_by_name("Requester") == ROCE_ROLE_REQUESTER && roce_role_by_name("cm") == ROCE_ROLE_CM &&
+	      roce_role_by_name("router") == 0, "role names");
+	CHECK(!strcmp(roce_strength_name(ROCE_SHOULD), "should"), "strength names");
 	/* All 46 annex statements are catalogued. */
 	for (int n = 1; n <= 46; n++) {
 		char id[16];
@@ -154,6 +181,14 @@ static void check_rules(void)
 			continue;
 		const struct roce_code_info *ci = roce_code_info((enum roce_code)c);
 		CHECK(ci->rule != ROCE_RULE_NONE || c == ROCE_E_CAPTURE_CUT, "%s has no rule", ci->name);
+		/* A packet check judges the packet's sender (as such, or as
+		 * the requester, responder or CM that sent it): a finding on a
+		 * device's packet is that device's to answer for, never a rule
+		 * that binds only what a receiver does. */
+		if (ci->rule != ROCE_RULE_NONE)
+			CHECK(roce_rule(ci->rule)->binds &
+				      (ROCE_ROLE_SENDER | ROCE_ROLE_REQUESTER | ROCE_ROLE_RESPONDER | ROCE_ROLE_CM),
+			      "%s: its rule %s does not bind the packet's sender", ci->name, roce_rule(ci->rule)->id);
 		CHECK(roce_code_is_parse_error((enum roce_code)c) == (ci->name[0] == 'E'), "%s class", ci->name);
 	}
 }
