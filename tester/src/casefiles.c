@@ -1,5 +1,6 @@
 /* Finding case files (casefiles.h). */
 #include "casefiles.h"
+#include "caselang.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -80,4 +81,24 @@ void case_files_free(struct case_files *l)
 	free(l->paths);
 	l->paths = NULL;
 	l->n = l->cap = 0;
+}
+
+int case_files_parse(const struct case_files *l, struct cl_case ***cases, size_t *n)
+{
+	int rc = 0;
+	*cases = calloc(l->n ? l->n : 1, sizeof **cases);
+	if (!*cases)
+		abort();
+	*n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		struct cl_diag d;
+		struct cl_case *c = cl_parse_file(l->paths[i], &d);
+		if (!c) {
+			fprintf(stderr, "%s\n", d.msg);
+			rc = -1;
+			continue;
+		}
+		(*cases)[(*n)++] = c;
+	}
+	return rc;
 }

@@ -16,4 +16,10 @@ struct case_files {
 int case_files_collect(struct case_files *l, char *const *paths, int n, const char *who);
 void case_files_free(struct case_files *l);
 
+struct cl_case;
+/* Parses every file of the list into *cases (allocated, n of them; free
+ * each with cl_case_free, then the array). Returns 0, or -1 after printing
+ * each file's parse error (the others are still parsed). */
+int case_files_parse(const struct case_files *l, struct cl_case ***cases, size_t *n);
+
 #endif

@@ -183,6 +183,17 @@ struct cl_step {
 	struct cl_expr lhs, rhs;
 	enum cl_cmp cmp;
 	bool else_inform;
+	/* check ... else inform ... if COND: informative only when COND
+	 * holds as well. */
+	bool has_cond;
+	struct cl_expr cond_lhs, cond_rhs;
+	enum cl_cmp cond_cmp;
+	/* The roles the DUT plays in a step that checks something
+	 * (ROCE_ROLE_*): written with 'as', or derived (caseroles.c). A
+	 * failure there fails the case only under a "must" of the case's
+	 * rules that binds one of them. */
+	unsigned roles;
+	bool roles_explicit;
 };
 
 /* What a name stands for. */
@@ -208,6 +219,7 @@ struct cl_case {
 	unsigned caps; /* CL_CAP_* bits required */
 	unsigned unless_caps; /* CL_CAP_* bits that make the case not applicable */
 	char **mutants; /* soft-DUT fault profiles under which the case must fail */
+	bool *mutant_informative; /* per mutant: the case must end informative instead */
 	unsigned n_mutants;
 	unsigned ip_versions; /* bit 4 and/or bit 6: (1u << 4) | (1u << 6) */
 	unsigned pmtu;        /* default path MTU for QPs */
@@ -252,8 +264,35 @@ void cl_case_free(struct cl_case *c);
  * or 6): a rule written 'CA17-4 ipv4' only applies to IPv4 runs. */
 bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 
+/* ---- Roles (caseroles.c) ---- */
+
+/* Whether a step of this kind checks something (expectations, queries,
+ * reads, checks, measurements): those have roles. */
+bool cl_step_checks(enum cl_step_kind k);
+/* Fills in the roles of every checking step that has none written: from
+ * the packet it expects (a DUT's request: sender and requester; its
+ * response: sender, responder and receiver of the request), else from
+ * the step's stimulus, the last one before it on its QP (an injected
+ * request: receiver and responder; an injected response: receiver and
+ * requester; a DUT's work request: sender and requester; a tester's
+ * operation: receiver and responder; CM messages and listens: CM). */
+void cl_derive_roles(struct cl_case *c);
+/* The case's rules (indices, for runs over IP version ipv) that bind the
+ * DUT playing `roles` with a "must": how many, up to max. */
+unsigned cl_binding_rules(const struct cl_case *c, int ipv, unsigned roles, unsigned *idx, unsigned max);
+/* Why a failed check with roles `roles` binds none of the case's rules,
+ * one line: "CA17-7 binds the sender (must); the DUT is the receiver,
+ * responder here". */
+void cl_unbound_reason(const struct cl_case *c, int ipv, unsigned roles, char *buf, size_t n);
+
 /* The value of a named argument of a step, or NULL. */
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key);
+
+/* Whether a word argument (status=, opcode=, aeth=: one word or a list of
+ * the answers a rule allows, with = or !=) accepts the word observed, and
+ * its words as text ("REM_INV_REQ_ERR or BAD_RESP_ERR", "not SUCCESS"). */
+bool cl_word_arg_accepts(const struct cl_arg *a, const char *got);
+void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n);
 
 /* A CM message by the name cases use (REQ, REP, RTU, REJ, MRA, DREQ,
  * DREP, LAP, APR, SIDR_REQ, SIDR_REP): its attribute ID, 0 if none. */

@@ -267,7 +267,12 @@ static const struct argspec a_dut_read[] = {
 };
 static const struct argspec a_dut_query[] = {
 	{ "state", F_WORD | F_RESULT | F_CMP, w_state }, { "sq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
-	{ "rq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL }, { NULL, 0, NULL }
+	{ "rq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
+	/* The address vector as the device holds it (RC, UC). */
+	{ "hop_limit", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
+	{ "traffic_class", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
+	{ "flow_label", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL }, { "sl", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
+	{ NULL, 0, NULL }
 };
 static const struct argspec a_dut_modify[] = {
 	{ "state", F_WORD, w_state }, { "sq_psn", F_EXPR, NULL }, { "rq_psn", F_EXPR, NULL },
@@ -297,15 +302,15 @@ static const struct argspec a_inject[] = {
 static const struct argspec a_expect_pkt[] = {
 	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
 	{ "delay", F_EXPR | F_BIND | F_CMP, NULL }, { "pcp", F_EXPR | F_BIND | F_CMP, NULL },
-	{ "vid", F_EXPR | F_BIND | F_CMP, NULL }, { "aeth", F_WORD, NULL }, { "proto", F_WORD, w_proto }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
+	{ "vid", F_EXPR | F_BIND | F_CMP, NULL }, { "aeth", F_WORD | F_LIST, NULL }, { "proto", F_WORD, w_proto }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_completion[] = {
-	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD, w_status }, { "opcode", F_WORD, w_wc_opcode },
+	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD | F_LIST | F_CMP, w_status }, { "opcode", F_WORD, w_wc_opcode },
 	{ "byte_len", F_EXPR | F_BIND | F_CMP, NULL }, { "imm", F_EXPR | F_BIND, NULL },
 	{ "src_qp", F_EXPR | F_BIND, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_peer[] = {
-	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD, w_status }, { "value", F_EXPR | F_BIND, NULL },
+	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD | F_LIST | F_CMP, w_status }, { "value", F_EXPR | F_BIND, NULL },
 	{ "data", F_BYTES, NULL }, { NULL, 0, NULL }
 };
 static const struct argspec a_expect_mem[] = {
@@ -741,6 +746,8 @@ static void parse_args(struct parser *ps, struct cl_step *st, const struct argsp
 			break;
 		if (allow_within && is_word(ps, "else"))
 			break;
+		if (is_word(ps, "as"))
+			break; /* the DUT's roles in the step (parse_roles) */
 		if (is_op(ps, "->")) {
 			bool any_result = false;
 			for (const struct argspec *s = specs; s->key; s++)
@@ -1031,9 +1038,12 @@ static void check_field_args(struct parser *ps, struct cl_step *st)
 		struct cl_arg *a = &st->args[i];
 		if (!strcmp(a->key, "aeth")) {
 			uint8_t v, m;
-			if (!cl_aeth_word(a->v.word, &v, &m))
-				fail_at(ps, CL_ERR_VALUE, a->v.loc, "'%s' is not an AETH kind; expected ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS, NAK_OPERATIONAL or NAK_INVALID_RD",
-					a->v.word);
+			for (unsigned k = 0; k < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); k++) {
+				const char *w = a->v.kind == CL_V_LIST ? a->v.list[k] : a->v.word;
+				if (!cl_aeth_word(w, &v, &m))
+					fail_at(ps, CL_ERR_VALUE, a->v.loc, "'%s' is not an AETH kind; expected ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS, NAK_OPERATIONAL or NAK_INVALID_RD",
+						w);
+			}
 		}
 		if (!strcmp(a->key, "ip_options") && (a->v.n_bytes == 0 || a->v.n_bytes > 40))
 			fail_at(ps, CL_ERR_VALUE, a->v.loc, "ip_options= has %zu bytes; expected 1 to 40", a->v.n_bytes);
@@ -1219,7 +1229,7 @@ static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
 	return false;
 }
 
-/* check EXPR CMP EXPR [else inform [RULE] "text"] */
+/* check EXPR CMP EXPR [else inform [RULE] "text" [if EXPR CMP EXPR]] */
 static void parse_check(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = new_step(ps, CL_CHECK, loc);
@@ -1235,6 +1245,17 @@ static void parse_check(struct parser *ps, struct cl_loc loc)
 		next(ps);
 		st->else_inform = true;
 		parse_info(ps, st);
+		/* ... if EXPR CMP EXPR: informative only when that holds too
+		 * (another explanation of the miss), a failure otherwise. */
+		if (is_word(ps, "if")) {
+			next(ps);
+			parse_expr(ps, &st->cond_lhs);
+			if (!parse_cmp(ps, &st->cond_cmp))
+				fail_expected(ps, "a comparison (=, !=, <, <=, >, >=) in the condition after 'if'");
+			next(ps);
+			parse_expr(ps, &st->cond_rhs);
+			st->has_cond = true;
+		}
 	}
 }
 
@@ -1283,6 +1304,30 @@ static void parse_inform(struct parser *ps, struct cl_loc loc)
 	st->n_show = n;
 	st->show = cl_arena_alloc(ps->arena, (n ? n : 1) * sizeof *terms);
 	memcpy(st->show, terms, n * sizeof *terms);
+}
+
+/* as ROLE, ...: the DUT's roles in a step that checks something, where
+ * they cannot be derived from the step (caseroles.c). */
+static void parse_roles(struct parser *ps, struct cl_step *st)
+{
+	struct cl_loc loc = ps->tok.loc;
+	if (!cl_step_checks(st->kind))
+		fail_at(ps, CL_ERR_ARGUMENT, loc, "'as' names the DUT's roles in a check; expected it on expect, check, dut query, dut read or measure, not on '%s'",
+			cl_step_kind_name(st->kind));
+	next(ps);
+	unsigned roles = 0;
+	for (;;) {
+		unsigned bit = ps->tok.kind == CL_T_WORD ? roce_role_by_name(ps->tok.text) : 0;
+		if (!bit)
+			fail_expected(ps, "a role after 'as': sender, receiver, requester, responder, CM or device");
+		roles |= bit;
+		next(ps);
+		if (!is_op(ps, ","))
+			break;
+		next(ps);
+	}
+	st->roles = roles;
+	st->roles_explicit = true;
 }
 
 /* ---- Header ---- */
@@ -1366,20 +1411,31 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 	} else if (!strcmp(kw, "mutants")) {
 		header_once(ps, &ps->seen_mutants, kw, loc);
 		char *names[64];
+		bool inform[64];
 		unsigned n = 0;
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
 				fail_expected(ps, "a soft-DUT fault profile name (roce-agent --list-faults), like no-seq-nak");
 			if (n == 64)
 				fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "too many mutants; expected at most 64");
+			inform[n] = false;
 			names[n++] = ps->tok.text;
 			next(ps);
+			/* 'NAME informative': the fault breaks a rule that does not
+			 * bind the DUT in the role the case tests it in; the case
+			 * reports it and ends informative rather than failing. */
+			if (is_word(ps, "informative")) {
+				inform[n - 1] = true;
+				next(ps);
+			}
 			if (!is_op(ps, ","))
 				break;
 			next(ps);
 		}
 		c->mutants = cl_arena_alloc(ps->arena, n * sizeof *names);
 		memcpy(c->mutants, names, n * sizeof *names);
+		c->mutant_informative = cl_arena_alloc(ps->arena, n * sizeof *inform);
+		memcpy(c->mutant_informative, inform, n * sizeof *inform);
 		c->n_mutants = n;
 	} else if (!strcmp(kw, "ip")) {
 		header_once(ps, &ps->seen_ip, kw, loc);
@@ -1489,6 +1545,8 @@ static void parse_statement(struct parser *ps)
 	} else {
 		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, on, off, wait, check or inform", kw);
 	}
+	if (is_word(ps, "as"))
+		parse_roles(ps, &ps->c->steps[ps->c->n_steps - 1]);
 	expect_end(ps);
 }
 
@@ -1538,6 +1596,7 @@ struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, st
 		if (!(c->rule_ips[i] & c->ip_versions))
 			fail_at(ps, CL_ERR_VALUE, c->rule_locs[i], "rule %s is limited to IPv%d, which the case's 'ip' header excludes; expected an IP version the case runs over",
 				c->rules[i], c->rule_ips[i] == 1u << 4 ? 4 : 6);
+	cl_derive_roles(c);
 	c->arena = arena;
 	free(ps);
 	return c;
@@ -1587,4 +1646,25 @@ const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)
 		if (!strcmp(s->args[i].key, key))
 			return &s->args[i];
 	return NULL;
+}
+
+bool cl_word_arg_accepts(const struct cl_arg *a, const char *got)
+{
+	bool in = false;
+	for (unsigned i = 0; got && i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++)
+		in |= !strcasecmp(a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word, got);
+	return a->cmp == CL_NE ? got && !in : in;
+}
+
+void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n)
+{
+	size_t w = (size_t)snprintf(buf, n, "%s", a->cmp == CL_NE ? "not " : "");
+	unsigned k = a->v.kind == CL_V_LIST ? a->v.n_list : 1;
+	for (unsigned i = 0; i < k && w < n; i++) {
+		int m = snprintf(buf + w, n - w, "%s%s", i == 0 ? "" : i + 1 == k ? (a->cmp == CL_NE ? " nor " : " or ") : ", ",
+				 a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word);
+		if (m < 0)
+			return;
+		w += (size_t)m;
+	}
 }

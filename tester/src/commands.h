@@ -12,6 +12,8 @@
 int cmd_craft(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+/* rules --audit CASE-OR-DIR... (audit_cmd.c); argv holds the paths only. */
+int cmd_rules_audit(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);

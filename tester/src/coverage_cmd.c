@@ -138,18 +138,10 @@ int cmd_coverage(int argc, char **argv)
 	int rc = case_files_collect(&files, argv + first, argc - first, "roce-tester coverage") ? 2 : 0;
 	if (uncovered && read_uncovered(uncovered, why, &n_why, ROCE_RULE_COUNT) != 0)
 		rc = 2;
-	struct cl_case **cases = calloc(files.n ? files.n : 1, sizeof *cases);
-	size_t n = 0;
-	for (size_t i = 0; i < files.n; i++) {
-		struct cl_diag d;
-		struct cl_case *c = cl_parse_file(files.paths[i], &d);
-		if (!c) {
-			fprintf(stderr, "%s\n", d.msg);
-			rc = 2;
-			continue;
-		}
-		cases[n++] = c;
-	}
+	struct cl_case **cases;
+	size_t n;
+	if (case_files_parse(&files, &cases, &n))
+		rc = 2;
 	if (rc) {
 		fputs("roce-tester coverage: case files with errors; nothing printed\n", stderr);
 		goto out;
@@ -272,7 +264,7 @@ int cmd_coverage(int argc, char **argv)
 		}
 		printf(" | %s | %s | ", ips_text(cv.cases[i].ips), dirs_text(cv.cases[i].dirs));
 		for (unsigned k = 0; k < c->n_mutants; k++)
-			printf("%s`%s`", k ? ", " : "", c->mutants[k]);
+			printf("%s`%s`%s", k ? ", " : "", c->mutants[k], c->mutant_informative[k] ? " (informative)" : "");
 		puts(c->n_mutants ? " |" : "**none** |");
 	}
 	coverage_free(&cv);

@@ -46,13 +46,20 @@ static const char *codes_for(enum roce_rule r, char *buf, size_t n)
 
 int cmd_rules(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--audit"))
+		return cmd_rules_audit(argc - 2, argv + 2);
 	bool markdown = argc > 1 && !strcmp(argv[1], "--markdown");
 	if (argc > 1 && !markdown) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			puts("usage: roce-tester rules [--markdown]\n\n"
+			puts("usage: roce-tester rules [--markdown]\n"
+			     "       roce-tester rules --audit CASE-OR-DIR...\n\n"
 			     "Prints the rule catalogue: every rule ID with its severity, where a\n"
 			     "violation can be seen, whom it binds and how strongly (must, should,\n"
-			     "may), the spec reference and the libroce codes that report it.");
+			     "may), the spec reference and the libroce codes that report it.\n"
+			     "With --audit, the Markdown of docs/rule-audit.md: every rule with the\n"
+			     "cases that cite it and what breaking it yields there (fail, or\n"
+			     "informative where the DUT plays no role the rule binds), and every\n"
+			     "case with the rules it judges and those it only reports.");
 			return 0;
 		}
 		fprintf(stderr, "roce-tester rules: unknown option '%s'\n", argv[1]);

@@ -66,9 +66,10 @@ static void usage(FILE *out)
 	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
 	      "      --list              list the selected cases and exit\n"
 	      "      --check             parse the cases, report errors, and exit\n"
-	      "      --list-mutants      print FILE, ID, fault profile and required capabilities\n"
-	      "                          (tab-separated) for every 'mutants' entry (for the\n"
-	      "                          mutation test) and exit\n"
+	      "      --list-mutants      print FILE, ID, fault profile, required capabilities\n"
+	      "                          and the verdict the fault must give (fail or\n"
+	      "                          informative), tab-separated, for every 'mutants'\n"
+	      "                          entry (for the mutation test) and exit\n"
 	      "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set),\n"
 	      "                          always or never\n"
 	      "  -q, --quiet             print only the summary\n"
@@ -296,7 +297,8 @@ int cmd_run(int argc, char **argv)
 			char caps[128];
 			cl_caps_format(cases[i]->caps, caps, sizeof caps);
 			for (unsigned k = 0; list_mutants && k < cases[i]->n_mutants; k++)
-				printf("%s\t%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k], caps[0] ? caps : "-");
+				printf("%s\t%s\t%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k], caps[0] ? caps : "-",
+				       cases[i]->mutant_informative[k] ? "informative" : "fail");
 			if (list) {
 				printf("%-32s %s\n", cases[i]->id, cases[i]->title);
 				if (o.verbose) {
@@ -304,6 +306,16 @@ int cmd_run(int argc, char **argv)
 					for (unsigned k = 0; k < cases[i]->n_rules; k++)
 						printf(" %s", cases[i]->rules[k]);
 					printf("\n");
+					/* Each check with the DUT's roles there: what a
+					 * failure is judged against (caseroles.c). */
+					for (unsigned k = 0; k < cases[i]->n_steps; k++) {
+						const struct cl_step *st = &cases[i]->steps[k];
+						char roles[96];
+						if (cl_step_checks(st->kind))
+							printf("%-32s   line %u, as %s%s: %s\n", "", st->loc.line,
+							       roce_roles_format(st->roles, roles, sizeof roles),
+							       st->roles_explicit ? " (written)" : "", st->text);
+					}
 				}
 			}
 		}

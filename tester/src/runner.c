@@ -88,7 +88,7 @@ struct run_ctx {
 	unsigned rule_findings[ROCE_RULE_COUNT];
 	unsigned late_frames; /* DUT frames for the QPs of earlier cases */
 	unsigned n_informative; /* informative findings of the case's own statements */
-	char first_informative[600];
+	char first_informative[1024];
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
 	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
 	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
@@ -2296,16 +2296,26 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			continue;
 		}
 		if (!strcmp(a->key, "aeth")) {
+			/* One kind, or a list of those the rule allows (the NAK
+			 * that rejects a request may depend on the order of the
+			 * responder's checks): the kind seen is reported. */
 			const uint8_t *aeth = roce_pkt_hdr(&pk, ROCE_H_AETH);
-			uint8_t v, m;
-			cl_aeth_word(a->v.word, &v, &m);
-			char desc[80] = "no AETH";
+			bool match = false;
+			for (unsigned k = 0; aeth && k < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); k++) {
+				uint8_t v, m;
+				cl_aeth_word(a->v.kind == CL_V_LIST ? a->v.list[k] : a->v.word, &v, &m);
+				match |= (roce_aeth_syndrome(aeth) & m) == v;
+			}
+			char desc[80] = "no AETH", want[160];
 			if (aeth)
 				roce_aeth_describe(roce_aeth_syndrome(aeth), desc, sizeof desc);
-			if (!aeth || (roce_aeth_syndrome(aeth) & m) != v) {
+			cl_word_arg_text(a, want, sizeof want);
+			if (!match) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "AETH %s; ", a->v.word);
+				appendf(o->expected, sizeof o->expected, "AETH %s; ", want);
 				appendf(o->observed, sizeof o->observed, "AETH %s; ", desc);
+			} else if (a->v.kind == CL_V_LIST) {
+				appendf(o->observed, sizeof o->observed, "AETH %s (one of %s); ", desc, want);
 			}
 			continue;
 		}
@@ -2633,11 +2643,17 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (!strcmp(a->key, "status") || !strcmp(a->key, "opcode")) {
+			/* A status may be any of several (or not one): the one
+			 * seen is reported either way. */
 			const char *got = wc_member_string(wc, a->key);
-			if (!got || strcasecmp(got, a->v.word)) {
+			char want[400];
+			cl_word_arg_text(a, want, sizeof want);
+			if (!cl_word_arg_accepts(a, got)) {
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "%s %s; ", a->key, a->v.word);
+				appendf(o->expected, sizeof o->expected, "%s %s; ", a->key, want);
 				appendf(o->observed, sizeof o->observed, "%s %s; ", a->key, got ? got : "(none)");
+			} else if (a->v.kind == CL_V_LIST || a->cmp == CL_NE) {
+				appendf(o->observed, sizeof o->observed, "%s %s (%s); ", a->key, got, want);
 			}
 			continue;
 		}
@@ -2758,9 +2774,11 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (!strcmp(a->key, "status")) {
-			if (strcasecmp(a->v.word, peer_wc_status_name(wc.status))) {
+			if (!cl_word_arg_accepts(a, peer_wc_status_name(wc.status))) {
+				char want[400];
+				cl_word_arg_text(a, want, sizeof want);
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "status %s; ", a->v.word);
+				appendf(o->expected, sizeof o->expected, "status %s; ", want);
 				appendf(o->observed, sizeof o->observed, "status %s; ", peer_wc_status_name(wc.status));
 			}
 		} else if (!strcmp(a->key, "data")) {
@@ -2878,7 +2896,11 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 static void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg)
 {
 	JsonObject *j = json_object_new();
-	json_object_set_string_member(j, "rule", s->info_rule ? s->info_rule : x->c->rules[0]);
+	const char *rule = s->info_rule;
+	for (unsigned i = 0; !rule && i < x->c->n_rules; i++)
+		if (cl_rule_applies(x->c, i, x->ipv))
+			rule = x->c->rules[i];
+	json_object_set_string_member(j, "rule", rule ? rule : x->c->rules[0]);
 	json_object_set_string_member(j, "severity", "info");
 	json_object_set_string_member(j, "message", msg);
 	json_object_set_int_member(j, "step", x->cur_step + 1);
@@ -2887,6 +2909,20 @@ static void add_informative(struct run_ctx *x, const struct cl_step *s, const ch
 	json_array_add_object_element(x->findings, j);
 	if (!x->n_informative++)
 		outf(x->first_informative, sizeof x->first_informative, "%s", msg);
+}
+
+/* A check that did not hold where none of the case's rules binds the DUT
+ * in the step's roles with a "must": an informative finding naming what
+ * was expected and observed, and why it is not judged. */
+static void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o)
+{
+	char why[512], msg[2600];
+	cl_unbound_reason(x->c, x->ipv, s->roles, why, sizeof why);
+	outf(msg, sizeof msg, "step %u (line %u) %s: expected %s; observed %s (not judged: %s)", i + 1, s->loc.line, s->text,
+	     o->expected, o->observed, why);
+	add_informative(x, s, msg);
+	o->st = S_OK;
+	outf(o->detail, sizeof o->detail, "does not hold, informative (not judged: %s)", why);
 }
 
 static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -2910,7 +2946,10 @@ static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_o
 		outf(o->detail, sizeof o->detail, "holds: %s", got);
 		return;
 	}
-	if (s->else_inform) {
+	uint64_t c1 = 0, c2 = 0;
+	if (s->has_cond && (!eval(x, &s->cond_lhs, &c1, o) || !eval(x, &s->cond_rhs, &c2, o)))
+		return;
+	if (s->else_inform && (!s->has_cond || cmp_ok(s->cond_cmp, c1, c2))) {
 		char msg[1024];
 		outf(msg, sizeof msg, "%s (%s)", s->info_text, got);
 		add_informative(x, s, msg);
@@ -3358,6 +3397,14 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		uint64_t t1 = rawio_now();
 		trim_sep(o.expected);
 		trim_sep(o.observed);
+		/* A failed check fails the case only under a "must" of its
+		 * rules that binds the DUT in the step's roles; otherwise it
+		 * is reported, and the case ends there, informative. */
+		unsigned bound[64], nb = 0;
+		if (o.st == S_FAIL && !(nb = cl_binding_rules(c, ip_version, s->roles, bound, 64))) {
+			report_unbound_failure(x, s, (unsigned)i, &o);
+			x->stop = true;
+		}
 		json_array_add_object_element(steps, step_json(x, (int)i, s, &o, t0, t1, log_from));
 		if (o.st == S_OK)
 			continue;
@@ -3368,11 +3415,9 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			     s->text, o.expected, o.observed);
 			JsonObject *ev = json_object_new();
 			JsonArray *er = json_array_new();
-			for (unsigned k = 0; k < c->n_rules; k++) {
-				if (!cl_rule_applies(c, k, ip_version))
-					continue;
-				json_array_add_string_element(er, c->rules[k]);
-				add_failed_rule(x, c->rules[k]);
+			for (unsigned k = 0; k < nb; k++) {
+				json_array_add_string_element(er, c->rules[bound[k]]);
+				add_failed_rule(x, c->rules[bound[k]]);
 			}
 			json_object_set_array_member(ev, "rules", er);
 			json_object_set_int_member(ev, "step", i + 1);

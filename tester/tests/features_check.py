@@ -30,7 +30,8 @@ def steps(c):
     return {s["index"]: s for s in c["steps"]}
 
 
-expected_fail = {"FEATURE-INFORM-002", "FEATURE-CHECK-002"}
+expected_fail = {"FEATURE-INFORM-002", "FEATURE-CHECK-002", "FEATURE-ROLES-002", "FEATURE-ROLES-003",
+                 "FEATURE-ANSWERS-002"}
 check(rc == (1 if expected_fail & set(cases) else 0), "exit status %d" % rc)
 n_fail = len(expected_fail & set(cases))
 check(r["summary"]["fail"] == n_fail and ("%d fail" % n_fail) in log, "fail count %s" % r["summary"])
@@ -44,7 +45,8 @@ if "FEATURE-INFORM-001" in cases:
     check(c["reason"].startswith("a note with a value"), "inform: the reason says what was informative")
     check(rules["A17.9.3-CNP-PACING"]["verdict"] == "informative", "inform: the finding's rule is informative")
     check(rules["IBA9.7-ACKREQ"]["verdict"] == "fail", "IBA9.7-ACKREQ: failed by FEATURE-INFORM-002")
-    check(r["summary"]["informative"] == 3 and "3 informative" in log, "informative count: %s" % r["summary"])
+    n_inf = 3 + ("FEATURE-ROLES-001" in cases) + ("FEATURE-ANSWERS-001" in cases)
+    check(r["summary"]["informative"] == n_inf and ("%d informative" % n_inf) in log, "informative count: %s" % r["summary"])
 
 if "FEATURE-INFORM-002" in cases:
     c = cases["FEATURE-INFORM-002"]
@@ -92,6 +94,48 @@ if "FEATURE-CNP-STREAM-001" in cases:
     qpn = c["symbols"]["q.qpn"]
     qpn = int(qpn, 0) if isinstance(qpn, str) else qpn
     check(tx[-1]["summary"] == "CNP QP=0x%06x" % qpn, "an injected CNP to the DUT's QP: %s" % tx[-1]["summary"])
+
+if "FEATURE-ROLES-001" in cases:
+    c = cases["FEATURE-ROLES-001"]
+    inf = case_findings(c)
+    st = steps(c)
+    check(c["verdict"] == "informative" and c["failed_step"] is None and not c["failed_rules"],
+          "roles: a miss no rule binds is informative (%s: %s)" % (c["verdict"], c["reason"]))
+    msg = inf[0]["message"] if inf else ""
+    check(len(inf) == 1 and inf[0]["rule"] == "CA17-7" and msg.startswith("step 5 (line 14) expect nothing q within 50ms: expected ")
+          and "observed RC Acknowledge" in msg and
+          msg.endswith("(not judged: CA17-7 binds the sender (must); the DUT is the receiver, responder here)"),
+          "roles: the finding names the observation and why it is not judged: %s" % msg)
+    check(st[5]["status"] == "ok" and st[5]["detail"].startswith("does not hold, informative (not judged:"),
+          "roles: the step is recorded as not judged: %s" % st[5])
+    check(6 not in st, "roles: the case ends where it reports")
+
+if "FEATURE-ROLES-002" in cases:
+    c = cases["FEATURE-ROLES-002"]
+    check(c["verdict"] == "fail" and c["failed_rules"] == ["CA17-24"] and c["evidence"][0]["rules"] == ["CA17-24"],
+          "roles: a miss a rule binds fails, against that rule only (%s %s)" % (c["verdict"], c["failed_rules"]))
+
+if "FEATURE-ROLES-003" in cases:
+    c = cases["FEATURE-ROLES-003"]
+    check(c["verdict"] == "fail" and c["failed_rules"] == ["CA17-7"],
+          "roles: 'as sender' makes the sender's rule judge the step (%s %s)" % (c["verdict"], c["failed_rules"]))
+
+if "FEATURE-ANSWERS-001" in cases:
+    c = cases["FEATURE-ANSWERS-001"]
+    st = steps(c)
+    inf = case_findings(c)
+    check(c["verdict"] == "informative", "answers: ran through, informative (%s: %s)" % (c["verdict"], c["reason"]))
+    check("AETH NAK Remote Access Error (one of NAK_INVALID or NAK_ACCESS)" in st[4].get("observed", ""),
+          "answers: the AETH kind seen among those allowed is reported: %s" % st[4])
+    check(len(inf) == 1 and inf[0]["message"] == "the route's hop limit (64 = 64, expected = 17)",
+          "answers: else inform ... if, when the condition holds: %s" % inf)
+    done = [s for s in c["steps"] if s["text"].startswith("expect completion r")]
+    check(done and "status REM_ACCESS_ERR (not SUCCESS)" in done[0].get("observed", ""),
+          "answers: status!=SUCCESS reports the status seen: %s" % done)
+
+if "FEATURE-ANSWERS-002" in cases:
+    c = cases["FEATURE-ANSWERS-002"]
+    check(c["verdict"] == "fail", "answers: else inform ... if fails when the condition does not hold (%s)" % c["verdict"])
 
 check(len(cases) > 0, "%d feature cases ran" % len(cases))
 sys.exit(1 if fails else 0)

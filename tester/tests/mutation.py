@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The mutation check: every case of the suite names, in its 'mutants'
 header, soft-DUT fault profiles under which it must fail, and fails under
-each of them.
+each of them; or, for a profile marked 'informative' (the fault breaks a
+rule that does not bind the DUT in the role the case tests it in), ends
+informative: the case still sees the fault and reports it, not judged.
 
 The cases are batched by profile: one network-namespace pair and one soft
 DUT agent with that fault runs every case naming it (over the IP versions
@@ -10,7 +12,8 @@ its own namespaces. Cases that need something of the set-up are batched
 apart: RCM (the agent gets --rcm-args), ROCEV1 (the agent is dual-mode,
 --rocev1) and VLAN (the pair and the tester run over VLAN 100, PCP 5).
 A case with no mutant, an unknown profile, or a (case, profile) pair whose
-case does not end in 'fail' on some IP version fails the test.
+case does not end in 'fail' (or 'informative', as marked) on some IP
+version fails the test.
 
 usage: mutation.py NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR [--jobs N]
        [--mtu N] [--rcm-args FILE] [--only PROFILE,...]
@@ -57,7 +60,7 @@ def main():
     pairs = {}  # (fault, features) -> {file: id}
     named = set()
     for line in listing.stdout.splitlines():
-        path, cid, fault, caps = line.split("\t")
+        path, cid, fault, caps, want = line.split("\t")
         named.add(os.path.normpath(path))
         if fault not in faults:
             problems.append("%s (%s): mutant '%s' is not a fault profile of roce-agent --list-faults" % (cid, path, fault))
@@ -65,7 +68,7 @@ def main():
         if a.only and fault not in a.only.split(","):
             continue
         features = tuple(f for f in SETUP_FEATURES if f in caps.split(","))
-        pairs.setdefault((fault, features), {})[path] = cid
+        pairs.setdefault((fault, features), {})[path] = (cid, want)
     for root, _, files in os.walk(a.cases):
         for f in sorted(files):
             p = os.path.normpath(os.path.join(root, f))
@@ -97,16 +100,24 @@ def main():
         return SKIP
     caught = 0
     for r in results:
-        for path, cid in sorted(r["files"].items()):
+        for path, (cid, want) in sorted(r["files"].items()):
             runs = r["verdicts"].get(cid, [])
             text = ", ".join("IPv%d %s" % (ipv, v) for ipv, v, _ in runs) or "no result"
-            if any(v == "fail" for _, v, _ in runs):
+            # An informative mutant must be seen (informative) and never
+            # judged a failure: its rule does not bind the DUT's role.
+            if want == "informative":
+                caught_it = any(v == "informative" for _, v, _ in runs) and not any(v == "fail" for _, v, _ in runs)
+            else:
+                caught_it = any(v == "fail" for _, v, _ in runs)
+            if caught_it:
                 caught += 1
-                print("ok: %s fails under --fault %s (%s)" % (cid, r["fault"], text))
+                print("ok: %s %s under --fault %s (%s)" % (cid, "fails" if want == "fail" else "reports it, informative",
+                                                         r["fault"], text))
             else:
                 why = "; ".join("IPv%d: %s" % (ipv, reason) for ipv, v, reason in runs if reason)
-                problems.append("%s (%s) does not fail under --fault %s: %s%s" % (cid, path, r["fault"], text,
-                                                                               " (" + why + ")" if why else ""))
+                problems.append("%s (%s) does not %s under --fault %s: %s%s" % (
+                    cid, path, "fail" if want == "fail" else "end informative", r["fault"], text,
+                    " (" + why + ")" if why else ""))
                 if not runs:
                     problems.append("  batch log of --fault %s:\n%s" % (r["fault"], indent(r["log"])))
     dt = time.monotonic() - t0

@@ -242,6 +242,12 @@ static const struct bad bads[] = {
 	{ "dut qp q\nexpect q APR else inform \"x\"\n", CL_ERR_MISSING, 5, 1, "needs a time window" },
 	{ "dut qp q\nexpect q APR within 1s else stop\n", CL_ERR_EXPECTED, 5, 29, "'inform' after 'else'" },
 	{ "dut qp q\nexpect q APR apr.colour=1\n", CL_ERR_FIELD, 5, 14, "no header field 'apr.colour'" },
+	/* Roles, word lists, conditions. */
+	{ "dut qp q\nexpect nothing q within 1ms as router\n", CL_ERR_EXPECTED, 5, 32, "a role after 'as'" },
+	{ "dut qp q\ninject q SEND_ONLY as receiver\n", CL_ERR_ARGUMENT, 5, 20, "not on 'inject'" },
+	{ "dut qp q\nexpect q ACK aeth=NAK_INVALID,NAK_PURPLE\n", CL_ERR_VALUE, 5, 19, "'NAK_PURPLE' is not an AETH kind" },
+	{ "dut qp q\nexpect completion q status=SUCCESS,OOPS\n", CL_ERR_VALUE, 5, 36, "'OOPS' is not a value of status" },
+	{ "check 1 = 2 else inform \"x\" if 3\n", CL_ERR_EXPECTED, 4, 33, "a comparison" },
 };
 
 /* CM messages in place of opcodes, their fields, dut listen, else inform. */
@@ -266,6 +272,62 @@ static void test_cm(void)
 	cl_case_free(c);
 }
 
+
+/* The DUT's role in each checking step: derived from the step or its
+ * stimulus, or written with 'as'; which rules bind it there. */
+static void test_roles(void)
+{
+	static const char text[] =
+		"case R-1\ntitle \"roles\"\nrules CA17-7, CA17-24, IBA9.7-RESP-CHECK, A17.3.2-SPORT\n"
+		"mutants accept-no-df informative, no-resp-check\n"
+		"dut mr m\ndut qp q\n"
+		"dut query q -> state=RTS hop_limit=?hl\n"                                   /* 2: nothing done yet */
+		"inject q SEND_ONLY ipv4.df=0\nexpect nothing q within 1ms\n"               /* 4: receiver, responder */
+		"expect q ACK aeth=NAK_INVALID,NAK_ACCESS within 1ms\n"                     /* 5: sender, responder, receiver */
+		"dut post_send q RDMA_READ m len=8\nexpect q READ_REQUEST within 1ms\n"     /* 7: sender, requester */
+		"inject q READ_RESPONSE_LAST\nexpect completion q status!=SUCCESS\n"        /* 9: receiver, requester */
+		"expect completion q status=BAD_RESP_ERR,REM_INV_REQ_ERR\n"                 /* 10 */
+		"check $hl = 17 else inform \"os\" if $hl = 64\n"                          /* 11: receiver, requester */
+		"expect no completion q within 1ms as sender, CM\n";                        /* 12: written */
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("roles.case", text, strlen(text), &d);
+	CHECK(c != NULL, "roles case parses: %s", d.msg);
+	if (!c)
+		return;
+	const unsigned S = ROCE_ROLE_SENDER, R = ROCE_ROLE_RECEIVER, Q = ROCE_ROLE_REQUESTER, P = ROCE_ROLE_RESPONDER;
+	CHECK(c->steps[2].roles == ROCE_ROLE_ALL, "a check before any stimulus: every role (%#x)", c->steps[2].roles);
+	CHECK(c->steps[4].roles == (R | P), "expect nothing after an injected request: receiver, responder (%#x)", c->steps[4].roles);
+	CHECK(c->steps[5].roles == (S | R | P), "an expected ACK: its sender, the responder (%#x)", c->steps[5].roles);
+	CHECK(c->steps[7].roles == (S | Q), "an expected request: sender, requester (%#x)", c->steps[7].roles);
+	CHECK(c->steps[9].roles == (R | Q), "a completion after an injected response: receiver, requester (%#x)", c->steps[9].roles);
+	CHECK(c->steps[11].roles == (R | Q) && c->steps[11].has_cond && c->steps[11].cond_cmp == CL_EQ, "check ... if");
+	CHECK(c->steps[12].roles == (S | ROCE_ROLE_CM) && c->steps[12].roles_explicit, "as sender, CM");
+	CHECK(c->steps[1].roles == 0, "steps that check nothing have no roles");
+	/* Which rules bind: CA17-24 the receiver, CA17-7 the sender, the
+	 * response check the requester; a should binds nobody. */
+	unsigned idx[8];
+	CHECK(cl_binding_rules(c, 4, c->steps[4].roles, idx, 8) == 1 && !strcmp(c->rules[idx[0]], "CA17-24"),
+	      "as receiver, CA17-24 binds");
+	CHECK(cl_binding_rules(c, 4, c->steps[7].roles, idx, 8) == 2 && !strcmp(c->rules[idx[0]], "CA17-7") &&
+	      !strcmp(c->rules[idx[1]], "IBA9.7-RESP-CHECK"), "as sender and requester, CA17-7 and the response check");
+	CHECK(cl_binding_rules(c, 4, ROCE_ROLE_DEVICE, idx, 8) == 0, "nothing binds the device here");
+	char why[300];
+	cl_unbound_reason(c, 4, R | P, why, sizeof why);
+	CHECK(strstr(why, "CA17-7 binds the sender (must)") && strstr(why, "A17.3.2-SPORT binds the sender (should)") &&
+	      strstr(why, "the DUT is the receiver, responder here"), "why not judged: %s", why);
+	/* Word lists and '!=' accept what they say. */
+	const struct cl_arg *st = cl_step_arg(&c->steps[9], "status"), *st2 = cl_step_arg(&c->steps[10], "status");
+	CHECK(st && cl_word_arg_accepts(st, "BAD_RESP_ERR") && !cl_word_arg_accepts(st, "SUCCESS") &&
+	      !cl_word_arg_accepts(st, NULL), "status!=SUCCESS");
+	CHECK(st2 && cl_word_arg_accepts(st2, "rem_inv_req_err") && !cl_word_arg_accepts(st2, "WR_FLUSH_ERR"), "status list");
+	char words[100];
+	cl_word_arg_text(st2, words, sizeof words);
+	CHECK(!strcmp(words, "BAD_RESP_ERR or REM_INV_REQ_ERR"), "list text: %s", words);
+	cl_word_arg_text(st, words, sizeof words);
+	CHECK(!strcmp(words, "not SUCCESS"), "!= text: %s", words);
+	CHECK(c->n_mutants == 2 && c->mutant_informative[0] && !c->mutant_informative[1], "informative mutants");
+	cl_case_free(c);
+}
 
 static void test_bad(void)
 {
@@ -374,6 +436,7 @@ int main(void)
 	test_good();
 	test_bad();
 	test_cm();
+	test_roles();
 	test_rule_ip_versions();
 	test_opcodes();
 	test_fuzz();

@@ -1,0 +1,145 @@
+/*
+ * The DUT's role in each step of a case, and which of the case's rules
+ * bind it there. A case fails only when the DUT, in the role it plays in
+ * the failing step, breaks a "must" that binds that role (the guide's
+ * "Verdicts users can trust"): a sender's rule broken by what the DUT
+ * accepts as a receiver, or a "should", is reported, not judged.
+ *
+ * The role comes from the step itself where it can: a packet the DUT sent
+ * makes it that packet's sender (and requester or responder by its
+ * opcode); a step that watches for silence, completions, memory or state
+ * takes the role of its stimulus, the last thing done to the DUT before
+ * it. A step can say its roles itself ('as receiver').
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "caselang.h"
+#include "roce/roce.h"
+
+bool cl_step_checks(enum cl_step_kind k)
+{
+	switch (k) {
+	case CL_EXPECT_PKT:
+	case CL_EXPECT_NOTHING:
+	case CL_EXPECT_COMPLETION:
+	case CL_EXPECT_NO_COMPLETION:
+	case CL_EXPECT_PEER:
+	case CL_EXPECT_MEM:
+	case CL_DUT_READ:
+	case CL_DUT_QUERY:
+	case CL_CHECK:
+	case CL_MEASURE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A response opcode (ACK, READ response, Atomic ACK): the responder's. */
+static bool is_response(int opcode)
+{
+	const struct roce_opcode_info *oi = opcode >= 0 ? roce_opcode((uint8_t)opcode) : NULL;
+	return oi && oi->name && (oi->kind == ROCE_K_ACK || oi->kind == ROCE_K_READ_RESP || oi->kind == ROCE_K_ATOMIC_ACK);
+}
+
+/* The roles a packet the DUT sends gives it. */
+static unsigned sent_roles(const struct cl_step *s)
+{
+	if (s->cm_attr)
+		return ROCE_ROLE_CM | ROCE_ROLE_SENDER;
+	if (s->opcode == ROCE_OPCODE_CNP) /* a notification point answering CE marks */
+		return ROCE_ROLE_SENDER | ROCE_ROLE_RECEIVER;
+	if (is_response(s->opcode))
+		return ROCE_ROLE_SENDER | ROCE_ROLE_RESPONDER | ROCE_ROLE_RECEIVER;
+	return ROCE_ROLE_SENDER | ROCE_ROLE_REQUESTER;
+}
+
+/* The roles a stimulus gives the DUT; 0 when the step is none. */
+static unsigned stimulus_roles(const struct cl_step *s)
+{
+	switch (s->kind) {
+	case CL_INJECT:
+		if (s->cm_attr)
+			return ROCE_ROLE_CM | ROCE_ROLE_RECEIVER;
+		if (s->opcode == ROCE_OPCODE_CNP) /* a reaction point: its requests slow down */
+			return ROCE_ROLE_RECEIVER | ROCE_ROLE_REQUESTER;
+		if (is_response(s->opcode))
+			return ROCE_ROLE_RECEIVER | ROCE_ROLE_REQUESTER;
+		return ROCE_ROLE_RECEIVER | ROCE_ROLE_RESPONDER;
+	case CL_DUT_POST_SEND:
+		return ROCE_ROLE_SENDER | ROCE_ROLE_REQUESTER;
+	case CL_PEER_OP:
+		return ROCE_ROLE_RECEIVER | ROCE_ROLE_RESPONDER;
+	case CL_DUT_LISTEN:
+		return ROCE_ROLE_CM;
+	default:
+		return 0;
+	}
+}
+
+static bool same_qp(const struct cl_step *a, const struct cl_step *b)
+{
+	return !a->qp || !b->qp || !strcmp(a->qp, b->qp);
+}
+
+void cl_derive_roles(struct cl_case *c)
+{
+	for (unsigned i = 0; i < c->n_steps; i++) {
+		struct cl_step *s = &c->steps[i];
+		if (!cl_step_checks(s->kind) || s->roles_explicit)
+			continue;
+		if ((s->kind == CL_EXPECT_PKT || s->kind == CL_MEASURE) && (s->opcode >= 0 || s->cm_attr)) {
+			s->roles = sent_roles(s);
+			continue;
+		}
+		/* The stimulus: the last one on the step's QP, else the last. */
+		unsigned roles = 0, any = 0;
+		for (unsigned k = i; k-- > 0 && !roles;) {
+			unsigned r = stimulus_roles(&c->steps[k]);
+			if (r && !any)
+				any = r;
+			if (r && same_qp(s, &c->steps[k]))
+				roles = r;
+		}
+		if (!roles)
+			roles = any;
+		/* 'expect QP any' and 'measure QP any' watch what the DUT sends. */
+		if (s->kind == CL_EXPECT_PKT || s->kind == CL_MEASURE)
+			roles |= ROCE_ROLE_SENDER;
+		/* Nothing done to the DUT yet: every role, so that every "must"
+		 * of the case judges the step (a case says 'as' to narrow it). */
+		s->roles = roles ? roles : ROCE_ROLE_ALL;
+	}
+}
+
+unsigned cl_binding_rules(const struct cl_case *c, int ipv, unsigned roles, unsigned *idx, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < c->n_rules && n < max; i++)
+		if (cl_rule_applies(c, i, ipv) && roce_rule_binds(roce_rule(roce_rule_by_id(c->rules[i])), roles))
+			idx[n++] = i;
+	return n;
+}
+
+void cl_unbound_reason(const struct cl_case *c, int ipv, unsigned roles, char *buf, size_t n)
+{
+	size_t w = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < c->n_rules && w < n; i++) {
+		if (!cl_rule_applies(c, i, ipv))
+			continue;
+		const struct roce_rule_info *ri = roce_rule(roce_rule_by_id(c->rules[i]));
+		char binds[96];
+		roce_roles_format(ri->binds, binds, sizeof binds);
+		int k = snprintf(buf + w, n - w, "%s%s binds the %s (%s)", w ? ", " : "", ri->id, binds,
+				 roce_strength_name(ri->strength));
+		if (k < 0)
+			return;
+		w += (size_t)k;
+	}
+	char here[96];
+	roce_roles_format(roles, here, sizeof here);
+	if (w < n)
+		snprintf(buf + w, n - w, "; the DUT is the %s here", here);
+}
