@@ -266,6 +266,14 @@ static struct soft_res *res_find(struct be_qp *qp, uint32_t psn, bool atomic)
 
 enum exec_result { EXEC_OK, EXEC_RNR, EXEC_ERROR, EXEC_DROP_MSG };
 
+/* A RETH's DMA Length, as the responder reads it: 32 bits, or (fault
+ * dmalen-31bit) 31, so that 2^31 + 1 becomes 1. */
+static uint64_t reth_dmalen(const struct be_qp *qp, const uint8_t *reth)
+{
+	uint64_t len = roce_reth_dmalen(reth);
+	return SOFT_FAULT_ON(qp->dev, DMALEN_31BIT) ? len & 0x7FFFFFFFu : len;
+}
+
 static bool length_ok(const struct be_qp *qp, const struct soft_rx *rx)
 {
 	if (SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH))
@@ -358,7 +366,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 		const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 		uint64_t va = roce_reth_va(reth);
 		uint32_t rkey = roce_reth_rkey(reth);
-		uint64_t dmalen = roce_reth_dmalen(reth);
+		uint64_t dmalen = reth_dmalen(qp, reth);
 		if (!SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH) &&
 		    (dmalen > 0x80000000ull || (op->position == ROCE_POS_ONLY && dmalen != rx->payload_len) ||
 		     (op->position == ROCE_POS_FIRST && dmalen <= rx->payload_len))) {
@@ -426,7 +434,7 @@ static void rc_read(struct be_qp *qp, const struct soft_rx *rx)
 	const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 	uint64_t va = roce_reth_va(reth);
 	uint32_t rkey = roce_reth_rkey(reth);
-	uint64_t len = roce_reth_dmalen(reth);
+	uint64_t len = reth_dmalen(qp, reth);
 	if ((!SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK) && qp->resp.open != SOFT_MSG_NONE) ||
 	    !(qp->attr.access & BE_ACCESS_REMOTE_READ) || !rd_atomic_allowed(qp) ||
 	    (len > 0x80000000ull && !SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH))) {
@@ -520,7 +528,7 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 		struct soft_res *r = res_find(qp, rx->psn, false);
 		const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 		uint64_t va = roce_reth_va(reth);
-		uint64_t len = roce_reth_dmalen(reth);
+		uint64_t len = reth_dmalen(qp, reth);
 		if (SOFT_FAULT_ON(dev, DUP_READ_IGNORED) || !r || roce_reth_rkey(reth) != r->rkey ||
 		    va < r->va || len > r->length || va - r->va > r->length - len) {
 			dev->cnt.resp_dup_dropped++;
