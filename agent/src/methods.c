@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 const char *agent_err_name(enum agent_err e)
 {
@@ -380,6 +381,14 @@ static void m_hello(struct req *r)
 	res_str(r, "fault", s->agent->factory->fault_name ? s->agent->factory->fault_name(BE(s)) : NULL);
 	const struct agent_hostile_info *hi = agent_hostile_info(s->agent->hostile);
 	res_str(r, "hostile", hi ? hi->name : NULL);
+	/* The DUT host's OS, whose RDMA stack sits between the verbs and the
+	 * device (reports name it when it, not the device, did something). */
+	struct utsname u;
+	if (uname(&u) == 0) {
+		char host[3 * sizeof u.release];
+		snprintf(host, sizeof host, "%s %s %s", u.sysname, u.release, u.machine);
+		res_str(r, "host", host);
+	}
 }
 
 static void m_bye(struct req *r)

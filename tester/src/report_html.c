@@ -439,6 +439,7 @@ static void setup_section(struct ctx *x)
 	kv(o, "protocol version", hello ? num : NULL);
 	kv(o, "backend", jstr(hello, "backend", ""));
 	kv(o, "device", jstr(hello, "device", ""));
+	kv(o, "DUT host", jstr(hello, "host", NULL));
 	kv(o, "fault profile", fault && *fault ? fault : "none");
 	g_string_append(o, "</table>\n<h3>Tester</h3><table class=\"kv\" id=\"tester-table\">\n");
 	char ver[160];

@@ -219,6 +219,7 @@ int report_write_junit(const struct report_run *run, const char *path, char *err
 		property(x, "dut.firmware", jstr(dev, "fw_ver", NULL));
 		property(x, "agent.address", jstr(jobj(setup, "agent"), "address", NULL));
 		property(x, "agent.backend", jstr(hello, "backend", NULL));
+		property(x, "dut.host", jstr(hello, "host", NULL));
 		property(x, "agent.fault", jstr(hello, "fault", NULL));
 		property(x, "tester.interface", jstr(iface, "name", NULL));
 		property(x, "capture", capture);
