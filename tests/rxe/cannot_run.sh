@@ -43,6 +43,20 @@ else
   sed 's/^/  | /' "$tmp/out"
   fails=$((fails + 1))
 fi
+# A kernel suite asked for offline that the cache does not hold: a skip
+# naming it (nothing downloaded).
+expect_skip "an uncached kernel, offline" "SKIP: no trixie kernel in $tmp/cache2" \
+  env ROCE_RXE_CACHE="$tmp/cache2" "$run" --kernel-suite trixie --offline -- true
+# A suite that is not a suite's name is an error.
+run_bg env ROCE_RXE_CACHE="$tmp/cache3" "$run" --kernel-suite "no such" -- true
+st=$?
+if [ $st -eq 1 ] && grep -qF "a Debian suite name" "$tmp/out"; then
+  echo "ok: a malformed suite is an error naming it"
+else
+  echo "FAIL: malformed suite: exit $st"
+  sed 's/^/  | /' "$tmp/out"
+  fails=$((fails + 1))
+fi
 # Only the namespaces of the runs above count: other tests may be running.
 left=""
 for pid in $pids; do
