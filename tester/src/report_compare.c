@@ -98,8 +98,9 @@ static void run_line(FILE *out, const char *what, const struct report_run *r)
 {
 	JsonObject *run = jobj(r->root, "run");
 	JsonObject *hello = jobj(jobj(jobj(r->root, "setup"), "agent"), "hello");
-	fprintf(out, "%s %s: %s, %u case run(s), DUT %s%s%s%s\n", what, r->path, jstr(run, "started", "?"),
-		json_array_get_length(r->cases), jstr(hello, "device", "?"),
+	const char *host = jstr(hello, "host", NULL);
+	fprintf(out, "%s %s: %s, %u case run(s), DUT %s%s%s%s%s%s\n", what, r->path, jstr(run, "started", "?"),
+		json_array_get_length(r->cases), jstr(hello, "device", "?"), host ? " on " : "", host ? host : "",
 		jstr(hello, "fault", NULL) ? " (fault " : "", jstr(hello, "fault", ""), jstr(hello, "fault", NULL) ? ")" : "");
 }
 

@@ -1,13 +1,17 @@
 #!/bin/sh
 # Runs inside scripts/rxe-vm/run-with-rxe (the agent in the guest): the
 # conformance suite, or the subset a file lists, against rxe, then checks
-# the verdicts against docs/rxe-results.md (rxe_results.py).
+# the verdicts against the guest kernel's column of docs/rxe-results.md
+# (rxe_results.py).
 # usage: run_suite.sh ROCE-TESTER CASES-DIR DOC [SUBSET-FILE]
 #   ROCE_RXE_REPORT_DIR  keep results.json and the capture there
-#   ROCE_RXE_UPDATE=1    rewrite the document's table from a full run
+#   ROCE_RXE_UPDATE=1    rewrite the kernel's column from a full run
+# The kernel comes from run-with-rxe (ROCE_RXE_KERNEL_RELEASE, _SUITE,
+# _PACKAGE).
 set -u
 t=$1 cases=$2 doc=$3 subset=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
+release=${ROCE_RXE_KERNEL_RELEASE:?run_suite.sh runs under scripts/rxe-vm/run-with-rxe}
 if [ -n "${ROCE_RXE_REPORT_DIR:-}" ]; then
   out=$ROCE_RXE_REPORT_DIR
   mkdir -p "$out"
@@ -21,6 +25,7 @@ if [ -n "$subset" ]; then
 else
   set -- "$cases"
 fi
+echo "run_suite: rxe on Linux $release (${ROCE_RXE_KERNEL_PACKAGE:-?}${ROCE_RXE_KERNEL_SUITE:+, Debian $ROCE_RXE_KERNEL_SUITE})"
 "$t" run --iface "$ROCE_RXE_IFACE" --agent "$ROCE_RXE_AGENT" --token-file "$ROCE_RXE_TOKEN_FILE" \
   --report-dir "$out" "$@"
 rc=$?
@@ -32,9 +37,13 @@ if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 3 ]; then
 fi
 [ -f "$out/results.json" ] || { echo "run_suite: no results"; exit 1; }
 if [ -n "$subset" ]; then
-  exec /usr/bin/python3 "$here/rxe_results.py" check "$out/results.json" "$doc"
+  exec /usr/bin/python3 "$here/rxe_results.py" check "$out/results.json" "$doc" --kernel "$release"
 fi
 if [ "${ROCE_RXE_UPDATE:-0}" = 1 ]; then
-  /usr/bin/python3 "$here/rxe_results.py" update "$out/results.json" "$doc" || exit 1
+  # The suite the package came from: the one asked for, else this
+  # machine's own (its apt chose the kernel).
+  suite=${ROCE_RXE_KERNEL_SUITE:-$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")}
+  /usr/bin/python3 "$here/rxe_results.py" update "$out/results.json" "$doc" --kernel "$release" \
+    --suite "${suite:-?}" --package "${ROCE_RXE_KERNEL_PACKAGE:-?}" --boot-seconds "${ROCE_RXE_BOOT_SECONDS:-0}" || exit 1
 fi
-exec /usr/bin/python3 "$here/rxe_results.py" check "$out/results.json" "$doc" --all "$cases"
+exec /usr/bin/python3 "$here/rxe_results.py" check "$out/results.json" "$doc" --kernel "$release" --all "$cases"
