@@ -4,7 +4,8 @@
 # sanity scenario (it must pass), each against a fresh agent in fresh
 # namespaces. A profile that no dutpeer scenario detects must be the
 # mutant of conformance cases (tester_mutation shows that they fail under
-# it); here its sanity scenario must still pass, in the set-up those cases
+# it, or, for a mutant marked informative, report it without failing); here
+# its sanity scenario must still pass, in the set-up those cases
 # need (a VLAN, a dual-mode port). A profile detected by neither is an
 # error.
 #   faults.sh NETNS_PAIR ROCE_AGENT DUTPEER [--cases ROCE_TESTER CASES_DIR] [PROFILE...]
