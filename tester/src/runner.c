@@ -2314,7 +2314,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 				ok = false;
 				appendf(o->expected, sizeof o->expected, "AETH %s; ", want);
 				appendf(o->observed, sizeof o->observed, "AETH %s; ", desc);
-			} else if (a->v.kind == CL_V_LIST) {
+			} else if (a->v.kind == CL_V_LIST && a->v.n_list > 1) {
 				appendf(o->observed, sizeof o->observed, "AETH %s (one of %s); ", desc, want);
 			}
 			continue;
@@ -2652,7 +2652,7 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 				o->st = S_FAIL;
 				appendf(o->expected, sizeof o->expected, "%s %s; ", a->key, want);
 				appendf(o->observed, sizeof o->observed, "%s %s; ", a->key, got ? got : "(none)");
-			} else if (a->v.kind == CL_V_LIST || a->cmp == CL_NE) {
+			} else if ((a->v.kind == CL_V_LIST && a->v.n_list > 1) || a->cmp == CL_NE) {
 				appendf(o->observed, sizeof o->observed, "%s %s (%s); ", a->key, got, want);
 			}
 			continue;
