@@ -16,47 +16,37 @@ run_bg() {
   pids="$pids $pid"
   wait $pid
 }
-expect_skip() { # description, expected text, command...
-  d=$1 text=$2
-  shift 2
+# expect_exit STATUS DESCRIPTION TEXT COMMAND...: the command exits with
+# STATUS (77: a skip; 1: an error, for what the user named wrongly) and
+# says TEXT.
+expect_exit() {
+  want=$1 d=$2 text=$3
+  shift 3
   run_bg "$@"
   st=$?
-  if [ $st -eq 77 ] && grep -qF -- "$text" "$tmp/out"; then
+  if [ $st -eq "$want" ] && grep -qF -- "$text" "$tmp/out"; then
     echo "ok: $d"
   else
-    echo "FAIL: $d: exit $st, wanted 77 and '$text'"
+    echo "FAIL: $d: exit $st, wanted $want and '$text'"
     sed 's/^/  | /' "$tmp/out"
     fails=$((fails + 1))
   fi
 }
+expect_skip() { expect_exit 77 "$@"; }
+expect_error() { expect_exit 1 "$@"; }
 [ "$(id -u)" -eq 0 ] || { echo "cannot_run: needs root to drop it"; exit 77; }
 chmod 755 "$tmp"
 expect_skip "not root" "SKIP: needs root" setpriv --reuid=65534 --regid=65534 --clear-groups "$run" -- true
 expect_skip "no qemu" "SKIP: $tmp/no-qemu not found" env ROCE_RXE_QEMU="$tmp/no-qemu" "$run" -- true
-# A kernel package that the user named but is not one is an error, not a skip.
-run_bg env ROCE_RXE_CACHE="$tmp/cache" ROCE_RXE_KERNEL_DEB=/etc/hostname "$run" -- true
-st=$?
-if [ $st -eq 1 ] && grep -qF "ROCE_RXE_KERNEL_DEB=/etc/hostname: not a Debian package" "$tmp/out"; then
-  echo "ok: a bad kernel package is an error naming it"
-else
-  echo "FAIL: bad kernel package: exit $st"
-  sed 's/^/  | /' "$tmp/out"
-  fails=$((fails + 1))
-fi
+# What the user named wrongly is an error naming it, not a skip.
+expect_error "a bad kernel package is an error naming it" "ROCE_RXE_KERNEL_DEB=/etc/hostname: not a Debian package" \
+  env ROCE_RXE_CACHE="$tmp/cache" ROCE_RXE_KERNEL_DEB=/etc/hostname "$run" -- true
+expect_error "a malformed suite is an error naming it" "a Debian suite name" \
+  env ROCE_RXE_CACHE="$tmp/cache3" "$run" --kernel-suite "no such" -- true
 # A kernel suite asked for offline that the cache does not hold: a skip
 # naming it (nothing downloaded).
 expect_skip "an uncached kernel, offline" "SKIP: no trixie kernel in $tmp/cache2" \
   env ROCE_RXE_CACHE="$tmp/cache2" "$run" --kernel-suite trixie --offline -- true
-# A suite that is not a suite's name is an error.
-run_bg env ROCE_RXE_CACHE="$tmp/cache3" "$run" --kernel-suite "no such" -- true
-st=$?
-if [ $st -eq 1 ] && grep -qF "a Debian suite name" "$tmp/out"; then
-  echo "ok: a malformed suite is an error naming it"
-else
-  echo "FAIL: malformed suite: exit $st"
-  sed 's/^/  | /' "$tmp/out"
-  fails=$((fails + 1))
-fi
 # Only the namespaces of the runs above count: other tests may be running.
 left=""
 for pid in $pids; do
