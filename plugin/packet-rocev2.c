@@ -158,53 +158,41 @@ static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 
 /* ---- Tree ---- */
 
-/* The diagnosis of a bad ICRC in words. */
-static void icrc_diagnosis_text(const struct rocev2_packet *rp, char *buf, size_t n)
-{
-	const struct roce_icrc_diagnosis *d = &rp->icrc_diagnosis;
-	if (d->mistake == ROCE_ICRC_MISTAKE_NONE)
-		snprintf(buf, n, "no known implementation mistake explains it");
-	else
-		snprintf(buf, n, "likely cause: %s%s", roce_icrc_mistake_text(d->mistake),
-			 d->byte_order_too ? ", and the result written most-significant byte first" : "");
-}
-
+/* The ICRC wherever the packet holds one, even when a header after the BTH
+ * could not be parsed: checked (good or bad, with the diagnosis of a bad
+ * one), or its bytes shown as not verified (not captured, no IP header,
+ * or the preference off). */
 static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 		     const struct rocev2_parse *r, struct rocev2_packet *rp)
 {
 	const struct roce_pkt *t = r->t;
 	int off = (int)t->icrc_off - r->t_shift;
-	if (!t->complete || t->err != ROCE_OK) {
-		if (t->err == ROCE_OK && off >= 0) {
+	if (rp->icrc_status == ROCE_ICRC_UNVERIFIED) {
+		if (off >= 0 && (t->err == ROCE_OK || t->icrc_found)) {
 			int have = (int)tvb_captured_length(tvb);
 			int len = have > off ? have - off : 0;
 			proto_item *ti = proto_tree_add_item(tree, hf_icrc_unverified, tvb,
 							     off < have ? off : have, len > 4 ? 4 : len,
 							     ENC_NA);
-			proto_item_append_text(ti, " (not captured)");
+			proto_item_append_text(ti, t->icrc_found ? " (not verified)" : " (not captured)");
 		}
 		proto_item *st = proto_tree_add_uint(tree, hf_icrc_status, tvb, 0, 0,
 						     PROTO_CHECKSUM_E_UNVERIFIED);
 		proto_item_set_generated(st);
 		return;
 	}
-	unsigned flags = PROTO_CHECKSUM_NO_FLAGS;
-	uint32_t computed = 0;
-	if (rp->icrc_status != ROCE_ICRC_UNVERIFIED) {
-		flags = PROTO_CHECKSUM_VERIFY;
-		computed = __builtin_bswap32(rp->icrc_computed);
-	}
+	uint32_t computed = __builtin_bswap32(rp->icrc_computed);
 	/* The bad-ICRC expert comes from the C_ICRC finding, with its diagnosis. */
 	proto_item *ti = proto_tree_add_checksum(tree, tvb, off, hf_icrc, hf_icrc_status, NULL, pinfo,
-						 computed, ENC_BIG_ENDIAN, flags);
-	if (rp->icrc_status == ROCE_ICRC_UNVERIFIED || !tree)
+						 computed, ENC_BIG_ENDIAN, PROTO_CHECKSUM_VERIFY);
+	if (!tree)
 		return;
 	proto_tree *sub = proto_item_add_subtree(ti, ett_icrc);
 	proto_item *c = proto_tree_add_uint(sub, hf_icrc_computed, tvb, off, 4, computed);
 	proto_item_set_generated(c);
 	if (rp->icrc_status == ROCE_ICRC_BAD) {
-		char text[160];
-		icrc_diagnosis_text(rp, text, sizeof text);
+		char text[400];
+		roce_icrc_diagnosis_format(&rp->icrc_diagnosis, text, sizeof text);
 		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4, text);
 		proto_item_set_generated(d);
 	}
@@ -318,9 +306,10 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 	}
 }
 
-/* A finding and the data-source offset its packet's offsets start from. */
+/* A finding, its packet and the data-source offset its offsets start from. */
 struct located {
 	struct roce_finding f;
+	const struct roce_pkt *p;
 	int base;
 };
 
@@ -330,7 +319,7 @@ static size_t collect(struct located *out, size_t n, size_t max, const struct ro
 	struct roce_finding f[40];
 	size_t m = roce_check(q, o, f, array_length(f));
 	for (size_t i = 0; i < m && i < array_length(f) && n < max; i++)
-		out[n++] = (struct located){ f[i], base };
+		out[n++] = (struct located){ f[i], q, base };
 	return n;
 }
 
@@ -379,7 +368,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
 					     __builtin_bswap32(rp->icrc_wire),
 					     __builtin_bswap32(rp->icrc_computed) },
-					   t_base };
+					   t, t_base };
 
 	/* Columns. */
 	char summary[160];
@@ -404,20 +393,17 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		const char *proto_name = pinfo->current_proto;
 		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
 		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
-		add_icrc(rt, pinfo, tvb, &r, rp);
 	}
+	if (roce_pkt_has(t, ROCE_H_BTH))
+		add_icrc(rt, pinfo, tvb, &r, rp);
 
-	/* Findings: one expert info each, naming its rule. */
+	/* Findings: one expert info each, naming its rule, with what libroce
+	 * adds about this packet (an ICRC diagnosis, what a good or bad ICRC
+	 * says about a malformed packet). */
 	for (size_t i = 0; i < n; i++) {
-		char diag[192];
-		const char *extra = NULL;
-		if (f[i].f.code == ROCE_C_ICRC) {
-			char text[160];
-			icrc_diagnosis_text(rp, text, sizeof text);
-			snprintf(diag, sizeof diag, " (%s)", text);
-			extra = diag;
-		}
-		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra);
+		char extra[512];
+		roce_finding_context(f[i].p, &f[i].f, extra, sizeof extra);
+		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra[0] ? extra : NULL);
 	}
 	rocev2_analysis_tree(rt, pinfo, tvb, r.ds, t_base, rp);
 

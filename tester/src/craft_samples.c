@@ -302,6 +302,98 @@ static void gen_bad_icrc(const char *dir)
 		size_t n = build(&d, frame);
 		cap_frame(&c, frame, n, n, ROCE_C_ICRC, "IPv%d ICRC: corrupted, no known mistake", ipv);
 	}
+	/* Mistakes made together, each named in the diagnosis. */
+	static const struct {
+		int ipv;
+		const char *mistakes, *what;
+	} combos[] = {
+		{ 4, "ipv4-tos-unmasked+ipv4-ttl-unmasked+ipv4-csum-unmasked",
+		  "every IPv4 variant field left unmasked, UDP and BTH masked" },
+		{ 4, "nothing-masked+byte-order", "nothing masked, and most-significant byte first" },
+		{ 4, "no-prefix+not-inverted", "no prefix and no final inversion" },
+		{ 4, "pad-omitted+bth4-unmasked+byte-order", "the pad left out, BTH byte 4 unmasked, byte order swapped" },
+		{ 6, "ipv6-tc-unmasked+ipv6-fl-unmasked+ipv6-hl-unmasked",
+		  "every IPv6 variant field left unmasked, UDP and BTH masked" },
+		{ 6, "nothing-masked+byte-order", "nothing masked, and most-significant byte first" },
+		{ 6, "no-prefix+not-inverted", "no prefix and no final inversion" },
+		{ 6, "udp-csum-unmasked+ipv6-fl-unmasked+not-inverted", "UDP checksum and Flow Label unmasked, not inverted" },
+	};
+	for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
+		struct roce_desc d;
+		sample_desc(&d, 0x04, combos[i].ipv, payload, 5);
+		roce_bth_set_becn(d.bth, 1);
+		roce_udp_set_csum(d.udp, 0x1234);
+		size_t n = build(&d, frame);
+		struct roce_pkt p;
+		uint32_t set, v;
+		roce_parse_frame(&p, frame, n, n, 0);
+		if (roce_icrc_mistakes_parse(combos[i].mistakes, &set) != 0 || roce_icrc_mistaken_set(&p, set, &v) != 0)
+			die("ICRC mistakes %s", combos[i].mistakes);
+		roce_le32_store(frame + p.icrc_off, v);
+		cap_frame(&c, frame, n, n, ROCE_C_ICRC, "IPv%d ICRC: %s (%s)", combos[i].ipv, combos[i].what,
+			  combos[i].mistakes);
+	}
+	cap_close(&c);
+}
+
+/* Writes the ICRC the bytes of a frame deserve, whatever they hold. */
+static void seal(uint8_t *frame, size_t n)
+{
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, n, n, 0);
+	enum roce_hdr ip = p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	if (!p.icrc_found || !roce_pkt_has(&p, ip))
+		die("no ICRC to seal");
+	roce_le32_store(frame + p.icrc_off, roce_icrc(frame + p.hdr_off[ip], p.icrc_off - p.hdr_off[ip]));
+}
+
+/* Packets whose headers after the BTH cannot be parsed, yet whose ICRC can
+ * be checked: a good one says the sender built them so, a bad one that
+ * they were damaged on the way. */
+static void gen_malformed_icrc(const char *dir)
+{
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, "malformed-icrc");
+	for (int ipv = 4; ipv <= 6; ipv += 2) {
+		for (int good = 1; good >= 0; good--) {
+			/* RC SEND Only with no payload and a pad count of 3. */
+			struct roce_desc d;
+			sample_desc(&d, 0x04, ipv, payload, 0);
+			size_t n = build(&d, frame);
+			struct roce_pkt p;
+			roce_parse_frame(&p, frame, n, n, 0);
+			roce_bth_set_padcnt(frame + p.hdr_off[ROCE_H_BTH], 3);
+			if (good)
+				seal(frame, n);
+			cap_frame(&c, frame, n, n, ROCE_E_PADCNT, "IPv%d SEND Only, no payload, pad count 3: %s", ipv,
+				  good ? "ICRC good (the sender built it so)" : "ICRC bad (damaged on the way)");
+			/* RC SEND Only of 4 bytes whose opcode became RDMA WRITE Only,
+			 * whose RETH the datagram cannot hold. */
+			sample_desc(&d, 0x04, ipv, payload, 4);
+			n = build(&d, frame);
+			roce_parse_frame(&p, frame, n, n, 0);
+			roce_bth_set_opcode(frame + p.hdr_off[ROCE_H_BTH], 0x0A);
+			if (good)
+				seal(frame, n);
+			cap_frame(&c, frame, n, n, ROCE_E_TRUNC_XHDR, "IPv%d RDMA WRITE Only with no room for its RETH: %s",
+				  ipv, good ? "ICRC good (the sender built it so)" : "ICRC bad (damaged on the way)");
+		}
+		/* Opcodes with no known headers: the ICRC still covers them. */
+		static const uint8_t opcodes[] = { 0x1E, 0xF0 };
+		for (size_t i = 0; i < sizeof opcodes; i++) {
+			struct roce_desc d;
+			sample_desc(&d, 0x04, ipv, payload, 8);
+			size_t n = build(&d, frame);
+			struct roce_pkt p;
+			roce_parse_frame(&p, frame, n, n, 0);
+			roce_bth_set_opcode(frame + p.hdr_off[ROCE_H_BTH], opcodes[i]);
+			seal(frame, n);
+			cap_frame(&c, frame, n, n, i ? ROCE_E_OPCODE_VENDOR : ROCE_E_OPCODE_UNDEFINED,
+				  "IPv%d opcode 0x%02x, ICRC good", ipv, opcodes[i]);
+		}
+	}
 	cap_close(&c);
 }
 
@@ -390,6 +482,7 @@ int craft_samples(const char *dir)
 	gen_cnp(dir);
 	gen_vectors(dir);
 	gen_bad_icrc(dir);
+	gen_malformed_icrc(dir);
 	gen_truncated(dir);
 	gen_violations(dir);
 	gen_conversation(dir, "flows-rc", sample_conv_rc);

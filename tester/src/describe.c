@@ -21,13 +21,9 @@ struct finding_counts print_findings(FILE *out, const struct roce_pkt *p,
 		char msg[256];
 		roce_finding_format(&f[i], msg, sizeof msg);
 		fprintf(out, "%s%-7s %s", indent, roce_severity_name(ci->severity), msg);
-		if (f[i].code == ROCE_C_ICRC) {
-			struct roce_icrc_diagnosis d = roce_icrc_diagnose(p);
-			if (d.mistake != ROCE_ICRC_MISTAKE_NONE)
-				fprintf(out, " (likely cause: %s%s)", roce_icrc_mistake_text(d.mistake),
-					d.byte_order_too ? ", and the byte order swapped" : "");
-		}
-		fputc('\n', out);
+		char extra[512];
+		roce_finding_context(p, &f[i], extra, sizeof extra);
+		fprintf(out, "%s\n", extra);
 	}
 	return c;
 }
