@@ -351,7 +351,10 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		rp->icrc_status = ROCE_ICRC_UNVERIFIED;
 		if (rocev2_prefs.check_icrc && t == &r.p)
 			check_icrc(t, rp);
-		if (rocev2_prefs.analysis && decoded)
+		/* A datagram whose IP or UDP layer broke is not judged in its
+		 * QP's flow: where its transport starts is a guess (lint, which
+		 * walks the frame with libroce alone, cannot make it). */
+		if (rocev2_prefs.analysis && decoded && t == &r.p)
 			rocev2_analyse(pinfo, t, rp);
 	}
 
@@ -360,9 +363,11 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 			: rp->analysed ? rp->flow.pmtu : 0;
 	struct roce_check_opts o = { ROCE_CHK_NOTES | (rocev2_prefs.sender ? ROCE_CHK_SENDER : 0), pmtu };
 	struct located f[64];
+	/* The datagram's findings. When its IP or UDP layer broke, the
+	 * transport decoded from the UDP payload Wireshark hands us is shown
+	 * but not judged: the first error of the walk is the finding, as
+	 * libroce (and lint) find it. */
 	size_t n = collect(f, 0, array_length(f), &r.p, &o, r.p_base);
-	if (t == &r.tp)
-		n = collect(f, n, array_length(f), &r.tp, &o, tvb_raw_offset(tvb));
 	int t_base = t == &r.p ? r.p_base : tvb_raw_offset(tvb);
 	if (rp->icrc_status == ROCE_ICRC_BAD && n < array_length(f))
 		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,

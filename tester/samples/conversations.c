@@ -561,6 +561,12 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	c.t_us += 100;
 	req(&c, true, RC_SEND_ONLY, 109, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
 	ack(&c, true, RC_ACK, 109, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	/* The path MTU learnt from a First judges the next payloads. */
+	req(&c, true, RC_SEND_FIRST, 110, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
+	req(&c, true, RC_SEND_LAST, 111, 16, ROCE_OK, "SEND Last");
+	req(&c, true, RC_SEND_ONLY, 112, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
+	    "SEND Only of 1500 bytes, more than the path MTU learnt from the First");
+	ack(&c, true, RC_ACK, 112, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
 	/* A NAK ahead of the only packet seen on a QP: the others may have
 	 * passed before the capture began. */
 	c.qp_a = SAMPLE_QP_A + 1;
