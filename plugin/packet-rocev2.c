@@ -18,7 +18,6 @@
 int proto_rocev2 = -1;
 
 static dissector_handle_t rocev2_handle;
-static dissector_handle_t ib_rroce_handle; /* the built-in owner of UDP 4791 */
 static heur_dissector_list_t ib_payload_heur;
 static int rocev2_tap = -1;
 
@@ -340,6 +339,9 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	memset(&r, 0, sizeof r);
 	parse(tvb, pinfo, &r);
 	const struct roce_pkt *t = r.t;
+	/* Another protocol's port below 4791 declines what is not RoCEv2 (port.c). */
+	if (!rocev2_port_accepts(pinfo, t, t == &r.p))
+		return 0;
 	bool decoded = roce_pkt_has(t, ROCE_H_BTH) && t->op && t->op->name;
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
@@ -435,38 +437,19 @@ static void apply_udp_zero_checksum(void)
 	g_free(err);
 }
 
-static void apply_port(void)
-{
-	dissector_table_t udp = find_dissector_table("udp.port");
-	dissector_handle_t now = dissector_get_uint_handle(udp, ROCE_UDP_PORT);
-	if (rocev2_prefs.take_port) {
-		if (now != rocev2_handle)
-			dissector_add_uint("udp.port", ROCE_UDP_PORT, rocev2_handle);
-	} else if (now == rocev2_handle) {
-		dissector_delete_uint("udp.port", ROCE_UDP_PORT, rocev2_handle);
-		if (ib_rroce_handle)
-			dissector_add_uint("udp.port", ROCE_UDP_PORT, ib_rroce_handle);
-	}
-}
-
 void proto_reg_handoff_rocev2(void);
 
 void proto_reg_handoff_rocev2(void)
 {
 	static bool initialized = false;
 	if (!initialized) {
-		/* Remember the built-in owner of 4791 before taking it over. */
-		dissector_handle_t owner = dissector_get_uint_handle(find_dissector_table("udp.port"),
-								     ROCE_UDP_PORT);
-		if (owner != rocev2_handle)
-			ib_rroce_handle = owner;
 		ib_payload_heur = find_heur_dissector_list("infiniband.payload");
 		rocev2_handoff_mad();
 		proto_eth = proto_get_id_by_filter_name("eth");
-		dissector_add_uint_with_preference("udp.port", ROCE_UDP_PORT, rocev2_handle);
+		dissector_add_for_decode_as("udp.port", rocev2_handle);
 		initialized = true;
 	}
-	apply_port();
+	rocev2_port_apply(rocev2_handle, rocev2_prefs.take_port);
 	apply_udp_zero_checksum();
 }
 
@@ -505,11 +488,14 @@ void proto_register_rocev2(void)
 	rocev2_register_stats();
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
+	rocev2_port_register();
 
 	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
 	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",
-				       "Take UDP port 4791 over from the built-in InfiniBand (RRoCE) dissector; "
-				       "turn off to give the port back. Decode As works on any port either way.",
+				       "Take UDP port 4791 over from the built-in InfiniBand (RRoCE) dissector, as "
+				       "Decode As would, so that a RoCEv2 packet from a low source port (53, 69, ...) "
+				       "is RoCEv2 too when its BTH parses and its ICRC verifies; turn off to give the "
+				       "port back. Decode As works on any port either way.",
 				       &rocev2_prefs.take_port);
 	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
 				       "Recompute the Invariant CRC of every packet and diagnose wrong ones",

@@ -8,7 +8,11 @@ Wireshark keeps it: an expert message holds at most 239 characters).
 Frames Wireshark never hands to RoCEv2 (a broken Ethernet, VLAN or IP
 layer, an IP fragment, RoCE v1) may still be judged by lint, which parses
 the frame itself; there lint may only report those lower layers' parse
-errors.
+errors. And a datagram to UDP 4791 from a port below it that another
+dissector owns is RoCEv2 to the plugin only when its BTH parses and its
+ICRC verifies (plugin/port.c); lint, which owns no port, judges it anyway:
+there lint must report the bad ICRC or the parse error that made the
+plugin decline it.
 
 usage: compare_lint.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap...
        compare_lint.py --selftest TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap
@@ -46,15 +50,23 @@ def plugin_findings(wrapper, plugins, pcap, opts):
     out = subprocess.run(cmd, check=True, capture_output=True).stdout
     found = collections.defaultdict(list)
     decoded = set()
+    declined = set()  # to 4791 from a lower port another dissector took
     for packet in ET.fromstring(out).iter("packet"):
         frame = None
+        ports = {}
         for proto in packet.iter("proto"):
             if proto.get("name") == "geninfo":
                 for f in proto.iter("field"):
                     if f.get("name") == "num":
                         frame = int(f.get("show"))
+            if proto.get("name") == "udp":
+                for f in proto.iter("field"):
+                    if f.get("name") in ("udp.srcport", "udp.dstport"):
+                        ports[f.get("name")] = int(f.get("show"))
             if proto.get("name") == "rocev2":
                 decoded.add(frame)
+        if frame not in decoded and ports.get("udp.dstport") == 4791 and ports.get("udp.srcport", 65535) < 4791:
+            declined.add(frame)
         for rule in packet.iter("field"):
             if rule.get("name") != "rocev2.rule":
                 continue
@@ -68,7 +80,7 @@ def plugin_findings(wrapper, plugins, pcap, opts):
                 elif name == "_ws.expert.message":
                     text = f.get("show")
             found[frame].append((code, rule.get("show"), sev, text))
-    return found, decoded
+    return found, (decoded, declined)
 
 
 def lint_findings(tester, pcap, opts):
@@ -94,8 +106,9 @@ def clip(f):
     return (code, rule, sev, (text or "")[:LABEL_MAX])
 
 
-def compare(name, plugin, decoded, lint):
+def compare(name, plugin, frames, lint):
     """Disagreements, one line each."""
+    decoded, declined = frames
     bad = []
     for frame in sorted(set(plugin) | set(lint) | decoded):
         p = sorted(clip(f) for f in plugin.get(frame, []))
@@ -103,6 +116,11 @@ def compare(name, plugin, decoded, lint):
         if frame not in decoded:
             if p:
                 bad.append(f"{name} frame {frame}: plugin findings on a frame it did not decode: {p}")
+            if frame in declined:
+                if not any(f[0] == "C_ICRC" or f[0].startswith("E_") for f in l):
+                    bad.append(f"{name} frame {frame}: declined by the plugin from a low source port, "
+                               f"yet lint finds no bad ICRC or parse error: {l}")
+                continue
             odd = [f for f in l if f[0] not in LOWER]
             if odd:
                 bad.append(f"{name} frame {frame}: not RoCEv2 to Wireshark, yet lint judges it: {odd}")
@@ -125,7 +143,7 @@ def selftest(wrapper, plugins, tester, pcap):
     if base:
         print("the unaltered comparison already fails:\n  " + "\n  ".join(base))
         return 1
-    frame = next(f for f in sorted(lint) if lint[f] and f in decoded)
+    frame = next(f for f in sorted(lint) if lint[f] and f in decoded[0])
     first = lint[frame][0]
     drifts = {
         "code": (first[0] + "_X",) + first[1:],
@@ -170,10 +188,10 @@ def main():
             name = f"{pcap.rsplit('/', 1)[-1]} ({label})"
             bad = compare(name, plugin, decoded, lint)
             failures += bad
-            n = sum(len(v) for k, v in lint.items() if k in decoded)
-            frames += len(decoded)
+            n = sum(len(v) for k, v in lint.items() if k in decoded[0])
+            frames += len(decoded[0])
             findings += n
-            per_capture.append(f"  {name}: {len(decoded)} frames decoded, {n} findings, "
+            per_capture.append(f"  {name}: {len(decoded[0])} frames decoded, {n} findings, "
                                f"{'agree' if not bad else f'{len(bad)} disagreements'}")
     print("\n".join(per_capture))
     for f in failures[:200]:

@@ -397,6 +397,99 @@ static void gen_malformed_icrc(const char *dir)
 	cap_close(&c);
 }
 
+/* A plain UDP datagram over IPv4 from 198.18.0.1 to 198.18.0.2: the other
+ * protocols' own traffic, on the ports RoCEv2 packets may come from. */
+static size_t udp_frame(uint8_t *f, uint16_t sport, uint16_t dport, const uint8_t *payload, size_t len)
+{
+	static const uint8_t head[14 + 20] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
+		0x45, 0x00, 0x00, 0x00, 0x43, 0x21, 0x40, 0x00, 64, 17, 0x00, 0x00,
+		198, 18, 0, 1, 198, 18, 0, 2,
+	};
+	memcpy(f, head, sizeof head);
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	roce_ipv4_set_totlen(ip, (uint16_t)(20 + 8 + len));
+	roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, 20));
+	roce_udp_set_sport(udp, sport);
+	roce_udp_set_dport(udp, dport);
+	roce_udp_set_len(udp, (uint16_t)(8 + len));
+	roce_udp_set_csum(udp, 0);
+	memcpy(udp + 8, payload, len);
+	return 14 + 20 + 8 + len;
+}
+
+/* RoCEv2 from small UDP source ports that other protocols own (some NICs
+ * send from the QP number, or another small port): RoCEv2 whenever the
+ * BTH parses and the ICRC verifies; the other protocols' own traffic, and
+ * a datagram to 4791 with a bad ICRC, decode as before. */
+static void gen_low_ports(const char *dir)
+{
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, "low-ports");
+	static const struct {
+		uint16_t port;
+		int ipv;
+		const char *owner;
+	} low[] = {
+		{ 53, 4, "DNS" },    { 69, 4, "TFTP" },    { 123, 4, "NTP" },  { 161, 4, "SNMP" },
+		{ 2049, 4, "NFS" },  { 111, 4, "portmap" }, { 500, 4, "ISAKMP" }, { 0x123, 4, "the QP number" },
+		{ 53, 6, "DNS" },    { 69, 6, "TFTP" },
+	};
+	for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
+		struct roce_desc d;
+		sample_desc(&d, 0x04, low[i].ipv, payload, 32);
+		roce_udp_set_sport(d.udp, low[i].port);
+		size_t n = build(&d, frame);
+		cap_frame(&c, frame, n, n, ROCE_OK, "IPv%d RoCEv2 SEND Only from UDP source port %u (%s's)", low[i].ipv,
+			  low[i].port, low[i].owner);
+	}
+	/* A bad ICRC from port 53 with no good packet before it: not RoCEv2
+	 * to Wireshark (DNS keeps it); one from port 69 after the good one
+	 * above: the same flow, RoCEv2, its ICRC judged. */
+	struct roce_desc d;
+	sample_desc(&d, 0x04, 4, payload, 32);
+	roce_udp_set_sport(d.udp, 53);
+	static const uint8_t other_host[4] = { 198, 18, 0, 9 };
+	memcpy(d.ip + 12, other_host, 4);
+	d.ovr |= ROCE_OVR_ICRC;
+	d.icrc = 0x0BADC0DE;
+	size_t n = build(&d, frame);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns",
+		       "IPv4 SEND Only from port 53 with a bad ICRC, from a host with no good one: DNS's");
+	sample_desc(&d, 0x04, 4, payload, 32);
+	roce_udp_set_sport(d.udp, 69);
+	roce_bth_set_psn(d.bth, 43);
+	d.ovr |= ROCE_OVR_ICRC;
+	d.icrc = 0x0BADC0DE;
+	n = build(&d, frame);
+	cap_frame(&c, frame, n, n, ROCE_C_ICRC, "IPv4 SEND Only from port 69 with a bad ICRC, in a flow already RoCEv2");
+
+	/* The other protocols' own traffic. */
+	static const uint8_t dns_query[] = { 0x12, 0x34, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+					     7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'o', 'r', 'g', 0,
+					     0x00, 0x01, 0x00, 0x01 };
+	uint8_t dns_reply[sizeof dns_query];
+	memcpy(dns_reply, dns_query, sizeof dns_query);
+	dns_reply[2] = 0x81;
+	dns_reply[3] = 0x80;
+	static const uint8_t tftp_rrq[] = { 0x00, 0x01, 'f', 'i', 'l', 'e', '.', 't', 'x', 't', 0,
+					    'o', 'c', 't', 'e', 't', 0 };
+	uint8_t ntp[48] = { 0x23 };
+	n = udp_frame(frame, 40000, 53, dns_query, sizeof dns_query);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS query to port 53");
+	n = udp_frame(frame, 53, 40000, dns_reply, sizeof dns_reply);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS reply from port 53");
+	n = udp_frame(frame, 4791, 53, dns_query, sizeof dns_query);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS query from source port 4791 to port 53");
+	n = udp_frame(frame, 40001, 69, tftp_rrq, sizeof tftp_rrq);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=tftp", "TFTP read request to port 69");
+	n = udp_frame(frame, 40002, 123, ntp, sizeof ntp);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=ntp", "NTP client request to port 123");
+	cap_close(&c);
+}
+
 /* Frames cut short by the capture's snapshot length: the ICRC cannot be
  * verified, and a cut inside the headers is reported as such. */
 static void gen_truncated(const char *dir)
@@ -483,6 +576,7 @@ int craft_samples(const char *dir)
 	gen_vectors(dir);
 	gen_bad_icrc(dir);
 	gen_malformed_icrc(dir);
+	gen_low_ports(dir);
 	gen_truncated(dir);
 	gen_violations(dir);
 	gen_conversation(dir, "flows-rc", sample_conv_rc);
