@@ -60,7 +60,8 @@ struct history {
 struct nak_episode {
 	bool open;
 	bool resent;         /* the NAKed PSN was seen resent */
-	bool resend_copy;    /* ... as a byte-identical copy (maybe a duplicate) */
+	bool resend_unsure;  /* ... but maybe not by the requester: a byte-identical
+			      * copy (a duplicate?) or its first copy (late?) */
 	bool judged;         /* one going-back finding per NAK */
 	uint32_t psn;        /* the NAKed PSN */
 	uint32_t frame;
@@ -95,8 +96,9 @@ struct direction {
 	unsigned req_done; /* the oldest req_done requests are all answered */
 	bool in_pair;
 	uint32_t disorder;  /* gaps, late packets, unexplained retransmissions seen */
-	bool last_retx;     /* the previous request was a retransmission ... */
+	bool retx_seen;     /* a retransmission was seen, the last ... */
 	uint32_t last_retx_psn; /* ... of this PSN */
+	bool new_since_retx;    /* the next new PSN in order since then: its run of resends ended */
 	uint64_t last_ts;
 	/* What the responder (the peer) told this requester. */
 	struct nak_episode nak;
@@ -344,10 +346,11 @@ static bool clean(const struct direction *q)
  * PSN up to the highest it had sent, and only then sends new PSNs again.
  * The time from the NAK to the first resend, and the new PSNs before it,
  * are the measurements. Going back past the NAKed PSN, and new PSNs in the
- * middle of the resends, are errors on a clean path with a retransmission
- * that differs from the earlier copy (a duplicate made by the network
- * looks the same); elsewhere loss, reordering or duplication before the
- * capture point explains them, and they are warnings. */
+ * middle of the resends, are errors on a clean path when the resend seen
+ * differs from an earlier copy of its PSN (a duplicate made by the network
+ * looks the same; a first copy may be the original, late); elsewhere loss,
+ * reordering or duplication before the capture point explains them, and
+ * they are warnings. */
 
 static void nak_open(struct direction *q, uint32_t psn, uint32_t frame, uint64_t ts)
 {
@@ -370,8 +373,8 @@ static void nak_acked(struct direction *q, uint32_t psn)
 		k->open = false;
 }
 
-static void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, bool retx,
-		      bool copy, uint32_t bth_off, struct roce_flow_result *r)
+static void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+		      bool retx, bool unsure, uint32_t bth_off, struct roce_flow_result *r)
 {
 	struct nak_episode *k = &q->nak;
 	k->after++;
@@ -381,16 +384,16 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 			return;
 		}
 		if (roce_psn_diff(k->resend_next, k->high) < 0)
-			add(r, clean(q) && !k->resend_copy ? ROCE_F_GBN_NEW_IN_RESEND : ROCE_F_GBN_NEW_IN_RESEND_SEEN,
+			add(r, clean(q) && !k->resend_unsure ? ROCE_F_GBN_NEW_IN_RESEND : ROCE_F_GBN_NEW_IN_RESEND_SEEN,
 			    bth_off + 9, 3, psn, k->resend_next);
 		k->open = false;
 		return;
 	}
 	if (!k->resent && psn == k->psn) {
 		k->resent = true;
-		k->resend_copy = copy;
+		k->resend_unsure = unsure;
 		k->high = q->next_psn;
-		k->resend_next = (psn + 1) & ROCE_PSN_MASK;
+		k->resend_next = (psn + span) & ROCE_PSN_MASK;
 		r->nak_frame = k->frame;
 		r->nak_to_resend_ns = in->ts_ns >= k->ts_ns ? in->ts_ns - k->ts_ns : 0;
 		r->new_after_nak = k->new_before;
@@ -399,18 +402,20 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
 		/* Before the NAKed PSN: a timeout's go-back that crossed the NAK.
 		 * After it: a go-back that left it out, unless this packet only
-		 * continues a run of resends begun before the NAK arrived. */
-		bool continues = q->last_retx && psn == ((q->last_retx_psn + 1) & ROCE_PSN_MASK);
+		 * goes on with a run of resends begun before the NAK arrived (PSNs
+		 * missing in the run were lost before the capture point; a new PSN
+		 * that skipped ahead among its resends overtook them). */
+		bool continues = q->retx_seen && roce_psn_diff(psn, q->last_retx_psn) > 0 && !q->new_since_retx;
 		if (roce_psn_diff(psn, k->psn) > 0 && !continues && !k->judged) {
 			k->judged = true;
-			add(r, clean(q) && !copy ? ROCE_F_GBN_SKIPPED : ROCE_F_GBN_SKIPPED_SEEN, bth_off + 9, 3, psn,
+			add(r, clean(q) && !unsure ? ROCE_F_GBN_SKIPPED : ROCE_F_GBN_SKIPPED_SEEN, bth_off + 9, 3, psn,
 			    k->psn);
 		}
 		return;
 	} else {
 		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
 		if (roce_psn_diff(psn, k->resend_next) >= 0)
-			k->resend_next = (psn + 1) & ROCE_PSN_MASK;
+			k->resend_next = (psn + span) & ROCE_PSN_MASK;
 	}
 	if (roce_psn_diff(k->resend_next, k->high) >= 0)
 		k->open = false;
@@ -434,17 +439,20 @@ static bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uin
 }
 
 /* A request behind the next new PSN: a retransmission (seen before,
- * inside a READ's reserved range, or resent after a NAK although its first
- * copy was lost before the capture point) or a late packet. */
-static void behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t bth_off,
-		   struct roce_flow_result *r)
+ * inside a READ's reserved range, or the NAKed PSN or the next PSN of a
+ * run of resends, their first copies lost before the capture point) or a
+ * late packet (reordered before the capture point, or resent after a loss
+ * before it: a PSN never seen that nothing seen asked for). */
+static void behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+		   uint32_t bth_off, struct roce_flow_result *r)
 {
 	uint32_t earlier = 0;
 	bool was_seen = seen(&q->sent, psn, &earlier);
 	bool copy = was_seen && copy_of_last(&q->sent, psn, in->pkt);
 	bool in_read = find_request(q, psn, ROCE_K_READ_REQ) != NULL;
-	bool after_nak = q->nak.open && roce_psn_diff(psn, q->nak.psn) >= 0;
-	if (!was_seen && !in_read && !after_nak) {
+	bool after_nak = q->nak.open && (psn == q->nak.psn || (q->nak.resent && psn == q->nak.resend_next));
+	bool in_run = q->retx_seen && psn == ((q->last_retx_psn + 1) & ROCE_PSN_MASK);
+	if (!was_seen && !in_read && !after_nak && !in_run) {
 		r->cls = ROCE_FLOW_OUT_OF_ORDER;
 		add(r, ROCE_F_OUT_OF_ORDER, bth_off + 9, 3, psn, q->next_psn);
 		q->disorder++;
@@ -456,13 +464,14 @@ static void behind(struct direction *q, const struct roce_flow_input *in, uint32
 	r->retransmit_of = earlier;
 	bool rnr = rnr_retry(q, in, psn, copy, bth_off, r);
 	if (q->nak.open)
-		go_back_n(q, in, psn, true, copy, bth_off, r);
+		go_back_n(q, in, psn, span, true, copy || !was_seen, bth_off, r);
 	else
 		add(r, ROCE_F_RETRANSMISSION, bth_off + 9, 3, psn, q->next_psn);
 	if (!rnr && !q->nak.open)
 		q->disorder++; /* a timeout's resend, or a duplicate: nothing seen asked for it */
-	q->last_retx = true;
-	q->last_retx_psn = psn;
+	q->retx_seen = true;
+	q->last_retx_psn = (psn + span - 1) & ROCE_PSN_MASK;
+	q->new_since_retx = false;
 }
 
 static void request(struct direction *q,
@@ -499,7 +508,7 @@ static void request(struct direction *q,
 		int32_t d = roce_psn_diff(psn, q->next_psn);
 		r->expected_psn = q->next_psn;
 		if (d < 0) {
-			behind(q, in, psn, bth_off, r);
+			behind(q, in, psn, span, bth_off, r);
 			goto done;
 		}
 		if (d == 0 || (uint32_t)d <= q->slack) {
@@ -517,11 +526,12 @@ static void request(struct direction *q,
 					 ? MSG_IN
 					 : MSG_OUT;
 		if (q->nak.open)
-			go_back_n(q, in, psn, false, false, bth_off, r);
+			go_back_n(q, in, psn, span, false, false, bth_off, r);
 	}
 	q->next_psn = (psn + (span_known ? span : 1)) & ROCE_PSN_MASK;
 	q->slack = span_known ? 0 : span - 1;
-	q->last_retx = false;
+	if (r->cls == ROCE_FLOW_IN_ORDER)
+		q->new_since_retx = true;
 done:
 	remember(&q->sent, psn, in->frame, p);
 	record_request(q, in, psn, span, span_known, dmalen);
@@ -833,6 +843,29 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 	} else if (p->op->flags & ROCE_OPF_RESPONSE) {
 		response(env, d, in, out);
 	}
+}
+
+bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p)
+{
+	const uint8_t *h;
+	in->pkt = p;
+	in->sport = (h = roce_pkt_hdr(p, ROCE_H_UDP)) ? (uint16_t)roce_udp_sport(h) : 0;
+	if ((h = roce_pkt_hdr(p, ROCE_H_IPV4))) {
+		in->ip_version = 4;
+		in->src = roce_ipv4_src(h);
+		in->dst = roce_ipv4_dst(h);
+	} else if ((h = roce_pkt_hdr(p, ROCE_H_IPV6))) {
+		in->ip_version = 6;
+		in->src = roce_ipv6_src(h);
+		in->dst = roce_ipv6_dst(h);
+	} else if ((h = roce_pkt_hdr(p, ROCE_H_GRH))) {
+		in->ip_version = 6;
+		in->src = roce_grh_sgid(h);
+		in->dst = roce_grh_dgid(h);
+	} else {
+		return false;
+	}
+	return roce_pkt_has(p, ROCE_H_BTH) && p->op && p->op->name;
 }
 
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c)

@@ -97,31 +97,13 @@ static void *record(void *table, const void *key, size_t klen, size_t size)
 	return roce_flow_table_record(table, key, klen, size);
 }
 
-/* The flow analysis of one packet, as the plugin feeds it: addresses from
- * the IP header (a RoCE v1 packet's GIDs), the UDP source port. */
+/* The flow analysis of one packet, as the plugin feeds it. */
 static bool analyse(const struct roce_flow_env *env, const struct roce_pkt *p, uint32_t frame, uint64_t ts_ns,
 		    unsigned pmtu, struct roce_flow_result *r)
 {
-	if (!roce_pkt_has(p, ROCE_H_BTH) || !p->op || !p->op->name)
+	struct roce_flow_input in = { .frame = frame, .ts_ns = ts_ns, .pmtu = pmtu };
+	if (!roce_flow_input_from(&in, p))
 		return false;
-	const uint8_t *h;
-	struct roce_flow_input in = { p, 4, NULL, NULL, 0, frame, ts_ns, pmtu, NULL };
-	if ((h = roce_pkt_hdr(p, ROCE_H_IPV4))) {
-		in.src = roce_ipv4_src(h);
-		in.dst = roce_ipv4_dst(h);
-	} else if ((h = roce_pkt_hdr(p, ROCE_H_IPV6))) {
-		in.ip_version = 6;
-		in.src = roce_ipv6_src(h);
-		in.dst = roce_ipv6_dst(h);
-	} else if ((h = roce_pkt_hdr(p, ROCE_H_GRH))) {
-		in.ip_version = 6;
-		in.src = roce_grh_sgid(h);
-		in.dst = roce_grh_dgid(h);
-	} else {
-		return false; /* the analysis keys QPs by address */
-	}
-	if ((h = roce_pkt_hdr(p, ROCE_H_UDP)))
-		in.sport = (uint16_t)roce_udp_sport(h);
 	roce_flow_packet(env, &in, r);
 	return true;
 }

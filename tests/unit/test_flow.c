@@ -321,6 +321,20 @@ static void nak_and_go_back_n(void)
 	CHECK(!serious(&r) && r.nak_frame, "then the resend of 4");
 	conv_free(&c);
 
+	/* READs take one PSN per response packet: so does their go-back. */
+	conv_init(&c, 1024);
+	struct pkt_opts rd4 = { .dmalen = 4096 };
+	for (uint32_t psn = 10; psn <= 22; psn += 4)
+		feed(&c, READ_REQ, psn, 0, &rd4);
+	feed(&c, ACK, 14, 0, &nak);
+	for (uint32_t psn = 14; psn <= 22; psn += 4) {
+		r = feed(&c, READ_REQ, psn, 0, &rd4);
+		CHECK(!serious(&r), "READ %u resent", psn);
+	}
+	r = feed(&c, READ_REQ, 26, 0, &rd4);
+	CHECK(!serious(&r) && r.cls == ROCE_FLOW_IN_ORDER, "new READ after the go-back of READs");
+	conv_free(&c);
+
 	/* An ACK beyond the NAKed PSN: it arrived, its resend passed unseen. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 4);

@@ -103,6 +103,12 @@ struct roce_flow_result {
 void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_input *in,
 		      struct roce_flow_result *out);
 
+/* Sets in->pkt, and the IP version, addresses and UDP source port from the
+ * packet's own headers (a RoCE v1 packet's GIDs, as IPv6 addresses), for
+ * programs that read whole frames; returns false when the packet has no
+ * IP header or GRH, or no BTH with a known opcode: nothing to analyse. */
+bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p);
+
 /* What a connection manager exchange (CM REQ and REP, or their IP CM
  * private data) says about a connection: the QPs at both ends, the PSN each
  * side starts sending with, and the path MTU. Lets the analysis pair the
