@@ -325,7 +325,7 @@ static void gen_bad_icrc(const char *dir)
 		roce_udp_set_csum(d.udp, 0x1234);
 		size_t n = build(&d, frame);
 		struct roce_pkt p;
-		uint32_t set, v;
+		uint32_t set = 0, v = 0;
 		roce_parse_frame(&p, frame, n, n, 0);
 		if (roce_icrc_mistakes_parse(combos[i].mistakes, &set) != 0 || roce_icrc_mistaken_set(&p, set, &v) != 0)
 			die("ICRC mistakes %s", combos[i].mistakes);
