@@ -20,6 +20,9 @@ static int hf_pmtu = -1;
 static int hf_read_index = -1;
 static int hf_read_count = -1;
 static int hf_retransmit_of = -1;
+static int hf_nak_frame = -1;
+static int hf_nak_to_resend = -1;
+static int hf_new_after_nak = -1;
 static int ett_analysis = -1;
 
 static wmem_map_t *records; /* flow records by key */
@@ -144,11 +147,6 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	rp->analysed = true;
 }
 
-void rocev2_analysis_connect(const struct roce_flow_connection *c)
-{
-	roce_flow_connect(&env, c);
-}
-
 void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp)
 {
 	if (!rp->analysed)
@@ -187,6 +185,12 @@ void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, t
 		gen(proto_tree_add_uint(at, hf_expected_psn, tvb, 0, 0, f->expected_psn));
 	if (f->retransmit_of)
 		gen(proto_tree_add_uint(at, hf_retransmit_of, tvb, 0, 0, f->retransmit_of));
+	if (f->nak_frame) {
+		gen(proto_tree_add_uint(at, hf_nak_frame, tvb, 0, 0, f->nak_frame));
+		nstime_t dt = { (time_t)(f->nak_to_resend_ns / 1000000000u), (int)(f->nak_to_resend_ns % 1000000000u) };
+		gen(proto_tree_add_time(at, hf_nak_to_resend, tvb, 0, 0, &dt));
+		gen(proto_tree_add_uint(at, hf_new_after_nak, tvb, 0, 0, f->new_after_nak));
+	}
 	if (f->request_frame) {
 		gen(proto_tree_add_uint(at, hf_request_in, tvb, 0, 0, f->request_frame));
 		nstime_t dt = { (time_t)(f->response_ns / 1000000000u), (int)(f->response_ns % 1000000000u) };
@@ -231,6 +235,18 @@ void rocev2_register_analysis(int proto)
 				    BASE_DEC, NULL, 0, "How many packets the READ's length needs", HFILL } },
 		{ &hf_retransmit_of, { "Retransmission of", ROCEV2_FILTER ".analysis.retransmission_of", FT_FRAMENUM,
 				       BASE_NONE, NULL, 0, "The earlier copy of this PSN", HFILL } },
+		{ &hf_nak_frame, { "Resend for the NAK in", ROCEV2_FILTER ".analysis.nak_frame", FT_FRAMENUM, BASE_NONE,
+				   NULL, 0, "The NAK PSN Sequence Error this first resend of its PSN answers", HFILL } },
+		{ &hf_nak_to_resend, { "Time from the NAK to the resend", ROCEV2_FILTER ".analysis.nak_to_resend",
+				       FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
+				       "Seconds from the NAK PSN Sequence Error to the first resend of the PSN it asks for, "
+				       "both as the capture point saw them",
+				       HFILL } },
+		{ &hf_new_after_nak, { "New PSNs after the NAK", ROCEV2_FILTER ".analysis.new_after_nak", FT_UINT32,
+				       BASE_DEC, NULL, 0,
+				       "Packets with new PSNs the requester sent between the NAK and the resend: they "
+				       "crossed the NAK in flight",
+				       HFILL } },
 	};
 	static int *ett[] = { &ett_analysis };
 	proto_register_field_array(proto, hf, array_length(hf));

@@ -47,8 +47,6 @@ struct rocev2_packet *rocev2_packet_get(packet_info *pinfo);
 struct rocev2_packet *rocev2_packet_new(packet_info *pinfo);
 /* Runs the flow analysis on the first pass. */
 void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp);
-/* Tells the analysis what a CM exchange set up. */
-void rocev2_analysis_connect(const struct roce_flow_connection *c);
 /* Info column tags and the analysis subtree with its findings. */
 void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp);
 void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, tvbuff_t *ds,

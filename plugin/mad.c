@@ -27,8 +27,7 @@ struct cm_req {
 	uint32_t frame;
 	uint8_t ipv;
 	uint8_t a[16], b[16]; /* requester, responder */
-	uint32_t qpn, start_psn;
-	unsigned pmtu;
+	uint32_t qpn;
 	uint64_t service_id;
 	conversation_infiniband_data *ib_requester; /* the requester QP's, learns its peer at the REP */
 };
@@ -303,8 +302,6 @@ static void learn(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *m
 		memcpy(r->a, pinfo->src.data, (size_t)pinfo->src.len);
 		memcpy(r->b, pinfo->dst.data, (size_t)pinfo->dst.len);
 		r->qpn = (uint32_t)roce_req_local_qpn(m);
-		r->start_psn = (uint32_t)roce_req_start_psn(m);
-		r->pmtu = roce_ib_mtu_bytes((unsigned)roce_req_path_mtu(m));
 		r->service_id = roce_req_service_id(m);
 		ib_request_conversations(pinfo, t, m, r);
 		struct req_key *key = wmem_new(wmem_file_scope(), struct req_key);
@@ -320,13 +317,8 @@ static void learn(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *m
 			return;
 		rp->cm_peer_frame = r->frame;
 		rp->cm_remote_qpn = r->qpn;
-		/* A Starting PSN is the one its sender receives first (IBA 12.7
-		 * as Linux's CM and rxe use it): A sends from the REP's. */
-		struct roce_flow_connection c = {
-			r->ipv, r->a, r->b, r->qpn, rp->cm_local_qpn, (uint32_t)roce_rep_start_psn(m),
-			r->start_psn, true, true, r->pmtu,
-		};
-		rocev2_analysis_connect(&c);
+		/* The flow analysis learns the connection from the same REQ and
+		 * REP itself (libroce), as lint does. */
 		ib_reply_conversations(pinfo, m, r, rp->cm_local_qpn);
 	}
 }

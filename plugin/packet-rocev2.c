@@ -18,7 +18,6 @@
 int proto_rocev2 = -1;
 
 static dissector_handle_t rocev2_handle;
-static dissector_handle_t ib_rroce_handle; /* the built-in owner of UDP 4791 */
 static heur_dissector_list_t ib_payload_heur;
 static int rocev2_tap = -1;
 
@@ -158,53 +157,41 @@ static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 
 /* ---- Tree ---- */
 
-/* The diagnosis of a bad ICRC in words. */
-static void icrc_diagnosis_text(const struct rocev2_packet *rp, char *buf, size_t n)
-{
-	const struct roce_icrc_diagnosis *d = &rp->icrc_diagnosis;
-	if (d->mistake == ROCE_ICRC_MISTAKE_NONE)
-		snprintf(buf, n, "no known implementation mistake explains it");
-	else
-		snprintf(buf, n, "likely cause: %s%s", roce_icrc_mistake_text(d->mistake),
-			 d->byte_order_too ? ", and the result written most-significant byte first" : "");
-}
-
+/* The ICRC wherever the packet holds one, even when a header after the BTH
+ * could not be parsed: checked (good or bad, with the diagnosis of a bad
+ * one), or its bytes shown as not verified (not captured, no IP header,
+ * or the preference off). */
 static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 		     const struct rocev2_parse *r, struct rocev2_packet *rp)
 {
 	const struct roce_pkt *t = r->t;
 	int off = (int)t->icrc_off - r->t_shift;
-	if (!t->complete || t->err != ROCE_OK) {
-		if (t->err == ROCE_OK && off >= 0) {
+	if (rp->icrc_status == ROCE_ICRC_UNVERIFIED) {
+		if (off >= 0 && (t->err == ROCE_OK || t->icrc_found)) {
 			int have = (int)tvb_captured_length(tvb);
 			int len = have > off ? have - off : 0;
 			proto_item *ti = proto_tree_add_item(tree, hf_icrc_unverified, tvb,
 							     off < have ? off : have, len > 4 ? 4 : len,
 							     ENC_NA);
-			proto_item_append_text(ti, " (not captured)");
+			proto_item_append_text(ti, t->icrc_found ? " (not verified)" : " (not captured)");
 		}
 		proto_item *st = proto_tree_add_uint(tree, hf_icrc_status, tvb, 0, 0,
 						     PROTO_CHECKSUM_E_UNVERIFIED);
 		proto_item_set_generated(st);
 		return;
 	}
-	unsigned flags = PROTO_CHECKSUM_NO_FLAGS;
-	uint32_t computed = 0;
-	if (rp->icrc_status != ROCE_ICRC_UNVERIFIED) {
-		flags = PROTO_CHECKSUM_VERIFY;
-		computed = __builtin_bswap32(rp->icrc_computed);
-	}
+	uint32_t computed = __builtin_bswap32(rp->icrc_computed);
 	/* The bad-ICRC expert comes from the C_ICRC finding, with its diagnosis. */
 	proto_item *ti = proto_tree_add_checksum(tree, tvb, off, hf_icrc, hf_icrc_status, NULL, pinfo,
-						 computed, ENC_BIG_ENDIAN, flags);
-	if (rp->icrc_status == ROCE_ICRC_UNVERIFIED || !tree)
+						 computed, ENC_BIG_ENDIAN, PROTO_CHECKSUM_VERIFY);
+	if (!tree)
 		return;
 	proto_tree *sub = proto_item_add_subtree(ti, ett_icrc);
 	proto_item *c = proto_tree_add_uint(sub, hf_icrc_computed, tvb, off, 4, computed);
 	proto_item_set_generated(c);
 	if (rp->icrc_status == ROCE_ICRC_BAD) {
-		char text[160];
-		icrc_diagnosis_text(rp, text, sizeof text);
+		char text[400];
+		roce_icrc_diagnosis_format(&rp->icrc_diagnosis, text, sizeof text);
 		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4, text);
 		proto_item_set_generated(d);
 	}
@@ -318,9 +305,10 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 	}
 }
 
-/* A finding and the data-source offset its packet's offsets start from. */
+/* A finding, its packet and the data-source offset its offsets start from. */
 struct located {
 	struct roce_finding f;
+	const struct roce_pkt *p;
 	int base;
 };
 
@@ -330,7 +318,7 @@ static size_t collect(struct located *out, size_t n, size_t max, const struct ro
 	struct roce_finding f[40];
 	size_t m = roce_check(q, o, f, array_length(f));
 	for (size_t i = 0; i < m && i < array_length(f) && n < max; i++)
-		out[n++] = (struct located){ f[i], base };
+		out[n++] = (struct located){ f[i], q, base };
 	return n;
 }
 
@@ -351,6 +339,9 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	memset(&r, 0, sizeof r);
 	parse(tvb, pinfo, &r);
 	const struct roce_pkt *t = r.t;
+	/* Another protocol's port below 4791 declines what is not RoCEv2 (port.c). */
+	if (!rocev2_port_accepts(pinfo, t, t == &r.p))
+		return 0;
 	bool decoded = roce_pkt_has(t, ROCE_H_BTH) && t->op && t->op->name;
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
@@ -362,7 +353,10 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		rp->icrc_status = ROCE_ICRC_UNVERIFIED;
 		if (rocev2_prefs.check_icrc && t == &r.p)
 			check_icrc(t, rp);
-		if (rocev2_prefs.analysis && decoded)
+		/* A datagram whose IP or UDP layer broke is not judged in its
+		 * QP's flow: where its transport starts is a guess (lint, which
+		 * walks the frame with libroce alone, cannot make it). */
+		if (rocev2_prefs.analysis && decoded && t == &r.p)
 			rocev2_analyse(pinfo, t, rp);
 	}
 
@@ -371,15 +365,17 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 			: rp->analysed ? rp->flow.pmtu : 0;
 	struct roce_check_opts o = { ROCE_CHK_NOTES | (rocev2_prefs.sender ? ROCE_CHK_SENDER : 0), pmtu };
 	struct located f[64];
+	/* The datagram's findings. When its IP or UDP layer broke, the
+	 * transport decoded from the UDP payload Wireshark hands us is shown
+	 * but not judged: the first error of the walk is the finding, as
+	 * libroce (and lint) find it. */
 	size_t n = collect(f, 0, array_length(f), &r.p, &o, r.p_base);
-	if (t == &r.tp)
-		n = collect(f, n, array_length(f), &r.tp, &o, tvb_raw_offset(tvb));
 	int t_base = t == &r.p ? r.p_base : tvb_raw_offset(tvb);
 	if (rp->icrc_status == ROCE_ICRC_BAD && n < array_length(f))
 		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
 					     __builtin_bswap32(rp->icrc_wire),
 					     __builtin_bswap32(rp->icrc_computed) },
-					   t_base };
+					   t, t_base };
 
 	/* Columns. */
 	char summary[160];
@@ -404,20 +400,17 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		const char *proto_name = pinfo->current_proto;
 		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
 		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
-		add_icrc(rt, pinfo, tvb, &r, rp);
 	}
+	if (roce_pkt_has(t, ROCE_H_BTH))
+		add_icrc(rt, pinfo, tvb, &r, rp);
 
-	/* Findings: one expert info each, naming its rule. */
+	/* Findings: one expert info each, naming its rule, with what libroce
+	 * adds about this packet (an ICRC diagnosis, what a good or bad ICRC
+	 * says about a malformed packet). */
 	for (size_t i = 0; i < n; i++) {
-		char diag[192];
-		const char *extra = NULL;
-		if (f[i].f.code == ROCE_C_ICRC) {
-			char text[160];
-			icrc_diagnosis_text(rp, text, sizeof text);
-			snprintf(diag, sizeof diag, " (%s)", text);
-			extra = diag;
-		}
-		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra);
+		char extra[512];
+		roce_finding_context(f[i].p, &f[i].f, extra, sizeof extra);
+		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra[0] ? extra : NULL);
 	}
 	rocev2_analysis_tree(rt, pinfo, tvb, r.ds, t_base, rp);
 
@@ -444,38 +437,19 @@ static void apply_udp_zero_checksum(void)
 	g_free(err);
 }
 
-static void apply_port(void)
-{
-	dissector_table_t udp = find_dissector_table("udp.port");
-	dissector_handle_t now = dissector_get_uint_handle(udp, ROCE_UDP_PORT);
-	if (rocev2_prefs.take_port) {
-		if (now != rocev2_handle)
-			dissector_add_uint("udp.port", ROCE_UDP_PORT, rocev2_handle);
-	} else if (now == rocev2_handle) {
-		dissector_delete_uint("udp.port", ROCE_UDP_PORT, rocev2_handle);
-		if (ib_rroce_handle)
-			dissector_add_uint("udp.port", ROCE_UDP_PORT, ib_rroce_handle);
-	}
-}
-
 void proto_reg_handoff_rocev2(void);
 
 void proto_reg_handoff_rocev2(void)
 {
 	static bool initialized = false;
 	if (!initialized) {
-		/* Remember the built-in owner of 4791 before taking it over. */
-		dissector_handle_t owner = dissector_get_uint_handle(find_dissector_table("udp.port"),
-								     ROCE_UDP_PORT);
-		if (owner != rocev2_handle)
-			ib_rroce_handle = owner;
 		ib_payload_heur = find_heur_dissector_list("infiniband.payload");
 		rocev2_handoff_mad();
 		proto_eth = proto_get_id_by_filter_name("eth");
-		dissector_add_uint_with_preference("udp.port", ROCE_UDP_PORT, rocev2_handle);
+		dissector_add_for_decode_as("udp.port", rocev2_handle);
 		initialized = true;
 	}
-	apply_port();
+	rocev2_port_apply(rocev2_handle, rocev2_prefs.take_port);
 	apply_udp_zero_checksum();
 }
 
@@ -514,11 +488,14 @@ void proto_register_rocev2(void)
 	rocev2_register_stats();
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
+	rocev2_port_register();
 
 	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
 	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",
-				       "Take UDP port 4791 over from the built-in InfiniBand (RRoCE) dissector; "
-				       "turn off to give the port back. Decode As works on any port either way.",
+				       "Take UDP port 4791 over from the built-in InfiniBand (RRoCE) dissector, as "
+				       "Decode As would, so that a RoCEv2 packet from a low source port (53, 69, ...) "
+				       "is RoCEv2 too when its BTH parses and its ICRC verifies; turn off to give the "
+				       "port back. Decode As works on any port either way.",
 				       &rocev2_prefs.take_port);
 	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
 				       "Recompute the Invariant CRC of every packet and diagnose wrong ones",

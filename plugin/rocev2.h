@@ -36,6 +36,18 @@ void rocev2_register_findings(int proto);
 void rocev2_add_finding(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, int tvb_base,
 			const struct roce_finding *f, const char *extra);
 
+/* ---- port.c: UDP port 4791, whatever the source port ---- */
+
+/* Takes UDP 4791 (as a changed entry, the way Decode As does) or gives it
+ * back to the built-in dissector; again at the start of every file. */
+void rocev2_port_apply(dissector_handle_t handle, bool take_port);
+void rocev2_port_register(void);
+/* Whether the dissector keeps this datagram: false only for one whose
+ * other port is below 4791 and has a dissector of its own, unless it is
+ * sent to 4791 with a BTH and a good ICRC (has_ip: t was parsed from the
+ * IP header, so its ICRC can be checked) or belongs to a flow that had one. */
+bool rocev2_port_accepts(packet_info *pinfo, const struct roce_pkt *t, bool has_ip);
+
 /* ---- ulp.c: the InfiniBand ULP dissectors ---- */
 
 /* Offers tvb to the heuristic dissectors of list (one of the built-in

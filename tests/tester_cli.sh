@@ -7,10 +7,10 @@ t=$1
 caps=$2
 . "$(dirname "$0")/lib/check.sh"
 
-expect "lint conforming samples" 0 "$t" lint -q "$caps/opcodes-ipv4.pcap" "$caps/opcodes-ipv6.pcap" "$caps/vlan.pcap" "$caps/cnp.pcap" "$caps/vectors.pcap"
+expect "lint conforming samples, packet by packet (catalogues of unrelated packets)" 0 "$t" lint -q --no-flow "$caps/opcodes-ipv4.pcap" "$caps/opcodes-ipv6.pcap" "$caps/vlan.pcap" "$caps/cnp.pcap" "$caps/vectors.pcap"
 contains "all frames counted" "617 frames: 617 RoCEv2"
 
-expect "lint RoCE v1 samples" 0 "$t" lint -q --rocev1 "$caps/rocev1.pcap"
+expect "lint RoCE v1 samples" 0 "$t" lint -q --no-flow --rocev1 "$caps/rocev1.pcap"
 contains "v1 frames counted" "126 frames: 126 RoCE (v1 and v2)"
 expect "RoCE v1 is not RoCEv2 without --rocev1" 0 "$t" lint -q "$caps/rocev1.pcap"
 contains "v1 frames skipped" "126 frames: 1 RoCEv2, 125 other"
@@ -30,6 +30,29 @@ expect "lint the violations capture" 1 "$t" lint --all --pmtu 1024 --sender --an
 for rule in CA17-2 CA17-3 CA17-6 CA17-7 CA17-8 CA17-10 CA17-15 CA17-16 CA17-20 CA17-21 CA17-22 CA17-27 CA17-33 CA17-35 CA17-37 CA17-44 A17.3.1-ECN IBA9.2-TVER IBA9.7-LEN; do
   contains "violations: $rule" "$rule:"
 done
+
+# The per-QP analysis, as the plugin runs it (compare_lint.py holds them to
+# the same findings frame by frame).
+expect "lint conforming lossy traffic" 0 "$t" lint "$caps/flows-lossy.pcap"
+contains "the NAK crossed in flight, measured" "resend for the NAK in frame 8, 0.000055 s after it; 2 new PSNs crossed the NAK"
+contains "a READ replay from a Middle is informative" "info    IBA9.7-DUP-READ: READ response PSN 2014 replays the READ from inside its range"
+contains "a missing resend on a lossy path is a warning" "warning IBA9.7-GBN: the requester resent PSN 2012 before PSN 2011"
+contains "flow tags" "[Retransmission]"
+expect "lint the flow errors" 1 "$t" lint "$caps/flows-errors.pcap"
+contains "go-back past the NAKed PSN" "error   IBA9.7-GBN: the requester went back to PSN 102 after a NAK PSN Sequence Error for PSN 101"
+contains "new PSNs inside the go-back" "error   IBA9.7-GBN: new PSN 108 while going back"
+contains "path MTU learnt from a First" "error   IBA9.7-LEN: payload is 1500 bytes, more than the path MTU, 1024"
+expect "lint without the analysis" 0 "$t" lint --no-flow "$caps/flows-errors.pcap"
+lacks "no flow findings" "IBA9.7-GBN"
+expect "lint --tsv" 1 "$t" lint --tsv "$caps/flows-errors.pcap"
+contains "one finding a line" "$(printf '11\tF_GBN_SKIPPED_SEEN\tIBA9.7-GBN\twarning\tIBA9.7-GBN: the requester resent PSN 17 before PSN 16')"
+expect "a NAK left open is listed after the frames" 0 "$t" lint "$caps/flows-rc.pcap"
+lacks "no open NAK in flows-rc" "never answered"
+expect "lint a malformed packet with a good ICRC" 1 "$t" lint "$caps/malformed-icrc.pcap"
+contains "the sender built it" "pad count 3 exceeds the 0 bytes between the headers and the ICRC (its ICRC is good: the sender built the packet this way)"
+contains "damaged on the way" "(its ICRC is bad: the packet was damaged on the way)"
+expect "craft mistakes made together" 0 "$t" craft --icrc-mistake ipv4-ttl-unmasked+byte-order
+contains "both named" "likely causes, all together: the IPv4 TTL was not masked; the ICRC was written most-significant byte first"
 
 expect "unknown field" 2 "$t" craft --set bth.nosuch=1
 contains "unknown field message" "--set bth.nosuch=1: no such field"

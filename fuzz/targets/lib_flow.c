@@ -3,9 +3,10 @@
  * input is a capture, a sequence of frames fed in order to
  * roce_flow_packet, the way the Wireshark plugin feeds it (every packet
  * with a BTH and a defined opcode, parse error or not; addresses from the
- * IP header, or fixed ones for a bare transport as "Decode As" gives), with
- * CM REQ/REP MADs turned into roce_flow_connect as the plugin does. The
- * records live in a roce_flow_table, freed at the end (LeakSanitizer).
+ * IP header, or fixed ones for a bare transport as "Decode As" gives); the
+ * analysis learns connections from CM REQ/REP MADs itself. At the end,
+ * roce_flow_end lists the NAKs left open. The records live in a
+ * roce_flow_table, freed at the end (LeakSanitizer).
  *
  * Checked beyond "no crash, no leak":
  * - every result is well formed: a known class, at most the room for
@@ -27,7 +28,6 @@
 #include <string.h>
 
 #include "roce/flow.h"
-#include "roce/mad.h"
 #include "roce/roce.h"
 
 #define MAX_FRAMES 256
@@ -36,14 +36,7 @@ struct run {
 	struct roce_flow_result res[MAX_FRAMES];
 	uint32_t answered_by[MAX_FRAMES + 1]; /* by request frame */
 	unsigned n;
-};
-
-struct cm_req_seen {
-	bool valid;
-	uint8_t ipv;
-	uint8_t a[16], b[16];
-	uint32_t comm_id, qpn, psn;
-	unsigned pmtu;
+	unsigned open_naks;
 };
 
 /* The analysis has one context for its record store and its callback. */
@@ -72,39 +65,13 @@ static void answered(void *c, void *cookie, uint32_t request_frame, uint32_t res
 
 static const uint8_t host_a[16] = { 198, 18, 0, 1 }, host_b[16] = { 198, 18, 0, 2 };
 
-/* The plugin's CM learning: a REQ remembered, its REP connects the QPs. */
-static void cm(const struct roce_flow_env *env, const struct roce_pkt *p, const uint8_t *src,
-	       const uint8_t *dst, uint8_t ipv, struct cm_req_seen *req)
+static void open_nak(void *arg, const struct roce_flow_open_nak *o)
 {
-	if (!roce_pkt_is_mad(p) || p->payload_len < ROCE_MAD_LEN ||
-	    (uint64_t)p->payload_off + ROCE_MAD_LEN > p->caplen)
-		return;
-	const uint8_t *mad = p->buf + p->payload_off;
-	if (roce_mad_mgmt_class(mad) != ROCE_MAD_CLASS_CM)
-		return;
-	uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
-	const uint8_t *m = mad + ROCE_MAD_HDR_LEN;
-	if (roce_cm_msg(attr) == ROCE_MH_COUNT)
-		FUZZ_CHECK(roce_cm_msg_name(attr) == NULL, "a named CM message without a layout");
-	size_t alen = ipv == 6 ? 16 : 4;
-	if (attr == ROCE_CM_REQ) {
-		req->valid = true;
-		req->ipv = ipv;
-		memcpy(req->a, src, alen);
-		memcpy(req->b, dst, alen);
-		req->comm_id = (uint32_t)roce_req_local_comm_id(m);
-		req->qpn = (uint32_t)roce_req_local_qpn(m);
-		req->psn = (uint32_t)roce_req_start_psn(m);
-		req->pmtu = roce_ib_mtu_bytes((unsigned)roce_req_path_mtu(m));
-	} else if (attr == ROCE_CM_REP && req->valid && req->ipv == ipv &&
-		   (uint32_t)roce_rep_remote_comm_id(m) == req->comm_id) {
-		struct roce_flow_connection c = {
-			/* each Starting PSN is what its sender receives first */
-			req->ipv, req->a, req->b, req->qpn, (uint32_t)roce_rep_local_qpn(m),
-			(uint32_t)roce_rep_start_psn(m), req->psn, true, true, req->pmtu,
-		};
-		roce_flow_connect(env, &c);
-	}
+	struct run *r = arg;
+	FUZZ_CHECK(o->nak_frame >= 1 && o->nak_frame <= r->n, "open NAK in frame %u of %u", o->nak_frame, r->n);
+	FUZZ_CHECK(o->packets_after < r->n, "%u packets after a NAK in %u frames", o->packets_after, r->n);
+	FUZZ_CHECK(o->ip_version == 4 || o->ip_version == 6, "IP version %u", o->ip_version);
+	r->open_naks++;
 }
 
 static void check_result(const struct roce_pkt *p, uint32_t frame, const struct roce_flow_result *res)
@@ -122,6 +89,7 @@ static void check_result(const struct roce_pkt *p, uint32_t frame, const struct 
 	}
 	FUZZ_CHECK(res->request_frame < frame, "response of frame %u linked to frame %u", frame, res->request_frame);
 	FUZZ_CHECK(res->retransmit_of < frame, "frame %u a retransmission of frame %u", frame, res->retransmit_of);
+	FUZZ_CHECK(res->nak_frame < frame, "frame %u resends for a NAK in frame %u", frame, res->nak_frame);
 	if (res->read_count && res->read_index > res->read_count) {
 		/* A response past the request's packets is judged, not hidden. */
 		bool extra = false;
@@ -139,7 +107,6 @@ static void feed(const uint8_t *data, size_t size, struct run *r, uint8_t **fram
 	struct ctx c = { roce_flow_table_new(), r };
 	FUZZ_CHECK(c.table, "no table");
 	const struct roce_flow_env env = { &c, record, answered };
-	struct cm_req_seen req = { 0 };
 	uint64_t ts = 1000000000ull;
 	size_t off = 0;
 	static const unsigned pmtus[] = { 0, 256, 1024, 4096 };
@@ -190,8 +157,8 @@ static void feed(const uint8_t *data, size_t size, struct run *r, uint8_t **fram
 					      (void *)(uintptr_t)(n + 1) };
 		roce_flow_packet(&env, &in, &r->res[n]);
 		check_result(&p, n + 1, &r->res[n]);
-		cm(&env, &p, src, dst, ipv, &req);
 	}
+	roce_flow_end(&env, open_nak, r);
 	roce_flow_table_free(c.table);
 }
 
@@ -200,7 +167,9 @@ static bool same_result(const struct roce_flow_result *a, const struct roce_flow
 	if (a->cls != b->cls || a->expected_psn != b->expected_psn || a->request_frame != b->request_frame ||
 	    a->response_ns != b->response_ns || a->src_qpn != b->src_qpn || a->pmtu != b->pmtu ||
 	    a->read_index != b->read_index || a->read_count != b->read_count ||
-	    a->retransmit_of != b->retransmit_of || a->n_findings != b->n_findings)
+	    a->retransmit_of != b->retransmit_of || a->nak_frame != b->nak_frame ||
+	    a->nak_to_resend_ns != b->nak_to_resend_ns || a->new_after_nak != b->new_after_nak ||
+	    a->n_findings != b->n_findings)
 		return false;
 	for (unsigned i = 0; i < a->n_findings; i++)
 		if (a->findings[i].code != b->findings[i].code || a->findings[i].off != b->findings[i].off ||
@@ -221,6 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(same_result(&a.res[i], &b.res[i]), "frame %u analysed differently the second time", i + 1);
 		FUZZ_CHECK(a.answered_by[i + 1] == b.answered_by[i + 1], "frame %u answered differently", i + 1);
 	}
+	FUZZ_CHECK(a.open_naks == b.open_naks, "%u NAKs open at the end, then %u", a.open_naks, b.open_naks);
 	for (unsigned i = 0; i < a.n; i++) {
 		free(frames[i]);
 		frames[i] = NULL;

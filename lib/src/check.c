@@ -269,10 +269,37 @@ size_t roce_check(const struct roce_pkt *p, const struct roce_check_opts *opts,
 	if (p->err == ROCE_OK) {
 		check_payload(p, o, &s);
 		check_mad(p, &s);
-		uint32_t wire, computed;
-		if ((o->flags & ROCE_CHK_ICRC) && roce_icrc_check(p, &wire, &computed) == ROCE_ICRC_BAD)
-			add(&s, p->rocev1 ? ROCE_C_ICRC_V1 : ROCE_C_ICRC, p->icrc_off, ROCE_ICRC_LEN, __builtin_bswap32(wire),
-			    __builtin_bswap32(computed));
 	}
+	/* The ICRC is checked whenever the packet holds it, even when a header
+	 * after the BTH could not be parsed (roce_finding_context says then
+	 * what a good or a bad one means). */
+	uint32_t wire, computed;
+	if ((o->flags & ROCE_CHK_ICRC) && roce_icrc_check(p, &wire, &computed) == ROCE_ICRC_BAD)
+		add(&s, p->rocev1 ? ROCE_C_ICRC_V1 : ROCE_C_ICRC, p->icrc_off, ROCE_ICRC_LEN, __builtin_bswap32(wire),
+		    __builtin_bswap32(computed));
 	return s.n;
+}
+
+int roce_finding_context(const struct roce_pkt *p, const struct roce_finding *f, char *buf, size_t n)
+{
+	if (f->code == ROCE_C_ICRC || f->code == ROCE_C_ICRC_V1) {
+		struct roce_icrc_diagnosis d = roce_icrc_diagnose(p);
+		char text[400];
+		roce_icrc_diagnosis_format(&d, text, sizeof text);
+		return snprintf(buf, n, " (%s)", text);
+	}
+	if (roce_code_is_parse_error(f->code) && f->code == p->err) {
+		switch (roce_icrc_check(p, NULL, NULL)) {
+		case ROCE_ICRC_GOOD:
+			return snprintf(buf, n, " (its ICRC is good: the sender built the packet this way)");
+		case ROCE_ICRC_BAD:
+			if (roce_icrc_diagnose(p).mistakes)
+				return snprintf(buf, n, " (its ICRC is bad as a known implementation mistake makes it: "
+							"the sender built the packet this way)");
+			return snprintf(buf, n, " (its ICRC is bad: the packet was damaged on the way)");
+		case ROCE_ICRC_UNVERIFIED:
+			break;
+		}
+	}
+	return snprintf(buf, n, "%s", "");
 }

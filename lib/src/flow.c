@@ -1,22 +1,37 @@
 /*
  * Per-QP flow analysis (roce/flow.h).
  *
- * State lives in two kinds of records the caller stores for us:
+ * State lives in records the caller stores for us:
  * - a direction of a QP, keyed by (source IP, destination IP, DestQP): the
  *   requests that host sends to that QP (their PSN order, the outstanding
- *   ones) and the responses it sends back to it (their history);
+ *   ones, the NAK it is answering) and the responses it sends back to it
+ *   (their history);
  * - a pair of hosts, keyed by (requester IP, responder IP): the directions
  *   that carried requests between them, searched to pair a response
- *   direction with its request direction when no CM exchange named them.
+ *   direction with its request direction when no CM exchange named them;
+ * - a CM REQ, keyed by (its sender, its Local Communication ID), until the
+ *   REP that answers it connects the two directions;
+ * - one registry listing every direction, for roce_flow_end().
+ *
+ * The capture point is somewhere between the peers. Each judgement below
+ * says which positions of it could explain what is seen: loss, reordering
+ * and duplication before it, packets crossing in flight. A path (a
+ * direction of a QP) that has shown none of these so far is "clean": there
+ * a missing resend is the sender's, not the capture point's.
  */
 #include "roce/flow.h"
 
 #include <string.h>
 
 #include "roce/aeth.h"
+#include "roce/mad.h"
 
 #define KIND_DIRECTION 1
 #define KIND_PAIR 2
+#define KIND_CM_REQ 3
+#define KIND_REGISTRY 4
+
+#define ICRC_KNOWN 0x80000000u /* in history.psn_plus1: the ICRC was captured */
 
 struct request {
 	uint32_t psn;
@@ -29,22 +44,49 @@ struct request {
 	uint32_t dmalen;   /* READ: bytes asked for */
 	uint32_t responses;/* READ: response packets seen */
 	void *cookie;
+	/* A READ re-requested from inside an earlier READ's range: that READ's
+	 * first PSN and packet count (its responses may keep its opcodes). */
+	bool replay;
+	uint32_t orig_psn, orig_span;
 };
 
 struct history {
-	uint32_t psn_plus1[ROCE_FLOW_HISTORY]; /* by psn % size; 0 = empty */
+	uint32_t psn_plus1[ROCE_FLOW_HISTORY]; /* by psn % size; 0 = empty; | ICRC_KNOWN */
 	uint32_t frame[ROCE_FLOW_HISTORY];
+	uint32_t icrc[ROCE_FLOW_HISTORY];      /* identifies a byte-identical copy */
+};
+
+/* A NAK PSN Sequence Error and what the requester did about it. */
+struct nak_episode {
+	bool open;
+	bool resent;         /* the NAKed PSN was seen resent */
+	bool resend_unsure;  /* ... but maybe not by the requester: a byte-identical
+			      * copy (a duplicate?) or its first copy (late?) */
+	bool judged;         /* one going-back finding per NAK */
+	uint32_t psn;        /* the NAKed PSN */
+	uint32_t frame;
+	uint64_t ts_ns;
+	uint32_t new_before; /* new PSNs after the NAK, before the resend */
+	uint32_t after;      /* requester packets after the NAK */
+	uint32_t high;       /* the next new PSN when the resend began */
+	uint32_t resend_next;/* the next PSN the go-back should resend */
 };
 
 struct direction {
 	uint32_t dest_qpn;
 	struct direction *peer; /* the opposite direction of the same connection */
+	struct direction *next; /* the registry's list */
+	bool listed;
+	uint8_t ip_version;
+	uint8_t src[16], dst[16];
 	unsigned pmtu;
 	bool sport_known;
 	uint16_t sport;
 
 	/* Requests this host sends. */
 	bool started;
+	bool start_known;   /* its first PSN came from the CM exchange */
+	bool new_seen;      /* a new PSN in order after the first packet */
 	uint32_t next_psn;  /* next new PSN */
 	uint32_t slack;     /* extra PSNs a READ of unknown length in packets may have taken */
 	enum { MSG_UNKNOWN, MSG_IN, MSG_OUT } msg;
@@ -53,9 +95,13 @@ struct direction {
 	unsigned req_next, req_count;
 	unsigned req_done; /* the oldest req_done requests are all answered */
 	bool in_pair;
+	uint32_t disorder;  /* gaps, late packets, unexplained retransmissions seen */
+	bool retx_seen;     /* a retransmission was seen, the last ... */
+	uint32_t last_retx_psn; /* ... of this PSN */
+	bool new_since_retx;    /* the next new PSN in order since then: its run of resends ended */
+	uint64_t last_ts;
 	/* What the responder (the peer) told this requester. */
-	bool nak_pending, nak_resent;
-	uint32_t nak_psn;
+	struct nak_episode nak;
 	bool rnr_pending;
 	uint32_t rnr_psn, rnr_usec;
 	uint64_t rnr_ts;
@@ -72,6 +118,18 @@ struct pair {
 	unsigned n;
 };
 
+struct cm_req {
+	bool valid;
+	uint8_t ip_version;
+	uint8_t a[16], b[16]; /* its sender and receiver */
+	uint32_t qpn, start_psn;
+	unsigned pmtu;
+};
+
+struct registry {
+	struct direction *first;
+};
+
 struct key {
 	uint8_t kind, ip_version, pad[2];
 	uint32_t qpn;
@@ -86,8 +144,10 @@ static void make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *sr
 	k->ip_version = ipv;
 	k->qpn = qpn;
 	size_t alen = ipv == 6 ? 16 : 4;
-	memcpy(k->src, src, alen);
-	memcpy(k->dst, dst, alen);
+	if (src)
+		memcpy(k->src, src, alen);
+	if (dst)
+		memcpy(k->dst, dst, alen);
 }
 
 static struct direction *direction_of(const struct roce_flow_env *env, uint8_t ipv,
@@ -96,8 +156,20 @@ static struct direction *direction_of(const struct roce_flow_env *env, uint8_t i
 	struct key k;
 	make_key(&k, KIND_DIRECTION, ipv, src, dst, qpn);
 	struct direction *d = env->record(env->ctx, &k, sizeof k, sizeof *d);
-	if (d)
-		d->dest_qpn = qpn;
+	if (!d || d->listed)
+		return d;
+	struct key rk;
+	make_key(&rk, KIND_REGISTRY, 0, NULL, NULL, 0);
+	struct registry *reg = env->record(env->ctx, &rk, sizeof rk, sizeof *reg);
+	if (!reg)
+		return NULL;
+	d->listed = true;
+	d->next = reg->first;
+	reg->first = d;
+	d->dest_qpn = qpn;
+	d->ip_version = ipv;
+	memcpy(d->src, k.src, sizeof d->src);
+	memcpy(d->dst, k.dst, sizeof d->dst);
 	return d;
 }
 
@@ -126,21 +198,36 @@ static void add(struct roce_flow_result *r, enum roce_code c, uint32_t off, uint
 		r->findings[r->n_findings++] = (struct roce_finding){ c, off, len, observed, expected };
 }
 
+/* ---- PSN history ---- */
+
 static bool seen(const struct history *h, uint32_t psn, uint32_t *frame)
 {
 	unsigned i = psn % ROCE_FLOW_HISTORY;
-	if (h->psn_plus1[i] != psn + 1)
+	if ((h->psn_plus1[i] & ~ICRC_KNOWN) != psn + 1)
 		return false;
 	*frame = h->frame[i];
 	return true;
 }
 
-static void remember(struct history *h, uint32_t psn, uint32_t frame)
+/* Whether the packet is a byte-identical copy of the last one seen with its
+ * PSN: the ICRC covers every invariant byte, IPv4's identification among
+ * them, so a copy made by the network has the same one. */
+static bool copy_of_last(const struct history *h, uint32_t psn, const struct roce_pkt *p)
 {
 	unsigned i = psn % ROCE_FLOW_HISTORY;
-	h->psn_plus1[i] = psn + 1;
-	h->frame[i] = frame;
+	return p->complete && h->psn_plus1[i] == ((psn + 1) | ICRC_KNOWN) &&
+	       h->icrc[i] == roce_le32_load(p->buf + p->icrc_off);
 }
+
+static void remember(struct history *h, uint32_t psn, uint32_t frame, const struct roce_pkt *p)
+{
+	unsigned i = psn % ROCE_FLOW_HISTORY;
+	h->psn_plus1[i] = (psn + 1) | (p->complete ? ICRC_KNOWN : 0);
+	h->frame[i] = frame;
+	h->icrc[i] = p->complete ? roce_le32_load(p->buf + p->icrc_off) : 0;
+}
+
+/* ---- Requests and the responses that answer them ---- */
 
 /* The newest request whose PSN range holds psn, optionally of one kind. */
 static struct request *find_request(struct direction *q, uint32_t psn, enum roce_op_kind kind)
@@ -185,14 +272,27 @@ static void answer_through(const struct roce_flow_env *env, struct direction *q,
 static void record_request(struct direction *q, const struct roce_flow_input *in, uint32_t psn,
 			   uint32_t span, bool span_known, uint32_t dmalen)
 {
+	/* A READ whose PSN falls inside an earlier READ's range asks again
+	 * for the rest of it, after responses were lost. */
+	const struct request *orig = in->pkt->op->kind == ROCE_K_READ_REQ && span_known
+					     ? find_request(q, psn, ROCE_K_READ_REQ)
+					     : NULL;
+	if (orig && (!orig->span_known || (!orig->replay && orig->psn == psn)))
+		orig = NULL;
 	struct request *e = &q->req[q->req_next];
 	q->req_next = (q->req_next + 1) % ROCE_FLOW_OUTSTANDING;
 	if (q->req_count < ROCE_FLOW_OUTSTANDING)
 		q->req_count++;
 	else if (q->req_done)
 		q->req_done--; /* the oldest entry is overwritten */
-	*e = (struct request){ psn, span, span_known, false, in->pkt->op->kind, in->frame, in->ts_ns,
-			       dmalen, 0, in->cookie };
+	struct request r = { psn, span, span_known, false, in->pkt->op->kind, in->frame, in->ts_ns,
+			     dmalen, 0, in->cookie, false, 0, 0 };
+	if (orig) {
+		r.replay = true;
+		r.orig_psn = orig->replay ? orig->orig_psn : orig->psn;
+		r.orig_span = orig->replay ? orig->orig_span : orig->span;
+	}
+	*e = r;
 }
 
 static void note_pmtu(struct direction *d, const struct roce_flow_input *in)
@@ -210,6 +310,10 @@ static void note_pmtu(struct direction *d, const struct roce_flow_input *in)
 	}
 }
 
+/* Message order (First/Middle/Last) is judged only between packets in PSN
+ * order with nothing missing between them: a gap or a late packet makes
+ * the state unknown, so no loss or reordering before the capture point
+ * can produce these findings. */
 static void check_message_order(struct direction *q, const struct roce_pkt *p, uint32_t bth,
 				struct roce_flow_result *r)
 {
@@ -227,6 +331,147 @@ static void check_message_order(struct direction *q, const struct roce_pkt *p, u
 	else if (!starts && q->msg == MSG_OUT)
 		add(r, ROCE_F_OPSEQ_CONTINUE, bth, 1, p->opcode, 0);
 	q->msg = (pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) ? MSG_IN : MSG_OUT;
+}
+
+static bool clean(const struct direction *q)
+{
+	return q->disorder == 0;
+}
+
+/* ---- Go-back-N after a NAK PSN Sequence Error ----
+ *
+ * The NAK reaches the requester some time after it passes the capture
+ * point; until then the requester keeps sending new PSNs (they crossed the
+ * NAK in flight: counted, never judged). Then it resends from the NAKed
+ * PSN up to the highest it had sent, and only then sends new PSNs again.
+ * The time from the NAK to the first resend, and the new PSNs before it,
+ * are the measurements. Going back past the NAKed PSN, and new PSNs in the
+ * middle of the resends, are errors on a clean path when the resend seen
+ * differs from an earlier copy of its PSN (a duplicate made by the network
+ * looks the same; a first copy may be the original, late); elsewhere loss,
+ * reordering or duplication before the capture point explains them, and
+ * they are warnings. */
+
+static void nak_open(struct direction *q, uint32_t psn, uint32_t frame, uint64_t ts)
+{
+	q->nak = (struct nak_episode){ .open = true, .psn = psn, .frame = frame, .ts_ns = ts };
+}
+
+/* The responder acknowledged up to psn: what the go-back needed is there. */
+static void nak_acked(struct direction *q, uint32_t psn)
+{
+	struct nak_episode *k = &q->nak;
+	if (!k->open || roce_psn_diff(psn, k->psn) < 0)
+		return;
+	if (!k->resent) {
+		k->open = false; /* the NAKed PSN arrived: its resend passed unseen, or the original came late */
+		return;
+	}
+	if (roce_psn_diff(psn, k->resend_next) >= 0)
+		k->resend_next = (psn + 1) & ROCE_PSN_MASK;
+	if (roce_psn_diff(k->resend_next, k->high) >= 0)
+		k->open = false;
+}
+
+static void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+		      bool retx, bool unsure, uint32_t bth_off, struct roce_flow_result *r)
+{
+	struct nak_episode *k = &q->nak;
+	k->after++;
+	if (!retx) {
+		if (!k->resent) {
+			k->new_before++; /* crossed the NAK in flight */
+			return;
+		}
+		if (roce_psn_diff(k->resend_next, k->high) < 0)
+			add(r, clean(q) && !k->resend_unsure ? ROCE_F_GBN_NEW_IN_RESEND : ROCE_F_GBN_NEW_IN_RESEND_SEEN,
+			    bth_off + 9, 3, psn, k->resend_next);
+		k->open = false;
+		return;
+	}
+	if (!k->resent && psn == k->psn) {
+		k->resent = true;
+		k->resend_unsure = unsure;
+		k->high = q->next_psn;
+		k->resend_next = (psn + span) & ROCE_PSN_MASK;
+		r->nak_frame = k->frame;
+		r->nak_to_resend_ns = in->ts_ns >= k->ts_ns ? in->ts_ns - k->ts_ns : 0;
+		r->new_after_nak = k->new_before;
+		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
+	} else if (!k->resent) {
+		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
+		/* Before the NAKed PSN: a timeout's go-back that crossed the NAK.
+		 * After it: a go-back that left it out, unless this packet only
+		 * goes on with a run of resends begun before the NAK arrived (PSNs
+		 * missing in the run were lost before the capture point; a new PSN
+		 * that skipped ahead among its resends overtook them). */
+		bool continues = q->retx_seen && roce_psn_diff(psn, q->last_retx_psn) > 0 && !q->new_since_retx;
+		if (roce_psn_diff(psn, k->psn) > 0 && !continues && !k->judged) {
+			k->judged = true;
+			add(r, clean(q) && !unsure ? ROCE_F_GBN_SKIPPED : ROCE_F_GBN_SKIPPED_SEEN, bth_off + 9, 3, psn,
+			    k->psn);
+		}
+		return;
+	} else {
+		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
+		if (roce_psn_diff(psn, k->resend_next) >= 0)
+			k->resend_next = (psn + span) & ROCE_PSN_MASK;
+	}
+	if (roce_psn_diff(k->resend_next, k->high) >= 0)
+		k->open = false;
+}
+
+/* An RNR NAK asks the requester to wait before it retries. */
+static bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uint32_t psn, bool copy,
+		      uint32_t bth_off, struct roce_flow_result *r)
+{
+	if (!q->rnr_pending || psn != q->rnr_psn)
+		return false;
+	uint64_t waited = in->ts_ns >= q->rnr_ts ? (in->ts_ns - q->rnr_ts) / 1000 : 0;
+	bool early = in->ts_ns >= q->rnr_ts && waited < q->rnr_usec;
+	if (early)
+		add(r, copy ? ROCE_F_RNR_EARLY_SEEN : ROCE_F_RNR_EARLY, bth_off + 9, 3, waited, q->rnr_usec);
+	/* A copy may be a duplicate of the packet that was RNR-NAKed: the
+	 * retry may still come. */
+	if (!(copy && early))
+		q->rnr_pending = false;
+	return true;
+}
+
+/* A request behind the next new PSN: a retransmission (seen before,
+ * inside a READ's reserved range, or the NAKed PSN or the next PSN of a
+ * run of resends, their first copies lost before the capture point) or a
+ * late packet (reordered before the capture point, or resent after a loss
+ * before it: a PSN never seen that nothing seen asked for). */
+static void behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+		   uint32_t bth_off, struct roce_flow_result *r)
+{
+	uint32_t earlier = 0;
+	bool was_seen = seen(&q->sent, psn, &earlier);
+	bool copy = was_seen && copy_of_last(&q->sent, psn, in->pkt);
+	bool in_read = find_request(q, psn, ROCE_K_READ_REQ) != NULL;
+	bool after_nak = q->nak.open && (psn == q->nak.psn || (q->nak.resent && psn == q->nak.resend_next));
+	bool in_run = q->retx_seen && psn == ((q->last_retx_psn + 1) & ROCE_PSN_MASK);
+	if (!was_seen && !in_read && !after_nak && !in_run) {
+		r->cls = ROCE_FLOW_OUT_OF_ORDER;
+		add(r, ROCE_F_OUT_OF_ORDER, bth_off + 9, 3, psn, q->next_psn);
+		q->disorder++;
+		if (q->nak.open)
+			q->nak.after++;
+		return;
+	}
+	r->cls = ROCE_FLOW_RETRANSMISSION;
+	r->retransmit_of = earlier;
+	bool rnr = rnr_retry(q, in, psn, copy, bth_off, r);
+	if (q->nak.open)
+		go_back_n(q, in, psn, span, true, copy || !was_seen, bth_off, r);
+	else
+		add(r, ROCE_F_RETRANSMISSION, bth_off + 9, 3, psn, q->next_psn);
+	if (!rnr && !q->nak.open)
+		q->disorder++; /* a timeout's resend, or a duplicate: nothing seen asked for it */
+	q->retx_seen = true;
+	q->last_retx_psn = (psn + span - 1) & ROCE_PSN_MASK;
+	q->new_since_retx = false;
 }
 
 static void request(struct direction *q,
@@ -257,63 +502,40 @@ static void request(struct direction *q,
 	if (!q->started) {
 		q->started = true;
 		r->cls = ROCE_FLOW_FIRST;
-		q->msg = MSG_UNKNOWN;
+		q->msg = (p->op->position == ROCE_POS_FIRST || p->op->position == ROCE_POS_MIDDLE) ? MSG_IN
+												    : MSG_UNKNOWN;
 	} else {
 		int32_t d = roce_psn_diff(psn, q->next_psn);
 		r->expected_psn = q->next_psn;
-		uint32_t earlier = 0;
-		if (d == 0 || (d > 0 && (uint32_t)d <= q->slack)) {
+		if (d < 0) {
+			behind(q, in, psn, span, bth_off, r);
+			goto done;
+		}
+		if (d == 0 || (uint32_t)d <= q->slack) {
 			r->cls = ROCE_FLOW_IN_ORDER;
-		} else if (d > 0) {
+			q->new_seen = true;
+			if (q->msg != MSG_UNKNOWN)
+				check_message_order(q, p, bth_off, r);
+		} else {
 			r->cls = ROCE_FLOW_GAP;
 			add(r, ROCE_F_PSN_GAP, bth_off + 9, 3, psn, q->next_psn);
-			q->msg = MSG_UNKNOWN;
-		} else if (seen(&q->sent, psn, &earlier) ||
-			   (q->nak_pending && roce_psn_diff(psn, q->nak_psn) >= 0)) {
-			/* Seen before, or resent after a NAK although its first copy
-			 * was lost before the capture point. */
-			r->cls = ROCE_FLOW_RETRANSMISSION;
-			r->retransmit_of = earlier;
-			if (q->nak_pending) {
-				add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, q->nak_psn);
-				if (psn == q->nak_psn)
-					q->nak_resent = true;
-			} else {
-				add(r, ROCE_F_RETRANSMISSION, bth_off + 9, 3, psn, q->next_psn);
-			}
-			if (q->rnr_pending && psn == q->rnr_psn) {
-				uint64_t waited = (in->ts_ns - q->rnr_ts) / 1000;
-				if (in->ts_ns >= q->rnr_ts && waited < q->rnr_usec)
-					add(r, ROCE_F_RNR_EARLY, bth_off + 9, 3, waited, q->rnr_usec);
-				q->rnr_pending = false;
-			}
-		} else {
-			r->cls = ROCE_FLOW_OUT_OF_ORDER;
-			add(r, ROCE_F_OUT_OF_ORDER, bth_off + 9, 3, psn, q->next_psn);
+			q->disorder++;
 		}
-		if (d >= 0) {
-			if (q->nak_pending && !q->nak_resent &&
-			    roce_psn_diff(q->nak_psn, psn) < 0)
-				add(r, ROCE_F_GBN_SKIPPED, bth_off + 9, 3, q->nak_psn, psn);
-			q->nak_pending = false;
-		}
-		if (r->cls == ROCE_FLOW_IN_ORDER && q->msg != MSG_UNKNOWN)
-			check_message_order(q, p, bth_off, r);
-		else if (r->cls == ROCE_FLOW_IN_ORDER || r->cls == ROCE_FLOW_GAP)
+		if (r->cls == ROCE_FLOW_GAP || q->msg == MSG_UNKNOWN)
 			q->msg = (p->op->position == ROCE_POS_FIRST || p->op->position == ROCE_POS_MIDDLE)
 					 ? MSG_IN
 					 : MSG_OUT;
-		if (d < 0)
-			goto done;
+		if (q->nak.open)
+			go_back_n(q, in, psn, span, false, false, bth_off, r);
 	}
-	if (r->cls == ROCE_FLOW_FIRST)
-		q->msg = (p->op->position == ROCE_POS_FIRST || p->op->position == ROCE_POS_MIDDLE) ? MSG_IN
-												    : MSG_UNKNOWN;
 	q->next_psn = (psn + (span_known ? span : 1)) & ROCE_PSN_MASK;
 	q->slack = span_known ? 0 : span - 1;
+	if (r->cls == ROCE_FLOW_IN_ORDER)
+		q->new_since_retx = true;
 done:
-	remember(&q->sent, psn, in->frame);
+	remember(&q->sent, psn, in->frame, p);
 	record_request(q, in, psn, span, span_known, dmalen);
+	q->last_ts = in->ts_ns;
 	r->pmtu = q->pmtu;
 }
 
@@ -361,8 +583,14 @@ static struct direction *requester_of(const struct roce_flow_env *env, struct di
 	return q;
 }
 
-static void read_response(const struct roce_flow_env *env, struct direction *q, struct request *e,
-			  const struct roce_flow_input *in, struct roce_flow_result *r)
+/* The position a READ response must have: packet i (from 0) of n. */
+static enum roce_position read_position(uint32_t i, uint32_t n)
+{
+	return n == 1 ? ROCE_POS_ONLY : i == 0 ? ROCE_POS_FIRST : i == n - 1 ? ROCE_POS_LAST : ROCE_POS_MIDDLE;
+}
+
+static void read_response(struct direction *q, struct request *e, const struct roce_flow_input *in,
+			  struct roce_flow_result *r)
 {
 	const struct roce_pkt *p = in->pkt;
 	uint32_t psn = roce_bth_psn(roce_pkt_hdr(p, ROCE_H_BTH));
@@ -383,16 +611,38 @@ static void read_response(const struct roce_flow_env *env, struct direction *q, 
 		add(r, ROCE_F_READ_RESP_EXTRA, bth_off + 9, 3, i + 1, n);
 		return;
 	}
-	enum roce_position want = n == 1 ? ROCE_POS_ONLY
-				  : i == 0 ? ROCE_POS_FIRST
-				  : i == n - 1 ? ROCE_POS_LAST
-					       : ROCE_POS_MIDDLE;
-	if (p->op->position != want)
-		add(r, ROCE_F_READ_RESP_POSITION, bth_off, 1, i + 1, n);
+	enum roce_position want = read_position(i, n);
+	if (p->op->position != want) {
+		/* A replay from inside the original range may begin with the
+		 * original response's packet at that PSN. */
+		uint32_t k = e->replay ? (uint32_t)roce_psn_diff(psn, e->orig_psn) : 0;
+		if (e->replay && i == 0 && k < e->orig_span && p->op->position == read_position(k, e->orig_span))
+			add(r, ROCE_F_READ_REPLAY_MIDDLE, bth_off, 1, psn, k + 1);
+		else
+			add(r, ROCE_F_READ_RESP_POSITION, bth_off, 1, i + 1, n);
+	}
 	uint32_t len = i + 1 < n ? q->pmtu : e->dmalen - (n - 1) * q->pmtu;
 	if (p->payload_len != len)
 		add(r, ROCE_F_READ_RESP_LEN, p->payload_off, p->payload_len, p->payload_len, len);
-	(void)env;
+}
+
+static void nak_response(struct direction *q, const struct roce_flow_input *in, uint32_t psn,
+			 struct roce_flow_result *r)
+{
+	const struct roce_pkt *p = in->pkt;
+	uint32_t bth_off = p->hdr_off[ROCE_H_BTH];
+	uint32_t last = (q->next_psn - 1) & ROCE_PSN_MASK;
+	if (roce_psn_diff(psn, q->next_psn) > 0) {
+		/* Every PSN before it passed the capture point on its way to the
+		 * responder, before the NAK did: unless that was before the
+		 * capture began, which only a connection seen from its start,
+		 * or a requester seen sending new PSNs, rules out. */
+		add(r, q->start_known || q->new_seen ? ROCE_F_SEQ_NAK_AHEAD : ROCE_F_SEQ_NAK_AHEAD_SEEN, bth_off + 9, 3,
+		    psn, last);
+		return;
+	}
+	add(r, ROCE_F_SEQ_NAK_EXPLAINED, p->hdr_off[ROCE_H_AETH], 1, psn, last);
+	nak_open(q, psn, in->frame, in->ts_ns);
 }
 
 static void response(const struct roce_flow_env *env, struct direction *rd,
@@ -437,7 +687,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 			add(r, ROCE_F_DUP_READ_RESP, bth_off + 9, 3, psn, 0);
 		}
 		if (e)
-			read_response(env, q, e, in, r);
+			read_response(q, e, in, r);
 	}
 
 	if (aeth) {
@@ -450,8 +700,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 				add(r, ROCE_F_DUP_ACK, bth_off + 9, 3, psn, 0);
 			if (q) {
 				answer_through(env, q, psn, true, in->frame, in->ts_ns);
-				if (q->nak_pending && roce_psn_diff(psn, q->nak_psn) >= 0)
-					q->nak_pending = false;
+				nak_acked(q, psn);
 			}
 			break;
 		case ROCE_SYN_RNR_NAK: {
@@ -463,19 +712,14 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 				q->rnr_usec = us;
 				q->rnr_ts = in->ts_ns;
 				answer_through(env, q, psn, false, in->frame, in->ts_ns);
+				nak_acked(q, (psn - 1) & ROCE_PSN_MASK);
 			}
 			break;
 		}
 		case ROCE_SYN_NAK:
 			if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ_ERR && q && q->started) {
-				uint32_t last = (q->next_psn - 1) & ROCE_PSN_MASK;
-				if (roce_psn_diff(psn, q->next_psn) > 0)
-					add(r, ROCE_F_SEQ_NAK_AHEAD, bth_off + 9, 3, psn, last);
-				else
-					add(r, ROCE_F_SEQ_NAK_EXPLAINED, aeth_off, 1, psn, last);
-				q->nak_pending = true;
-				q->nak_resent = false;
-				q->nak_psn = psn;
+				nak_acked(q, (psn - 1) & ROCE_PSN_MASK);
+				nak_response(q, in, psn, r);
 				answer_through(env, q, psn, false, in->frame, in->ts_ns);
 				/* The NAK answers the packet that arrived out of sequence: the
 				 * newest request sent before it. */
@@ -504,7 +748,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	for (unsigned i = 0; i < r->n_findings; i++)
 		extra |= r->findings[i].code == ROCE_F_READ_RESP_EXTRA;
 	if (!extra)
-		remember(&rd->resp, psn, in->frame);
+		remember(&rd->resp, psn, in->frame, p);
 	r->pmtu = q ? q->pmtu : rd->pmtu;
 }
 
@@ -513,14 +757,65 @@ static bool connected(enum roce_transport t)
 	return t == ROCE_T_RC || t == ROCE_T_UC || t == ROCE_T_XRC || t == ROCE_T_RD;
 }
 
+/* ---- The connection manager: a REQ, then the REP that accepts it ---- */
+
+static struct cm_req *cm_req_of(const struct roce_flow_env *env, uint8_t ipv, const uint8_t *sender,
+				uint32_t comm_id)
+{
+	struct key k;
+	make_key(&k, KIND_CM_REQ, ipv, sender, NULL, comm_id);
+	return env->record(env->ctx, &k, sizeof k, sizeof(struct cm_req));
+}
+
+static void learn_cm(const struct roce_flow_env *env, const struct roce_flow_input *in)
+{
+	const struct roce_pkt *p = in->pkt;
+	if (!roce_pkt_is_mad(p) || p->payload_len < ROCE_MAD_LEN ||
+	    (uint64_t)p->payload_off + ROCE_MAD_LEN > p->caplen)
+		return;
+	const uint8_t *mad = p->buf + p->payload_off;
+	if (roce_mad_mgmt_class(mad) != ROCE_MAD_CLASS_CM)
+		return;
+	const uint8_t *m = mad + ROCE_MAD_HDR_LEN;
+	size_t alen = in->ip_version == 6 ? 16 : 4;
+	uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
+	if (attr == ROCE_CM_REQ) {
+		struct cm_req *r = cm_req_of(env, in->ip_version, in->src, (uint32_t)roce_req_local_comm_id(m));
+		if (!r)
+			return;
+		r->valid = true;
+		r->ip_version = in->ip_version;
+		memcpy(r->a, in->src, alen);
+		memcpy(r->b, in->dst, alen);
+		r->qpn = (uint32_t)roce_req_local_qpn(m);
+		r->start_psn = (uint32_t)roce_req_start_psn(m);
+		r->pmtu = roce_ib_mtu_bytes((unsigned)roce_req_path_mtu(m));
+	} else if (attr == ROCE_CM_REP) {
+		struct cm_req *r = cm_req_of(env, in->ip_version, in->dst, (uint32_t)roce_rep_remote_comm_id(m));
+		if (!r || !r->valid || memcmp(r->b, in->src, alen))
+			return;
+		/* A Starting PSN is the one its sender receives first (IBA 12.7
+		 * as Linux's CM and rxe read it): A sends from the REP's. */
+		struct roce_flow_connection c = {
+			r->ip_version, r->a, r->b, r->qpn, (uint32_t)roce_rep_local_qpn(m),
+			(uint32_t)roce_rep_start_psn(m), r->start_psn, true, true, r->pmtu,
+		};
+		roce_flow_connect(env, &c);
+	}
+}
+
 void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_input *in,
 		      struct roce_flow_result *out)
 {
 	memset(out, 0, sizeof *out);
 	const struct roce_pkt *p = in->pkt;
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
-	if (!bth || !p->op || !p->op->name || !connected(p->op->transport))
+	if (!bth || !p->op || !p->op->name)
 		return;
+	if (!connected(p->op->transport)) {
+		learn_cm(env, in);
+		return;
+	}
 	uint32_t qpn = roce_bth_destqp(bth);
 	struct direction *d = direction_of(env, in->ip_version, in->src, in->dst, qpn);
 	if (!d)
@@ -550,6 +845,29 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 	}
 }
 
+bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p)
+{
+	const uint8_t *h;
+	in->pkt = p;
+	in->sport = (h = roce_pkt_hdr(p, ROCE_H_UDP)) ? (uint16_t)roce_udp_sport(h) : 0;
+	if ((h = roce_pkt_hdr(p, ROCE_H_IPV4))) {
+		in->ip_version = 4;
+		in->src = roce_ipv4_src(h);
+		in->dst = roce_ipv4_dst(h);
+	} else if ((h = roce_pkt_hdr(p, ROCE_H_IPV6))) {
+		in->ip_version = 6;
+		in->src = roce_ipv6_src(h);
+		in->dst = roce_ipv6_dst(h);
+	} else if ((h = roce_pkt_hdr(p, ROCE_H_GRH))) {
+		in->ip_version = 6;
+		in->src = roce_grh_sgid(h);
+		in->dst = roce_grh_dgid(h);
+	} else {
+		return false;
+	}
+	return roce_pkt_has(p, ROCE_H_BTH) && p->op && p->op->name;
+}
+
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c)
 {
 	/* a -> b carries a's requests to b's QP; b -> a the reverse. */
@@ -562,13 +880,31 @@ void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_c
 	if (c->pmtu && is_pmtu(c->pmtu))
 		ab->pmtu = ba->pmtu = c->pmtu;
 	if (c->a_psn_known && !ab->started) {
-		ab->started = true;
+		ab->started = ab->start_known = true;
 		ab->next_psn = c->a_start_psn & ROCE_PSN_MASK;
 		ab->msg = MSG_OUT;
 	}
 	if (c->b_psn_known && !ba->started) {
-		ba->started = true;
+		ba->started = ba->start_known = true;
 		ba->next_psn = c->b_start_psn & ROCE_PSN_MASK;
 		ba->msg = MSG_OUT;
+	}
+}
+
+void roce_flow_end(const struct roce_flow_env *env,
+		   void (*report)(void *arg, const struct roce_flow_open_nak *o), void *arg)
+{
+	struct key rk;
+	make_key(&rk, KIND_REGISTRY, 0, NULL, NULL, 0);
+	struct registry *reg = env->record(env->ctx, &rk, sizeof rk, sizeof *reg);
+	for (struct direction *d = reg ? reg->first : NULL; d; d = d->next) {
+		const struct nak_episode *k = &d->nak;
+		if (!k->open || k->resent)
+			continue;
+		struct roce_flow_open_nak o = {
+			d->ip_version, d->src, d->dst, d->dest_qpn, k->frame, k->psn, k->after,
+			k->after && d->last_ts > k->ts_ns ? d->last_ts - k->ts_ns : 0, clean(d),
+		};
+		report(arg, &o);
 	}
 }

@@ -9,6 +9,7 @@
 #include "roce/icrc.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "roce/crc32.h"
@@ -138,11 +139,13 @@ uint32_t roce_icrc_v1(const uint8_t *grh, size_t len)
 	return icrc_recipe(grh, len, M_ALL, true, true);
 }
 
-/* The datagram the ICRC covers, if the packet allows checking it. */
+/* The datagram the ICRC covers, if the packet holds it: from the IP header
+ * (or GRH) to the ICRC field, the last 4 bytes of the UDP payload, even
+ * when a header after the BTH could not be parsed. */
 static bool icrc_span(const struct roce_pkt *p, const uint8_t **l3, size_t *len)
 {
 	enum roce_hdr ip = p->rocev1 ? ROCE_H_GRH : p->ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
-	if (p->err != ROCE_OK || !p->complete || !roce_pkt_has(p, ip))
+	if (!p->icrc_found || !roce_pkt_has(p, ip))
 		return false;
 	*l3 = p->buf + p->hdr_off[ip];
 	*len = p->icrc_off - p->hdr_off[ip];
@@ -164,96 +167,148 @@ enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, 
 	return w == c ? ROCE_ICRC_GOOD : ROCE_ICRC_BAD;
 }
 
-/* What an implementation making mistake m writes (as a CRC value stored
- * little-endian); sets *applies to false when m cannot happen here. */
-static uint32_t mistaken(const uint8_t *l3, size_t len, unsigned pad_len, bool v6, bool grh,
-			 enum roce_icrc_mistake m, bool *applies)
+/* ---- Mistakes, alone or together ---- */
+
+#define B(m) ROCE_ICRC_BIT(ROCE_ICRC_MISTAKE_##m)
+#define FIELDS_V4 (B(IPV4_TOS_UNMASKED) | B(IPV4_TTL_UNMASKED) | B(IPV4_CSUM_UNMASKED))
+#define FIELDS_V6 (B(IPV6_TC_UNMASKED) | B(IPV6_FL_UNMASKED) | B(IPV6_HL_UNMASKED))
+/* The mistakes about masks, each one field left as it is. */
+#define MASK_MISTAKES (FIELDS_V4 | FIELDS_V6 | B(UDP_CSUM_UNMASKED) | B(BTH4_UNMASKED))
+
+/* Where the mistakes can occur: the packet's own fields and pad. */
+struct icrc_subject {
+	const uint8_t *l3;
+	size_t len;
+	unsigned pad_len;
+	bool v6, grh;
+};
+
+static uint32_t applicable(const struct icrc_subject *s)
 {
-	*applies = true;
-	/* A GRH's variant fields are the IPv6 header's; it has no UDP header. */
-	uint32_t good = grh ? roce_icrc_v1(l3, len) : roce_icrc(l3, len);
-	switch (m) {
-	case ROCE_ICRC_MISTAKE_PAD_OMITTED:
-		*applies = pad_len > 0;
-		return icrc_recipe(l3, len - pad_len, M_ALL, true, grh);
-	case ROCE_ICRC_MISTAKE_BTH4_UNMASKED:
-		return icrc_recipe(l3, len, M_ALL & ~M_BTH4, true, grh);
-	case ROCE_ICRC_MISTAKE_IPV4_TOS_UNMASKED:
-		*applies = !v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TOS, true, grh);
-	case ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED:
-		*applies = !v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_TTL, true, grh);
-	case ROCE_ICRC_MISTAKE_IPV4_CSUM_UNMASKED:
-		*applies = !v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV4_CSUM, true, grh);
-	case ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED:
-		*applies = v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_TC, true, grh);
-	case ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED:
-		*applies = v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_FL, true, grh);
-	case ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED:
-		*applies = v6;
-		return icrc_recipe(l3, len, M_ALL & ~M_IPV6_HL, true, grh);
-	case ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED:
-		*applies = !grh;
-		return icrc_recipe(l3, len, M_ALL & ~M_UDP_CSUM, true, grh);
-	case ROCE_ICRC_MISTAKE_NOTHING_MASKED:
-		*applies = !grh; /* IP and UDP fields: a GRH's are the IPv6 ones */
-		return icrc_recipe(l3, len, M_BTH4, true, grh);
-	case ROCE_ICRC_MISTAKE_NOT_INVERTED:
-		return ~good;
-	case ROCE_ICRC_MISTAKE_NO_PREFIX:
-		return icrc_recipe(l3, len, M_ALL, false, grh);
-	case ROCE_ICRC_MISTAKE_BYTE_ORDER:
-		return __builtin_bswap32(good);
-	case ROCE_ICRC_MISTAKE_NONE:
-	case ROCE_ICRC_MISTAKE_COUNT:
-		break;
-	}
-	return good;
+	uint32_t a = B(BTH4_UNMASKED) | B(BYTE_ORDER) | B(NOT_INVERTED) | B(NO_PREFIX);
+	if (s->pad_len)
+		a |= B(PAD_OMITTED);
+	a |= s->v6 ? FIELDS_V6 : FIELDS_V4;
+	if (!s->grh) /* a GRH has no UDP header; its fields are the IPv6 ones */
+		a |= B(UDP_CSUM_UNMASKED) | B(NOTHING_MASKED);
+	return a;
+}
+
+/* The masks (M_*) a set of mistakes leaves applied. */
+static unsigned masks_left(uint32_t set)
+{
+	static const struct {
+		uint32_t mistake;
+		unsigned mask;
+	} field[] = {
+		{ B(IPV4_TOS_UNMASKED), M_IPV4_TOS }, { B(IPV4_TTL_UNMASKED), M_IPV4_TTL },
+		{ B(IPV4_CSUM_UNMASKED), M_IPV4_CSUM }, { B(IPV6_TC_UNMASKED), M_IPV6_TC },
+		{ B(IPV6_FL_UNMASKED), M_IPV6_FL }, { B(IPV6_HL_UNMASKED), M_IPV6_HL },
+		{ B(UDP_CSUM_UNMASKED), M_UDP_CSUM }, { B(BTH4_UNMASKED), M_BTH4 },
+	};
+	if (set & B(NOTHING_MASKED))
+		set |= FIELDS_V4 | FIELDS_V6 | B(UDP_CSUM_UNMASKED);
+	unsigned masks = M_ALL;
+	for (size_t i = 0; i < sizeof field / sizeof field[0]; i++)
+		if (set & field[i].mistake)
+			masks &= ~field[i].mask;
+	return masks;
+}
+
+/* The CRC before the last two mistakes, which only transform the result. */
+static uint32_t mistaken_crc(const struct icrc_subject *s, uint32_t set)
+{
+	size_t len = (set & B(PAD_OMITTED)) ? s->len - s->pad_len : s->len;
+	return icrc_recipe(s->l3, len, masks_left(set), !(set & B(NO_PREFIX)), s->grh);
+}
+
+static uint32_t finish(uint32_t crc, uint32_t set)
+{
+	if (set & B(NOT_INVERTED))
+		crc = ~crc;
+	if (set & B(BYTE_ORDER))
+		crc = __builtin_bswap32(crc);
+	return crc;
+}
+
+static bool subject_of(const struct roce_pkt *p, struct icrc_subject *s)
+{
+	if (!icrc_span(p, &s->l3, &s->len))
+		return false;
+	s->pad_len = p->err == ROCE_OK ? p->pad_len : 0;
+	s->v6 = p->ip_version == 6 || p->rocev1;
+	s->grh = p->rocev1;
+	return true;
+}
+
+int roce_icrc_mistaken_set(const struct roce_pkt *p, uint32_t mistakes, uint32_t *value)
+{
+	struct icrc_subject s;
+	if (!subject_of(p, &s) || (mistakes & ~applicable(&s)) || (mistakes & B(NONE)))
+		return -1;
+	*value = finish(mistaken_crc(&s, mistakes), mistakes);
+	return 0;
 }
 
 int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint32_t *value)
 {
-	const uint8_t *l3;
-	size_t len;
-	bool applies;
-	if (!icrc_span(p, &l3, &len))
+	if (m <= ROCE_ICRC_MISTAKE_NONE || m >= ROCE_ICRC_MISTAKE_COUNT)
 		return -1;
-	*value = mistaken(l3, len, p->pad_len, p->ip_version == 6 || p->rocev1, p->rocev1, m, &applies);
-	return applies ? 0 : -1;
+	return roce_icrc_mistaken_set(p, ROCE_ICRC_BIT(m), value);
+}
+
+static unsigned popcount(uint32_t v)
+{
+	return (unsigned)__builtin_popcount(v);
 }
 
 struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p)
 {
-	struct roce_icrc_diagnosis d = { ROCE_ICRC_MISTAKE_NONE, 0 };
-	const uint8_t *l3;
-	size_t len;
-	if (!icrc_span(p, &l3, &len))
+	struct roce_icrc_diagnosis d = { 0, 0 };
+	struct icrc_subject s;
+	if (!subject_of(p, &s))
 		return d;
 	uint32_t wire = roce_le32_load(p->buf + p->icrc_off);
-	uint32_t good = p->rocev1 ? roce_icrc_v1(l3, len) : roce_icrc(l3, len);
-	bool v6 = p->ip_version == 6 || p->rocev1;
-
-	/* Single mistakes first, then each together with a byte swap (except
-	 * the swap itself); enum order breaks ties, most common first. */
-	for (int swapped = 0; swapped < 2; swapped++) {
-		for (int m = ROCE_ICRC_MISTAKE_NONE + 1; m < ROCE_ICRC_MISTAKE_COUNT; m++) {
-			if (swapped && m == ROCE_ICRC_MISTAKE_BYTE_ORDER)
-				continue;
-			bool applies;
-			uint32_t v = mistaken(l3, len, p->pad_len, v6, p->rocev1, (enum roce_icrc_mistake)m, &applies);
-			if (swapped)
-				v = __builtin_bswap32(v);
-			if (applies && v == wire && v != good) {
-				d.mistake = (enum roce_icrc_mistake)m;
-				d.byte_order_too = swapped;
-				return d;
+	uint32_t app = applicable(&s);
+	/* The mistakes that change the bytes the CRC runs over, one CRC per
+	 * combination of them; NOTHING_MASKED is their union, not a mistake
+	 * of its own here. The last two only transform the result. */
+	uint32_t crc_atoms = app & (MASK_MISTAKES | B(PAD_OMITTED) | B(NO_PREFIX));
+	uint32_t post_atoms = app & (B(NOT_INVERTED) | B(BYTE_ORDER));
+	uint32_t good = finish(mistaken_crc(&s, 0), 0);
+	unsigned best = 33;
+	/* Every subset of crc_atoms (submask enumeration), then of post_atoms. */
+	uint32_t sub = crc_atoms;
+	for (;;) {
+		uint32_t crc = mistaken_crc(&s, sub);
+		uint32_t post = post_atoms;
+		for (;;) {
+			uint32_t set = sub | post;
+			if (set && finish(crc, set) == wire && wire != good) {
+				unsigned n = popcount(set);
+				if (n < best || (n == best && set < d.mistakes)) {
+					if (n < best)
+						d.alternatives = 0;
+					else
+						d.alternatives++;
+					best = n;
+					d.mistakes = set;
+				} else if (n == best) {
+					d.alternatives++;
+				}
 			}
+			if (!post)
+				break;
+			post = (post - 1) & post_atoms;
 		}
+		if (!sub)
+			break;
+		sub = (sub - 1) & crc_atoms;
 	}
+	/* Every IP and UDP field left as it is: one mistake, not four. */
+	uint32_t all_fields = (s.v6 ? FIELDS_V6 : FIELDS_V4) | B(UDP_CSUM_UNMASKED);
+	if (!s.grh && (d.mistakes & all_fields) == all_fields)
+		d.mistakes = (d.mistakes & ~all_fields) | B(NOTHING_MASKED);
 	return d;
 }
 
@@ -277,6 +332,35 @@ const char *roce_icrc_mistake_text(enum roce_icrc_mistake m)
 	case ROCE_ICRC_MISTAKE_COUNT: break;
 	}
 	return "?";
+}
+
+/* snprintf onto what buf already holds (w bytes, or an error). */
+static int append(char *buf, size_t n, int w, const char *a, const char *b)
+{
+	if (w < 0)
+		return w;
+	size_t k = (size_t)w < n ? (size_t)w : n;
+	int x = snprintf(n ? buf + k : NULL, n - k, "%s%s", a, b);
+	return x < 0 ? x : w + x;
+}
+
+int roce_icrc_diagnosis_format(const struct roce_icrc_diagnosis *d, char *buf, size_t n)
+{
+	if (!d->mistakes)
+		return snprintf(buf, n, "no known implementation mistake, alone or combined, explains it");
+	bool several = popcount(d->mistakes) > 1;
+	int w = append(buf, n, 0, several ? "likely causes, all together: " : "likely cause: ", "");
+	unsigned done = 0;
+	for (int m = ROCE_ICRC_MISTAKE_NONE + 1; m < ROCE_ICRC_MISTAKE_COUNT; m++)
+		if (d->mistakes & ROCE_ICRC_BIT(m))
+			w = append(buf, n, w, done++ ? "; " : "", roce_icrc_mistake_text((enum roce_icrc_mistake)m));
+	if (d->alternatives) {
+		char more[64];
+		snprintf(more, sizeof more, " (or %u other combination%s of as many)", d->alternatives,
+			 d->alternatives == 1 ? "" : "s");
+		w = append(buf, n, w, more, "");
+	}
+	return w;
 }
 
 static const char *const mistake_names[ROCE_ICRC_MISTAKE_COUNT] = {
@@ -307,4 +391,36 @@ enum roce_icrc_mistake roce_icrc_mistake_by_name(const char *name)
 		if (!strcmp(mistake_names[m], name))
 			return (enum roce_icrc_mistake)m;
 	return ROCE_ICRC_MISTAKE_COUNT;
+}
+
+int roce_icrc_mistakes_format(uint32_t mistakes, char *buf, size_t n)
+{
+	if (!mistakes)
+		return snprintf(buf, n, "none");
+	int w = 0;
+	for (int m = ROCE_ICRC_MISTAKE_NONE + 1; m < ROCE_ICRC_MISTAKE_COUNT; m++)
+		if (mistakes & ROCE_ICRC_BIT(m))
+			w = append(buf, n, w, w ? "+" : "", mistake_names[m]);
+	return w;
+}
+
+int roce_icrc_mistakes_parse(const char *names, uint32_t *mistakes)
+{
+	*mistakes = 0;
+	char word[32];
+	for (const char *p = names;;) {
+		size_t len = strcspn(p, "+,");
+		if (len == 0 || len >= sizeof word)
+			return -1;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		enum roce_icrc_mistake m = roce_icrc_mistake_by_name(word);
+		if (m == ROCE_ICRC_MISTAKE_COUNT)
+			return -1;
+		if (m != ROCE_ICRC_MISTAKE_NONE)
+			*mistakes |= ROCE_ICRC_BIT(m);
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
 }

@@ -62,6 +62,8 @@ static enum roce_code walk_transport(struct roce_pkt *p, uint32_t off, uint32_t 
 	if (!captured(p, off, ROCE_BTH_LEN))
 		return fail(p, ROCE_E_CAPTURE_CUT, off, p->caplen, 0);
 	found(p, ROCE_H_BTH, off);
+	p->icrc_off = off + tp_len - ROCE_ICRC_LEN;
+	p->icrc_found = captured(p, off, tp_len);
 	const uint8_t *bth = p->buf + off;
 	p->opcode = (uint8_t)roce_bth_opcode(bth);
 	p->op = roce_opcode(p->opcode);

@@ -13,6 +13,9 @@ plugin reports, frame by frame:
 Context: pmtu=N runs with -o rocev2.pmtu:N, sender with -o rocev2.sender:TRUE,
 flow with the per-QP analysis on (it is off for the catalogue captures,
 whose frames are unrelated to each other), anyport with Decode As for 4792.
+A frame with context proto=NAME is another protocol's (low-ports.pcap: DNS,
+TFTP, NTP on the small ports RoCEv2 packets may also come from): Wireshark
+must decode it as NAME, and rocev2 must stay out of it.
 A conforming RoCE v1 frame (context rocev1, Ethertype 0x8915) is not the
 plugin's: Wireshark's own InfiniBand dissector must decode it, without a
 warning, and rocev2 must stay out of it (roce-tester lint --rocev1 checks
@@ -105,6 +108,13 @@ def main():
                     failures.append(f"{where}: tshark did not list the frame")
                     continue
                 decoded = "rocev2" in got["protos"]
+                if context.startswith("proto="):
+                    other = context[len("proto="):]
+                    if decoded or other not in got["protos"]:
+                        failures.append(f"{where}: expected {other}, not RoCEv2: {':'.join(got['protos'])}")
+                    else:
+                        met += 1
+                    continue
                 if code == "-" and context == "rocev1":
                     bad = [m for s, m in zip(got["sev"], got["msgs"]) if s >= SEV_WARN]
                     if decoded:

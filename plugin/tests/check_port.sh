@@ -22,5 +22,29 @@ check "no plugin" eth:ethertype:ip:udp:infiniband none -r "$caps/cnp.pcap"
 check "4792 undecoded" eth:ethertype:ip:udp:data "$dir" -r "$caps/violations.pcap" -Y frame.number==31
 check "Decode As 4792" eth:ethertype:ip:udp:rocev2 "$dir" -r "$caps/violations.pcap" -Y frame.number==31 \
   -d udp.port==4792,rocev2
+# RoCEv2 from a low source port another protocol owns (low-ports.pcap):
+# RoCEv2 when its BTH parses and its ICRC verifies, as Decode As would
+# make it; that protocol's own traffic stays that protocol's.
+lp=$caps/low-ports.pcap
+check "RoCEv2 from port 53" eth:ethertype:ip:udp:rocev2 "$dir" -r "$lp" -Y frame.number==1
+check "RoCEv2 from port 69" eth:ethertype:ip:udp:rocev2 "$dir" -r "$lp" -Y frame.number==2
+check "RoCEv2 over IPv6 from port 53" eth:ethertype:ipv6:udp:rocev2 "$dir" -r "$lp" -Y frame.number==9
+check "a bad ICRC from port 53 stays DNS's" eth:ethertype:ip:udp:dns "$dir" -r "$lp" -Y frame.number==11
+check "DNS to port 53" eth:ethertype:ip:udp:dns "$dir" -r "$lp" -Y frame.number==13
+check "DNS from source port 4791" eth:ethertype:ip:udp:dns "$dir" -r "$lp" -Y frame.number==15
+check "TFTP to port 69" eth:ethertype:ip:udp:tftp "$dir" -r "$lp" -Y frame.number==16
+check "port given back: port 53 is DNS again" eth:ethertype:ip:udp:dns "$dir" -r "$lp" -Y frame.number==1 \
+  -o rocev2.take_port:FALSE
+check "no plugin: DNS" eth:ethertype:ip:udp:dns none -r "$lp" -Y frame.number==1
+check "the user's Decode As of 4791 stays" eth:ethertype:ip:udp:data "$dir" -r "$caps/cnp.pcap" -d udp.port==4791,data
+# Other dissectors' preferences are not changed (the zero UDP checksum one
+# aside, which the rocev2.ipv6_zero_udp_checksum preference names).
+with=$("$tshark" "$dir" -G currentprefs 2>/dev/null | grep -v '^#' | grep -v '^rocev2\.' | grep -v '^udp.ignore_ipv6_zero_checksum' | sort)
+without=$("$tshark" none -G currentprefs 2>/dev/null | grep -v '^#' | grep -v '^udp.ignore_ipv6_zero_checksum' | sort)
+if [ "$with" = "$without" ]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL: the plugin changes other dissectors' preferences: with it '$with', without '$without'"; fail=1
+fi
 echo "$passed passed, $fail failed"
 exit $fail

@@ -32,6 +32,13 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx);
 /* RC traffic over IPv6 without a CM exchange that breaks flow rules on
  * purpose, one per flow code. */
 void sample_conv_errors(sample_emit_fn emit, void *ctx);
+/* Conforming RC traffic over IPv4 (set up by rdma_cm) on a lossy network,
+ * captured between the peers: a NAK crossed by new PSNs, duplicates,
+ * reordering, a loss before the capture point hiding a resend, READs
+ * asked again from inside their range (answered from a Middle and from a
+ * First), an RNR NAK followed by a duplicate. Warnings only for what the
+ * capture shows (gaps, late packets, a missing resend, an early copy). */
+void sample_conv_lossy(sample_emit_fn emit, void *ctx);
 /* SIDR REQ/REP and UD SENDs, UC messages, XRC with its SRQ number, and a
  * CNP, over IPv6. */
 void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);

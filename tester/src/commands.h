@@ -37,5 +37,10 @@ struct finding_counts {
 struct finding_counts print_findings(FILE *out, const struct roce_pkt *p,
 				     const struct roce_check_opts *opts, const char *indent,
 				     size_t per_rule[ROCE_RULE_COUNT]);
+/* Prints findings already made (a check's and the flow analysis's) the
+ * same way: severity, rule ID, message, and what libroce adds about this
+ * packet (roce_finding_context). */
+struct finding_counts print_finding_list(FILE *out, const struct roce_pkt *p, const struct roce_finding *f,
+					 size_t n, const char *indent, size_t per_rule[ROCE_RULE_COUNT]);
 
 #endif

@@ -38,8 +38,9 @@ static void usage(FILE *out)
 	      "  --set FIELD=VALUE    set a header field, e.g. bth.psn=5, ipv4.ttl=1,\n"
 	      "                       aeth.syndrome=0x60, udp.len=30 (repeatable; see --fields)\n"
 	      "  --icrc VALUE         write this ICRC (as the CRC value, sent LSB first)\n"
-	      "  --icrc-mistake NAME  write the ICRC an implementation with this mistake\n"
-	      "                       would send (see --fields for the names)\n"
+	      "  --icrc-mistake NAME[+NAME...]\n"
+	      "                       write the ICRC an implementation making these mistakes\n"
+	      "                       together would send (see --fields for the names)\n"
 	      "  -o, --output FILE    write the frame to a new pcap file\n"
 	      "  --samples DIR        write the sample captures and .expect files into DIR\n"
 	      "  --fields             list the field names, opcodes and ICRC mistakes\n"
@@ -80,7 +81,8 @@ struct craft {
 	unsigned n_sets;
 	bool icrc_given;
 	uint32_t icrc;
-	enum roce_icrc_mistake mistake;
+	uint32_t mistakes; /* ROCE_ICRC_BIT per mistake */
+	const char *mistake_names;
 	const char *output;
 };
 
@@ -164,13 +166,12 @@ static int build_frame(struct craft *c, uint8_t *frame, size_t *len)
 	if (n < 0)
 		return fail("%s", "the packet description is inconsistent");
 	*len = (size_t)n;
-	if (c->mistake != ROCE_ICRC_MISTAKE_NONE) {
+	if (c->mistakes) {
 		struct roce_pkt p;
 		uint32_t v;
 		roce_parse_frame(&p, frame, *len, *len, ROCE_PARSE_ANY_PORT);
-		if (roce_icrc_mistaken(&p, c->mistake, &v) != 0)
-			return fail("--icrc-mistake %s: cannot apply to this packet",
-				    roce_icrc_mistake_name(c->mistake));
+		if (roce_icrc_mistaken_set(&p, c->mistakes, &v) != 0)
+			return fail("--icrc-mistake %s: cannot apply to this packet", c->mistake_names);
 		roce_le32_store(frame + p.icrc_off, v);
 	}
 	return 0;
@@ -286,9 +287,9 @@ int cmd_craft(int argc, char **argv)
 			c.icrc_given = true;
 			break;
 		case O_MISTAKE:
-			c.mistake = roce_icrc_mistake_by_name(optarg);
-			if (c.mistake == ROCE_ICRC_MISTAKE_COUNT || c.mistake == ROCE_ICRC_MISTAKE_NONE)
+			if (roce_icrc_mistakes_parse(optarg, &c.mistakes) != 0 || !c.mistakes)
 				return fail("--icrc-mistake %s: unknown (see --fields)", optarg);
+			c.mistake_names = optarg;
 			break;
 		case 'o': c.output = optarg; break;
 		case O_SAMPLES: samples = optarg; break;

@@ -302,6 +302,191 @@ static void gen_bad_icrc(const char *dir)
 		size_t n = build(&d, frame);
 		cap_frame(&c, frame, n, n, ROCE_C_ICRC, "IPv%d ICRC: corrupted, no known mistake", ipv);
 	}
+	/* Mistakes made together, each named in the diagnosis. */
+	static const struct {
+		int ipv;
+		const char *mistakes, *what;
+	} combos[] = {
+		{ 4, "ipv4-tos-unmasked+ipv4-ttl-unmasked+ipv4-csum-unmasked",
+		  "every IPv4 variant field left unmasked, UDP and BTH masked" },
+		{ 4, "nothing-masked+byte-order", "nothing masked, and most-significant byte first" },
+		{ 4, "no-prefix+not-inverted", "no prefix and no final inversion" },
+		{ 4, "pad-omitted+bth4-unmasked+byte-order", "the pad left out, BTH byte 4 unmasked, byte order swapped" },
+		{ 6, "ipv6-tc-unmasked+ipv6-fl-unmasked+ipv6-hl-unmasked",
+		  "every IPv6 variant field left unmasked, UDP and BTH masked" },
+		{ 6, "nothing-masked+byte-order", "nothing masked, and most-significant byte first" },
+		{ 6, "no-prefix+not-inverted", "no prefix and no final inversion" },
+		{ 6, "udp-csum-unmasked+ipv6-fl-unmasked+not-inverted", "UDP checksum and Flow Label unmasked, not inverted" },
+	};
+	for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
+		struct roce_desc d;
+		sample_desc(&d, 0x04, combos[i].ipv, payload, 5);
+		roce_bth_set_becn(d.bth, 1);
+		roce_udp_set_csum(d.udp, 0x1234);
+		size_t n = build(&d, frame);
+		struct roce_pkt p;
+		uint32_t set = 0, v = 0;
+		roce_parse_frame(&p, frame, n, n, 0);
+		if (roce_icrc_mistakes_parse(combos[i].mistakes, &set) != 0 || roce_icrc_mistaken_set(&p, set, &v) != 0)
+			die("ICRC mistakes %s", combos[i].mistakes);
+		roce_le32_store(frame + p.icrc_off, v);
+		cap_frame(&c, frame, n, n, ROCE_C_ICRC, "IPv%d ICRC: %s (%s)", combos[i].ipv, combos[i].what,
+			  combos[i].mistakes);
+	}
+	cap_close(&c);
+}
+
+/* Writes the ICRC the bytes of a frame deserve, whatever they hold. */
+static void seal(uint8_t *frame, size_t n)
+{
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, n, n, 0);
+	enum roce_hdr ip = p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
+	if (!p.icrc_found || !roce_pkt_has(&p, ip))
+		die("no ICRC to seal");
+	roce_le32_store(frame + p.icrc_off, roce_icrc(frame + p.hdr_off[ip], p.icrc_off - p.hdr_off[ip]));
+}
+
+/* Packets whose headers after the BTH cannot be parsed, yet whose ICRC can
+ * be checked: a good one says the sender built them so, a bad one that
+ * they were damaged on the way. */
+static void gen_malformed_icrc(const char *dir)
+{
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, "malformed-icrc");
+	for (int ipv = 4; ipv <= 6; ipv += 2) {
+		for (int good = 1; good >= 0; good--) {
+			/* RC SEND Only with no payload and a pad count of 3. */
+			struct roce_desc d;
+			sample_desc(&d, 0x04, ipv, payload, 0);
+			size_t n = build(&d, frame);
+			struct roce_pkt p;
+			roce_parse_frame(&p, frame, n, n, 0);
+			roce_bth_set_padcnt(frame + p.hdr_off[ROCE_H_BTH], 3);
+			if (good)
+				seal(frame, n);
+			cap_frame(&c, frame, n, n, ROCE_E_PADCNT, "IPv%d SEND Only, no payload, pad count 3: %s", ipv,
+				  good ? "ICRC good (the sender built it so)" : "ICRC bad (damaged on the way)");
+			/* RC SEND Only of 4 bytes whose opcode became RDMA WRITE Only,
+			 * whose RETH the datagram cannot hold. */
+			sample_desc(&d, 0x04, ipv, payload, 4);
+			n = build(&d, frame);
+			roce_parse_frame(&p, frame, n, n, 0);
+			roce_bth_set_opcode(frame + p.hdr_off[ROCE_H_BTH], 0x0A);
+			if (good)
+				seal(frame, n);
+			cap_frame(&c, frame, n, n, ROCE_E_TRUNC_XHDR, "IPv%d RDMA WRITE Only with no room for its RETH: %s",
+				  ipv, good ? "ICRC good (the sender built it so)" : "ICRC bad (damaged on the way)");
+		}
+		/* Opcodes with no known headers: the ICRC still covers them. */
+		static const uint8_t opcodes[] = { 0x1E, 0xF0 };
+		for (size_t i = 0; i < sizeof opcodes; i++) {
+			struct roce_desc d;
+			sample_desc(&d, 0x04, ipv, payload, 8);
+			size_t n = build(&d, frame);
+			struct roce_pkt p;
+			roce_parse_frame(&p, frame, n, n, 0);
+			roce_bth_set_opcode(frame + p.hdr_off[ROCE_H_BTH], opcodes[i]);
+			seal(frame, n);
+			cap_frame(&c, frame, n, n, i ? ROCE_E_OPCODE_VENDOR : ROCE_E_OPCODE_UNDEFINED,
+				  "IPv%d opcode 0x%02x, ICRC good", ipv, opcodes[i]);
+		}
+	}
+	cap_close(&c);
+}
+
+/* A plain UDP datagram over IPv4 from 198.18.0.1 to 198.18.0.2: the other
+ * protocols' own traffic, on the ports RoCEv2 packets may come from. */
+static size_t udp_frame(uint8_t *f, uint16_t sport, uint16_t dport, const uint8_t *payload, size_t len)
+{
+	static const uint8_t head[14 + 20] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
+		0x45, 0x00, 0x00, 0x00, 0x43, 0x21, 0x40, 0x00, 64, 17, 0x00, 0x00,
+		198, 18, 0, 1, 198, 18, 0, 2,
+	};
+	memcpy(f, head, sizeof head);
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	roce_ipv4_set_totlen(ip, (uint16_t)(20 + 8 + len));
+	roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, 20));
+	roce_udp_set_sport(udp, sport);
+	roce_udp_set_dport(udp, dport);
+	roce_udp_set_len(udp, (uint16_t)(8 + len));
+	roce_udp_set_csum(udp, 0);
+	memcpy(udp + 8, payload, len);
+	return 14 + 20 + 8 + len;
+}
+
+/* RoCEv2 from small UDP source ports that other protocols own (some NICs
+ * send from the QP number, or another small port): RoCEv2 whenever the
+ * BTH parses and the ICRC verifies; the other protocols' own traffic, and
+ * a datagram to 4791 with a bad ICRC, decode as before. */
+static void gen_low_ports(const char *dir)
+{
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, "low-ports");
+	static const struct {
+		uint16_t port;
+		int ipv;
+		const char *owner;
+	} low[] = {
+		{ 53, 4, "DNS" },    { 69, 4, "TFTP" },    { 123, 4, "NTP" },  { 161, 4, "SNMP" },
+		{ 2049, 4, "NFS" },  { 111, 4, "portmap" }, { 500, 4, "ISAKMP" }, { 0x123, 4, "the QP number" },
+		{ 53, 6, "DNS" },    { 69, 6, "TFTP" },
+	};
+	for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
+		struct roce_desc d;
+		sample_desc(&d, 0x04, low[i].ipv, payload, 32);
+		roce_udp_set_sport(d.udp, low[i].port);
+		size_t n = build(&d, frame);
+		cap_frame(&c, frame, n, n, ROCE_OK, "IPv%d RoCEv2 SEND Only from UDP source port %u (%s's)", low[i].ipv,
+			  low[i].port, low[i].owner);
+	}
+	/* A bad ICRC from port 53 with no good packet before it: not RoCEv2
+	 * to Wireshark (DNS keeps it); one from port 69 after the good one
+	 * above: the same flow, RoCEv2, its ICRC judged. */
+	struct roce_desc d;
+	sample_desc(&d, 0x04, 4, payload, 32);
+	roce_udp_set_sport(d.udp, 53);
+	static const uint8_t other_host[4] = { 198, 18, 0, 9 };
+	memcpy(d.ip + 12, other_host, 4);
+	d.ovr |= ROCE_OVR_ICRC;
+	d.icrc = 0x0BADC0DE;
+	size_t n = build(&d, frame);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns",
+		       "IPv4 SEND Only from port 53 with a bad ICRC, from a host with no good one: DNS's");
+	sample_desc(&d, 0x04, 4, payload, 32);
+	roce_udp_set_sport(d.udp, 69);
+	roce_bth_set_psn(d.bth, 43);
+	d.ovr |= ROCE_OVR_ICRC;
+	d.icrc = 0x0BADC0DE;
+	n = build(&d, frame);
+	cap_frame(&c, frame, n, n, ROCE_C_ICRC, "IPv4 SEND Only from port 69 with a bad ICRC, in a flow already RoCEv2");
+
+	/* The other protocols' own traffic. */
+	static const uint8_t dns_query[] = { 0x12, 0x34, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+					     7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'o', 'r', 'g', 0,
+					     0x00, 0x01, 0x00, 0x01 };
+	uint8_t dns_reply[sizeof dns_query];
+	memcpy(dns_reply, dns_query, sizeof dns_query);
+	dns_reply[2] = 0x81;
+	dns_reply[3] = 0x80;
+	static const uint8_t tftp_rrq[] = { 0x00, 0x01, 'f', 'i', 'l', 'e', '.', 't', 'x', 't', 0,
+					    'o', 'c', 't', 'e', 't', 0 };
+	uint8_t ntp[48] = { 0x23 };
+	n = udp_frame(frame, 40000, 53, dns_query, sizeof dns_query);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS query to port 53");
+	n = udp_frame(frame, 53, 40000, dns_reply, sizeof dns_reply);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS reply from port 53");
+	n = udp_frame(frame, 4791, 53, dns_query, sizeof dns_query);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS query from source port 4791 to port 53");
+	n = udp_frame(frame, 40001, 69, tftp_rrq, sizeof tftp_rrq);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=tftp", "TFTP read request to port 69");
+	n = udp_frame(frame, 40002, 123, ntp, sizeof ntp);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=ntp", "NTP client request to port 123");
 	cap_close(&c);
 }
 
@@ -390,11 +575,14 @@ int craft_samples(const char *dir)
 	gen_cnp(dir);
 	gen_vectors(dir);
 	gen_bad_icrc(dir);
+	gen_malformed_icrc(dir);
+	gen_low_ports(dir);
 	gen_truncated(dir);
 	gen_violations(dir);
 	gen_conversation(dir, "flows-rc", sample_conv_rc);
 	gen_conversation(dir, "flows-nvme", sample_conv_nvme);
 	gen_conversation(dir, "flows-errors", sample_conv_errors);
+	gen_conversation(dir, "flows-lossy", sample_conv_lossy);
 	gen_conversation(dir, "flows-uc-ud-xrc", sample_conv_uc_ud_xrc);
 	return 0;
 }

@@ -1,15 +1,10 @@
 /* Findings as text, for lint and craft. */
 #include "commands.h"
 
-struct finding_counts print_findings(FILE *out, const struct roce_pkt *p,
-				     const struct roce_check_opts *opts, const char *indent,
-				     size_t per_rule[ROCE_RULE_COUNT])
+struct finding_counts print_finding_list(FILE *out, const struct roce_pkt *p, const struct roce_finding *f,
+					 size_t n, const char *indent, size_t per_rule[ROCE_RULE_COUNT])
 {
-	struct roce_finding f[64];
-	size_t n = roce_check(p, opts, f, 64);
 	struct finding_counts c = { n, 0 };
-	if (n > 64)
-		n = 64;
 	for (size_t i = 0; i < n; i++) {
 		const struct roce_code_info *ci = roce_code_info(f[i].code);
 		if (ci->severity == ROCE_SEV_ERROR)
@@ -18,16 +13,21 @@ struct finding_counts print_findings(FILE *out, const struct roce_pkt *p,
 			per_rule[ci->rule]++;
 		if (!out)
 			continue;
-		char msg[256];
+		char msg[256], extra[512];
 		roce_finding_format(&f[i], msg, sizeof msg);
-		fprintf(out, "%s%-7s %s", indent, roce_severity_name(ci->severity), msg);
-		if (f[i].code == ROCE_C_ICRC) {
-			struct roce_icrc_diagnosis d = roce_icrc_diagnose(p);
-			if (d.mistake != ROCE_ICRC_MISTAKE_NONE)
-				fprintf(out, " (likely cause: %s%s)", roce_icrc_mistake_text(d.mistake),
-					d.byte_order_too ? ", and the byte order swapped" : "");
-		}
-		fputc('\n', out);
+		roce_finding_context(p, &f[i], extra, sizeof extra);
+		fprintf(out, "%s%-7s %s%s\n", indent, roce_severity_name(ci->severity), msg, extra);
 	}
+	return c;
+}
+
+struct finding_counts print_findings(FILE *out, const struct roce_pkt *p,
+				     const struct roce_check_opts *opts, const char *indent,
+				     size_t per_rule[ROCE_RULE_COUNT])
+{
+	struct roce_finding f[64];
+	size_t n = roce_check(p, opts, f, 64);
+	struct finding_counts c = print_finding_list(out, p, f, n > 64 ? 64 : n, indent, per_rule);
+	c.total = n;
 	return c;
 }

@@ -1,8 +1,10 @@
 /*
- * `roce-tester lint`: reads pcap files and checks every RoCEv2 packet with
- * libroce's stateless checks, ICRC included; prints the findings per frame
- * and a summary per rule.
+ * `roce-tester lint`: reads pcap files and judges every RoCEv2 packet as
+ * the Wireshark plugin does, with libroce alone: the stateless checks, ICRC
+ * included, and the per-QP flow analysis (roce/flow.h) over each file in
+ * capture order. Prints the findings per frame and a summary per rule.
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <stdlib.h>
@@ -14,36 +16,150 @@ static void usage(FILE *out)
 {
 	fputs("usage: roce-tester lint [OPTIONS] FILE.pcap...\n"
 	      "\n"
-	      "Checks every RoCEv2 packet in the captures against the stateless rules\n"
-	      "(headers, lengths, pad, reserved bits, CNP format, ICRC) and prints the\n"
-	      "findings, then a count per rule. Exit status: 0 no errors, 1 errors\n"
+	      "Judges every RoCEv2 packet in the captures as the Wireshark plugin does:\n"
+	      "the stateless rules (headers, lengths, pad, reserved bits, CNP format,\n"
+	      "ICRC) and, per QP, the flow rules (PSN order, go-back-N after a NAK,\n"
+	      "READ response segmentation, RNR waits, ...), then prints the findings\n"
+	      "per frame and a count per rule. Exit status: 0 no errors, 1 errors\n"
 	      "found, 2 bad usage or unreadable file.\n"
 	      "\n"
 	      "Options:\n"
 	      "  --pmtu N      the path MTU (256..4096), to check payload sizes exactly\n"
+	      "                (otherwise learnt per QP, as the plugin does)\n"
 	      "  --sender      the capture was taken at the sender: CE marks are errors\n"
 	      "  --any-port    decode every UDP port as RoCEv2, not only 4791\n"
 	      "  --rocev1      also check RoCE v1 frames (Ethertype 0x8915, dual-mode ports)\n"
+	      "  --no-flow     judge each packet on its own, without the per-QP analysis\n"
 	      "  --all         also report frames that are not RoCEv2 at all\n"
+	      "  --tsv         one line per finding: frame, code, rule, severity, text\n"
 	      "  -q, --quiet   print only the summary\n"
 	      "  -h, --help    this help\n",
 	      out);
 }
 
-/* Parse errors that only mean "this frame is some other protocol". */
-static bool not_roce(enum roce_code e)
+/* An IPv6 datagram whose extension headers lead to UDP port 4791: RoCEv2
+ * to a receiver that walks them, as Wireshark does (and the plugin then
+ * reports the extension headers, CA17-16). */
+static bool ipv6_ext_to_roce(const struct roce_pkt *p, unsigned pflags)
 {
-	return e == ROCE_E_ETHERTYPE || e == ROCE_E_ROCEV1 || e == ROCE_E_IPV4_PROTO ||
-	       e == ROCE_E_IPV6_NEXTHDR || e == ROCE_E_UDP_DPORT;
+	if (p->err != ROCE_E_IPV6_NEXTHDR || !roce_pkt_has(p, ROCE_H_IPV6))
+		return false;
+	uint32_t off = p->hdr_off[ROCE_H_IPV6] + ROCE_IPV6_LEN;
+	uint8_t next = (uint8_t)roce_ipv6_nexthdr(roce_pkt_hdr(p, ROCE_H_IPV6));
+	for (int depth = 0; depth < 8; depth++) {
+		if (next == 17)
+			return (uint64_t)off + ROCE_UDP_LEN <= p->caplen &&
+			       ((pflags & ROCE_PARSE_ANY_PORT) || roce_udp_dport(p->buf + off) == ROCE_UDP_PORT);
+		if ((uint64_t)off + 2 > p->caplen)
+			return false;
+		uint32_t len;
+		switch (next) {
+		case 0: case 43: case 60: case 135: case 139: case 140: /* length in 8-byte units, less one */
+			len = (p->buf[off + 1] + 1u) * 8;
+			break;
+		case 44: /* fragment */
+			len = 8;
+			break;
+		case 51: /* authentication: in 4-byte units, less two */
+			len = (p->buf[off + 1] + 2u) * 4;
+			break;
+		default:
+			return false;
+		}
+		next = p->buf[off];
+		off += len;
+	}
+	return false;
 }
 
+/* Parse errors that only mean "this frame is some other protocol". */
+static bool not_roce(const struct roce_pkt *p, unsigned pflags)
+{
+	enum roce_code e = p->err;
+	return (e == ROCE_E_ETHERTYPE || e == ROCE_E_ROCEV1 || e == ROCE_E_IPV4_PROTO ||
+		e == ROCE_E_IPV6_NEXTHDR || e == ROCE_E_UDP_DPORT) &&
+	       !ipv6_ext_to_roce(p, pflags);
+}
+
+struct lint_opts {
+	struct roce_check_opts check;
+	unsigned pflags;
+	bool all, quiet, flow, tsv;
+};
+
 struct lint_totals {
-	size_t frames, roce, other, with_findings, errors;
+	size_t frames, roce, other, with_findings, errors, open_naks;
 	size_t per_rule[ROCE_RULE_COUNT];
 };
 
-static int lint_file(const char *path, const struct roce_check_opts *opts, unsigned pflags, bool all,
-		     bool quiet, struct lint_totals *t)
+static void *record(void *table, const void *key, size_t klen, size_t size)
+{
+	return roce_flow_table_record(table, key, klen, size);
+}
+
+/* The flow analysis of one packet, as the plugin feeds it. */
+static bool analyse(const struct roce_flow_env *env, const struct roce_pkt *p, uint32_t frame, uint64_t ts_ns,
+		    unsigned pmtu, struct roce_flow_result *r)
+{
+	struct roce_flow_input in = { .frame = frame, .ts_ns = ts_ns, .pmtu = pmtu };
+	if (!roce_flow_input_from(&in, p))
+		return false;
+	roce_flow_packet(env, &in, r);
+	return true;
+}
+
+/* The Info column's tags, as the plugin writes them. */
+static void flow_tags(char *buf, size_t n, const struct roce_flow_result *r)
+{
+	const char *tag = r->cls == ROCE_FLOW_GAP		? " [PSN gap]"
+			  : r->cls == ROCE_FLOW_RETRANSMISSION ? " [Retransmission]"
+			  : r->cls == ROCE_FLOW_OUT_OF_ORDER   ? " [Out-of-order]"
+							       : "";
+	int k = snprintf(buf, n, "%s", tag);
+	if (r->read_count && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, " [READ response %u/%u]", r->read_index, r->read_count);
+}
+
+static void print_tsv(uint32_t frame, const struct roce_pkt *p, const struct roce_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct roce_code_info *ci = roce_code_info(f[i].code);
+		const struct roce_rule_info *ri = roce_rule(ci->rule);
+		char msg[256], extra[512];
+		roce_finding_format(&f[i], msg, sizeof msg);
+		roce_finding_context(p, &f[i], extra, sizeof extra);
+		printf("%u\t%s\t%s\t%s\t%s%s\n", frame, ci->name, ri ? ri->id : "-", roce_severity_name(ci->severity),
+		       msg, extra);
+	}
+}
+
+struct end_ctx {
+	const struct lint_opts *o;
+	struct lint_totals *t;
+};
+
+/* A NAK whose PSN was never seen resent: not a finding of any packet (the
+ * capture may have ended, the resends been lost before the capture
+ * point), said after the packets. */
+static void open_nak(void *arg, const struct roce_flow_open_nak *o)
+{
+	struct end_ctx *e = arg;
+	e->t->open_naks++;
+	if (e->o->quiet)
+		return;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	int af = o->ip_version == 6 ? AF_INET6 : AF_INET;
+	inet_ntop(af, o->src, src, sizeof src);
+	inet_ntop(af, o->dst, dst, sizeof dst);
+	printf("%s  frame %u: NAK PSN Sequence Error for PSN %u (%s to QP 0x%06x at %s) never answered by a resend "
+	       "in the capture; the requester sent %u packets in the %.6f s after it%s\n",
+	       e->o->tsv ? "#" : "", o->nak_frame, o->nak_psn, src, o->dest_qpn, dst, o->packets_after,
+	       (double)o->after_ns / 1e9,
+	       o->clean ? " on a path that showed no loss before the capture point"
+			: "; the path lost packets before the capture point, which may have hidden it");
+}
+
+static int lint_file(const char *path, const struct lint_opts *o, struct lint_totals *t)
 {
 	char err[PCAP_ERRBUF_SIZE];
 	pcap_t *pc = pcap_open_offline(path, err);
@@ -58,41 +174,74 @@ static int lint_file(const char *path, const struct roce_check_opts *opts, unsig
 		pcap_close(pc);
 		return -1;
 	}
-	if (!quiet)
+	struct roce_flow_table *table = roce_flow_table_new();
+	if (!table) {
+		fprintf(stderr, "roce-tester lint: out of memory\n");
+		pcap_close(pc);
+		return -1;
+	}
+	const struct roce_flow_env env = { table, record, NULL };
+	if (o->tsv)
+		printf("# %s\n", path);
+	else if (!o->quiet)
 		printf("%s\n", path);
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	size_t frame = 0;
+	uint32_t frame = 0;
 	int rc;
 	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
 		frame++;
 		t->frames++;
 		struct roce_pkt p;
-		linktype_parse(dlt, &p, data, h->caplen, h->len, pflags);
-		if (not_roce(p.err) && !all) {
+		linktype_parse(dlt, &p, data, h->caplen, h->len, o->pflags);
+		if (not_roce(&p, o->pflags) && !o->all) {
 			t->other++;
 			continue;
 		}
 		t->roce++;
-		if (!quiet) {
-			char line[160];
+		/* The analysis first: the path MTU it knows drives the payload checks. */
+		struct roce_flow_result r;
+		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u;
+		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, &r);
+		struct roce_check_opts co = o->check;
+		if (!co.pmtu && analysed)
+			co.pmtu = r.pmtu;
+		struct roce_finding f[64 + ROCE_FLOW_MAX_FINDINGS];
+		size_t n = roce_check(&p, &co, f, 64);
+		if (n > 64)
+			n = 64;
+		for (unsigned i = 0; analysed && i < r.n_findings; i++)
+			f[n++] = r.findings[i];
+
+		if (o->tsv) {
+			print_tsv(frame, &p, f, n);
+		} else if (!o->quiet) {
+			char line[160], tags[64] = "";
 			if (roce_pkt_has(&p, ROCE_H_BTH))
 				roce_pkt_summary(&p, line, sizeof line);
 			else
 				snprintf(line, sizeof line, "(no BTH)");
-			printf("  frame %zu: %s\n", frame, line);
+			if (analysed)
+				flow_tags(tags, sizeof tags, &r);
+			printf("  frame %u: %s%s\n", frame, line, tags);
+			if (analysed && r.nak_frame)
+				printf("    resend for the NAK in frame %u, %.6f s after it; %u new PSNs crossed the NAK\n",
+				       r.nak_frame, (double)r.nak_to_resend_ns / 1e9, r.new_after_nak);
 		}
-		struct finding_counts fc = print_findings(quiet ? NULL : stdout, &p, opts, "    ", t->per_rule);
+		struct finding_counts fc = print_finding_list(o->quiet || o->tsv ? NULL : stdout, &p, f, n, "    ",
+							      t->per_rule);
 		t->errors += fc.errors;
 		t->with_findings += fc.total > 0;
 	}
-	if (rc == PCAP_ERROR) {
-		fprintf(stderr, "roce-tester lint: %s: frame %zu: %s\n", path, frame + 1, pcap_geterr(pc));
-		pcap_close(pc);
-		return -1;
+	if (rc == PCAP_ERROR)
+		fprintf(stderr, "roce-tester lint: %s: frame %u: %s\n", path, frame + 1, pcap_geterr(pc));
+	else if (o->flow) {
+		struct end_ctx e = { o, t };
+		roce_flow_end(&env, open_nak, &e);
 	}
+	roce_flow_table_free(table);
 	pcap_close(pc);
-	return 0;
+	return rc == PCAP_ERROR ? -1 : 0;
 }
 
 int cmd_lint(int argc, char **argv)
@@ -101,12 +250,10 @@ int cmd_lint(int argc, char **argv)
 		{ "pmtu", required_argument, NULL, 'm' }, { "sender", no_argument, NULL, 's' },
 		{ "any-port", no_argument, NULL, 'p' },   { "all", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },      { "help", no_argument, NULL, 'h' },
-		{ "rocev1", no_argument, NULL, '1' },
-		{ NULL, 0, NULL, 0 },
+		{ "rocev1", no_argument, NULL, '1' },     { "no-flow", no_argument, NULL, 'F' },
+		{ "tsv", no_argument, NULL, 't' },        { NULL, 0, NULL, 0 },
 	};
-	struct roce_check_opts opts = { ROCE_CHK_ICRC, 0 };
-	unsigned pflags = 0;
-	bool all = false, quiet = false;
+	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, 0, false, false, true, false };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -119,14 +266,16 @@ int cmd_lint(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			opts.pmtu = (unsigned)v;
+			o.check.pmtu = (unsigned)v;
 			break;
 		}
-		case 's': opts.flags |= ROCE_CHK_SENDER; break;
-		case 'p': pflags |= ROCE_PARSE_ANY_PORT; break;
-		case '1': pflags |= ROCE_PARSE_ROCEV1; break;
-		case 'a': all = true; break;
-		case 'q': quiet = true; break;
+		case 's': o.check.flags |= ROCE_CHK_SENDER; break;
+		case 'p': o.pflags |= ROCE_PARSE_ANY_PORT; break;
+		case '1': o.pflags |= ROCE_PARSE_ROCEV1; break;
+		case 'a': o.all = true; break;
+		case 'q': o.quiet = true; break;
+		case 'F': o.flow = false; break;
+		case 't': o.tsv = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -141,18 +290,22 @@ int cmd_lint(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	int status = 0;
 	for (int i = optind; i < argc; i++)
-		if (lint_file(argv[i], &opts, pflags, all, quiet, &t) != 0)
+		if (lint_file(argv[i], &o, &t) != 0)
 			status = 2;
 
-	printf("\n%zu frames: %zu RoCE%s, %zu other; %zu with findings, %zu errors\n", t.frames, t.roce,
-	       (pflags & ROCE_PARSE_ROCEV1) ? " (v1 and v2)" : "v2", t.other, t.with_findings, t.errors);
+	FILE *sum = o.tsv ? stderr : stdout;
+	fprintf(sum, "\n%zu frames: %zu RoCE%s, %zu other; %zu with findings, %zu errors\n", t.frames, t.roce,
+		(o.pflags & ROCE_PARSE_ROCEV1) ? " (v1 and v2)" : "v2", t.other, t.with_findings, t.errors);
 	for (size_t r = 0; r < ROCE_RULE_COUNT; r++) {
 		if (!t.per_rule[r])
 			continue;
 		const struct roce_rule_info *ri = roce_rule((enum roce_rule)r);
-		printf("  %6zu  %-20s %s\n", t.per_rule[r], ri ? ri->id : "(capture)",
-		       ri ? ri->title : "frames cut short by the capture");
+		fprintf(sum, "  %6zu  %-20s %s\n", t.per_rule[r], ri ? ri->id : "(capture)",
+			ri ? ri->title : "frames cut short by the capture");
 	}
+	if (t.open_naks)
+		fprintf(sum, "  %zu NAK%s never answered by a resend in the capture (listed after the frames)\n",
+			t.open_naks, t.open_naks == 1 ? "" : "s");
 	if (status)
 		return status;
 	return t.errors ? 1 : 0;

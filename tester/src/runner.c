@@ -1,5 +1,6 @@
 /* The runner: executes one case (see runner.h). */
 #include "runner.h"
+#include "flowcheck.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -92,6 +93,11 @@ struct run_ctx {
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
 	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
 	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
+	/* libroce's flow analysis over the case's packets (flowcheck.h): the
+	 * result of the packet recorded last, for check_dut_packet. */
+	struct flowcheck *flow;
+	long flow_idx;
+	struct roce_flow_result flow_result;
 };
 
 /* ---- Small helpers ---- */
@@ -158,6 +164,8 @@ static void event(struct run_ctx *x, const char *fmt, ...)
 
 /* ---- Packets of the case ---- */
 
+static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn);
+
 static long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint64_t ts, bool tx, uint32_t qpn,
 		       const char *note)
 {
@@ -191,6 +199,9 @@ static long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint6
 		x->rx_recorded++;
 		x->rx_recorded_bytes += len;
 	}
+	struct case_qp *q = qpn ? qp_by_tester_qpn(x, qpn) : NULL;
+	if (flowcheck_frame(x->flow, data, len, (uint32_t)x->n_pkts + 1, ts, q ? q->pmtu : 0, &x->flow_result))
+		x->flow_idx = (long)x->n_pkts;
 	return (long)x->n_pkts++;
 }
 
@@ -395,7 +406,23 @@ static void check_dut_protocol(struct run_ctx *x, long idx, const struct case_qp
 	pkt_finding(x, idx, ROCE_RULE_CA17_40, msg);
 }
 
-/* Every DUT packet of the case is checked against the stateless rules. */
+/* The flow rules on one DUT packet: libroce's analysis of the case's
+ * traffic (record_pkt ran it), as the plugin and lint judge a capture. */
+static void check_flow(struct run_ctx *x, long idx)
+{
+	if (x->flow_idx != idx)
+		return;
+	const struct roce_flow_result *r = &x->flow_result;
+	for (unsigned i = 0; i < r->n_findings; i++) {
+		const struct roce_code_info *ci = roce_code_info(r->findings[i].code);
+		char msg[300];
+		roce_finding_format(&r->findings[i], msg, sizeof msg);
+		add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg);
+	}
+}
+
+/* Every DUT packet of the case is checked against the stateless and the
+ * flow rules. */
 static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q)
 {
 	struct case_pkt *p = &x->pkts[idx];
@@ -405,6 +432,7 @@ static void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *
 	check_dut_protocol(x, idx, q, &pk);
 	check_dut_vlan(x, idx, q, &pk);
 	check_stateless(x, idx, &pk, q->pmtu);
+	check_flow(x, idx);
 }
 
 /* ARP and Neighbour Discovery come in through the same filter as RoCEv2:
@@ -3217,6 +3245,7 @@ static void free_ctx(struct run_ctx *x)
 	for (size_t i = 0; i < x->n_syms; i++)
 		free(x->syms[i].name);
 	free(x->syms);
+	flowcheck_free(x->flow);
 }
 
 static int cmp_pkt_time(const void *a, const void *b)
@@ -3317,6 +3346,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->findings = json_array_new();
 	x->evidence = json_array_new();
 	x->failed_rules = json_array_new();
+	x->flow = flowcheck_new();
+	x->flow_idx = -1;
 	r->rc = x;
 	peer_reset(r->peer);
 	agent_log_clear(&r->agent);

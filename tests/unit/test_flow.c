@@ -76,6 +76,7 @@ struct pkt_opts {
 	uint8_t syndrome;  /* AETH */
 	uint16_t sport;    /* 0: 0xC0DE */
 	uint64_t gap_ns;   /* time since the previous packet; 0: 10 us */
+	uint32_t copy_of;  /* 0: a packet of its own (IPv4 ID = its frame); N: byte for byte frame N's */
 };
 
 /* Feeds one packet; requests go A -> B to QP_B, responses B -> A to QP_A. */
@@ -97,6 +98,8 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), opcode == READ_REQ ? o->dmalen : payload_len);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH))
 		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : 0x1F);
+	/* Each transmission has its own IPv4 ID, as Linux sends them. */
+	roce_ipv4_set_id(d.ip, (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
 	long n = roce_build_frame(&d, frame, sizeof frame);
 	CHECK(n > 0, "build 0x%02x", opcode);
 	struct roce_pkt p;
@@ -175,36 +178,193 @@ static void gaps_retransmissions_reorder(void)
 	conv_free(&c);
 }
 
+static const struct pkt_opts nak = { .syndrome = 0x60 };
+
+/* Sends new PSNs first..last in order. */
+static void sends(struct conv *c, uint32_t first, uint32_t last)
+{
+	for (uint32_t psn = first; psn != last + 1; psn++) {
+		struct roce_flow_result r = feed(c, SEND_ONLY, psn, 8, NULL);
+		CHECK(!serious(&r), "conforming SEND %u", psn);
+	}
+}
+
+struct open_naks {
+	unsigned n;
+	struct roce_flow_open_nak last;
+};
+
+static void on_open_nak(void *arg, const struct roce_flow_open_nak *o)
+{
+	struct open_naks *x = arg;
+	x->n++;
+	x->last = *o;
+}
+
 static void nak_and_go_back_n(void)
 {
+	/* A loss before the capture point, the NAK, and go-back-N. */
 	struct conv c;
 	conv_init(&c, 1024);
 	feed(&c, SEND_ONLY, 1, 8, NULL);
 	feed(&c, SEND_ONLY, 3, 8, NULL); /* 2 lost before the capture point */
-	struct pkt_opts nak = { .syndrome = 0x60 };
 	struct roce_flow_result r = feed(&c, ACK, 2, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_EXPLAINED) && !serious(&r), "NAK explained");
 	CHECK(r.request_frame == 2, "NAK linked to the out-of-sequence request, frame %u", r.request_frame);
-	r = feed(&c, SEND_ONLY, 2, 8, NULL);
-	CHECK(has(&r, ROCE_F_GBN_RETRANSMISSION) || r.cls == ROCE_FLOW_OUT_OF_ORDER, "resend from 2 (class %d)", r.cls);
+	struct pkt_opts later = { .gap_ns = 30000 };
+	r = feed(&c, SEND_ONLY, 2, 8, &later);
+	CHECK(has(&r, ROCE_F_GBN_RETRANSMISSION) && r.cls == ROCE_FLOW_RETRANSMISSION, "resend from 2 (class %d)", r.cls);
+	CHECK(r.nak_frame == 3 && r.nak_to_resend_ns == 30000 && r.new_after_nak == 0,
+	      "NAK in frame %u, resent %llu ns later, %u new PSNs between", r.nak_frame,
+	      (unsigned long long)r.nak_to_resend_ns, r.new_after_nak);
 	r = feed(&c, SEND_ONLY, 3, 8, NULL);
-	CHECK(r.cls == ROCE_FLOW_RETRANSMISSION && has(&r, ROCE_F_GBN_RETRANSMISSION), "GBN resend of 3");
+	CHECK(r.cls == ROCE_FLOW_RETRANSMISSION && has(&r, ROCE_F_GBN_RETRANSMISSION) && !r.nak_frame,
+	      "GBN resend of 3, not the first resend");
 	r = feed(&c, SEND_ONLY, 4, 8, NULL);
 	CHECK(!serious(&r), "new PSN after a complete resend");
-
-	/* A requester that ignores the NAK. */
 	conv_free(&c);
+
+	/* The reported case: the loss was after the capture point, and the
+	 * requester kept sending for a while, its packets crossing the NAK,
+	 * then went back correctly. Nothing to warn about; measured. */
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 1, 8, NULL);
+	sends(&c, 1, 4);
+	feed(&c, ACK, 2, 0, &nak); /* frame 5 */
+	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	CHECK(!serious(&r) && r.cls == ROCE_FLOW_IN_ORDER, "new PSN 5 crossed the NAK");
+	r = feed(&c, SEND_ONLY, 6, 8, NULL);
+	CHECK(!serious(&r), "new PSN 6 crossed the NAK");
+	r = feed(&c, SEND_ONLY, 2, 8, NULL);
+	CHECK(!serious(&r) && r.nak_frame == 5 && r.new_after_nak == 2 && r.nak_to_resend_ns == 30000,
+	      "resend of 2: NAK frame %u, %u new PSNs crossed it, %llu ns", r.nak_frame, r.new_after_nak,
+	      (unsigned long long)r.nak_to_resend_ns);
+	for (uint32_t psn = 3; psn <= 6; psn++) {
+		r = feed(&c, SEND_ONLY, psn, 8, NULL);
+		CHECK(!serious(&r) && has(&r, ROCE_F_GBN_RETRANSMISSION), "go-back resends %u", psn);
+	}
+	r = feed(&c, SEND_ONLY, 7, 8, NULL);
+	CHECK(!r.n_findings && r.cls == ROCE_FLOW_IN_ORDER, "new PSN after the go-back");
+	struct open_naks open = { 0 };
+	roce_flow_end(&c.env, on_open_nak, &open);
+	CHECK(open.n == 0, "no NAK left open (%u)", open.n);
+	conv_free(&c);
+
+	/* A requester that goes back to the wrong PSN, on a path that shows no
+	 * loss, reordering or duplication: an error. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 4);
+	feed(&c, ACK, 2, 0, &nak);
+	r = feed(&c, SEND_ONLY, 3, 8, NULL);
+	CHECK(has(&r, ROCE_F_GBN_SKIPPED), "went back to 3, not 2");
+	conv_free(&c);
+
+	/* The same where the path lost packets before the capture point: the
+	 * resend of 2 may have been lost there too. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 2);
+	feed(&c, SEND_ONLY, 4, 8, NULL); /* 3 lost before the capture point */
 	feed(&c, SEND_ONLY, 3, 8, NULL);
 	feed(&c, ACK, 2, 0, &nak);
-	r = feed(&c, SEND_ONLY, 4, 8, NULL);
-	CHECK(has(&r, ROCE_F_GBN_SKIPPED), "new PSN without resending");
+	r = feed(&c, SEND_ONLY, 3, 8, NULL);
+	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "lossy path: a warning");
+	conv_free(&c);
 
-	/* A NAK for a PSN never sent. */
+	/* A byte-identical copy of a packet sent before the NAK may be a
+	 * duplicate made by the network. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 4);
+	feed(&c, ACK, 2, 0, &nak);
+	struct pkt_opts dup3 = { .copy_of = 3 };
+	r = feed(&c, SEND_ONLY, 3, 8, &dup3);
+	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "a copy: a warning");
+	conv_free(&c);
+
+	/* New PSNs in the middle of the resends. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 4);
+	feed(&c, ACK, 2, 0, &nak);
+	feed(&c, SEND_ONLY, 2, 8, NULL);
+	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND) && r.findings[0].expected == 3, "new PSN 5 before 3 and 4 were resent");
 	conv_free(&c);
 	conv_init(&c, 1024);
+	sends(&c, 1, 2);
+	feed(&c, SEND_ONLY, 4, 8, NULL);
+	feed(&c, SEND_ONLY, 3, 8, NULL);
+	feed(&c, ACK, 2, 0, &nak);
+	feed(&c, SEND_ONLY, 2, 8, NULL);
+	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND_SEEN), "the same on a lossy path: a warning");
+	conv_free(&c);
+
+	/* A timeout's go-back that began before the NAK arrived, and a resend
+	 * run that goes on past a second NAK's PSN until that NAK arrives. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 6);
+	feed(&c, ACK, 3, 0, &nak);
+	for (uint32_t psn = 1; psn <= 6; psn++) {
+		r = feed(&c, SEND_ONLY, psn, 8, NULL);
+		CHECK(!serious(&r), "timeout go-back through the NAKed PSN: %u", psn);
+	}
+	conv_free(&c);
+	conv_init(&c, 1024);
+	sends(&c, 1, 8);
+	feed(&c, ACK, 2, 0, &nak);
+	sends(&c, 2, 2);
+	feed(&c, SEND_ONLY, 2, 8, NULL);
+	feed(&c, SEND_ONLY, 3, 8, NULL);
+	feed(&c, SEND_ONLY, 4, 8, NULL);
+	feed(&c, ACK, 4, 0, &nak); /* the resend of 4 lost after the capture point */
+	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	CHECK(!serious(&r), "resend 5 continues the run begun before the second NAK arrived");
+	r = feed(&c, SEND_ONLY, 4, 8, NULL);
+	CHECK(!serious(&r) && r.nak_frame, "then the resend of 4");
+	conv_free(&c);
+
+	/* READs take one PSN per response packet: so does their go-back. */
+	conv_init(&c, 1024);
+	struct pkt_opts rd4 = { .dmalen = 4096 };
+	for (uint32_t psn = 10; psn <= 22; psn += 4)
+		feed(&c, READ_REQ, psn, 0, &rd4);
+	feed(&c, ACK, 14, 0, &nak);
+	for (uint32_t psn = 14; psn <= 22; psn += 4) {
+		r = feed(&c, READ_REQ, psn, 0, &rd4);
+		CHECK(!serious(&r), "READ %u resent", psn);
+	}
+	r = feed(&c, READ_REQ, 26, 0, &rd4);
+	CHECK(!serious(&r) && r.cls == ROCE_FLOW_IN_ORDER, "new READ after the go-back of READs");
+	conv_free(&c);
+
+	/* An ACK beyond the NAKed PSN: it arrived, its resend passed unseen. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 4);
+	feed(&c, ACK, 2, 0, &nak);
+	feed(&c, ACK, 4, 0, NULL);
+	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	CHECK(!r.n_findings, "episode closed by the ACK");
+	conv_free(&c);
+
+	/* A requester that ignores the NAK: new PSNs, no resend; what is left
+	 * open at the end of the capture is reported there. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 3);
+	feed(&c, ACK, 2, 0, &nak); /* frame 4 */
+	sends(&c, 4, 9);
+	roce_flow_end(&c.env, on_open_nak, &open);
+	CHECK(open.n == 1 && open.last.nak_frame == 4 && open.last.nak_psn == 2 && open.last.packets_after == 6 &&
+		      open.last.clean && open.last.after_ns == 60000 && open.last.dest_qpn == QP_B,
+	      "open NAK at the end: %u, frame %u PSN %u, %u packets after, %llu ns", open.n, open.last.nak_frame,
+	      open.last.nak_psn, open.last.packets_after, (unsigned long long)open.last.after_ns);
+	conv_free(&c);
+
+	/* A NAK for a PSN never sent: an error once the requester was seen
+	 * sending new PSNs (they all passed the capture point); from a capture
+	 * that saw only one packet, the others may have passed before it began. */
+	conv_init(&c, 1024);
 	feed(&c, SEND_ONLY, 1, 8, NULL);
+	r = feed(&c, ACK, 9, 0, &nak);
+	CHECK(has(&r, ROCE_F_SEQ_NAK_AHEAD_SEEN), "NAK ahead of the first packet seen");
+	feed(&c, SEND_ONLY, 2, 8, NULL);
 	r = feed(&c, ACK, 9, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_AHEAD), "NAK ahead of the requester");
 	conv_free(&c);
@@ -219,7 +379,11 @@ static void rnr(void)
 	struct roce_flow_result r = feed(&c, ACK, 7, 0, &rnr);
 	CHECK(has(&r, ROCE_F_RNR_EXPLAINED) && r.findings[0].expected == 1280 && r.request_frame == 1,
 	      "RNR NAK explained and linked");
-	struct pkt_opts soon = { .gap_ns = 100000 };
+	struct pkt_opts copy = { .gap_ns = 50000, .copy_of = 1 };
+	r = feed(&c, SEND_ONLY, 7, 8, &copy);
+	CHECK(has(&r, ROCE_F_RNR_EARLY_SEEN) && !has(&r, ROCE_F_RNR_EARLY),
+	      "a byte-identical copy 50 us after the RNR NAK: a duplicate, or a retry too early");
+	struct pkt_opts soon = { .gap_ns = 50000 };
 	r = feed(&c, SEND_ONLY, 7, 8, &soon);
 	CHECK(has(&r, ROCE_F_RNR_EARLY), "retry after 100 us, before 1.28 ms");
 	feed(&c, ACK, 7, 0, &rnr);
@@ -257,6 +421,37 @@ static void reads(void)
 	CHECK(has(&r, ROCE_F_READ_RESP_EXTRA), "response beyond the READ");
 	r = feed(&c, READ_LAST, 56, 952, NULL);
 	CHECK(has(&r, ROCE_F_DUP_READ_RESP), "READ response sent again");
+	conv_free(&c);
+
+	/* A READ asked again from inside its range after its last responses
+	 * were lost: answered from a First (a new, shorter request) or from the
+	 * original's Middle at that PSN; both conform (RC-RESP-DUP-READ-001). */
+	for (int middle = 0; middle < 2; middle++) {
+		conv_init(&c, 1024);
+		feed(&c, READ_REQ, 60, 0, &rd);
+		feed(&c, READ_FIRST, 60, 1024, NULL);
+		struct pkt_opts again = { .dmalen = 3000 - 1024 };
+		r = feed(&c, READ_REQ, 61, 0, &again);
+		CHECK(r.cls == ROCE_FLOW_RETRANSMISSION && !serious(&r), "READ asked again from PSN 61 (class %d)", r.cls);
+		r = feed(&c, middle ? READ_MIDDLE : READ_FIRST, 61, 1024, NULL);
+		CHECK(!serious(&r) && r.request_frame == 3 && r.read_index == 1 && r.read_count == 2,
+		      "replay from %s: request %u, %u/%u", middle ? "Middle" : "First", r.request_frame, r.read_index,
+		      r.read_count);
+		CHECK(has(&r, ROCE_F_READ_REPLAY_MIDDLE) == (middle == 1), "the Middle is informative");
+		r = feed(&c, READ_LAST, 62, 952, NULL);
+		CHECK(!r.n_findings, "replay Last");
+		r = feed(&c, SEND_ONLY, 63, 8, NULL);
+		CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "next request after the READ's PSNs");
+		conv_free(&c);
+	}
+	/* A replay from inside the range with a Last where the new request's
+	 * first packet is: wrong either way. */
+	conv_init(&c, 1024);
+	feed(&c, READ_REQ, 60, 0, &rd);
+	struct pkt_opts again = { .dmalen = 3000 - 1024 };
+	feed(&c, READ_REQ, 61, 0, &again);
+	r = feed(&c, READ_LAST, 61, 1024, NULL);
+	CHECK(has(&r, ROCE_F_READ_RESP_POSITION), "a Last opening a replay of two packets");
 	conv_free(&c);
 
 	/* Path MTU learnt from the first response. */

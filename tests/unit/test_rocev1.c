@@ -183,14 +183,14 @@ static void test_malformed(void)
 	struct roce_check_opts o = { ROCE_CHK_ICRC, 0 };
 	size_t nf = roce_check(&p, &o, fi, 8);
 	CHECK(nf == 1 && fi[0].code == ROCE_C_ICRC_V1, "C_ICRC_V1 (%zu findings)", nf);
-	CHECK(roce_icrc_diagnose(&p).mistake == ROCE_ICRC_MISTAKE_PAD_OMITTED, "pad omitted, diagnosed");
+	CHECK(roce_icrc_diagnose(&p).mistakes == ROCE_ICRC_BIT(ROCE_ICRC_MISTAKE_PAD_OMITTED), "pad omitted, diagnosed");
 	CHECK(roce_icrc_mistaken(&p, ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED, &v) != 0, "no UDP header to mask");
 	CHECK(roce_icrc_mistaken(&p, ROCE_ICRC_MISTAKE_IPV4_TTL_UNMASKED, &v) != 0, "no IPv4 header");
 	/* The GRH's variant fields are the IPv6 header's: leaving one unmasked
 	 * is a mistake that shows, and is diagnosed. */
 	CHECK(roce_icrc_mistaken(&p, ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED, &v) == 0, "GRH traffic class unmasked");
 	roce_le32_store(f + p.icrc_off, v);
-	CHECK(roce_icrc_diagnose(&p).mistake == ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED, "TC unmasked, diagnosed");
+	CHECK(roce_icrc_diagnose(&p).mistakes == ROCE_ICRC_BIT(ROCE_ICRC_MISTAKE_IPV6_TC_UNMASKED), "TC unmasked, diagnosed");
 }
 
 /* An endpoint of RoCE v1: the GIDs of IPv4 addresses in their mapped form. */

@@ -103,6 +103,14 @@ struct roce_pkt;
 size_t roce_check(const struct roce_pkt *p, const struct roce_check_opts *opts,
 		  struct roce_finding *out, size_t max);
 
+/* What the packet itself adds to a finding's message, for every front end
+ * alike: for a bad ICRC, the combination of implementation mistakes that
+ * explains it; for the parse error of a packet whose ICRC could still be
+ * checked, what the ICRC says (good: the sender built it this way; bad as
+ * a known mistake makes it: the same; bad otherwise: damaged on the way).
+ * Writes " (...)" or "". Returns what snprintf returns. */
+int roce_finding_context(const struct roce_pkt *p, const struct roce_finding *f, char *buf, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,14 @@
  * held constant per QP. Findings are codes of codes.def (ROCE_FLOW) naming
  * the rules they concern.
  *
+ * The capture is assumed taken somewhere between the peers: packets cross
+ * in flight, and some are lost, reordered or duplicated before the capture
+ * point. A finding is an error only when no position of the capture point
+ * explains what is seen; otherwise the analysis measures (the time from a
+ * NAK to the resend it asks for, the new PSNs that crossed it) and warns
+ * with both readings. A CM REQ/REP pair in the traffic (UD SENDs to QP1)
+ * connects the two directions by itself.
+ *
  * Plain C with caller-provided storage: libroce never allocates. The caller
  * supplies a find-or-create function for records keyed by bytes (Wireshark
  * keeps them in file-scope wmem maps; roce_flow_table below is a malloc
@@ -34,7 +42,7 @@ extern "C" {
 #define ROCE_FLOW_HISTORY 256     /* PSNs remembered per direction, for retransmissions */
 #define ROCE_FLOW_OUTSTANDING 128 /* requests remembered per QP, for matching responses */
 #define ROCE_FLOW_PAIR_QPS 16     /* QPs per pair of hosts searched to pair responses */
-#define ROCE_FLOW_MAX_FINDINGS 4
+#define ROCE_FLOW_MAX_FINDINGS 6
 
 struct roce_flow_env {
 	void *ctx;
@@ -82,6 +90,11 @@ struct roce_flow_result {
 	uint32_t read_index;     /* READ responses: 1-based packet number ... */
 	uint32_t read_count;     /* ... of this many (0 when unknown) */
 	uint32_t retransmit_of;  /* retransmissions: frame of the earlier copy */
+	/* The first resend of the PSN a NAK PSN Sequence Error asked for; all
+	 * zero on other packets. */
+	uint32_t nak_frame;        /* the NAK */
+	uint64_t nak_to_resend_ns; /* time from the NAK to this resend */
+	uint32_t new_after_nak;    /* new PSNs the requester sent in between: they crossed the NAK */
 	unsigned n_findings;
 	struct roce_finding findings[ROCE_FLOW_MAX_FINDINGS]; /* off/len relative to pkt->buf */
 };
@@ -89,6 +102,12 @@ struct roce_flow_result {
 /* Analyses one packet; writes its result. */
 void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_input *in,
 		      struct roce_flow_result *out);
+
+/* Sets in->pkt, and the IP version, addresses and UDP source port from the
+ * packet's own headers (a RoCE v1 packet's GIDs, as IPv6 addresses), for
+ * programs that read whole frames; returns false when the packet has no
+ * IP header or GRH, or no BTH with a known opcode: nothing to analyse. */
+bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p);
 
 /* What a connection manager exchange (CM REQ and REP, or their IP CM
  * private data) says about a connection: the QPs at both ends, the PSN each
@@ -103,6 +122,24 @@ struct roce_flow_connection {
 	unsigned pmtu;              /* 0 when not known */
 };
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c);
+
+/* What is still open at the end of a capture: a NAK PSN Sequence Error
+ * whose PSN the requester was never seen to resend. Not a finding of any
+ * packet (the capture may simply have ended, or the resends been lost
+ * before the capture point); `roce-tester lint` lists them after the
+ * packets. */
+struct roce_flow_open_nak {
+	uint8_t ip_version;
+	const uint8_t *src, *dst;  /* the requester and the responder */
+	uint32_t dest_qpn;         /* the responder's QP */
+	uint32_t nak_frame, nak_psn;
+	uint32_t packets_after;    /* requester packets seen after the NAK */
+	uint64_t after_ns;         /* from the NAK to the last of them */
+	bool clean;                /* the path showed no loss, reordering or duplication */
+};
+/* Calls report once per open NAK, in no particular order. */
+void roce_flow_end(const struct roce_flow_env *env,
+		   void (*report)(void *arg, const struct roce_flow_open_nak *o), void *arg);
 
 /* ---- A malloc-backed record store for programs and tests ---- */
 struct roce_flow_table;

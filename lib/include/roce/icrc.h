@@ -51,32 +51,53 @@ enum roce_icrc_mistake {
 	ROCE_ICRC_MISTAKE_IPV6_FL_UNMASKED,
 	ROCE_ICRC_MISTAKE_IPV6_HL_UNMASKED,
 	ROCE_ICRC_MISTAKE_UDP_CSUM_UNMASKED,
-	ROCE_ICRC_MISTAKE_NOTHING_MASKED,
+	ROCE_ICRC_MISTAKE_NOTHING_MASKED, /* every IP and UDP variant field left unmasked */
 	ROCE_ICRC_MISTAKE_BYTE_ORDER,
 	ROCE_ICRC_MISTAKE_NOT_INVERTED,
 	ROCE_ICRC_MISTAKE_NO_PREFIX,
 	ROCE_ICRC_MISTAKE_COUNT
 };
 
+/* A set of mistakes made together: one bit per mistake. */
+#define ROCE_ICRC_BIT(m) (1u << (m))
+
 struct roce_icrc_diagnosis {
-	enum roce_icrc_mistake mistake; /* NONE when no known mistake explains it */
-	int byte_order_too;             /* the value was also written most-significant byte first */
+	/* The fewest known mistakes that, made together, produce the ICRC on
+	 * the wire (ROCE_ICRC_BIT per mistake; NOTHING_MASKED stands for all
+	 * the IP and UDP field mistakes at once); 0 when no combination does. */
+	uint32_t mistakes;
+	/* Other combinations of as many mistakes that produce it too (0: the
+	 * diagnosis is unique). */
+	unsigned alternatives;
 };
 
-/* Given the wire ICRC of a packet whose ICRC is bad, finds which known
- * mistake (alone, or together with a byte-order swap) produces it. */
+/* Given a packet whose ICRC is bad, searches every combination of the
+ * known mistakes that can occur on it (the variant fields of its IP
+ * version, the UDP checksum and BTH byte 4 each masked or not, the pad
+ * left out or not, the 0xFF prefix, the final inversion, the byte order)
+ * for the smallest that produces the wire value. */
 struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p);
+/* "likely cause: the IPv4 TTL was not masked, and the ICRC was written
+ * most-significant byte first", or that no known mistake, alone or
+ * combined, explains it. Returns what snprintf returns. */
+int roce_icrc_diagnosis_format(const struct roce_icrc_diagnosis *d, char *buf, size_t n);
 const char *roce_icrc_mistake_text(enum roce_icrc_mistake m);
 /* A short stable name ("pad-omitted"), and the reverse lookup
  * (ROCE_ICRC_MISTAKE_COUNT when unknown). */
 const char *roce_icrc_mistake_name(enum roce_icrc_mistake m);
 enum roce_icrc_mistake roce_icrc_mistake_by_name(const char *name);
+/* The names of a set joined by '+' ("ipv4-ttl-unmasked+byte-order"), "none"
+ * for the empty set; and the reverse (returns -1 on an unknown name). */
+int roce_icrc_mistakes_format(uint32_t mistakes, char *buf, size_t n);
+int roce_icrc_mistakes_parse(const char *names, uint32_t *mistakes);
 
-/* The ICRC an implementation making mistake m would send for this packet
- * (as a CRC value, stored little-endian on the wire): for building packets
- * that reproduce a vendor bug. Returns -1 when the packet's ICRC cannot be
- * computed or the mistake cannot occur (IPv6 fields on IPv4, pad omitted
- * with no pad). */
+/* The ICRC an implementation making every mistake of the set would send
+ * for this packet (as a CRC value, stored little-endian on the wire): for
+ * building packets that reproduce a vendor bug. Returns -1 when the
+ * packet's ICRC cannot be computed or a mistake cannot occur (IPv6 fields
+ * on IPv4, pad omitted with no pad). */
+int roce_icrc_mistaken_set(const struct roce_pkt *p, uint32_t mistakes, uint32_t *value);
+/* The same for one mistake. */
 int roce_icrc_mistaken(const struct roce_pkt *p, enum roce_icrc_mistake m, uint32_t *value);
 
 #ifdef __cplusplus

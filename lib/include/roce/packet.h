@@ -67,6 +67,11 @@ struct roce_pkt {
 	uint8_t pad_len;
 	uint32_t icrc_off;
 	bool complete; /* walked to the ICRC, and every byte of it is in buf */
+	/* The BTH was found and every byte from it to the end of the UDP
+	 * payload (the ICRC field, its last 4 bytes, at icrc_off) is in buf:
+	 * the ICRC can be checked even when a later header could not be
+	 * parsed (E_PADCNT, E_TRUNC_XHDR, an undefined opcode). */
+	bool icrc_found;
 };
 
 enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
