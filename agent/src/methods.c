@@ -4,6 +4,7 @@
  * the backend, and the results.
  */
 #include "agent.h"
+#include "roce/gid.h"
 #include "roce/mad.h"
 
 #include <arpa/inet.h>
@@ -179,15 +180,8 @@ static bool p_gid(struct req *r, const char *name, bool required, uint8_t *gid, 
 	*given = s != NULL;
 	if (!s)
 		return !r->err;
-	struct in_addr a4;
-	if (inet_pton(AF_INET6, s, gid) == 1)
+	if (roce_gid_parse(s, gid))
 		return true;
-	if (inet_pton(AF_INET, s, &a4) == 1) {
-		memset(gid, 0, 16);
-		gid[10] = gid[11] = 0xff;
-		memcpy(gid + 12, &a4, 4);
-		return true;
-	}
 	return req_fail(r, AE_BAD_REQUEST, "params.%s: '%.60s' is not an IPv6 (or IPv4) address", name, s);
 }
 
@@ -317,12 +311,6 @@ static void res_str(struct req *r, const char *name, const char *v)
 		json_builder_add_string_value(r->result, v);
 	else
 		json_builder_add_null_value(r->result);
-}
-
-static void gid_str(const uint8_t *gid, char *out, size_t n)
-{
-	if (!inet_ntop(AF_INET6, gid, out, (socklen_t)n))
-		g_strlcpy(out, "?", n);
 }
 
 /* ---- Methods ---- */
@@ -457,7 +445,7 @@ static void m_list_gids(struct req *r)
 	json_builder_begin_array(r->result);
 	for (unsigned i = 0; i < n; i++) {
 		char s[64];
-		gid_str(g[i].gid, s, sizeof s);
+		roce_gid_format(g[i].gid, s, sizeof s);
 		json_builder_begin_object(r->result);
 		json_builder_set_member_name(r->result, "index");
 		json_builder_add_int_value(r->result, g[i].index);
@@ -811,7 +799,7 @@ static void m_query_qp(struct req *r)
 	if (a.mask & BE_QPA_SQ_PSN) res_int(r, "sq_psn", a.sq_psn);
 	if (a.mask & BE_QPA_AV) {
 		char s[64];
-		gid_str(a.av.dgid, s, sizeof s);
+		roce_gid_format(a.av.dgid, s, sizeof s);
 		res_str(r, "dgid", s);
 		res_int(r, "sgid_index", a.av.sgid_index);
 		res_int(r, "hop_limit", a.av.hop_limit);

@@ -136,7 +136,7 @@ int cl_opcode_lookup(int transport, const char *word)
 	if (op >= 0)
 		return op;
 	if (!strcasecmp(word, "CNP"))
-		return ROCE_OPCODE_CNP;
+		return ROCE_OP_CNP;
 	static const struct {
 		const char *alias, *name;
 	} aliases[] = {
@@ -181,17 +181,22 @@ bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask)
 {
 	static const struct {
 		const char *w;
-		uint8_t v, m;
+		enum roce_syndrome_type type;
+		int code; /* -1: any value of the type */
 	} words[] = {
-		{ "ACK", 0x00, 0xE0 },         { "RNR", 0x20, 0xE0 },
-		{ "NAK", 0x60, 0xE0 },         { "NAK_SEQ", 0x60, 0xFF },
-		{ "NAK_INVALID", 0x61, 0xFF }, { "NAK_ACCESS", 0x62, 0xFF },
-		{ "NAK_OPERATIONAL", 0x63, 0xFF }, { "NAK_INVALID_RD", 0x64, 0xFF },
+		{ "ACK", ROCE_SYN_ACK, -1 },
+		{ "RNR", ROCE_SYN_RNR_NAK, -1 },
+		{ "NAK", ROCE_SYN_NAK, -1 },
+		{ "NAK_SEQ", ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR },
+		{ "NAK_INVALID", ROCE_SYN_NAK, ROCE_NAK_INVALID_REQUEST },
+		{ "NAK_ACCESS", ROCE_SYN_NAK, ROCE_NAK_REMOTE_ACCESS },
+		{ "NAK_OPERATIONAL", ROCE_SYN_NAK, ROCE_NAK_REMOTE_OP },
+		{ "NAK_INVALID_RD", ROCE_SYN_NAK, ROCE_NAK_INVALID_RD_REQUEST },
 	};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
 		if (!strcasecmp(word, words[i].w)) {
-			*value = words[i].v;
-			*mask = words[i].m;
+			*value = roce_syndrome(words[i].type, words[i].code < 0 ? 0 : (unsigned)words[i].code);
+			*mask = words[i].code < 0 ? ROCE_SYNDROME_TYPE_MASK : 0xFF;
 			return true;
 		}
 	}

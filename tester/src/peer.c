@@ -489,7 +489,7 @@ static void emit(struct peer *p, struct qp *q, uint8_t *frame, size_t len, const
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
-	struct peer_tx_info info = { q->cfg.qpn, bth ? roce_bth_psn(bth) : 0, bth ? bth[0] : 0, 0, why, NULL };
+	struct peer_tx_info info = { q->cfg.qpn, bth ? roce_bth_psn(bth) : 0, bth ? (uint8_t)roce_bth_opcode(bth) : 0, 0, why, NULL };
 	info.round = inj_round_next(&p->tx_rounds, info.qpn, info.psn, info.opcode);
 	struct inj_pkt ip = { false, info.qpn, info.opcode, info.psn, info.round };
 	struct inj_rule *r = inj_match(&p->rules, &ip);
@@ -562,7 +562,7 @@ static void build_send(struct peer *p, struct qp *q, struct roce_desc *d, const 
 {
 	long n = roce_build_frame(d, p->scratch, sizeof p->scratch);
 	if (n < 0) {
-		struct peer_tx_info info = { q->cfg.qpn, roce_bth_psn(d->bth), d->bth[0], 0, why, NULL };
+		struct peer_tx_info info = { q->cfg.qpn, roce_bth_psn(d->bth), (uint8_t)roce_bth_opcode(d->bth), 0, why, NULL };
 		note(p, &info, "could not build the packet");
 		return;
 	}
@@ -863,14 +863,14 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 				}
 				q->rnr_left--;
 			}
-			q->rnr_until = p->now + (uint64_t)roce_rnr_timer_usec(syn & 0x1F) * 1000u;
+			q->rnr_until = p->now + (uint64_t)roce_rnr_timer_usec(roce_syndrome_value(syn)) * 1000u;
 			q->rnr_psn = psn;
 			q->deadline = 0;
 			return;
 		case ROCE_SYN_NAK: {
 			if (!ack_upto(p, q, roce_psn_add(psn, -1)))
 				return;
-			unsigned code = syn & 0x1F;
+			unsigned code = roce_syndrome_value(syn);
 			if (code == ROCE_NAK_PSN_SEQ_ERR) {
 				retry_or_fail(p, q, psn, "retransmission (NAK PSN sequence error)");
 				return;
@@ -998,7 +998,7 @@ static void send_atomic_ack(struct peer *p, struct qp *q, uint32_t psn, uint64_t
 
 static void nak(struct peer *p, struct qp *q, uint32_t psn, unsigned code, const char *why, bool fatal)
 {
-	send_aeth(p, q, psn, (uint8_t)(0x60 | code), why);
+	send_aeth(p, q, psn, roce_syndrome_nak((enum roce_nak_code)code), why);
 	if (fatal) {
 		q->error = true;
 		q->in_msg = false;
@@ -1093,7 +1093,7 @@ static bool exec_send_write(struct peer *p, struct qp *q, const struct roce_pkt 
 		if (first) {
 			if (!take_recv(q)) {
 				if (reliable)
-					send_aeth(p, q, psn, (uint8_t)(0x20 | q->cfg.rnr_timer), "RNR NAK");
+					send_aeth(p, q, psn, roce_syndrome_rnr(q->cfg.rnr_timer), "RNR NAK");
 				return false;
 			}
 			q->rlen = 0;
@@ -1146,7 +1146,7 @@ static bool exec_send_write(struct peer *p, struct qp *q, const struct roce_pkt 
 		if (roce_pkt_has(pk, ROCE_H_IMMDT)) {
 			if (!take_recv(q)) {
 				if (reliable)
-					send_aeth(p, q, psn, (uint8_t)(0x20 | q->cfg.rnr_timer), "RNR NAK");
+					send_aeth(p, q, psn, roce_syndrome_rnr(q->cfg.rnr_timer), "RNR NAK");
 				return false;
 			}
 			q->rlen = 0;
@@ -1308,10 +1308,10 @@ static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uin
 	}
 	if (q->cfg.type != ROCE_T_UD && !pk->rocev1) { /* RoCE v1 has no UDP header */
 		uint16_t sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(pk, ROCE_H_UDP));
-		if (q->sport_known && sport != q->sport && pk->opcode != ROCE_OPCODE_CNP)
+		if (q->sport_known && sport != q->sport && pk->opcode != ROCE_OP_CNP)
 			finding(p, q, ROCE_RULE_A17_SPORT, psn, false,
 				"UDP source port changed from %u to %u within the connection", q->sport, sport);
-		if (pk->opcode != ROCE_OPCODE_CNP) {
+		if (pk->opcode != ROCE_OP_CNP) {
 			q->sport_known = true;
 			q->sport = sport;
 		}
@@ -1332,7 +1332,7 @@ static void process_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_
 		return;
 	if (!from_hold)
 		observe(p, q, &pk, ts);
-	if (!q->auto_on || pk.opcode == ROCE_OPCODE_CNP)
+	if (!q->auto_on || pk.opcode == ROCE_OP_CNP)
 		return;
 	if (pk.op->transport != q->cfg.type)
 		return; /* a conforming receiver drops a transport mismatch */

@@ -291,7 +291,7 @@ static void test_timeout_lost_ack(void)
 {
 	setup(ROCE_T_RC, 1024, 6);
 	uint8_t data[100] = { 9 };
-	add_rule(1, false, 0x11, -1, -1, 1, INJ_DROP); /* B's first ACK */
+	add_rule(1, false, ROCE_OP_RC_ACK, -1, -1, 1, INJ_DROP); /* B's first ACK */
 	struct peer_wr wr = { .wr_id = 1, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
 	post(0, &wr);
 	run(&L, 100 * MS);
@@ -478,6 +478,14 @@ static void test_uc_ud(void)
 	CHECK(poll_one(1, &wc) && wc.byte_len == 200 && wc.src_qp == QA, "UD delivered with the source QP");
 }
 
+/* The 802.1Q TCI of side i's last frame; 0 when it is untagged. */
+static uint16_t vlan_tci_of(int i)
+{
+	struct roce_pkt p;
+	roce_parse_frame(&p, L.last_frame[i], L.last_len[i], L.last_len[i], 0);
+	return p.n_vlan == 1 ? roce_pkt_vlan_tci(&p) : 0;
+}
+
 static void test_vlan(void)
 {
 	setup(ROCE_T_RC, 1024, 4);
@@ -487,18 +495,17 @@ static void test_vlan(void)
 	endpoint(&a.ep, 0, QB + 1, 4);
 	endpoint(&b.ep, 1, QA + 1, 4);
 	a.ep.n_vlan = b.ep.n_vlan = 1;
-	a.ep.vlan_tci[0] = b.ep.vlan_tci[0] = 3 << 13 | 198;
+	a.ep.vlan_tci[0] = b.ep.vlan_tci[0] = roce_vlan_tci(3, 198);
 	CHECK(peer_qp_add(L.peer[0], &a) == 0 && peer_qp_add(L.peer[1], &b) == 0, "tagged QPs");
 	uint8_t data[40] = { 7 };
 	struct peer_wr wr = { .wr_id = 5, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
 	char err[100];
 	CHECK(peer_post(L.peer[0], QA + 1, &wr, L.now, err, sizeof err) == 0, "post");
-	CHECK(L.last_frame[0][12] == 0x81 && L.last_frame[0][13] == 0x00 && L.last_frame[0][14] == 0x60 &&
-		      L.last_frame[0][15] == 198, "an 802.1Q tag with PCP 3, VID 198");
+	CHECK(vlan_tci_of(0) == roce_vlan_tci(3, 198), "an 802.1Q tag with PCP 3, VID 198");
 	run(&L, 10 * MS);
 	struct peer_wc wc;
 	CHECK(peer_poll(L.peer[0], QA + 1, &wc) && wc.status == PEER_WC_SUCCESS, "tagged exchange completes");
-	CHECK(L.last_frame[1][12] == 0x81, "the ACK is tagged too");
+	CHECK(vlan_tci_of(1) == roce_vlan_tci(3, 198), "the ACK is tagged too");
 }
 
 static void test_rules_match(void)
@@ -570,7 +577,7 @@ static void test_findings_bounded(void)
 	struct peer_wr wr = { .wr_id = 1, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
 	CHECK(post(0, &wr) == 0, "post send");
 	struct roce_desc d;
-	roce_desc_init(&d, 0x11, 4);
+	roce_desc_init(&d, ROCE_OP_RC_ACK, 4);
 	uint8_t frame[256];
 	roce_desc_set(&d, ROCE_F_BTH_destqp, QA);
 	roce_desc_set(&d, ROCE_F_BTH_psn, 900000);

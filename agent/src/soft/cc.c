@@ -59,7 +59,7 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 	if (SOFT_FAULT_ON(dev, CNP_WRONG_QP))
 		ep.dest_qpn = qp->qpn;
 	struct roce_desc d;
-	roce_endpoint_desc(&ep, &d, ROCE_OPCODE_CNP, 0);
+	roce_endpoint_desc(&ep, &d, ROCE_OP_CNP, 0);
 	if (SOFT_FAULT_ON(dev, CNP_BAD_FORMAT)) {
 		roce_bth_set_psn(d.bth, 1);
 		memset(roce_desc_hdr(&d, ROCE_H_CNPPAD), 0xA5, ROCE_CNPPAD_LEN);

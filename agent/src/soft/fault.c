@@ -52,7 +52,7 @@ static bool v1_mistaken_icrc(struct roce_desc *d, enum roce_icrc_mistake m, uint
 static void transport_fault(const struct soft_dev *dev, struct roce_desc *d)
 {
 	bool request = roce_opcode((uint8_t)roce_bth_opcode(d->bth))->flags & ROCE_OPF_REQUEST;
-	bool cnp = roce_bth_opcode(d->bth) == ROCE_OPCODE_CNP;
+	bool cnp = roce_bth_opcode(d->bth) == ROCE_OP_CNP;
 	switch (dev->fault) {
 	case SOFT_FAULT_BTH_RESV_SET:
 		roce_bth_set_resv6(d->bth, 0x3F);
@@ -124,7 +124,7 @@ void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d)
 		soft_fault_tx_v1(dev, d);
 		return;
 	}
-	bool cnp = roce_bth_opcode(d->bth) == ROCE_OPCODE_CNP;
+	bool cnp = roce_bth_opcode(d->bth) == ROCE_OP_CNP;
 	switch (dev->fault) {
 	case SOFT_FAULT_BAD_ICRC:
 	case SOFT_FAULT_ICRC_PAD_OMITTED: {

@@ -5,6 +5,9 @@
 #ifndef ROCE_RULES_H
 #define ROCE_RULES_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,6 +48,15 @@ const struct roce_rule_info *roce_rule(enum roce_rule r);
 /* Looks a rule up by its ID ("CA17-7"); ROCE_RULE_NONE if unknown. */
 enum roce_rule roce_rule_by_id(const char *id);
 const char *roce_severity_name(enum roce_severity s);
+
+/* Where a rule can be seen, in words ("packet, flow"; "not on the wire").
+ * Returns what snprintf returns. */
+int roce_rule_scope_text(unsigned scope, char *buf, size_t n);
+/* The codes of codes.def that report rule r, comma-separated ("" when
+ * none). Returns the length written. */
+size_t roce_rule_codes_text(enum roce_rule r, char *buf, size_t n);
+/* The catalogue as the Markdown of docs/rules.md. */
+void roce_rules_markdown(FILE *out);
 
 #ifdef __cplusplus
 }

@@ -90,7 +90,7 @@ int main(void)
 				if ((cases[i].v && cases[i].v != ipv) || (swap && cases[i].o.swap))
 					continue;
 				struct roce_desc d;
-				sample_desc(&d, 0x04, ipv, payload, 5); /* pad 3 */
+				sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 5); /* pad 3 */
 				roce_bth_set_fecn(d.bth, 1);
 				roce_udp_set_csum(d.udp, 0x4321);
 				long n = roce_build_frame(&d, frame, sizeof frame);
@@ -119,7 +119,7 @@ int main(void)
 		}
 		/* A random corruption matches no mistake. */
 		struct roce_desc d;
-		sample_desc(&d, 0x04, ipv, payload, 5);
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 5);
 		d.ovr |= ROCE_OVR_ICRC;
 		d.icrc = 0x0BADC0DE;
 		long n = roce_build_frame(&d, frame, sizeof frame);
