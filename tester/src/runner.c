@@ -820,7 +820,7 @@ static bool call(struct run_ctx *x, struct step_out *o, const char *method, Json
 			json_object_unref(result);
 		return true;
 	}
-	if (st == AGENT_ERROR_REPLY && !strcmp(code, "unsupported")) {
+	if (st == AGENT_ERROR_REPLY && ap_error_by_name(code) == AP_E_UNSUPPORTED) {
 		o->st = S_NA;
 		outf(o->detail, sizeof o->detail, "the DUT does not support %s: %s", method, msg);
 	} else if (st == AGENT_ERROR_REPLY) {
@@ -2726,14 +2726,14 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 	}
 	char text[300];
 	outf(text, sizeof text, "wr_id %llu %s %s, %u bytes, value 0x%llx", (unsigned long long)wc.wr_id,
-	     peer_op_name(wc.op), peer_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
+	     peer_op_name(wc.op), ap_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (!strcmp(a->key, "status")) {
-			if (strcasecmp(a->v.word, peer_wc_status_name(wc.status))) {
+			if (strcasecmp(a->v.word, ap_wc_status_name(wc.status))) {
 				o->st = S_FAIL;
 				appendf(o->expected, sizeof o->expected, "status %s; ", a->v.word);
-				appendf(o->observed, sizeof o->observed, "status %s; ", peer_wc_status_name(wc.status));
+				appendf(o->observed, sizeof o->observed, "status %s; ", ap_wc_status_name(wc.status));
 			}
 		} else if (!strcmp(a->key, "data")) {
 			if (!wc.data || wc.byte_len != a->v.n_bytes || memcmp(wc.data, a->v.bytes, a->v.n_bytes)) {
