@@ -65,6 +65,13 @@ static void send_mad(struct soft_dev *dev, const struct roce_endpoint *ep, const
 	soft_xmit(dev, &d);
 }
 
+/* Port LIDs are reserved on RoCE (A17.7): a conforming CM never reads
+ * them; the cm-validate-lids profile does. */
+static bool validates_lids(const struct soft_dev *dev)
+{
+	return SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS);
+}
+
 static void send_rej(struct soft_dev *dev, const struct soft_rx *rx, uint64_t tid, uint32_t local, uint32_t remote,
 		     unsigned msg, unsigned reason)
 {
@@ -213,10 +220,10 @@ static void on_req(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	/* An alternate path is offered by its GID: the LIDs are reserved. */
 	bool alt = !gid_zero(roce_req_alt_remote_gid((uint8_t *)req));
 	if (!qp)
-		reason = SOFT_FAULT_ON(dev, CM_REJ_LID_REASON) ? ROCE_CM_REJ_INVALID_LID : ROCE_CM_REJ_INVALID_SERVICE_ID;
-	else if (SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS) && (roce_req_primary_local_lid(req) || roce_req_primary_remote_lid(req)))
+		reason = ROCE_CM_REJ_INVALID_SERVICE_ID;
+	else if (validates_lids(dev) && (roce_req_primary_local_lid(req) || roce_req_primary_remote_lid(req)))
 		reason = ROCE_CM_REJ_INVALID_LID;
-	else if (SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS) && (roce_req_alt_local_lid(req) || roce_req_alt_remote_lid(req)))
+	else if (validates_lids(dev) && (roce_req_alt_local_lid(req) || roce_req_alt_remote_lid(req)))
 		reason = ROCE_CM_REJ_INVALID_ALT_LID;
 	else if (roce_req_transport(req) != 0)
 		reason = ROCE_CM_REJ_INVALID_TRANSPORT;
@@ -271,12 +278,10 @@ static void on_lap(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	unsigned status = ROCE_CM_APR_SUCCESS;
 	if (!qp || qp->cm.state != SOFT_CM_ESTABLISHED || roce_lap_remote_qpn(lap) != qp->qpn)
 		status = ROCE_CM_APR_INVALID_COMM_ID;
-	else if (SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS) && (roce_lap_alt_local_lid(lap) || roce_lap_alt_remote_lid(lap)))
+	else if (validates_lids(dev) && (roce_lap_alt_local_lid(lap) || roce_lap_alt_remote_lid(lap)))
 		status = ROCE_CM_APR_INVALID_LID;
 	else if (gid_index(dev, roce_lap_alt_remote_gid((uint8_t *)lap)) < 0)
 		status = ROCE_CM_APR_INVALID_GID;
-	else if (SOFT_FAULT_ON(dev, CM_APR_LID_STATUS))
-		status = ROCE_CM_APR_INVALID_LID;
 	if (status == ROCE_CM_APR_SUCCESS)
 		memcpy(qp->cm.alt_gid, roce_lap_alt_local_gid((uint8_t *)lap), 16);
 	uint8_t m[ROCE_MAD_LEN];
@@ -319,7 +324,7 @@ void soft_cm_rx(struct soft_dev *dev, const struct soft_rx *rx)
 		dev->cnt.rx_drop_opcode++;
 		return;
 	}
-	if (roce_deth_qkey(deth) != ROCE_GSI_QKEY && !SOFT_FAULT_ON(dev, IGNORE_QKEY)) {
+	if (roce_deth_qkey(deth) != ROCE_GSI_QKEY) {
 		dev->cnt.qkey_violations++;
 		return;
 	}

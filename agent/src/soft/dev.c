@@ -348,8 +348,7 @@ bool soft_send_frame(struct soft_dev *dev, const uint8_t *frame, size_t len, con
 
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 {
-	soft_fault_tx(dev, d);
-	if (!soft_hostile_may_send(dev))
+	if (!soft_fault_tx(dev, d) || !soft_hostile_may_send(dev))
 		return;
 	long n = roce_build_frame(d, dev->txbuf, sizeof dev->txbuf);
 	if (n <= 0)
