@@ -143,15 +143,8 @@ static void ip_cm_private(struct conv *c, uint8_t *priv)
 {
 	roce_ipcm_set_major(priv, 0);
 	roce_ipcm_set_minor(priv, 0);
-	roce_ipcm_set_ipv(priv, (unsigned)c->ipv);
 	roce_ipcm_set_sport(priv, 0xC0DE);
-	if (c->ipv == 6) {
-		memcpy(roce_ipcm_src(priv), ip6_a, 16);
-		memcpy(roce_ipcm_dst(priv), ip6_b, 16);
-	} else {
-		memcpy(roce_ipcm_src(priv) + 12, ip4_a, 4);
-		memcpy(roce_ipcm_dst(priv) + 12, ip4_b, 4);
-	}
+	roce_ipcm_set_addrs(priv, c->ipv, c->ipv == 6 ? ip6_a : ip4_a, c->ipv == 6 ? ip6_b : ip4_b);
 }
 
 /* An rdma_cm REQ from QP qpn of A for a Service ID, whose Starting PSN

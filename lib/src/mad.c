@@ -38,6 +38,16 @@ uint8_t *roce_cm_mad_init(uint8_t *mad, uint16_t attr_id, uint64_t tid)
 	return mad + ROCE_MAD_HDR_LEN;
 }
 
+void roce_ipcm_set_addrs(uint8_t *ipcm, int ip_version, const uint8_t *src, const uint8_t *dst)
+{
+	size_t n = ip_version == 4 ? 4 : 16, at = ROCE_GID_LEN - n;
+	roce_ipcm_set_ipv(ipcm, (uint64_t)ip_version);
+	memset(roce_ipcm_src(ipcm), 0, ROCE_GID_LEN);
+	memset(roce_ipcm_dst(ipcm), 0, ROCE_GID_LEN);
+	memcpy(roce_ipcm_src(ipcm) + at, src, n);
+	memcpy(roce_ipcm_dst(ipcm) + at, dst, n);
+}
+
 void roce_gsi_desc(const struct roce_endpoint *ep, struct roce_desc *d, uint32_t psn, const uint8_t *mad)
 {
 	roce_endpoint_desc(ep, d, ROCE_MAD_OPCODE, psn);

@@ -1938,11 +1938,8 @@ static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint
 		roce_req_set_primary_sl(m, q->sl); /* the path's SL: the priority on a VLAN (A17.4) */
 		roce_req_set_primary_ack_timeout(m, 14);
 		uint8_t *ip = mad + ROCE_CM_REQ_PRIVATE_OFF;
-		roce_ipcm_set_ipv(ip, (uint64_t)q->ipv);
 		roce_ipcm_set_sport(ip, 0xC000 | (q->tester_qpn & 0x3FFF));
-		/* IPv4 in the last 4 bytes, the rest zero (A11). */
-		memcpy(roce_ipcm_src(ip) + (q->ipv == 4 ? 12 : 0), mine, q->ipv == 4 ? 4 : 16);
-		memcpy(roce_ipcm_dst(ip) + (q->ipv == 4 ? 12 : 0), dut, q->ipv == 4 ? 4 : 16);
+		roce_ipcm_set_addrs(ip, q->ipv, mine, dut);
 		break;
 	}
 	case ROCE_CM_LAP:

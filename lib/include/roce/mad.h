@@ -121,6 +121,11 @@ enum roce_cm_attr {
  * message, ROCE_MAD_HDR_LEN bytes in. */
 uint8_t *roce_cm_mad_init(uint8_t *mad, uint16_t attr_id, uint64_t tid);
 
+/* The addresses of an IP CM REQ's private data (Annex A11): its IP version,
+ * and the source and destination (4 or 16 bytes); an IPv4 address sits in
+ * the last 4 bytes of its field, the rest zero. */
+void roce_ipcm_set_addrs(uint8_t *ipcm, int ip_version, const uint8_t *src, const uint8_t *dst);
+
 struct roce_endpoint;
 struct roce_desc;
 /* A MAD to QP1 from an endpoint: UD SEND Only with the GSI Q_Key and
