@@ -76,8 +76,8 @@ static int kernel_lookup(const char *ifname, int family, const uint8_t *ip, uint
 static size_t l2(const struct rawio *io, uint8_t *f, const uint8_t *dst, uint16_t type)
 {
 	memcpy(f, dst, 6);
-	memcpy(f + 6, io->mac, 6);
-	size_t off = 12;
+	memcpy(f + ROCE_ETH_SRC_OFF, io->mac, 6);
+	size_t off = ROCE_ETH_TYPE_OFF;
 	if (io->vlan >= 0) {
 		roce_be_store(f + off, 2, ROCE_ETHERTYPE_VLAN);
 		roce_be_store(f + off + 2, 2, (uint64_t)io->vlan & 0xFFF);

@@ -211,7 +211,7 @@ static void cnp_before_validation(struct copy *c)
 	addr_get(c, false, rx.src_ip);
 	if (!qp || p->op->kind == ROCE_K_CNP || !soft_is_our_ip(c->dev, ipv, rx.dst_ip, false))
 		return;
-	memcpy(rx.src_mac, c->f + 6, 6);
+	memcpy(rx.src_mac, c->f + ROCE_ETH_SRC_OFF, 6);
 	soft_cc_on_ce(qp, &rx);
 }
 

@@ -15,7 +15,7 @@ static const uint8_t *eth_dst(const uint8_t *frame)
 
 static const uint8_t *eth_src(const uint8_t *frame)
 {
-	return frame + 6;
+	return frame + ROCE_ETH_SRC_OFF;
 }
 
 /* Whether a parse error means "not RoCEv2 at all" (ignored, not counted). */

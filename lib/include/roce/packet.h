@@ -110,6 +110,7 @@ static inline unsigned roce_vlan_vid(uint16_t tci)
 /* Where an Ethernet frame's (first) Ethertype or tag sits: after the
  * destination and source MACs. */
 #define ROCE_ETH_TYPE_OFF 12
+#define ROCE_ETH_SRC_OFF 6 /* the source MAC, after the destination's */
 
 /* Inserts an outermost tag (tpid: ROCE_ETHERTYPE_VLAN or _QINQ) into the
  * frame of len bytes in a buffer of cap bytes. Returns the new length, or 0
