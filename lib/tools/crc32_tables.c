@@ -83,6 +83,18 @@ static void pair(FILE *f, long d, const char *end)
 	fprintf(f, "0x%09" PRIx64 ", 0x%09" PRIx64 "%s", k(d + 32), k(d - 32), end);
 }
 
+/* {k(D+32), k(D-32)} for folding by D = bits * j, j = 1..7. */
+static void fold_table(FILE *f, const char *name, long bits)
+{
+	fprintf(f, "/* {k(D+32), k(D-32)} folding by D = %ld*j bits, j = 1..7 (row j - 1). */\n"
+		   "_Alignas(16) static const uint64_t %s[7][2] = {\n", bits, name);
+	for (long j = 1; j <= 7; j++) {
+		fprintf(f, "\t{ ");
+		pair(f, bits * j, " },\n");
+	}
+	fprintf(f, "};\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -117,20 +129,9 @@ int main(int argc, char **argv)
 	fprintf(f, "};\n\n");
 
 	fprintf(f, "#if defined(__x86_64__)\n");
-	fprintf(f, "/* {k(D+32), k(D-32)} folding by D = 128*j bits, j = 1..7 (row j - 1). */\n"
-		   "_Alignas(16) static const uint64_t crc32_fold_16b[7][2] = {\n");
-	for (long j = 1; j <= 7; j++) {
-		fprintf(f, "\t{ ");
-		pair(f, 128 * j, " },\n");
-	}
-	fprintf(f, "};\n");
-	fprintf(f, "/* {k(D+32), k(D-32)} folding by D = 512*j bits, j = 1..7 (row j - 1). */\n"
-		   "_Alignas(16) static const uint64_t crc32_fold_64b[7][2] = {\n");
-	for (long j = 1; j <= 7; j++) {
-		fprintf(f, "\t{ ");
-		pair(f, 512 * j, " },\n");
-	}
-	fprintf(f, "};\n\n");
+	fold_table(f, "crc32_fold_16b", 128);
+	fold_table(f, "crc32_fold_64b", 512);
+	fprintf(f, "\n");
 
 	fprintf(f, "/* Final fold, row r - 1 for a last 64-byte chunk holding r message bytes:\n"
 		   " * lane j folded by D = 64 + 8 * e bits, e = 16 * (3 - j) + r - 64. */\n"
