@@ -218,14 +218,7 @@ static void to_qp1(struct roce_desc *d)
 
 static uint8_t *cm_mad(uint8_t *m, uint16_t attr)
 {
-	memset(m, 0, ROCE_MAD_LEN);
-	roce_mad_set_base_version(m, 1);
-	roce_mad_set_mgmt_class(m, ROCE_MAD_CLASS_CM);
-	roce_mad_set_class_version(m, ROCE_MAD_CM_CLASS_VERSION);
-	roce_mad_set_method(m, ROCE_MAD_METHOD_SEND);
-	roce_mad_set_tid(m, 0x0000000300000001ull);
-	roce_mad_set_attr_id(m, attr);
-	return m + ROCE_MAD_HDR_LEN;
+	return roce_cm_mad_init(m, attr, 0x0000000300000001ull);
 }
 
 /* A REJ of a REQ for a port LID: reason 13 (A17.7 forbids it on RoCE). */
