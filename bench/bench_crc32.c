@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	/* An IPv4 RC SEND Only datagram filling the buffer; shorter sizes
 	 * take its head, whose header fields the ICRC masks the same way. */
 	struct roce_desc d;
-	roce_desc_init(&d, 0x04, 4);
+	roce_desc_init(&d, ROCE_OP_RC_SEND_ONLY, 4);
 	d.payload = payload;
 	d.payload_len = MAX_SIZE - ROCE_IPV4_LEN - ROCE_UDP_LEN - ROCE_BTH_LEN - ROCE_ICRC_LEN;
 	if (roce_build_ip(&d, buf, sizeof buf) != MAX_SIZE) {

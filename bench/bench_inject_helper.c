@@ -47,7 +47,7 @@ static long build(uint32_t psn, uint8_t *frame, size_t cap)
 	struct roce_endpoint ep;
 	struct roce_desc d;
 	endpoint(&ep);
-	roce_endpoint_desc(&ep, &d, 0x04 /* RC SEND Only */, psn);
+	roce_endpoint_desc(&ep, &d, ROCE_OP_RC_SEND_ONLY, psn);
 	roce_bth_set_ackreq(d.bth, 1);
 	payload[0] = (uint8_t)psn;
 	d.payload = payload;
@@ -91,7 +91,7 @@ static int cmd_send(const char *ifname, unsigned long n)
 	peer_qp_add(p, &cfg);
 	/* A rule that never fires: every packet is matched against it, as
 	 * in a case with injection rules. */
-	struct inj_rule r = { .rx = false, .qpn = 0x000777, .opcode = 0x11, .round = -1, .action = INJ_DROP };
+	struct inj_rule r = { .rx = false, .qpn = 0x000777, .opcode = ROCE_OP_RC_ACK, .round = -1, .action = INJ_DROP };
 	inj_add(peer_rules(p), &r);
 	uint8_t frame[256];
 	uint64_t t0 = rawio_now();

@@ -71,10 +71,10 @@ static int locate_ip(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds)
 			int ip = udp - ROCE_IPV6_LEN - ext;
 			if (ip < 0)
 				break;
-			if ((rocev2_tvb_get_u8(*ds, ip) >> 4) == 6 &&
-			    tvb_memeql(*ds, ip + 8, (const uint8_t *)pinfo->src.data, 16) == 0 &&
-			    tvb_memeql(*ds, ip + 24, (const uint8_t *)pinfo->dst.data, 16) == 0 &&
-			    (ext > 0 || rocev2_tvb_get_u8(*ds, ip + 6) == 17))
+			const uint8_t *h = tvb_get_ptr(*ds, ip, ROCE_IPV6_LEN);
+			if (roce_ipv6_version(h) == 6 && memcmp(roce_ipv6_src(h), pinfo->src.data, 16) == 0 &&
+			    memcmp(roce_ipv6_dst(h), pinfo->dst.data, 16) == 0 &&
+			    (ext > 0 || roce_ipv6_nexthdr(h) == ROCE_IP_PROTO_UDP))
 				return ip;
 		}
 		return -1;
@@ -84,9 +84,10 @@ static int locate_ip(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds)
 			int ip = udp - 4 * ihl;
 			if (ip < 0)
 				break;
-			if (rocev2_tvb_get_u8(*ds, ip) == (0x40 | ihl) && rocev2_tvb_get_u8(*ds, ip + 9) == 17 &&
-			    tvb_memeql(*ds, ip + 12, (const uint8_t *)pinfo->src.data, 4) == 0 &&
-			    tvb_memeql(*ds, ip + 16, (const uint8_t *)pinfo->dst.data, 4) == 0)
+			const uint8_t *h = tvb_get_ptr(*ds, ip, ROCE_IPV4_LEN);
+			if (roce_ipv4_version(h) == 4 && roce_ipv4_ihl(h) == (unsigned)ihl &&
+			    roce_ipv4_proto(h) == ROCE_IP_PROTO_UDP && memcmp(roce_ipv4_src(h), pinfo->src.data, 4) == 0 &&
+			    memcmp(roce_ipv4_dst(h), pinfo->dst.data, 4) == 0)
 				return ip;
 		}
 	}

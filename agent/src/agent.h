@@ -14,7 +14,7 @@
 #include "backend.h"
 #include "hostile.h"
 
-#define AGENT_PROTOCOL_VERSION 1
+#define AGENT_PROTOCOL_VERSION AP_VERSION
 #define AGENT_MAX_MESSAGE (1u << 20)
 #define AGENT_MAX_SESSIONS 16
 #define AGENT_MAX_HANDLES 4096
@@ -48,18 +48,10 @@ struct agent {
 
 /* Protocol error codes (docs/agent-protocol.md). */
 enum agent_err {
-	AE_NONE = 0,
-	AE_BAD_REQUEST,
-	AE_TOO_LARGE,
-	AE_UNAUTHENTICATED,
-	AE_VERSION_MISMATCH,
-	AE_UNKNOWN_METHOD,
-	AE_NO_SUCH_HANDLE,
-	AE_INVALID_STATE,
-	AE_RESOURCE_LIMIT,
-	AE_UNSUPPORTED,
-	AE_DEVICE_ERROR,
-	AE_TIMEOUT,
+	AE_NONE = AP_E_NONE,
+#define AP_ERROR(SYM, code) AE_##SYM = AP_E_##SYM,
+#include "agent_protocol.def"
+#undef AP_ERROR
 };
 
 const char *agent_err_name(enum agent_err e);

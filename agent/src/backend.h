@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent_protocol.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -58,54 +60,31 @@ int be_error_set(struct be_error *err, enum be_status code, const char *fmt, ...
 enum be_qp_type { BE_QPT_RC = 2, BE_QPT_UC = 3, BE_QPT_UD = 4 };
 
 enum be_qp_state {
-	BE_QPS_RESET = 0,
-	BE_QPS_INIT,
-	BE_QPS_RTR,
-	BE_QPS_RTS,
-	BE_QPS_SQD,
-	BE_QPS_SQE,
-	BE_QPS_ERR,
+#define AP_QP_STATE(SYM) BE_QPS_##SYM = AP_QPS_##SYM,
+#include "agent_protocol.def"
+#undef AP_QP_STATE
 };
 
-#define BE_ACCESS_LOCAL_WRITE 0x1u
-#define BE_ACCESS_REMOTE_WRITE 0x2u
-#define BE_ACCESS_REMOTE_READ 0x4u
-#define BE_ACCESS_REMOTE_ATOMIC 0x8u
+/* Access flags, WC statuses and opcodes, WR opcodes and capabilities: the
+ * agent protocol's (protocol/agent_protocol.def), which has libibverbs'
+ * values. */
+enum be_access {
+#define AP_ACCESS(SYM, bit) BE_ACCESS_##SYM = AP_ACCESS_##SYM,
+#include "agent_protocol.def"
+#undef AP_ACCESS
+};
 
 enum be_wc_status {
-	BE_WC_SUCCESS = 0,
-	BE_WC_LOC_LEN_ERR,
-	BE_WC_LOC_QP_OP_ERR,
-	BE_WC_LOC_EEC_OP_ERR,
-	BE_WC_LOC_PROT_ERR,
-	BE_WC_WR_FLUSH_ERR,
-	BE_WC_MW_BIND_ERR,
-	BE_WC_BAD_RESP_ERR,
-	BE_WC_LOC_ACCESS_ERR,
-	BE_WC_REM_INV_REQ_ERR,
-	BE_WC_REM_ACCESS_ERR,
-	BE_WC_REM_OP_ERR,
-	BE_WC_RETRY_EXC_ERR,
-	BE_WC_RNR_RETRY_EXC_ERR,
-	BE_WC_LOC_RDD_VIOL_ERR,
-	BE_WC_REM_INV_RD_REQ_ERR,
-	BE_WC_REM_ABORT_ERR,
-	BE_WC_INV_EECN_ERR,
-	BE_WC_INV_EEC_STATE_ERR,
-	BE_WC_FATAL_ERR,
-	BE_WC_RESP_TIMEOUT_ERR,
-	BE_WC_GENERAL_ERR,
+#define AP_WC_STATUS(SYM) BE_WC_##SYM = AP_WC_##SYM,
+#include "agent_protocol.def"
+#undef AP_WC_STATUS
 	BE_WC_STATUS_COUNT
 };
 
 enum be_wc_opcode {
-	BE_WC_SEND = 0,
-	BE_WC_RDMA_WRITE,
-	BE_WC_RDMA_READ,
-	BE_WC_COMP_SWAP,
-	BE_WC_FETCH_ADD,
-	BE_WC_RECV = 128,
-	BE_WC_RECV_RDMA_WITH_IMM,
+#define AP_WC_OPCODE(SYM, value) BE_WC_##SYM = AP_WC_##SYM,
+#include "agent_protocol.def"
+#undef AP_WC_OPCODE
 };
 
 /* Work-completion flags. GRH and WITH_IMM have libibverbs' values; WITH_INV
@@ -115,29 +94,20 @@ enum be_wc_opcode {
 #define BE_WC_WITH_INV 0x4u
 
 enum be_wr_opcode {
-	BE_WR_RDMA_WRITE = 0,
-	BE_WR_RDMA_WRITE_WITH_IMM,
-	BE_WR_SEND,
-	BE_WR_SEND_WITH_IMM,
-	BE_WR_RDMA_READ,
-	BE_WR_ATOMIC_CMP_AND_SWP,
-	BE_WR_ATOMIC_FETCH_AND_ADD,
-	BE_WR_SEND_WITH_INV = 9,
+#define AP_WR_OPCODE(SYM, value) BE_WR_##SYM = AP_WR_##SYM,
+#include "agent_protocol.def"
+#undef AP_WR_OPCODE
 };
 
 enum be_gid_type { BE_GID_IB, BE_GID_ROCE_V1, BE_GID_ROCE_V2 };
 enum be_atomic_cap { BE_ATOMIC_NONE, BE_ATOMIC_HCA, BE_ATOMIC_GLOB };
 
 /* Capabilities reported by query_device. */
-#define BE_CAP_RC 0x01u
-#define BE_CAP_UC 0x02u
-#define BE_CAP_UD 0x04u
-#define BE_CAP_ATOMIC 0x08u
-#define BE_CAP_IPV4 0x10u
-#define BE_CAP_IPV6 0x20u
-#define BE_CAP_RCM 0x40u
-#define BE_CAP_SEND_WITH_INV 0x80u
-#define BE_CAP_ROCEV1 0x100u /* dual-mode port: RoCE v1 GIDs next to the RoCEv2 ones (A17.8) */
+enum be_capability {
+#define AP_CAPABILITY(SYM, bit) BE_CAP_##SYM = AP_CAP_##SYM,
+#include "agent_protocol.def"
+#undef AP_CAPABILITY
+};
 
 /* ---- Attributes ---- */
 

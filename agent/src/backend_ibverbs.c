@@ -24,6 +24,7 @@
  * cannot land in memory that malloc has handed to someone else.
  */
 #include "backend.h"
+#include "roce/gid.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -289,8 +290,7 @@ static unsigned probe_caps(struct ib_backend *ib)
 					caps |= BE_CAP_ROCEV1;
 				if (gids[i].type != BE_GID_ROCE_V2)
 					continue;
-				static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
-				caps |= memcmp(gids[i].gid, v4_mapped, 12) ? BE_CAP_IPV6 : BE_CAP_IPV4;
+				caps |= roce_gid_is_ipv4(gids[i].gid) ? BE_CAP_IPV4 : BE_CAP_IPV6;
 			}
 		g_free(gids);
 	}

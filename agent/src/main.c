@@ -56,12 +56,12 @@ static void list_counters(bool markdown)
 static void list_faults(bool markdown)
 {
 	if (markdown) {
-		printf("| Profile | Rule broken | What the soft DUT does |\n|---|---|---|\n");
+		printf("| Profile | Rule broken | Where it acts | What the soft DUT does |\n|---|---|---|---|\n");
 	}
 	for (unsigned f = 1; f < SOFT_FAULT_COUNT; f++) {
 		const struct soft_fault_info *i = soft_fault_info((enum soft_fault)f);
 		if (markdown)
-			printf("| `%s` | %s | %s |\n", i->name, i->rule, i->text);
+			printf("| `%s` | %s | %s | %s |\n", i->name, i->rule, soft_fault_hook_name(i->hook), i->text);
 		else
 			printf("%-26s %-20s %s\n", i->name, i->rule, i->text);
 	}

@@ -4,6 +4,7 @@
  * the backend, and the results.
  */
 #include "agent.h"
+#include "roce/gid.h"
 #include "roce/mad.h"
 
 #include <arpa/inet.h>
@@ -14,21 +15,8 @@
 
 const char *agent_err_name(enum agent_err e)
 {
-	static const char *const n[] = {
-		[AE_NONE] = "none",
-		[AE_BAD_REQUEST] = "bad_request",
-		[AE_TOO_LARGE] = "too_large",
-		[AE_UNAUTHENTICATED] = "unauthenticated",
-		[AE_VERSION_MISMATCH] = "version_mismatch",
-		[AE_UNKNOWN_METHOD] = "unknown_method",
-		[AE_NO_SUCH_HANDLE] = "no_such_handle",
-		[AE_INVALID_STATE] = "invalid_state",
-		[AE_RESOURCE_LIMIT] = "resource_limit",
-		[AE_UNSUPPORTED] = "unsupported",
-		[AE_DEVICE_ERROR] = "device_error",
-		[AE_TIMEOUT] = "timeout",
-	};
-	return (unsigned)e < G_N_ELEMENTS(n) ? n[e] : "device_error";
+	const char *n = ap_error_name((enum ap_error)e);
+	return n ? n : ap_error_name(AP_E_DEVICE_ERROR);
 }
 
 bool req_fail(struct req *r, enum agent_err e, const char *fmt, ...)
@@ -155,22 +143,20 @@ static const char *p_string(struct req *r, const char *name, bool required)
 	return json_node_get_string(n);
 }
 
-/* An enumeration value; returns its index in names, or -1 (error set). */
-static int p_enum(struct req *r, const char *name, bool required, const char *const *names, int count,
-		  int def)
+/* One of the protocol's words (a NULL-terminated list of them); returns
+ * its value (value_of), def when it is absent, or -1 (error set). */
+static int p_word(struct req *r, const char *name, bool required, const char *const *words,
+		  int (*value_of)(const char *), int def)
 {
 	const char *s = p_string(r, name, required);
 	if (!s)
 		return r->err ? -1 : def;
-	for (int i = 0; i < count; i++)
-		if (names[i] && strcmp(names[i], s) == 0)
-			return i;
-	GString *list = g_string_new(NULL);
-	for (int i = 0; i < count; i++)
-		if (names[i])
-			g_string_append_printf(list, "%s%s", list->len ? ", " : "", names[i]);
-	req_fail(r, AE_BAD_REQUEST, "params.%s: '%.40s' is not one of %s", name, s, list->str);
-	g_string_free(list, TRUE);
+	int v = value_of(s);
+	if (v >= 0)
+		return v;
+	gchar *list = g_strjoinv(", ", (gchar **)words);
+	req_fail(r, AE_BAD_REQUEST, "params.%s: '%.40s' is not one of %s", name, s, list);
+	g_free(list);
 	return -1;
 }
 
@@ -180,19 +166,10 @@ static bool p_gid(struct req *r, const char *name, bool required, uint8_t *gid, 
 	*given = s != NULL;
 	if (!s)
 		return !r->err;
-	struct in_addr a4;
-	if (inet_pton(AF_INET6, s, gid) == 1)
+	if (roce_gid_parse(s, gid))
 		return true;
-	if (inet_pton(AF_INET, s, &a4) == 1) {
-		memset(gid, 0, 16);
-		gid[10] = gid[11] = 0xff;
-		memcpy(gid + 12, &a4, 4);
-		return true;
-	}
 	return req_fail(r, AE_BAD_REQUEST, "params.%s: '%.60s' is not an IPv6 (or IPv4) address", name, s);
 }
-
-static const char *const access_names[] = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC" };
 
 static bool p_access(struct req *r, const char *name, bool required, unsigned *out, bool *given)
 {
@@ -208,15 +185,14 @@ static bool p_access(struct req *r, const char *name, bool required, unsigned *o
 		JsonNode *e = json_array_get_element(a, i);
 		const char *s = JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING
 					? json_node_get_string(e) : NULL;
-		int f = -1;
-		for (int k = 0; s && k < 4; k++)
-			if (strcmp(s, access_names[k]) == 0)
-				f = k;
-		if (f < 0)
-			return req_fail(r, AE_BAD_REQUEST,
-					"params.%s[%u]: not one of LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC",
-					name, i);
-		*out |= 1u << f;
+		int f = ap_access_by_name(s);
+		if (f < 0) {
+			gchar *list = g_strjoinv(", ", (gchar **)ap_access_words);
+			req_fail(r, AE_BAD_REQUEST, "params.%s[%u]: not one of %s", name, i, list);
+			g_free(list);
+			return false;
+		}
+		*out |= (unsigned)f;
 	}
 	return true;
 }
@@ -225,9 +201,9 @@ static void add_access(JsonBuilder *b, const char *name, unsigned access)
 {
 	json_builder_set_member_name(b, name);
 	json_builder_begin_array(b);
-	for (int k = 0; k < 4; k++)
-		if (access & (1u << k))
-			json_builder_add_string_value(b, access_names[k]);
+	for (unsigned k = 0; ap_access_words[k]; k++)
+		if (access & (unsigned)ap_access_by_name(ap_access_words[k]))
+			json_builder_add_string_value(b, ap_access_words[k]);
 	json_builder_end_array(b);
 }
 
@@ -318,12 +294,6 @@ static void res_str(struct req *r, const char *name, const char *v)
 		json_builder_add_string_value(r->result, v);
 	else
 		json_builder_add_null_value(r->result);
-}
-
-static void gid_str(const uint8_t *gid, char *out, size_t n)
-{
-	if (!inet_ntop(AF_INET6, gid, out, (socklen_t)n))
-		g_strlcpy(out, "?", n);
 }
 
 /* ---- Methods ---- */
@@ -419,13 +389,11 @@ static void m_query_device(struct req *r)
 	res_int(r, "max_qp_init_rd_atom", a.max_qp_init_rd_atom);
 	static const char *const atomic[] = { "NONE", "HCA", "GLOB" };
 	res_str(r, "atomic_cap", atomic[a.atomic_cap <= BE_ATOMIC_GLOB ? a.atomic_cap : 0]);
-	static const char *const caps[] = { "RC", "UC", "UD", "ATOMIC", "IPV4", "IPV6", "RCM", "SEND_WITH_INV",
-					    "ROCEV1" };
 	json_builder_set_member_name(result(r), "capabilities");
 	json_builder_begin_array(r->result);
-	for (unsigned i = 0; i < G_N_ELEMENTS(caps); i++)
-		if (a.caps & (1u << i))
-			json_builder_add_string_value(r->result, caps[i]);
+	for (unsigned i = 0; ap_capability_words[i]; i++)
+		if (a.caps & (unsigned)ap_capability_by_name(ap_capability_words[i]))
+			json_builder_add_string_value(r->result, ap_capability_words[i]);
 	json_builder_end_array(r->result);
 }
 
@@ -466,7 +434,7 @@ static void m_list_gids(struct req *r)
 	json_builder_begin_array(r->result);
 	for (unsigned i = 0; i < n; i++) {
 		char s[64];
-		gid_str(g[i].gid, s, sizeof s);
+		roce_gid_format(g[i].gid, s, sizeof s);
 		json_builder_begin_object(r->result);
 		json_builder_set_member_name(r->result, "index");
 		json_builder_add_int_value(r->result, g[i].index);
@@ -656,8 +624,15 @@ static void m_read_mr(struct req *r)
 	g_free(b64);
 }
 
-static const char *const qp_types[] = { [BE_QPT_RC] = "RC", [BE_QPT_UC] = "UC", [BE_QPT_UD] = "UD" };
-static const char *const qp_states[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+/* The protocol's QP types as the backends number them (libibverbs'). */
+static int qp_type_value(const char *name)
+{
+	static const enum be_qp_type types[AP_QP_TYPE_COUNT] = {
+		[AP_QPT_RC] = BE_QPT_RC, [AP_QPT_UC] = BE_QPT_UC, [AP_QPT_UD] = BE_QPT_UD
+	};
+	int t = ap_qp_type_by_name(name);
+	return t < 0 ? -1 : (int)types[t];
+}
 
 static void m_create_qp(struct req *r)
 {
@@ -666,7 +641,7 @@ static void m_create_qp(struct req *r)
 	struct handle *rcq = scq ? session_get(r, "recv_cq", H_CQ, true) : NULL;
 	if (!rcq)
 		return;
-	int type = p_enum(r, "type", true, qp_types, G_N_ELEMENTS(qp_types), -1);
+	int type = p_word(r, "type", true, ap_qp_type_words, qp_type_value, -1);
 	struct be_qp_init init = { .type = (enum be_qp_type)type, .send_cq = scq->obj, .recv_cq = rcq->obj };
 	if (type < 0 || !p_u32(r, "max_send_wr", false, 64, 1u << 20, &init.max_send_wr) ||
 	    !p_u32(r, "max_recv_wr", false, 64, 1u << 20, &init.max_recv_wr) ||
@@ -720,7 +695,7 @@ static void m_modify_qp(struct req *r)
 		return;
 	struct be_qp_attr a;
 	memset(&a, 0, sizeof a);
-	int state = p_enum(r, "state", false, qp_states, G_N_ELEMENTS(qp_states), -2);
+	int state = p_word(r, "state", false, ap_qp_state_words, ap_qp_state_by_name, -2);
 	if (state == -1)
 		return;
 	if (state >= 0) {
@@ -808,7 +783,8 @@ static void m_query_qp(struct req *r)
 		be_fail(r, &err);
 		return;
 	}
-	res_str(r, "state", (unsigned)a.state < G_N_ELEMENTS(qp_states) ? qp_states[a.state] : "ERR");
+	const char *state = ap_qp_state_name((enum ap_qp_state)a.state);
+	res_str(r, "state", state ? state : ap_qp_state_name(AP_QPS_ERR));
 	res_int(r, "qpn", h->qpn);
 	if (a.mask & BE_QPA_PORT) res_int(r, "port", a.port);
 	if (a.mask & BE_QPA_PKEY_INDEX) res_int(r, "pkey_index", a.pkey_index);
@@ -820,7 +796,7 @@ static void m_query_qp(struct req *r)
 	if (a.mask & BE_QPA_SQ_PSN) res_int(r, "sq_psn", a.sq_psn);
 	if (a.mask & BE_QPA_AV) {
 		char s[64];
-		gid_str(a.av.dgid, s, sizeof s);
+		roce_gid_format(a.av.dgid, s, sizeof s);
 		res_str(r, "dgid", s);
 		res_int(r, "sgid_index", a.av.sgid_index);
 		res_int(r, "hop_limit", a.av.hop_limit);
@@ -924,17 +900,6 @@ static void m_post_recv(struct req *r)
 		be_fail(r, &err);
 }
 
-static const char *const wr_opcodes[] = {
-	[BE_WR_RDMA_WRITE] = "RDMA_WRITE",
-	[BE_WR_RDMA_WRITE_WITH_IMM] = "RDMA_WRITE_WITH_IMM",
-	[BE_WR_SEND] = "SEND",
-	[BE_WR_SEND_WITH_IMM] = "SEND_WITH_IMM",
-	[BE_WR_RDMA_READ] = "RDMA_READ",
-	[BE_WR_ATOMIC_CMP_AND_SWP] = "ATOMIC_CMP_AND_SWP",
-	[BE_WR_ATOMIC_FETCH_AND_ADD] = "ATOMIC_FETCH_AND_ADD",
-	[BE_WR_SEND_WITH_INV] = "SEND_WITH_INV",
-};
-
 static void m_post_send(struct req *r)
 {
 	struct handle *h = session_get(r, "qp", H_QP, true);
@@ -942,7 +907,7 @@ static void m_post_send(struct req *r)
 		return;
 	struct be_sge sge[MAX_WR_SGE];
 	struct be_send_wr wr = { .sge = sge };
-	int op = p_enum(r, "opcode", true, wr_opcodes, G_N_ELEMENTS(wr_opcodes), -1);
+	int op = p_word(r, "opcode", true, ap_wr_opcode_words, ap_wr_opcode_by_name, -1);
 	if (op < 0)
 		return;
 	wr.opcode = (enum be_wr_opcode)op;
@@ -968,28 +933,14 @@ static void m_post_send(struct req *r)
 
 static const char *wc_status_name(enum be_wc_status s)
 {
-	static const char *const n[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
-		"MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR",
-		"REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR",
-		"REM_ABORT_ERR", "INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
-		"GENERAL_ERR",
-	};
-	return (unsigned)s < G_N_ELEMENTS(n) ? n[s] : "GENERAL_ERR";
+	const char *n = ap_wc_status_name((enum ap_wc_status)s);
+	return n ? n : ap_wc_status_name(AP_WC_GENERAL_ERR);
 }
 
 static const char *wc_opcode_name(enum be_wc_opcode o)
 {
-	switch (o) {
-	case BE_WC_SEND: return "SEND";
-	case BE_WC_RDMA_WRITE: return "RDMA_WRITE";
-	case BE_WC_RDMA_READ: return "RDMA_READ";
-	case BE_WC_COMP_SWAP: return "COMP_SWAP";
-	case BE_WC_FETCH_ADD: return "FETCH_ADD";
-	case BE_WC_RECV: return "RECV";
-	case BE_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
-	default: return "UNKNOWN";
-	}
+	const char *n = ap_wc_opcode_name((enum ap_wc_opcode)o);
+	return n ? n : "UNKNOWN";
 }
 
 #define MAX_POLL 1024
@@ -1144,30 +1095,9 @@ struct method {
 };
 
 static const struct method methods[] = {
-	{ "hello", m_hello },
-	{ "bye", m_bye },
-	{ "query_device", m_query_device },
-	{ "query_port", m_query_port },
-	{ "list_gids", m_list_gids },
-	{ "alloc_pd", m_alloc_pd },
-	{ "dealloc_pd", m_dealloc_pd },
-	{ "create_cq", m_create_cq },
-	{ "destroy_cq", m_destroy_cq },
-	{ "reg_mr", m_reg_mr },
-	{ "dereg_mr", m_dereg_mr },
-	{ "write_mr", m_write_mr },
-	{ "read_mr", m_read_mr },
-	{ "create_qp", m_create_qp },
-	{ "modify_qp", m_modify_qp },
-	{ "query_qp", m_query_qp },
-	{ "destroy_qp", m_destroy_qp },
-	{ "create_ah", m_create_ah },
-	{ "destroy_ah", m_destroy_ah },
-	{ "post_recv", m_post_recv },
-	{ "post_send", m_post_send },
-	{ "poll_cq", m_poll_cq },
-	{ "read_counters", m_read_counters },
-	{ "cm_listen", m_cm_listen },
+#define AP_METHOD(name) { #name, m_##name },
+#include "agent_protocol.def"
+#undef AP_METHOD
 };
 
 /* What the decoder must know before json-glib sees a text: its nesting

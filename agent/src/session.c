@@ -97,9 +97,8 @@ static void destroy(struct session *s, struct handle *h)
 void session_cleanup(struct session *s)
 {
 	static const enum htype order[] = { H_QP, H_AH, H_MR, H_CQ, H_PD };
-	/* bye cleans up before its reply; closing the session comes after. */
 	if (!s->handles)
-		return;
+		return; /* cleaned up already: by bye, before the connection closed */
 	for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
 		GList *hs = g_hash_table_get_values(s->handles);
 		for (GList *l = hs; l; l = l->next) {

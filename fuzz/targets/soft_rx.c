@@ -111,8 +111,7 @@ static void rts(struct rig *r, struct be_qp *qp, enum be_qp_type t, unsigned sgi
 		a.av.port = 1;
 		a.av.sgid_index = sgid;
 		if (sgid != 1) {
-			a.av.dgid[10] = a.av.dgid[11] = 0xff;
-			memcpy(a.av.dgid + 12, peer4, 4);
+			roce_gid_from_ip(4, peer4, a.av.dgid);
 		} else {
 			memcpy(a.av.dgid, peer6, 16);
 		}
@@ -156,8 +155,7 @@ static void setup(struct rig *r, unsigned fault, bool rcm, bool rocev1)
 	FUZZ_CHECK(r->dev, "soft_dev_new: %s", msg);
 	struct soft_dev *dev = r->dev;
 	memcpy(dev->mac, dut_mac, 6);
-	dev->gids[0].gid[10] = dev->gids[0].gid[11] = 0xff;
-	memcpy(dev->gids[0].gid + 12, dut4, 4);
+	roce_gid_from_ip(4, dut4, dev->gids[0].gid);
 	dev->gids[0].ip_version = 4;
 	memcpy(dev->gids[1].gid, dut6, 16);
 	dev->gids[1].ip_version = 6;
@@ -463,7 +461,8 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	setup(&r, 0, false, true);
 	static struct seed s;
 	int count = 0;
-	const uint8_t ack = 0x1F, nak_seq = 0x60, rnr = 0x21;
+	const uint8_t ack = roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED), nak_seq = roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR),
+		      rnr = roce_syndrome_rnr(1);
 
 	/* Requests to the RC responder, in and just outside the MRs. */
 	struct {
@@ -472,29 +471,29 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 		struct range g;
 		size_t payload;
 	} reqs[] = {
-		{ "rc-write-only", 0x0A, { MR_RW, 0, 64 }, 64 },
-		{ "rc-write-end", 0x0A, { MR_RW, 4096 - 64, 64 }, 64 },
-		{ "rc-write-past-end", 0x0A, { MR_RW, 4096 - 60, 64 }, 64 },
-		{ "rc-write-before", 0x0A, { MR_RW, -1, 16 }, 16 },
-		{ "rc-write-ro", 0x0A, { MR_RO, 0, 16 }, 16 },
-		{ "rc-write-small-past", 0x0A, { MR_SMALL, 32, 64 }, 64 },
-		{ "rc-write-other-pd", 0x0A, { MR_OTHER, 0, 16 }, 16 },
-		{ "rc-write-imm", 0x0B, { MR_RW, 128, 8 }, 8 },
-		{ "rc-write-first", 0x06, { MR_RW, 0, 2048 }, 1024 },
-		{ "rc-read", 0x0C, { MR_RO, 0, 2048 }, 0 },
-		{ "rc-read-end", 0x0C, { MR_RO, 4095, 1 }, 0 },
-		{ "rc-read-past-end", 0x0C, { MR_RO, 4095, 2 }, 0 },
-		{ "rc-read-huge", 0x0C, { MR_RO, 0, 0x80000000u }, 0 },
-		{ "rc-read-other-pd", 0x0C, { MR_OTHER, 0, 64 }, 0 },
+		{ "rc-write-only", ROCE_OP_RC_WRITE_ONLY, { MR_RW, 0, 64 }, 64 },
+		{ "rc-write-end", ROCE_OP_RC_WRITE_ONLY, { MR_RW, 4096 - 64, 64 }, 64 },
+		{ "rc-write-past-end", ROCE_OP_RC_WRITE_ONLY, { MR_RW, 4096 - 60, 64 }, 64 },
+		{ "rc-write-before", ROCE_OP_RC_WRITE_ONLY, { MR_RW, -1, 16 }, 16 },
+		{ "rc-write-ro", ROCE_OP_RC_WRITE_ONLY, { MR_RO, 0, 16 }, 16 },
+		{ "rc-write-small-past", ROCE_OP_RC_WRITE_ONLY, { MR_SMALL, 32, 64 }, 64 },
+		{ "rc-write-other-pd", ROCE_OP_RC_WRITE_ONLY, { MR_OTHER, 0, 16 }, 16 },
+		{ "rc-write-imm", ROCE_OP_RC_WRITE_ONLY_WITH_IMM, { MR_RW, 128, 8 }, 8 },
+		{ "rc-write-first", ROCE_OP_RC_WRITE_FIRST, { MR_RW, 0, 2048 }, 1024 },
+		{ "rc-read", ROCE_OP_RC_READ_REQUEST, { MR_RO, 0, 2048 }, 0 },
+		{ "rc-read-end", ROCE_OP_RC_READ_REQUEST, { MR_RO, 4095, 1 }, 0 },
+		{ "rc-read-past-end", ROCE_OP_RC_READ_REQUEST, { MR_RO, 4095, 2 }, 0 },
+		{ "rc-read-huge", ROCE_OP_RC_READ_REQUEST, { MR_RO, 0, 0x80000000u }, 0 },
+		{ "rc-read-other-pd", ROCE_OP_RC_READ_REQUEST, { MR_OTHER, 0, 64 }, 0 },
 	};
 	for (size_t k = 0; k < G_N_ELEMENTS(reqs); k++) {
 		seed_start(&s, 0, 0);
 		seed_frame(&s, &r, QP_RC4, reqs[k].opcode, 0, set_reth, &reqs[k].g, reqs[k].payload);
-		if (reqs[k].opcode == 0x06) { /* and the rest of the message */
-			seed_frame(&s, &r, QP_RC4, 0x08, 1, NULL, NULL, 1024);
-			seed_frame(&s, &r, QP_RC4, 0x08, 1, NULL, NULL, 1024); /* a duplicate */
+		if (reqs[k].opcode == ROCE_OP_RC_WRITE_FIRST) { /* and the rest of the message */
+			seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_WRITE_LAST, 1, NULL, NULL, 1024);
+			seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_WRITE_LAST, 1, NULL, NULL, 1024); /* a duplicate */
 		}
-		seed_frame(&s, &r, QP_RC4, 0x0A, 0, set_reth, &reqs[k].g, reqs[k].payload); /* PSN 0 again */
+		seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_WRITE_ONLY, 0, set_reth, &reqs[k].g, reqs[k].payload); /* PSN 0 again */
 		if (save(dir, reqs[k].name, &s, &count))
 			return -1;
 	}
@@ -503,11 +502,11 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 		uint8_t opcode;
 		struct range g;
 	} atom[] = {
-		{ "rc-fetch-add", 0x14, { MR_SMALL, 56, 8 } },
-		{ "rc-fetch-add-past", 0x14, { MR_SMALL, 64, 8 } },
-		{ "rc-cmp-swap", 0x13, { MR_RW, 0, 8 } },
-		{ "rc-cmp-swap-unaligned", 0x13, { MR_RW, 4, 8 } },
-		{ "rc-cmp-swap-before", 0x13, { MR_RW, -8, 8 } },
+		{ "rc-fetch-add", ROCE_OP_RC_FETCH_ADD, { MR_SMALL, 56, 8 } },
+		{ "rc-fetch-add-past", ROCE_OP_RC_FETCH_ADD, { MR_SMALL, 64, 8 } },
+		{ "rc-cmp-swap", ROCE_OP_RC_CMP_SWAP, { MR_RW, 0, 8 } },
+		{ "rc-cmp-swap-unaligned", ROCE_OP_RC_CMP_SWAP, { MR_RW, 4, 8 } },
+		{ "rc-cmp-swap-before", ROCE_OP_RC_CMP_SWAP, { MR_RW, -8, 8 } },
 	};
 	for (size_t k = 0; k < G_N_ELEMENTS(atom); k++) {
 		seed_start(&s, 0, 0);
@@ -518,42 +517,42 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	}
 	/* SENDs: RC over IPv4 and IPv6, UC, UD; too long for the WQE. */
 	seed_start(&s, 0, 0);
-	seed_frame(&s, &r, QP_RC4, 0x04, 0, NULL, NULL, 100);
-	seed_frame(&s, &r, QP_RC4, 0x00, 1, NULL, NULL, 1024);
-	seed_frame(&s, &r, QP_RC4, 0x02, 2, NULL, NULL, 1024);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_SEND_ONLY, 0, NULL, NULL, 100);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_SEND_FIRST, 1, NULL, NULL, 1024);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_SEND_LAST, 2, NULL, NULL, 1024);
 	if (save(dir, "rc-send", &s, &count))
 		return -1;
 	seed_start(&s, 0, 0);
-	seed_frame(&s, &r, QP_RC6, 0x04, 0, NULL, NULL, 65);
-	seed_frame(&s, &r, QP_RC6, 0x05, 1, NULL, NULL, 4);
+	seed_frame(&s, &r, QP_RC6, ROCE_OP_RC_SEND_ONLY, 0, NULL, NULL, 65);
+	seed_frame(&s, &r, QP_RC6, ROCE_OP_RC_SEND_ONLY_WITH_IMM, 1, NULL, NULL, 4);
 	if (save(dir, "rc6-send-too-long", &s, &count))
 		return -1;
 	seed_start(&s, 0, 0);
 	struct range uc = { MR_RW, 1000, 3000 };
-	seed_frame(&s, &r, QP_UC4, 0x26, 0, set_reth, &uc, 1024);
-	seed_frame(&s, &r, QP_UC4, 0x27, 1, NULL, NULL, 1024);
-	seed_frame(&s, &r, QP_UC4, 0x28, 2, NULL, NULL, 952);
-	seed_frame(&s, &r, QP_UC4, 0x24, 3, NULL, NULL, 100);
+	seed_frame(&s, &r, QP_UC4, ROCE_OP_UC_WRITE_FIRST, 0, set_reth, &uc, 1024);
+	seed_frame(&s, &r, QP_UC4, ROCE_OP_UC_WRITE_MIDDLE, 1, NULL, NULL, 1024);
+	seed_frame(&s, &r, QP_UC4, ROCE_OP_UC_WRITE_LAST, 2, NULL, NULL, 952);
+	seed_frame(&s, &r, QP_UC4, ROCE_OP_UC_SEND_ONLY, 3, NULL, NULL, 100);
 	if (save(dir, "uc-write-send", &s, &count))
 		return -1;
 	seed_start(&s, 0, 0);
-	seed_frame(&s, &r, QP_UD, 0x64, 0, NULL, NULL, 24);
-	seed_frame(&s, &r, QP_UD, 0x65, 1, NULL, NULL, 1000);
+	seed_frame(&s, &r, QP_UD, ROCE_OP_UD_SEND_ONLY, 0, NULL, NULL, 24);
+	seed_frame(&s, &r, QP_UD, ROCE_OP_UD_SEND_ONLY_WITH_IMM, 1, NULL, NULL, 1000);
 	if (save(dir, "ud-send", &s, &count))
 		return -1;
 
 	/* Responses to the RC requester (SEND PSN 0, READ PSN 1, F&A PSN 2). */
 	seed_start(&s, 0, 0);
-	seed_frame(&s, &r, QP_RC4, 0x11, 0, set_ack, &ack, 0);
-	seed_frame(&s, &r, QP_RC4, 0x10, 1, NULL, NULL, 64);
-	seed_frame(&s, &r, QP_RC4, 0x12, 2, set_ack, &ack, 0);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_ACK, 0, set_ack, &ack, 0);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_READ_RESPONSE_ONLY, 1, NULL, NULL, 64);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_ATOMIC_ACK, 2, set_ack, &ack, 0);
 	if (save(dir, "rc-responses", &s, &count))
 		return -1;
 	seed_start(&s, 0, 0);
-	seed_frame(&s, &r, QP_RC4, 0x11, 0, set_ack, &nak_seq, 0);
-	seed_frame(&s, &r, QP_RC4, 0x11, 0, set_ack, &rnr, 0);
-	seed_frame(&s, &r, QP_RC4, 0x0D, 1, set_ack, &ack, 1024);
-	seed_frame(&s, &r, QP_RC4, 0x11, 9, set_ack, &ack, 0);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_ACK, 0, set_ack, &nak_seq, 0);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_ACK, 0, set_ack, &rnr, 0);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_READ_RESPONSE_FIRST, 1, set_ack, &ack, 1024);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_ACK, 9, set_ack, &ack, 0);
 	if (save(dir, "rc-naks", &s, &count))
 		return -1;
 
@@ -562,18 +561,18 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	 * dropped), and both protocols to the UD QP. */
 	seed_start(&s, 0, SEED_ROCEV1);
 	struct range v1w = { MR_RW, 512, 256 };
-	seed_frame(&s, &r, QP_RCV1, 0x04, 0, NULL, NULL, 100);
-	seed_frame(&s, &r, QP_RCV1, 0x0A, 1, set_reth, &v1w, 256);
-	seed_frame(&s, &r, QP_RCV1, 0x0C, 2, set_reth, &v1w, 0);
-	seed_frame_proto(&s, &r, QP_RCV1, 0, 0x04, 3, NULL, NULL, 16);
-	seed_frame_proto(&s, &r, QP_RC4, 1, 0x04, 0, NULL, NULL, 16);
-	seed_frame_proto(&s, &r, QP_UD, 1, 0x64, 0, NULL, NULL, 24);
-	seed_frame_proto(&s, &r, QP_UD, 0, 0x64, 1, NULL, NULL, 24);
+	seed_frame(&s, &r, QP_RCV1, ROCE_OP_RC_SEND_ONLY, 0, NULL, NULL, 100);
+	seed_frame(&s, &r, QP_RCV1, ROCE_OP_RC_WRITE_ONLY, 1, set_reth, &v1w, 256);
+	seed_frame(&s, &r, QP_RCV1, ROCE_OP_RC_READ_REQUEST, 2, set_reth, &v1w, 0);
+	seed_frame_proto(&s, &r, QP_RCV1, 0, ROCE_OP_RC_SEND_ONLY, 3, NULL, NULL, 16);
+	seed_frame_proto(&s, &r, QP_RC4, 1, ROCE_OP_RC_SEND_ONLY, 0, NULL, NULL, 16);
+	seed_frame_proto(&s, &r, QP_UD, 1, ROCE_OP_UD_SEND_ONLY, 0, NULL, NULL, 24);
+	seed_frame_proto(&s, &r, QP_UD, 0, ROCE_OP_UD_SEND_ONLY, 1, NULL, NULL, 24);
 	if (save(dir, "rocev1-dual-mode", &s, &count))
 		return -1;
 	seed_start(&s, SOFT_FAULT_ACCEPT_GID_TYPE_MISMATCH, SEED_ROCEV1); /* and with its fault profile */
-	seed_frame(&s, &r, QP_RCV1, 0x0A, 0, set_reth, &v1w, 256);
-	seed_frame_proto(&s, &r, QP_RCV1, 0, 0x0A, 1, set_reth, &v1w, 256);
+	seed_frame(&s, &r, QP_RCV1, ROCE_OP_RC_WRITE_ONLY, 0, set_reth, &v1w, 256);
+	seed_frame_proto(&s, &r, QP_RCV1, 0, ROCE_OP_RC_WRITE_ONLY, 1, set_reth, &v1w, 256);
 	if (save(dir, "rocev1-fault", &s, &count))
 		return -1;
 
@@ -581,8 +580,8 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	for (unsigned f = 1; f < SOFT_FAULT_COUNT; f += 5) {
 		seed_start(&s, f, 0);
 		struct range g = { MR_RW, 4090, 8 };
-		seed_frame(&s, &r, QP_RC4, 0x0A, 0, set_reth, &g, 8);
-		seed_frame(&s, &r, QP_RC4, 0x0C, 1, set_reth, &g, 0);
+		seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_WRITE_ONLY, 0, set_reth, &g, 8);
+		seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_READ_REQUEST, 1, set_reth, &g, 0);
 		char name[64];
 		snprintf(name, sizeof name, "fault-%s", soft_fault_info((enum soft_fault)f)->name);
 		if (save(dir, name, &s, &count))
@@ -590,7 +589,7 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 	}
 	seed_start(&s, 0, SEED_RCM);
 	struct range g = { MR_RW, 0, 8 };
-	seed_frame(&s, &r, QP_RC4, 0x0A, 0, set_reth, &g, 8);
+	seed_frame(&s, &r, QP_RC4, ROCE_OP_RC_WRITE_ONLY, 0, set_reth, &g, 8);
 	s.buf[s.len - 1] ^= 0xFF; /* ICRC */
 	s.buf[4] = 1;              /* ... kept */
 	if (save(dir, "rcm-bad-icrc-kept", &s, &count))

@@ -43,7 +43,7 @@ const char *roce_nak_name(unsigned code)
 
 int roce_aeth_describe(uint8_t syndrome, char *buf, size_t n)
 {
-	unsigned value = syndrome & 0x1F;
+	unsigned value = roce_syndrome_value(syndrome);
 	if (syndrome & 0x80)
 		return snprintf(buf, n, "reserved syndrome 0x%02x", syndrome);
 	switch (roce_syndrome_type(syndrome)) {

@@ -276,3 +276,13 @@ int roce_desc_from_pkt(struct roce_desc *d, const struct roce_pkt *p)
 	}
 	return 0;
 }
+
+size_t roce_frame_push_vlan(uint8_t *frame, size_t len, size_t cap, uint16_t tpid, uint16_t tci)
+{
+	if (len < ROCE_ETH_TYPE_OFF + 2 || len + ROCE_VLAN_LEN > cap)
+		return 0;
+	memmove(frame + ROCE_ETH_TYPE_OFF + ROCE_VLAN_LEN, frame + ROCE_ETH_TYPE_OFF, len - ROCE_ETH_TYPE_OFF);
+	roce_be_store(frame + ROCE_ETH_TYPE_OFF, 2, tpid);
+	roce_be_store(frame + ROCE_ETH_TYPE_OFF + 2, 2, tci);
+	return len + ROCE_VLAN_LEN;
+}

@@ -1,5 +1,6 @@
 /* MAD and CM layouts (mad.def) and the facts that go with them. */
 #include "roce/mad.h"
+#include "roce/transport.h"
 
 #include <string.h>
 
@@ -24,6 +25,38 @@ static const struct roce_mad_field_info field_table[ROCE_MF_COUNT] = {
 #undef ROCE_MAD_FIELD
 #undef ROCE_MAD_BYTES
 };
+
+uint8_t *roce_cm_mad_init(uint8_t *mad, uint16_t attr_id, uint64_t tid)
+{
+	memset(mad, 0, ROCE_MAD_LEN);
+	roce_mad_set_base_version(mad, ROCE_MAD_BASE_VERSION);
+	roce_mad_set_mgmt_class(mad, ROCE_MAD_CLASS_CM);
+	roce_mad_set_class_version(mad, ROCE_MAD_CM_CLASS_VERSION);
+	roce_mad_set_method(mad, ROCE_MAD_METHOD_SEND);
+	roce_mad_set_tid(mad, tid);
+	roce_mad_set_attr_id(mad, attr_id);
+	return mad + ROCE_MAD_HDR_LEN;
+}
+
+void roce_ipcm_set_addrs(uint8_t *ipcm, int ip_version, const uint8_t *src, const uint8_t *dst)
+{
+	size_t n = ip_version == 4 ? 4 : 16, at = ROCE_GID_LEN - n;
+	roce_ipcm_set_ipv(ipcm, (uint64_t)ip_version);
+	memset(roce_ipcm_src(ipcm), 0, ROCE_GID_LEN);
+	memset(roce_ipcm_dst(ipcm), 0, ROCE_GID_LEN);
+	memcpy(roce_ipcm_src(ipcm) + at, src, n);
+	memcpy(roce_ipcm_dst(ipcm) + at, dst, n);
+}
+
+void roce_gsi_desc(const struct roce_endpoint *ep, struct roce_desc *d, uint32_t psn, const uint8_t *mad)
+{
+	roce_endpoint_desc(ep, d, ROCE_MAD_OPCODE, psn);
+	uint8_t *deth = roce_desc_hdr(d, ROCE_H_DETH);
+	roce_deth_set_qkey(deth, ROCE_GSI_QKEY);
+	roce_deth_set_srcqp(deth, ROCE_QP1);
+	d->payload = mad;
+	d->payload_len = ROCE_MAD_LEN;
+}
 
 const struct roce_mad_hdr_info *roce_mad_hdr_info(enum roce_mad_hdr h)
 {

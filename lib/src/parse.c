@@ -133,7 +133,7 @@ static enum roce_code walk_ip(struct roce_pkt *p, uint32_t off, unsigned encap_v
 			return fail(p, ROCE_E_IPV4_MF, off + 6, 1, 0);
 		if (roce_ipv4_fragoff(ip))
 			return fail(p, ROCE_E_IPV4_FRAGOFF, off + 6, roce_ipv4_fragoff(ip), 0);
-		if (roce_ipv4_proto(ip) != 17)
+		if (roce_ipv4_proto(ip) != ROCE_IP_PROTO_UDP)
 			return fail(p, ROCE_E_IPV4_PROTO, off + 9, roce_ipv4_proto(ip), 17);
 		ip_payload = totlen - hl;
 	} else {
@@ -148,7 +148,7 @@ static enum roce_code walk_ip(struct roce_pkt *p, uint32_t off, unsigned encap_v
 		if (paylen + hl > wire)
 			return fail(p, ROCE_E_IPV6_PAYLEN_LONG, off + 4, paylen, wire - hl);
 		p->l3_len = paylen + hl;
-		if (roce_ipv6_nexthdr(ip) != 17)
+		if (roce_ipv6_nexthdr(ip) != ROCE_IP_PROTO_UDP)
 			return fail(p, ROCE_E_IPV6_NEXTHDR, off + 6, roce_ipv6_nexthdr(ip), 17);
 		ip_payload = paylen;
 	}

@@ -27,17 +27,6 @@ int roce_opcode_find(enum roce_transport t, enum roce_op_kind kind, enum roce_po
 	return -1;
 }
 
-void roce_gid_from_ip(int ip_version, const uint8_t *ip, uint8_t gid[16])
-{
-	if (ip_version == 6) {
-		memcpy(gid, ip, 16);
-		return;
-	}
-	memset(gid, 0, 10);
-	gid[10] = gid[11] = 0xFF;
-	memcpy(gid + 12, ip, 4);
-}
-
 void roce_endpoint_desc(const struct roce_endpoint *ep, struct roce_desc *d, uint8_t opcode,
 			uint32_t psn)
 {

@@ -1,12 +1,12 @@
 #!/bin/sh
 # The plugin really loads into tshark (run unprivileged), registers the
 # rocev2 protocol, and has a field for every libroce field from the BTH on
-# (the list roce-tester prints from the same descriptors; the IP, UDP and
+# (the list roce-catalogue prints from the same descriptors; the IP, UDP and
 # RoCE v1 GRH layers are Wireshark's own), plus the ICRC,
 # rule and analysis fields.
-# usage: check_loaded.sh TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER
+# usage: check_loaded.sh TSHARK-WRAPPER PLUGIN-DIR ROCE-CATALOGUE
 set -eu
-tshark=$1 dir=$2 tester=$3
+tshark=$1 dir=$2 catalogue=$3
 fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -28,7 +28,7 @@ fi
 
 "$tshark" "$dir" -G fields | awk -F'\t' '$1 == "F" { print $3 }' >"$out"
 n=0
-for f in $("$tester" craft --fields | awk '/^  [a-z]/ { print $1 }' | grep -Ev '^(ipv4|ipv6|udp|grh)\.' | grep '\.'); do
+for f in $("$catalogue" fields | grep -Ev '^(ipv4|ipv6|udp|grh)\.'); do
   n=$((n + 1))
   # the CNP's reserved bytes are the "cnp" header in filters
   grep -qx "rocev2.$f" "$out" || { echo "FAIL: no field rocev2.$f"; fail=1; }

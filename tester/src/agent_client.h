@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define AGENT_PROTOCOL_VERSION 1
+#include "agent_protocol.h"
+
+#define AGENT_PROTOCOL_VERSION AP_VERSION
 
 /* Waits until fd is readable or deadline_ns, doing the caller's work in
  * the meantime. */

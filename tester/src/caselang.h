@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent_protocol.h"
+
 /* Where something is in a case file (1-based line and column). */
 struct cl_loc {
 	unsigned line, col;
@@ -230,15 +232,13 @@ struct cl_case {
 	unsigned n_syms;
 };
 
-#define CL_CAP_RC 0x01u
-#define CL_CAP_UC 0x02u
-#define CL_CAP_UD 0x04u
-#define CL_CAP_ATOMIC 0x08u
-#define CL_CAP_IPV4 0x10u
-#define CL_CAP_IPV6 0x20u
-#define CL_CAP_RCM 0x40u
-#define CL_CAP_SEND_WITH_INV 0x80u
-#define CL_CAP_ROCEV1 0x100u /* dual-mode port: RoCE v1 GIDs next to RoCEv2 ones (A17.8) */
+/* The agent's capabilities (CL_CAP_RC, ... CL_CAP_ROCEV1), then the
+ * tester's own. */
+enum {
+#define AP_CAPABILITY(SYM, bit) CL_CAP_##SYM = AP_CAP_##SYM,
+#include "agent_protocol.def"
+#undef AP_CAPABILITY
+};
 #define CL_CAP_CM 0x200u     /* the agent can make the DUT's connection manager listen and connect */
 /* Not the DUT's: the run's. The run is over an 802.1Q VLAN (run --vlan). */
 #define CL_CAP_VLAN 0x10000u

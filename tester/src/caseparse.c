@@ -84,13 +84,15 @@ const char *cl_step_kind_name(enum cl_step_kind k)
 
 /* ---- Capabilities ---- */
 
+/* The DUT's, as the agent reports them, and what the tester's set-up
+ * offers. */
 static const struct {
 	const char *name;
 	unsigned bit;
 } caps[] = {
-	{ "RC", CL_CAP_RC }, { "UC", CL_CAP_UC }, { "UD", CL_CAP_UD },
-	{ "ATOMIC", CL_CAP_ATOMIC }, { "IPV4", CL_CAP_IPV4 }, { "IPV6", CL_CAP_IPV6 },
-	{ "RCM", CL_CAP_RCM }, { "SEND_WITH_INV", CL_CAP_SEND_WITH_INV }, { "ROCEV1", CL_CAP_ROCEV1 },
+#define AP_CAPABILITY(SYM, bit) { #SYM, CL_CAP_##SYM },
+#include "agent_protocol.def"
+#undef AP_CAPABILITY
 	{ "CM", CL_CAP_CM }, { "VLAN", CL_CAP_VLAN },
 };
 
@@ -136,7 +138,7 @@ int cl_opcode_lookup(int transport, const char *word)
 	if (op >= 0)
 		return op;
 	if (!strcasecmp(word, "CNP"))
-		return ROCE_OPCODE_CNP;
+		return ROCE_OP_CNP;
 	static const struct {
 		const char *alias, *name;
 	} aliases[] = {
@@ -181,17 +183,22 @@ bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask)
 {
 	static const struct {
 		const char *w;
-		uint8_t v, m;
+		enum roce_syndrome_type type;
+		int code; /* -1: any value of the type */
 	} words[] = {
-		{ "ACK", 0x00, 0xE0 },         { "RNR", 0x20, 0xE0 },
-		{ "NAK", 0x60, 0xE0 },         { "NAK_SEQ", 0x60, 0xFF },
-		{ "NAK_INVALID", 0x61, 0xFF }, { "NAK_ACCESS", 0x62, 0xFF },
-		{ "NAK_OPERATIONAL", 0x63, 0xFF }, { "NAK_INVALID_RD", 0x64, 0xFF },
+		{ "ACK", ROCE_SYN_ACK, -1 },
+		{ "RNR", ROCE_SYN_RNR_NAK, -1 },
+		{ "NAK", ROCE_SYN_NAK, -1 },
+		{ "NAK_SEQ", ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR },
+		{ "NAK_INVALID", ROCE_SYN_NAK, ROCE_NAK_INVALID_REQUEST },
+		{ "NAK_ACCESS", ROCE_SYN_NAK, ROCE_NAK_REMOTE_ACCESS },
+		{ "NAK_OPERATIONAL", ROCE_SYN_NAK, ROCE_NAK_REMOTE_OP },
+		{ "NAK_INVALID_RD", ROCE_SYN_NAK, ROCE_NAK_INVALID_RD_REQUEST },
 	};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
 		if (!strcasecmp(word, words[i].w)) {
-			*value = words[i].v;
-			*mask = words[i].m;
+			*value = roce_syndrome(words[i].type, words[i].code < 0 ? 0 : (unsigned)words[i].code);
+			*mask = words[i].code < 0 ? ROCE_SYNDROME_TYPE_MASK : 0xFF;
 			return true;
 		}
 	}
@@ -216,20 +223,14 @@ struct argspec {
 	const char *const *words; /* allowed words for F_WORD / F_LIST, NULL: any */
 };
 
-static const char *const w_qp_type[] = { "RC", "UC", "UD", NULL };
-static const char *const w_access[] = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", NULL };
+/* The agent protocol's words (protocol/agent_protocol.def). */
+#define w_qp_type ap_qp_type_words
+#define w_access ap_access_words
+#define w_state ap_qp_state_words
+#define w_status ap_wc_status_words
+#define w_wc_opcode ap_wc_opcode_words
 static const char *const w_onoff[] = { "on", "off", NULL };
 static const char *const w_bringup[] = { "RESET", "INIT", "RTR", "RTS", NULL };
-static const char *const w_state[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL };
-static const char *const w_status[] = {
-	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
-	"MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR",
-	"REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR",
-	"REM_ABORT_ERR", "INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
-	"GENERAL_ERR", NULL
-};
-static const char *const w_wc_opcode[] = { "SEND", "RDMA_WRITE", "RDMA_READ", "COMP_SWAP", "FETCH_ADD",
-					   "RECV", "RECV_RDMA_WITH_IMM", NULL };
 static const char *const w_icrc[] = { "good", "bad", NULL };
 static const char *const w_proto[] = { "v1", "v2", NULL };
 
@@ -926,9 +927,7 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 	if (!strcmp(verb, "post_send")) {
 		st = new_step(ps, CL_DUT_POST_SEND, loc);
 		struct cl_sym *q = qp_arg(ps, st);
-		static const char *const verbs[] = { "SEND", "SEND_WITH_IMM", "SEND_WITH_INV", "RDMA_WRITE",
-						     "RDMA_WRITE_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP",
-						     "ATOMIC_FETCH_AND_ADD", NULL };
+		const char *const *verbs = ap_wr_opcode_words;
 		char allowed[300];
 		list_words(verbs, allowed, sizeof allowed);
 		if (ps->tok.kind != CL_T_WORD)

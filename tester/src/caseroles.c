@@ -48,7 +48,7 @@ static unsigned sent_roles(const struct cl_step *s)
 {
 	if (s->cm_attr)
 		return ROCE_ROLE_CM | ROCE_ROLE_SENDER;
-	if (s->opcode == ROCE_OPCODE_CNP) /* a notification point answering CE marks */
+	if (s->opcode == ROCE_OP_CNP) /* a notification point answering CE marks */
 		return ROCE_ROLE_SENDER | ROCE_ROLE_RECEIVER;
 	if (is_response(s->opcode))
 		return ROCE_ROLE_SENDER | ROCE_ROLE_RESPONDER | ROCE_ROLE_RECEIVER;
@@ -62,7 +62,7 @@ static unsigned stimulus_roles(const struct cl_step *s)
 	case CL_INJECT:
 		if (s->cm_attr)
 			return ROCE_ROLE_CM | ROCE_ROLE_RECEIVER;
-		if (s->opcode == ROCE_OPCODE_CNP) /* a reaction point: its requests slow down */
+		if (s->opcode == ROCE_OP_CNP) /* a reaction point: its requests slow down */
 			return ROCE_ROLE_RECEIVER | ROCE_ROLE_REQUESTER;
 		if (is_response(s->opcode))
 			return ROCE_ROLE_RECEIVER | ROCE_ROLE_REQUESTER;

@@ -235,7 +235,7 @@ int cmd_craft(int argc, char **argv)
 	};
 	struct craft c;
 	memset(&c, 0, sizeof c);
-	c.opcode = 0x04;
+	c.opcode = ROCE_OP_RC_SEND_ONLY;
 	c.ip_version = 4;
 	c.payload_len = SIZE_MAX;
 	const char *samples = NULL;

@@ -162,13 +162,13 @@ static void gen_vlan(const char *dir)
 			if (ipv == 4) {
 				d.n_vlan = 1;
 				d.vlan_tpid[0] = ROCE_ETHERTYPE_VLAN;
-				d.vlan_tci[0] = 3u << 13 | 100; /* PCP 3, VID 100 */
+				d.vlan_tci[0] = roce_vlan_tci(3, 100); /* PCP 3, VID 100 */
 			} else {
 				d.n_vlan = 2;
 				d.vlan_tpid[0] = ROCE_ETHERTYPE_QINQ;
 				d.vlan_tci[0] = 200;
 				d.vlan_tpid[1] = ROCE_ETHERTYPE_VLAN;
-				d.vlan_tci[1] = 3u << 13 | 100;
+				d.vlan_tci[1] = roce_vlan_tci(3, 100);
 			}
 			size_t n = build(&d, frame);
 			cap_frame(&c, frame, n, n, ROCE_OK, "%s over IPv%d, %s", oi->name, ipv,
@@ -200,18 +200,14 @@ static void gen_rocev1(const char *dir)
 			sample_desc(&d, (uint8_t)op, 6, payload, plen);
 			if (ipv == 4) {
 				/* The GIDs of 198.18.0.1 and .2. */
+				uint8_t *gids[2] = { roce_grh_sgid_ptr(d.ip), roce_grh_dgid_ptr(d.ip) };
 				for (int g = 0; g < 2; g++) {
-					uint8_t *gid = d.ip + 8 + 16 * g;
-					uint8_t last = gid[15];
-					memset(gid, 0, 16);
-					gid[10] = gid[11] = 0xFF;
-					gid[12] = 198;
-					gid[13] = 18;
-					gid[15] = last;
+					const uint8_t ip[4] = { 198, 18, 0, gids[g][15] };
+					roce_gid_from_ip(4, ip, gids[g]);
 				}
 				d.n_vlan = 1;
 				d.vlan_tpid[0] = ROCE_ETHERTYPE_VLAN;
-				d.vlan_tci[0] = 3u << 13 | 100;
+				d.vlan_tci[0] = roce_vlan_tci(3, 100);
 			}
 			sample_to_rocev1(&d);
 			size_t n = build(&d, frame);
@@ -221,7 +217,7 @@ static void gen_rocev1(const char *dir)
 	}
 	for (int v1 = 1; v1 >= 0; v1--) {
 		struct roce_desc d;
-		sample_desc(&d, 0x04, 6, payload, 32);
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, 6, payload, 32);
 		if (v1)
 			sample_to_rocev1(&d);
 		size_t n = build(&d, frame);
@@ -239,7 +235,7 @@ static void gen_cnp(const char *dir)
 	for (int ipv = 4; ipv <= 6; ipv += 2) {
 		for (int becn = 0; becn < 2; becn++) {
 			struct roce_desc d;
-			sample_desc(&d, ROCE_OPCODE_CNP, ipv, NULL, 0);
+			sample_desc(&d, ROCE_OP_CNP, ipv, NULL, 0);
 			roce_bth_set_becn(d.bth, (unsigned)becn);
 			if (ipv == 4)
 				roce_ipv4_set_dscp(d.ip, 48);
@@ -280,7 +276,7 @@ static void gen_bad_icrc(const char *dir)
 				if (swap && m == ROCE_ICRC_MISTAKE_BYTE_ORDER)
 					continue;
 				struct roce_desc d;
-				sample_desc(&d, 0x04, ipv, payload, 5); /* RC SEND Only, pad 3 */
+				sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 5); /* RC SEND Only, pad 3 */
 				roce_bth_set_becn(d.bth, 1);
 				roce_udp_set_csum(d.udp, 0x1234);
 				size_t n = build(&d, frame);
@@ -296,7 +292,7 @@ static void gen_bad_icrc(const char *dir)
 			}
 		}
 		struct roce_desc d;
-		sample_desc(&d, 0x04, ipv, payload, 5);
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 5);
 		d.ovr |= ROCE_OVR_ICRC;
 		d.icrc = 0x0BADC0DE;
 		size_t n = build(&d, frame);
@@ -401,21 +397,25 @@ static void gen_malformed_icrc(const char *dir)
  * protocols' own traffic, on the ports RoCEv2 packets may come from. */
 static size_t udp_frame(uint8_t *f, uint16_t sport, uint16_t dport, const uint8_t *payload, size_t len)
 {
-	static const uint8_t head[14 + 20] = {
-		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
-		0x45, 0x00, 0x00, 0x00, 0x43, 0x21, 0x40, 0x00, 64, 17, 0x00, 0x00,
-		198, 18, 0, 1, 198, 18, 0, 2,
-	};
-	memcpy(f, head, sizeof head);
-	uint8_t *ip = f + 14, *udp = ip + 20;
-	roce_ipv4_set_totlen(ip, (uint16_t)(20 + 8 + len));
-	roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, 20));
+	/* libroce builds the Ethernet, IPv4 and UDP headers of a conforming
+	 * RoCEv2 frame; the datagram then carries `payload` instead of a BTH. */
+	struct roce_desc d;
+	sample_desc(&d, ROCE_OP_RC_SEND_ONLY, 4, NULL, 0);
+	long n = roce_build_frame(&d, f, SAMPLE_FRAME_MAX);
+	struct roce_pkt p;
+	if (n <= 0 || roce_parse_frame(&p, f, (size_t)n, (size_t)n, 0) != ROCE_OK)
+		return 0;
+	uint8_t *ip = f + p.hdr_off[ROCE_H_IPV4], *udp = f + p.hdr_off[ROCE_H_UDP];
+	size_t udp_len = ROCE_UDP_LEN + len, ip_len = (size_t)(udp - ip) + udp_len;
+	roce_ipv4_set_totlen(ip, (uint16_t)ip_len);
+	roce_ipv4_set_csum(ip, 0);
+	roce_ipv4_set_csum(ip, roce_ipv4_checksum(ip, ROCE_IPV4_LEN));
 	roce_udp_set_sport(udp, sport);
 	roce_udp_set_dport(udp, dport);
-	roce_udp_set_len(udp, (uint16_t)(8 + len));
+	roce_udp_set_len(udp, (uint16_t)udp_len);
 	roce_udp_set_csum(udp, 0);
-	memcpy(udp + 8, payload, len);
-	return 14 + 20 + 8 + len;
+	memcpy(udp + ROCE_UDP_LEN, payload, len);
+	return (size_t)(udp - f) + udp_len;
 }
 
 /* RoCEv2 from small UDP source ports that other protocols own (some NICs
@@ -481,7 +481,7 @@ static void gen_low_ports(const char *dir)
 	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS query to port 53");
 	n = udp_frame(frame, 53, 40000, dns_reply, sizeof dns_reply);
 	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS reply from port 53");
-	n = udp_frame(frame, 4791, 53, dns_query, sizeof dns_query);
+	n = udp_frame(frame, ROCE_UDP_PORT, 53, dns_query, sizeof dns_query);
 	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns", "DNS query from source port 4791 to port 53");
 	n = udp_frame(frame, 40001, 69, tftp_rrq, sizeof tftp_rrq);
 	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=tftp", "TFTP read request to port 69");
@@ -501,7 +501,7 @@ static void gen_truncated(const char *dir)
 	cap_open(&c, dir, "truncated");
 	for (int ipv = 4; ipv <= 6; ipv += 2) {
 		struct roce_desc d;
-		sample_desc(&d, 0x0A, ipv, payload, 1024); /* RC RDMA WRITE Only */
+		sample_desc(&d, ROCE_OP_RC_WRITE_ONLY, ipv, payload, 1024); /* RC RDMA WRITE Only */
 		size_t n = build(&d, frame);
 		for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
 			struct roce_pkt p;

@@ -9,13 +9,14 @@
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "rawio.h"
-#include "roce/hdr.h"
+#include "roce/packet.h"
 
 static int kernel_lookup(const char *ifname, int family, const uint8_t *ip, uint8_t mac[6])
 {
@@ -75,10 +76,10 @@ static int kernel_lookup(const char *ifname, int family, const uint8_t *ip, uint
 static size_t l2(const struct rawio *io, uint8_t *f, const uint8_t *dst, uint16_t type)
 {
 	memcpy(f, dst, 6);
-	memcpy(f + 6, io->mac, 6);
-	size_t off = 12;
+	memcpy(f + ROCE_ETH_SRC_OFF, io->mac, 6);
+	size_t off = ROCE_ETH_TYPE_OFF;
 	if (io->vlan >= 0) {
-		roce_be_store(f + off, 2, 0x8100);
+		roce_be_store(f + off, 2, ROCE_ETHERTYPE_VLAN);
 		roce_be_store(f + off + 2, 2, (uint64_t)io->vlan & 0xFFF);
 		off += 4;
 	}
@@ -89,7 +90,7 @@ static size_t l2(const struct rawio *io, uint8_t *f, const uint8_t *dst, uint16_
 static size_t arp_request(const struct rawio *io, const uint8_t *ip, uint8_t *f)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	size_t o = l2(io, f, bcast, 0x0806);
+	size_t o = l2(io, f, bcast, ROCE_ETHERTYPE_ARP);
 	static const uint8_t fixed[8] = { 0, 1, 8, 0, 6, 4, 0, 1 }; /* Ethernet, IPv4, request */
 	memcpy(f + o, fixed, 8);
 	memcpy(f + o + 8, io->mac, 6);
@@ -114,15 +115,15 @@ static size_t neighbour_solicitation(const struct rawio *io, const uint8_t *ip, 
 	/* To the solicited-node multicast address ff02::1:ffXX:XXXX. */
 	uint8_t group[16] = { 0xff, 0x02, [11] = 1, [12] = 0xff, [13] = ip[13], [14] = ip[14], [15] = ip[15] };
 	uint8_t mmac[6] = { 0x33, 0x33, 0xff, ip[13], ip[14], ip[15] };
-	size_t o = l2(io, f, mmac, 0x86DD);
-	uint8_t *ip6 = f + o, *icmp = ip6 + 40;
-	memset(ip6, 0, 40);
-	ip6[0] = 0x60;
-	roce_be_store(ip6 + 4, 2, 32);
-	ip6[6] = 58;
-	ip6[7] = 255;
-	memcpy(ip6 + 8, io->ip6, 16);
-	memcpy(ip6 + 24, group, 16);
+	size_t o = l2(io, f, mmac, ROCE_ETHERTYPE_IPV6);
+	uint8_t *ip6 = f + o, *icmp = ip6 + ROCE_IPV6_LEN;
+	memset(ip6, 0, ROCE_IPV6_LEN);
+	roce_ipv6_set_version(ip6, 6);
+	roce_ipv6_set_paylen(ip6, 32);
+	roce_ipv6_set_nexthdr(ip6, IPPROTO_ICMPV6);
+	roce_ipv6_set_hoplimit(ip6, 255);
+	memcpy(roce_ipv6_src_ptr(ip6), io->ip6, 16);
+	memcpy(roce_ipv6_dst_ptr(ip6), group, 16);
 	memset(icmp, 0, 32);
 	icmp[0] = 135; /* Neighbor Solicitation */
 	memcpy(icmp + 8, ip, 16);
@@ -130,9 +131,10 @@ static size_t neighbour_solicitation(const struct rawio *io, const uint8_t *ip, 
 	icmp[25] = 1;
 	memcpy(icmp + 26, io->mac, 6);
 	uint32_t s = 0;
-	for (int i = 8; i < 40; i += 2)
-		s += (uint32_t)(ip6[i] << 8 | ip6[i + 1]);
-	s += 32 + 58;
+	const uint8_t *addrs = roce_ipv6_src(ip6); /* the source, then the destination */
+	for (int i = 0; i < 32; i += 2)
+		s += (uint32_t)(addrs[i] << 8 | addrs[i + 1]);
+	s += 32 + IPPROTO_ICMPV6;
 	for (int i = 0; i < 32; i += 2)
 		s += (uint32_t)(icmp[i] << 8 | icmp[i + 1]);
 	roce_be_store(icmp + 2, 2, csum_fold(s));
@@ -155,20 +157,20 @@ static void on_frame(void *ctx, const uint8_t *d, size_t caplen, size_t len, uin
 	if (caplen < 14)
 		return;
 	uint16_t type = (uint16_t)roce_be_load(d + o, 2);
-	if (type == 0x8100 && caplen >= 18) {
+	if (type == ROCE_ETHERTYPE_VLAN && caplen >= 18) {
 		o += 4;
 		type = (uint16_t)roce_be_load(d + o, 2);
 	}
 	o += 2;
-	if (a->ip_version == 4 && type == 0x0806 && caplen >= o + 28) {
+	if (a->ip_version == 4 && type == ROCE_ETHERTYPE_ARP && caplen >= o + 28) {
 		/* ARP reply (or request) from the address we look for. */
 		if (roce_be_load(d + o + 6, 2) <= 2 && !memcmp(d + o + 14, a->ip, 4)) {
 			memcpy(a->mac, d + o + 8, 6);
 			a->found = true;
 		}
-	} else if (a->ip_version == 6 && type == 0x86DD && caplen >= o + 40 + 24) {
-		const uint8_t *ip6 = d + o, *icmp = ip6 + 40;
-		if (ip6[6] != 58 || icmp[0] != 136 || memcmp(icmp + 8, a->ip, 16))
+	} else if (a->ip_version == 6 && type == ROCE_ETHERTYPE_IPV6 && caplen >= o + ROCE_IPV6_LEN + 24) {
+		const uint8_t *ip6 = d + o, *icmp = ip6 + ROCE_IPV6_LEN;
+		if (roce_ipv6_nexthdr(ip6) != IPPROTO_ICMPV6 || icmp[0] != 136 || memcmp(icmp + 8, a->ip, 16))
 			return;
 		/* The target link-layer address option, else the source MAC. */
 		size_t opt = 24;

@@ -108,35 +108,10 @@ struct peer {
 
 /* ---- Names ---- */
 
-const char *peer_wc_status_name(enum peer_wc_status s)
-{
-	switch (s) {
-	case PEER_WC_SUCCESS: return "SUCCESS";
-	case PEER_WC_RETRY_EXC_ERR: return "RETRY_EXC_ERR";
-	case PEER_WC_RNR_RETRY_EXC_ERR: return "RNR_RETRY_EXC_ERR";
-	case PEER_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
-	case PEER_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
-	case PEER_WC_REM_OP_ERR: return "REM_OP_ERR";
-	case PEER_WC_REM_INV_RD_REQ_ERR: return "REM_INV_RD_REQ_ERR";
-	case PEER_WC_BAD_RESP_ERR: return "BAD_RESP_ERR";
-	case PEER_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
-	case PEER_WC_LOC_LEN_ERR: return "LOC_LEN_ERR";
-	}
-	return "?";
-}
-
 const char *peer_op_name(enum peer_op op)
 {
-	switch (op) {
-	case PEER_OP_SEND: return "SEND";
-	case PEER_OP_WRITE: return "RDMA_WRITE";
-	case PEER_OP_READ: return "RDMA_READ";
-	case PEER_OP_CMP_SWAP: return "COMP_SWAP";
-	case PEER_OP_FETCH_ADD: return "FETCH_ADD";
-	case PEER_OP_RECV: return "RECV";
-	case PEER_OP_RECV_WRITE_IMM: return "RECV_RDMA_WITH_IMM";
-	}
-	return "?";
+	const char *n = ap_wc_opcode_name((enum ap_wc_opcode)op);
+	return n ? n : "?";
 }
 
 /* ---- Memory helpers ---- */
@@ -489,7 +464,7 @@ static void emit(struct peer *p, struct qp *q, uint8_t *frame, size_t len, const
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
-	struct peer_tx_info info = { q->cfg.qpn, bth ? roce_bth_psn(bth) : 0, bth ? bth[0] : 0, 0, why, NULL };
+	struct peer_tx_info info = { q->cfg.qpn, bth ? roce_bth_psn(bth) : 0, bth ? (uint8_t)roce_bth_opcode(bth) : 0, 0, why, NULL };
 	info.round = inj_round_next(&p->tx_rounds, info.qpn, info.psn, info.opcode);
 	struct inj_pkt ip = { false, info.qpn, info.opcode, info.psn, info.round };
 	struct inj_rule *r = inj_match(&p->rules, &ip);
@@ -562,7 +537,7 @@ static void build_send(struct peer *p, struct qp *q, struct roce_desc *d, const 
 {
 	long n = roce_build_frame(d, p->scratch, sizeof p->scratch);
 	if (n < 0) {
-		struct peer_tx_info info = { q->cfg.qpn, roce_bth_psn(d->bth), d->bth[0], 0, why, NULL };
+		struct peer_tx_info info = { q->cfg.qpn, roce_bth_psn(d->bth), (uint8_t)roce_bth_opcode(d->bth), 0, why, NULL };
 		note(p, &info, "could not build the packet");
 		return;
 	}
@@ -738,7 +713,7 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 	transmit_from(p, q, first, "request");
 	if (!reliable) {
 		/* Unreliable: complete as soon as it is on the wire. */
-		struct peer_wc wc = { .wr_id = wr->wr_id, .status = PEER_WC_SUCCESS, .op = wr->op, .byte_len = wr->len };
+		struct peer_wc wc = { .wr_id = wr->wr_id, .status = AP_WC_SUCCESS, .op = wr->op, .byte_len = wr->len };
 		complete(p, q, &wc);
 		free(w->buf);
 		q->sq_head = (q->sq_head + 1) % PEER_SQ_DEPTH;
@@ -747,11 +722,11 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 	return 0;
 }
 
-static void pop_wqe(struct peer *p, struct qp *q, enum peer_wc_status st, uint64_t value)
+static void pop_wqe(struct peer *p, struct qp *q, enum ap_wc_status st, uint64_t value)
 {
 	struct wqe *w = wqe_at(q, 0);
 	struct peer_wc wc = { .wr_id = w->wr.wr_id, .status = st, .op = w->wr.op, .value = value };
-	if (st == PEER_WC_SUCCESS) {
+	if (st == AP_WC_SUCCESS) {
 		wc.byte_len = w->wr.len;
 		if (w->wr.op == PEER_OP_READ) {
 			wc.data = w->buf;
@@ -764,12 +739,12 @@ static void pop_wqe(struct peer *p, struct qp *q, enum peer_wc_status st, uint64
 	q->sq_n--;
 }
 
-static void fail_all(struct peer *p, struct qp *q, enum peer_wc_status first)
+static void fail_all(struct peer *p, struct qp *q, enum ap_wc_status first)
 {
 	if (q->sq_n)
 		pop_wqe(p, q, first, 0);
 	while (q->sq_n)
-		pop_wqe(p, q, PEER_WC_WR_FLUSH_ERR, 0);
+		pop_wqe(p, q, AP_WC_WR_FLUSH_ERR, 0);
 	q->error = true;
 	q->deadline = 0;
 	q->rnr_until = 0;
@@ -804,7 +779,7 @@ static bool ack_upto(struct peer *p, struct qp *q, uint32_t psn)
 			p->stats.retransmissions++;
 			return false;
 		}
-		pop_wqe(p, q, PEER_WC_SUCCESS, 0);
+		pop_wqe(p, q, AP_WC_SUCCESS, 0);
 		any = true;
 	}
 	if (any)
@@ -815,7 +790,7 @@ static bool ack_upto(struct peer *p, struct qp *q, uint32_t psn)
 static void retry_or_fail(struct peer *p, struct qp *q, uint32_t from, const char *why)
 {
 	if (q->retries_left == 0) {
-		fail_all(p, q, PEER_WC_RETRY_EXC_ERR);
+		fail_all(p, q, AP_WC_RETRY_EXC_ERR);
 		return;
 	}
 	q->retries_left--;
@@ -858,33 +833,33 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 				return;
 			if (q->cfg.rnr_retry != 7) {
 				if (q->rnr_left == 0) {
-					fail_all(p, q, PEER_WC_RNR_RETRY_EXC_ERR);
+					fail_all(p, q, AP_WC_RNR_RETRY_EXC_ERR);
 					return;
 				}
 				q->rnr_left--;
 			}
-			q->rnr_until = p->now + (uint64_t)roce_rnr_timer_usec(syn & 0x1F) * 1000u;
+			q->rnr_until = p->now + (uint64_t)roce_rnr_timer_usec(roce_syndrome_value(syn)) * 1000u;
 			q->rnr_psn = psn;
 			q->deadline = 0;
 			return;
 		case ROCE_SYN_NAK: {
 			if (!ack_upto(p, q, roce_psn_add(psn, -1)))
 				return;
-			unsigned code = syn & 0x1F;
+			unsigned code = roce_syndrome_value(syn);
 			if (code == ROCE_NAK_PSN_SEQ_ERR) {
 				retry_or_fail(p, q, psn, "retransmission (NAK PSN sequence error)");
 				return;
 			}
-			enum peer_wc_status st = code == ROCE_NAK_INVALID_REQUEST ? PEER_WC_REM_INV_REQ_ERR
-					       : code == ROCE_NAK_REMOTE_ACCESS ? PEER_WC_REM_ACCESS_ERR
-					       : code == ROCE_NAK_REMOTE_OP ? PEER_WC_REM_OP_ERR
-					       : code == ROCE_NAK_INVALID_RD_REQUEST ? PEER_WC_REM_INV_RD_REQ_ERR
-					       : PEER_WC_BAD_RESP_ERR;
+			enum ap_wc_status st = code == ROCE_NAK_INVALID_REQUEST ? AP_WC_REM_INV_REQ_ERR
+					       : code == ROCE_NAK_REMOTE_ACCESS ? AP_WC_REM_ACCESS_ERR
+					       : code == ROCE_NAK_REMOTE_OP ? AP_WC_REM_OP_ERR
+					       : code == ROCE_NAK_INVALID_RD_REQUEST ? AP_WC_REM_INV_RD_REQ_ERR
+					       : AP_WC_BAD_RESP_ERR;
 			fail_all(p, q, st);
 			return;
 		}
 		default:
-			fail_all(p, q, PEER_WC_BAD_RESP_ERR);
+			fail_all(p, q, AP_WC_BAD_RESP_ERR);
 			return;
 		}
 	}
@@ -893,7 +868,7 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 	while (q->sq_n && !psn_in(psn, wqe_at(q, 0)->first_psn, wqe_at(q, 0)->npkts)) {
 		struct wqe *w = wqe_at(q, 0);
 		if (w->wr.op == PEER_OP_SEND || w->wr.op == PEER_OP_WRITE) {
-			pop_wqe(p, q, PEER_WC_SUCCESS, 0);
+			pop_wqe(p, q, AP_WC_SUCCESS, 0);
 			continue;
 		}
 		ack_upto(p, q, psn); /* implied NAK on the earlier READ/atomic */
@@ -906,18 +881,18 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 		if (w->wr.op != PEER_OP_CMP_SWAP && w->wr.op != PEER_OP_FETCH_ADD) {
 			finding(p, q, ROCE_RULE_IBA_RESP_CHECK, psn, true, "Atomic ACK for PSN %u, which is a %s",
 				psn, peer_op_name(w->wr.op));
-			fail_all(p, q, PEER_WC_BAD_RESP_ERR);
+			fail_all(p, q, AP_WC_BAD_RESP_ERR);
 			return;
 		}
 		uint64_t orig = roce_atomicacketh_orig(roce_pkt_hdr(pk, ROCE_H_ATOMICACKETH));
-		pop_wqe(p, q, PEER_WC_SUCCESS, orig);
+		pop_wqe(p, q, AP_WC_SUCCESS, orig);
 		progress(p, q);
 		return;
 	}
 	if (oi->kind != ROCE_K_READ_RESP || w->wr.op != PEER_OP_READ) {
 		finding(p, q, ROCE_RULE_IBA_RESP_CHECK, psn, true, "%s for PSN %u, which belongs to a %s",
 			oi->name, psn, peer_op_name(w->wr.op));
-		fail_all(p, q, PEER_WC_BAD_RESP_ERR);
+		fail_all(p, q, AP_WC_BAD_RESP_ERR);
 		return;
 	}
 	uint32_t expected = roce_psn_add(w->first_psn, (int32_t)w->resp_next);
@@ -941,7 +916,7 @@ static void handle_response(struct peer *p, struct qp *q, const struct roce_pkt 
 	q->deadline = p->now + q->cfg.ack_timeout_ns;
 	q->retries_left = q->cfg.retry_cnt;
 	if (w->resp_next >= w->npkts) {
-		pop_wqe(p, q, PEER_WC_SUCCESS, 0);
+		pop_wqe(p, q, AP_WC_SUCCESS, 0);
 		progress(p, q);
 	}
 }
@@ -988,7 +963,7 @@ static void send_atomic_ack(struct peer *p, struct qp *q, uint32_t psn, uint64_t
 
 static void nak(struct peer *p, struct qp *q, uint32_t psn, unsigned code, const char *why, bool fatal)
 {
-	send_aeth(p, q, psn, (uint8_t)(0x60 | code), why);
+	send_aeth(p, q, psn, roce_syndrome_nak((enum roce_nak_code)code), why);
 	if (fatal) {
 		q->error = true;
 		q->in_msg = false;
@@ -1024,7 +999,7 @@ static void msg_append(struct qp *q, const uint8_t *data, size_t n)
 
 static void deliver_recv(struct peer *p, struct qp *q, const struct roce_pkt *pk, enum peer_op op)
 {
-	struct peer_wc wc = { .status = PEER_WC_SUCCESS, .op = op, .byte_len = (uint32_t)q->rlen };
+	struct peer_wc wc = { .status = AP_WC_SUCCESS, .op = op, .byte_len = (uint32_t)q->rlen };
 	const uint8_t *imm = roce_pkt_hdr(pk, ROCE_H_IMMDT);
 	if (imm) {
 		wc.has_imm = true;
@@ -1083,7 +1058,7 @@ static bool exec_send_write(struct peer *p, struct qp *q, const struct roce_pkt 
 		if (first) {
 			if (!take_recv(q)) {
 				if (reliable)
-					send_aeth(p, q, psn, (uint8_t)(0x20 | q->cfg.rnr_timer), "RNR NAK");
+					send_aeth(p, q, psn, roce_syndrome_rnr(q->cfg.rnr_timer), "RNR NAK");
 				return false;
 			}
 			q->rlen = 0;
@@ -1136,11 +1111,11 @@ static bool exec_send_write(struct peer *p, struct qp *q, const struct roce_pkt 
 		if (roce_pkt_has(pk, ROCE_H_IMMDT)) {
 			if (!take_recv(q)) {
 				if (reliable)
-					send_aeth(p, q, psn, (uint8_t)(0x20 | q->cfg.rnr_timer), "RNR NAK");
+					send_aeth(p, q, psn, roce_syndrome_rnr(q->cfg.rnr_timer), "RNR NAK");
 				return false;
 			}
 			q->rlen = 0;
-			struct peer_wc wc = { .status = PEER_WC_SUCCESS, .op = PEER_OP_RECV_WRITE_IMM, .byte_len = q->wdone,
+			struct peer_wc wc = { .status = AP_WC_SUCCESS, .op = PEER_OP_RECV_WRITE_IMM, .byte_len = q->wdone,
 					      .has_imm = true, .imm = roce_immdt_imm(roce_pkt_hdr(pk, ROCE_H_IMMDT)) };
 			complete(p, q, &wc);
 		}
@@ -1298,10 +1273,10 @@ static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uin
 	}
 	if (q->cfg.type != ROCE_T_UD && !pk->rocev1) { /* RoCE v1 has no UDP header */
 		uint16_t sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(pk, ROCE_H_UDP));
-		if (q->sport_known && sport != q->sport && pk->opcode != ROCE_OPCODE_CNP)
+		if (q->sport_known && sport != q->sport && pk->opcode != ROCE_OP_CNP)
 			finding(p, q, ROCE_RULE_A17_SPORT, psn, false,
 				"UDP source port changed from %u to %u within the connection", q->sport, sport);
-		if (pk->opcode != ROCE_OPCODE_CNP) {
+		if (pk->opcode != ROCE_OP_CNP) {
 			q->sport_known = true;
 			q->sport = sport;
 		}
@@ -1322,7 +1297,7 @@ static void process_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_
 		return;
 	if (!from_hold)
 		observe(p, q, &pk, ts);
-	if (!q->auto_on || pk.opcode == ROCE_OPCODE_CNP)
+	if (!q->auto_on || pk.opcode == ROCE_OP_CNP)
 		return;
 	if (pk.op->transport != q->cfg.type)
 		return; /* a conforming receiver drops a transport mismatch */

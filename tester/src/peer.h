@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent_protocol.h"
 #include "inject.h"
 #include "roce/roce.h"
 
@@ -44,36 +45,25 @@
 #define PEER_MAX_FINDINGS 1000
 #define PEER_MAX_TIMINGS 100000
 
-/* Work completion statuses, named as the agent protocol names them. */
-enum peer_wc_status {
-	PEER_WC_SUCCESS,
-	PEER_WC_RETRY_EXC_ERR,
-	PEER_WC_RNR_RETRY_EXC_ERR,
-	PEER_WC_REM_INV_REQ_ERR,
-	PEER_WC_REM_ACCESS_ERR,
-	PEER_WC_REM_OP_ERR,
-	PEER_WC_REM_INV_RD_REQ_ERR,
-	PEER_WC_BAD_RESP_ERR,
-	PEER_WC_WR_FLUSH_ERR,
-	PEER_WC_LOC_LEN_ERR,
-};
-const char *peer_wc_status_name(enum peer_wc_status s);
 
+/* What a work request does, and what its completion reports: the agent
+ * protocol's completion opcodes (work-completion statuses are its
+ * enum ap_wc_status). */
 enum peer_op {
-	PEER_OP_SEND,
-	PEER_OP_WRITE,
-	PEER_OP_READ,
-	PEER_OP_CMP_SWAP,
-	PEER_OP_FETCH_ADD,
-	PEER_OP_RECV, /* completions of the responder's receives */
-	PEER_OP_RECV_WRITE_IMM,
+	PEER_OP_SEND = AP_WC_SEND,
+	PEER_OP_WRITE = AP_WC_RDMA_WRITE,
+	PEER_OP_READ = AP_WC_RDMA_READ,
+	PEER_OP_CMP_SWAP = AP_WC_COMP_SWAP,
+	PEER_OP_FETCH_ADD = AP_WC_FETCH_ADD,
+	PEER_OP_RECV = AP_WC_RECV, /* completions of the responder's receives */
+	PEER_OP_RECV_WRITE_IMM = AP_WC_RECV_RDMA_WITH_IMM,
 };
 const char *peer_op_name(enum peer_op op);
 
 struct peer_wc {
 	uint64_t wr_id;
 	uint32_t qpn;
-	enum peer_wc_status status;
+	enum ap_wc_status status;
 	enum peer_op op;
 	uint32_t byte_len;
 	bool has_imm;

@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "roce/gid.h"
+#include "roce/packet.h"
+
 uint64_t rawio_now(void)
 {
 	struct timespec ts;
@@ -41,7 +44,7 @@ static int addresses(struct rawio *io, char *err, size_t errlen)
 			io->has_ip4 = true;
 		} else if (a->ifa_addr->sa_family == AF_INET6) {
 			const uint8_t *v6 = ((const struct sockaddr_in6 *)(const void *)a->ifa_addr)->sin6_addr.s6_addr;
-			bool link_local = v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80;
+			bool link_local = roce_ipv6_is_link_local(v6);
 			/* A global address beats a link-local one. */
 			if (!io->has_ip6 || (ip6_link_local && !link_local)) {
 				memcpy(io->ip6, v6, 16);
@@ -73,16 +76,16 @@ static int guard(int family, const char *ifname, char *note, size_t n)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
 	int r;
 	if (family == AF_INET) {
-		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(4791) };
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(ROCE_UDP_PORT) };
 		r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	} else {
-		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(4791) };
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(ROCE_UDP_PORT) };
 		r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	}
 	if (r != 0) {
 		size_t w = strlen(note);
-		snprintf(note + w, n - w, "%sIPv%d UDP port 4791 is already bound (%s): something else on this host (the kernel's rdma_rxe?) receives RoCEv2 on it",
-			 w ? "; " : "", family == AF_INET ? 4 : 6, strerror(errno));
+		snprintf(note + w, n - w, "%sIPv%d UDP port %d is already bound (%s): something else on this host (the kernel's rdma_rxe?) receives RoCEv2 on it",
+			 w ? "; " : "", family == AF_INET ? 4 : 6, ROCE_UDP_PORT, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -172,8 +175,9 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 	pcap_setdirection(io->pc, PCAP_D_IN);
 	/* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
 	 * resolution needs. */
-	const char *base = "udp dst port 4791 or ether proto 0x8915 or arp or icmp6";
-	char expr[256];
+	char base[96], expr[256];
+	snprintf(base, sizeof base, "udp dst port %d or ether proto 0x%04x or arp or icmp6", ROCE_UDP_PORT,
+		 ROCE_ETHERTYPE_ROCEV1);
 	snprintf(expr, sizeof expr, "(%s) or (vlan and (%s))", base, base);
 	struct bpf_program prog;
 	if (pcap_compile(io->pc, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0 || pcap_setfilter(io->pc, &prog) != 0) {

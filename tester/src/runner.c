@@ -376,20 +376,20 @@ static void check_dut_vlan(struct run_ctx *x, long idx, const struct case_qp *q,
 		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
 		return;
 	}
-	unsigned tci = (unsigned)roce_be_load(pk->buf + pk->vlan_off[pk->n_vlan - 1] + 2, 2);
-	if ((tci & 0xFFF) != (unsigned)r->opts.vlan) {
-		outf(msg, sizeof msg, "the DUT's frame for QP %s is on VLAN %u, not the run's VLAN %d", q->name, tci & 0xFFF,
-		     r->opts.vlan);
+	uint16_t tci = roce_pkt_vlan_tci(pk);
+	if (roce_vlan_vid(tci) != (unsigned)r->opts.vlan) {
+		outf(msg, sizeof msg, "the DUT's frame for QP %s is on VLAN %u, not the run's VLAN %d", q->name,
+		     roce_vlan_vid(tci), r->opts.vlan);
 		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
 		return;
 	}
 	/* A CM MAD answers from QP1, which has no address vector: its
 	 * priority follows the request's, not the QP's. */
-	if ((pk->op && pk->opcode == ROCE_OPCODE_CNP) || cm_mad(pk))
+	if ((pk->op && pk->opcode == ROCE_OP_CNP) || cm_mad(pk))
 		return;
-	if (tci >> 13 != (q->sl & 7)) {
+	if (roce_vlan_pcp(tci) != (q->sl & 7)) {
 		outf(msg, sizeof msg, "802.1Q priority (PCP) %u; the address vector of QP %s has SL %u, so the PCP must be %u",
-		     tci >> 13, q->name, q->sl, q->sl & 7);
+		     roce_vlan_pcp(tci), q->name, q->sl, q->sl & 7);
 		pkt_finding(x, idx, ROCE_RULE_A17_PCP, msg);
 	}
 }
@@ -848,7 +848,7 @@ static bool call(struct run_ctx *x, struct step_out *o, const char *method, Json
 			json_object_unref(result);
 		return true;
 	}
-	if (st == AGENT_ERROR_REPLY && !strcmp(code, "unsupported")) {
+	if (st == AGENT_ERROR_REPLY && ap_error_by_name(code) == AP_E_UNSUPPORTED) {
 		o->st = S_NA;
 		outf(o->detail, sizeof o->detail, "the DUT does not support %s: %s", method, msg);
 	} else if (st == AGENT_ERROR_REPLY) {
@@ -970,13 +970,9 @@ static uint32_t random_psn(void)
 
 static void tester_gid(struct runner *r, int ipv, char *out, size_t n)
 {
-	char ip[INET6_ADDRSTRLEN];
-	if (ipv == 4) {
-		inet_ntop(AF_INET, r->io.ip4, ip, sizeof ip);
-		outf(out, n, "::ffff:%s", ip);
-	} else {
-		inet_ntop(AF_INET6, r->io.ip6, out, (socklen_t)n);
-	}
+	uint8_t gid[ROCE_GID_LEN];
+	roce_gid_from_ip(ipv, ipv == 4 ? r->io.ip4 : r->io.ip6, gid);
+	roce_gid_format(gid, out, n);
 }
 
 /* The addressing of a tester QP towards the DUT. */
@@ -991,7 +987,7 @@ static void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc
 	memcpy(ep->dst_mac, r->fam[q->fi].mac, 6);
 	if (r->opts.vlan >= 0) {
 		ep->n_vlan = 1;
-		ep->vlan_tci[0] = (uint16_t)((r->opts.vlan_pcp & 7) << 13 | (r->opts.vlan & 0xFFF));
+		ep->vlan_tci[0] = roce_vlan_tci((unsigned)r->opts.vlan_pcp, (unsigned)r->opts.vlan);
 	}
 	if (q->ipv == 4) {
 		memcpy(ep->src_ip, r->io.ip4, 4);
@@ -1735,7 +1731,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	ep.rocev1 = !strcasecmp(arg_word(s, "proto", q->rocev1 ? "v1" : "v2"), "v1");
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
-	if (s->opcode == ROCE_OPCODE_CNP)
+	if (s->opcode == ROCE_OP_CNP)
 		psn = 0; /* A17 Figure 6 */
 	roce_endpoint_desc(&ep, &d, (uint8_t)s->opcode, psn);
 	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
@@ -1922,18 +1918,6 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 
 /* ---- The connection manager: CM MADs to and from QP1 ---- */
 
-/* The GID of an address of that version: IPv4-mapped or IPv6 (16 bytes). */
-static void gid_of(int ipv, const uint8_t *ip, uint8_t *gid)
-{
-	memset(gid, 0, 16);
-	if (ipv == 4) {
-		gid[10] = gid[11] = 0xFF;
-		memcpy(gid + 12, ip, 4);
-	} else {
-		memcpy(gid, ip, 16);
-	}
-}
-
 /* A CM message as the tester's active side sends it by default: REQ as
  * rdma_cm sends one (IP CM private data, Annex A11), RTU, LAP with the
  * connection's own path as the alternate, DREQ, REJ, MRA, DREP. Port LIDs
@@ -1941,12 +1925,7 @@ static void gid_of(int ipv, const uint8_t *ip, uint8_t *gid)
 static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint8_t *mad)
 {
 	struct runner *r = x->r;
-	memset(mad, 0, ROCE_MAD_LEN);
-	roce_mad_set_base_version(mad, 1);
-	roce_mad_set_mgmt_class(mad, ROCE_MAD_CLASS_CM);
-	roce_mad_set_class_version(mad, ROCE_MAD_CM_CLASS_VERSION);
-	roce_mad_set_method(mad, ROCE_MAD_METHOD_SEND);
-	roce_mad_set_attr_id(mad, attr);
+	roce_cm_mad_init(mad, attr, 0); /* the transaction ID is set below */
 	/* A new transaction for REQ, LAP and DREQ; the others answer or
 	 * finish one (the RTU the REQ's). */
 	uint64_t tid = (uint64_t)q->cm_local_id << 32 | q->cm_transactions;
@@ -1958,11 +1937,9 @@ static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint
 	uint8_t *m = mad + ROCE_MAD_HDR_LEN;
 	const uint8_t *mine = q->ipv == 6 ? r->io.ip6 : r->io.ip4, *dut = r->fam[q->fi].ip;
 	uint8_t my_gid[16], dut_gid[16];
-	gid_of(q->ipv, mine, my_gid);
-	gid_of(q->ipv, dut, dut_gid);
-	const uint8_t *mac = r->io.mac;
-	uint64_t guid = (uint64_t)(mac[0] ^ 2) << 56 | (uint64_t)mac[1] << 48 | (uint64_t)mac[2] << 40 | 0xFFull << 32 |
-			0xFEull << 24 | (uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
+	roce_gid_from_ip(q->ipv, mine, my_gid);
+	roce_gid_from_ip(q->ipv, dut, dut_gid);
+	uint64_t guid = roce_guid_from_mac(r->io.mac);
 	switch (attr) {
 	case ROCE_CM_REQ: {
 		q->cm_req_tid = tid;
@@ -1989,11 +1966,8 @@ static void cm_default(struct run_ctx *x, struct case_qp *q, uint16_t attr, uint
 		roce_req_set_primary_sl(m, q->sl); /* the path's SL: the priority on a VLAN (A17.4) */
 		roce_req_set_primary_ack_timeout(m, 14);
 		uint8_t *ip = mad + ROCE_CM_REQ_PRIVATE_OFF;
-		roce_ipcm_set_ipv(ip, (uint64_t)q->ipv);
 		roce_ipcm_set_sport(ip, 0xC000 | (q->tester_qpn & 0x3FFF));
-		/* IPv4 in the last 4 bytes, the rest zero (A11). */
-		memcpy(roce_ipcm_src(ip) + (q->ipv == 4 ? 12 : 0), mine, q->ipv == 4 ? 4 : 16);
-		memcpy(roce_ipcm_dst(ip) + (q->ipv == 4 ? 12 : 0), dut, q->ipv == 4 ? 4 : 16);
+		roce_ipcm_set_addrs(ip, q->ipv, mine, dut);
 		break;
 	}
 	case ROCE_CM_LAP:
@@ -2103,11 +2077,8 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 	make_endpoint(x, q, 0, 0, 0, &ep);
 	ep.dest_qpn = ROCE_QP1;
 	struct roce_desc d;
-	roce_endpoint_desc(&ep, &d, ROCE_MAD_OPCODE, x->gsi_psn);
+	roce_gsi_desc(&ep, &d, x->gsi_psn, mad);
 	x->gsi_psn = roce_psn_add(x->gsi_psn, 1);
-	uint8_t *deth = roce_desc_hdr(&d, ROCE_H_DETH);
-	roce_deth_set_qkey(deth, ROCE_GSI_QKEY);
-	roce_deth_set_srcqp(deth, ROCE_QP1);
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
@@ -2150,8 +2121,6 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 			return;
 		}
 	}
-	d.payload = mad;
-	d.payload_len = ROCE_MAD_LEN;
 	uint8_t frame[PEER_FRAME_MAX];
 	long n = roce_build_frame(&d, frame, sizeof frame);
 	if (n < 0) {
@@ -2203,7 +2172,7 @@ static bool pkt_is_cnp(const struct case_pkt *p)
 {
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
-	return pk.op && pk.opcode == ROCE_OPCODE_CNP;
+	return pk.op && pk.opcode == ROCE_OP_CNP;
 }
 
 /* CNPs come from the DUT's congestion notification point, independently
@@ -2223,7 +2192,7 @@ static bool same_stream(const struct cl_step *s, const struct case_pkt *p)
 {
 	if (pkt_is_cm(p) != (s->cm_attr != 0))
 		return false;
-	return pkt_is_cnp(p) == (s->opcode == ROCE_OPCODE_CNP);
+	return pkt_is_cnp(p) == (s->opcode == ROCE_OP_CNP);
 }
 
 static bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want)
@@ -2390,8 +2359,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 				appendf(o->observed, sizeof o->observed, "an untagged frame; ");
 				continue;
 			}
-			unsigned tci = (unsigned)roce_be_load(pk.buf + pk.vlan_off[pk.n_vlan - 1] + 2, 2);
-			got = pcp ? tci >> 13 : tci & 0xFFF;
+			uint16_t tci = roce_pkt_vlan_tci(&pk);
+			got = pcp ? roce_vlan_pcp(tci) : roce_vlan_vid(tci);
 			label = pcp ? "802.1Q PCP" : "802.1Q VLAN ID";
 		} else {
 			enum roce_field f = field_for(a->key, pk.ip_version, pk.op->xhdrs);
@@ -2798,16 +2767,16 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 	}
 	char text[300];
 	outf(text, sizeof text, "wr_id %llu %s %s, %u bytes, value 0x%llx", (unsigned long long)wc.wr_id,
-	     peer_op_name(wc.op), peer_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
+	     peer_op_name(wc.op), ap_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (!strcmp(a->key, "status")) {
-			if (!cl_word_arg_accepts(a, peer_wc_status_name(wc.status))) {
+			if (!cl_word_arg_accepts(a, ap_wc_status_name(wc.status))) {
 				char want[400];
 				cl_word_arg_text(a, want, sizeof want);
 				o->st = S_FAIL;
 				appendf(o->expected, sizeof o->expected, "status %s; ", want);
-				appendf(o->observed, sizeof o->observed, "status %s; ", peer_wc_status_name(wc.status));
+				appendf(o->observed, sizeof o->observed, "status %s; ", ap_wc_status_name(wc.status));
 			}
 		} else if (!strcmp(a->key, "data")) {
 			if (!wc.data || wc.byte_len != a->v.n_bytes || memcmp(wc.data, a->v.bytes, a->v.n_bytes)) {
@@ -3174,8 +3143,8 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 			uint8_t a[16];
 			if (!gid || !type || strcasecmp(type, "RoCEv2") || inet_pton(AF_INET6, gid, a) != 1)
 				continue;
-			bool mapped = !memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
-			bool link_local = a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+			bool mapped = roce_gid_is_ipv4(a);
+			bool link_local = roce_ipv6_is_link_local(a);
 			if (mapped != (ipv == 4) || (have && link_local))
 				continue;
 			if (override) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "caselang.h"
+#include "roce/aeth.h"
 #include "roce/mad.h"
 #include "caselex.h"
 #include "testutil.h"
@@ -87,7 +88,7 @@ static void test_good(void)
 	const struct cl_arg *acc = cl_step_arg(s, "access");
 	CHECK(acc && acc->v.kind == CL_V_LIST && acc->v.n_list == 3, "access list");
 	s = &c->steps[5];
-	CHECK(s->kind == CL_EXPECT_PKT && s->opcode == 0x0A && s->has_within && s->within_max == 50000000, "expect WRITE ONLY");
+	CHECK(s->kind == CL_EXPECT_PKT && s->opcode == ROCE_OP_RC_WRITE_ONLY && s->has_within && s->within_max == 50000000, "expect WRITE ONLY");
 	CHECK(!strcmp(s->text, "expect q RDMA_WRITE_ONLY psn=$q.psn ackreq=1 len=100 reth.rkey=$t.rkey within 50ms"),
 	      "step text kept: %s", s->text);
 	s = &c->steps[6];
@@ -99,7 +100,7 @@ static void test_good(void)
 		      !strcmp(psn->v.expr.terms[0].member, "peer_psn"), "expression terms");
 	s = &c->steps[8];
 	const struct cl_arg *data = cl_step_arg(s, "data");
-	CHECK(s->opcode == 0x04 && data && data->v.n_bytes == 4 && data->v.bytes[0] == 0xde, "hex bytes");
+	CHECK(s->opcode == ROCE_OP_RC_SEND_ONLY && data && data->v.n_bytes == 4 && data->v.bytes[0] == 0xde, "hex bytes");
 	CHECK(cl_step_arg(s, "ip_options")->v.n_bytes == 4 && !strcmp(cl_step_arg(s, "src_ip")->v.word, "other"),
 	      "ip_options, src_ip");
 	CHECK(c->steps[11].kind == CL_EXPECT_NOTHING && c->steps[11].within_max == 1500000, "fractional duration");
@@ -107,7 +108,7 @@ static void test_good(void)
 	CHECK(c->steps[17].kind == CL_PEER_SET, "peer set");
 	CHECK(c->steps[21].kind == CL_DUT_READ && cl_step_arg(&c->steps[21], "data")->result, "-> marks results");
 	s = &c->steps[24];
-	CHECK(s->kind == CL_RULE && !s->rx && s->action == CL_ACT_DROP && s->opcode == 0x04, "rule drop");
+	CHECK(s->kind == CL_RULE && !s->rx && s->action == CL_ACT_DROP && s->opcode == ROCE_OP_RC_SEND_ONLY, "rule drop");
 	s = &c->steps[25];
 	CHECK(s->rx && !s->qp && s->action == CL_ACT_DELAY && s->action_ns == 5000000, "rule delay on any QP");
 	CHECK(c->steps[26].action == CL_ACT_REORDER && c->steps[26].action_n == 2, "reorder 2");
@@ -133,7 +134,7 @@ static void test_good(void)
 	CHECK(s->kind == CL_INJECT && cl_step_arg(s, "repeat")->v.expr.terms[0].num == 3 &&
 		      cl_step_arg(s, "every")->v.expr.terms[0].num == 10000, "inject repeat=3 every=10us");
 	s = &c->steps[40];
-	CHECK(s->kind == CL_MEASURE && s->opcode == 0x11 && s->within_max == 5000000 && s->n_args == 3 &&
+	CHECK(s->kind == CL_MEASURE && s->opcode == ROCE_OP_RC_ACK && s->within_max == 5000000 && s->n_args == 3 &&
 		      cl_step_arg(s, "count")->result && cl_step_arg(s, "rate")->v.kind == CL_V_BIND &&
 		      cl_step_arg(s, "min_gap")->cmp == CL_GE, "measure with results");
 	CHECK(c->steps[41].kind == CL_MEASURE && c->steps[41].opcode == -1 && !c->steps[41].n_args, "measure any");
@@ -383,18 +384,18 @@ static void test_rule_ip_versions(void)
 
 static void test_opcodes(void)
 {
-	CHECK(cl_opcode_lookup(0, "SEND_ONLY") == 0x04, "RC SEND Only");
-	CHECK(cl_opcode_lookup(1, "SEND_ONLY") == 0x24, "UC SEND Only");
-	CHECK(cl_opcode_lookup(3, "SEND_ONLY_WITH_IMM") == 0x65, "UD SEND Only with Imm");
-	CHECK(cl_opcode_lookup(0, "ACK") == 0x11 && cl_opcode_lookup(0, "ATOMIC_ACK") == 0x12, "ACKs");
-	CHECK(cl_opcode_lookup(0, "READ_RESPONSE_MIDDLE") == 0x0E, "read response middle");
-	CHECK(cl_opcode_lookup(0, "RDMA_READ_REQUEST") == 0x0C && cl_opcode_lookup(0, "READ_REQUEST") == 0x0C, "read request");
-	CHECK(cl_opcode_lookup(0, "WRITE_FIRST") == 0x06 && cl_opcode_lookup(0, "RDMA_WRITE_FIRST") == 0x06, "write first");
-	CHECK(cl_opcode_lookup(0, "CNP") == 0x81 && cl_opcode_lookup(0, "CMP_SWAP") == 0x13, "CNP, CmpSwap");
+	CHECK(cl_opcode_lookup(ROCE_T_RC, "SEND_ONLY") == ROCE_OP_RC_SEND_ONLY, "RC SEND Only");
+	CHECK(cl_opcode_lookup(ROCE_T_UC, "SEND_ONLY") == ROCE_OP_UC_SEND_ONLY, "UC SEND Only");
+	CHECK(cl_opcode_lookup(ROCE_T_UD, "SEND_ONLY_WITH_IMM") == ROCE_OP_UD_SEND_ONLY_WITH_IMM, "UD SEND Only with Imm");
+	CHECK(cl_opcode_lookup(ROCE_T_RC, "ACK") == ROCE_OP_RC_ACK && cl_opcode_lookup(ROCE_T_RC, "ATOMIC_ACK") == ROCE_OP_RC_ATOMIC_ACK, "ACKs");
+	CHECK(cl_opcode_lookup(ROCE_T_RC, "READ_RESPONSE_MIDDLE") == ROCE_OP_RC_READ_RESPONSE_MIDDLE, "read response middle");
+	CHECK(cl_opcode_lookup(ROCE_T_RC, "RDMA_READ_REQUEST") == ROCE_OP_RC_READ_REQUEST && cl_opcode_lookup(ROCE_T_RC, "READ_REQUEST") == ROCE_OP_RC_READ_REQUEST, "read request");
+	CHECK(cl_opcode_lookup(ROCE_T_RC, "WRITE_FIRST") == ROCE_OP_RC_WRITE_FIRST && cl_opcode_lookup(ROCE_T_RC, "RDMA_WRITE_FIRST") == ROCE_OP_RC_WRITE_FIRST, "write first");
+	CHECK(cl_opcode_lookup(ROCE_T_RC, "CNP") == ROCE_OP_CNP && cl_opcode_lookup(ROCE_T_RC, "CMP_SWAP") == ROCE_OP_RC_CMP_SWAP, "CNP, CmpSwap");
 	CHECK(cl_opcode_lookup(1, "RDMA_READ_REQUEST") < 0, "UC has no READ");
 	uint8_t v, m;
-	CHECK(cl_aeth_word("nak_seq", &v, &m) && v == 0x60 && m == 0xFF, "NAK_SEQ");
-	CHECK(cl_aeth_word("RNR", &v, &m) && v == 0x20 && m == 0xE0, "RNR");
+	CHECK(cl_aeth_word("nak_seq", &v, &m) && v == roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR) && m == 0xFF, "NAK_SEQ");
+	CHECK(cl_aeth_word("RNR", &v, &m) && v == roce_syndrome_rnr(0) && m == ROCE_SYNDROME_TYPE_MASK, "RNR");
 	char caps[64];
 	cl_caps_format(CL_CAP_RC | CL_CAP_RCM, caps, sizeof caps);
 	CHECK(!strcmp(caps, "RC,RCM"), "caps format: %s", caps);

@@ -184,7 +184,7 @@ static void test_send(int ipv)
 	CHECK(post(0, &wr) == 0, "post send");
 	run(&L, 50 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.wr_id == 7 && wc.status == PEER_WC_SUCCESS, "send completes at A (ipv%d)", ipv);
+	CHECK(poll_one(0, &wc) && wc.wr_id == 7 && wc.status == AP_WC_SUCCESS, "send completes at A (ipv%d)", ipv);
 	CHECK(poll_one(1, &wc) && wc.op == PEER_OP_RECV && wc.byte_len == 3000 && wc.has_imm && wc.imm == 0xabcd &&
 		      !memcmp(wc.data, data, 3000), "B received the 3000 bytes and the immediate (ipv%d)", ipv);
 	CHECK(L.sent[0] == 3, "3 packets for 3000 bytes at PMTU 1024, got %u", L.sent[0]);
@@ -211,7 +211,7 @@ static void test_zero_length(void)
 	run(&L, 50 * MS);
 	struct peer_wc wc;
 	for (uint64_t id = 1; id <= 3; id++)
-		CHECK(poll_one(0, &wc) && wc.wr_id == id && wc.status == PEER_WC_SUCCESS && wc.byte_len == 0,
+		CHECK(poll_one(0, &wc) && wc.wr_id == id && wc.status == AP_WC_SUCCESS && wc.byte_len == 0,
 		      "zero-length request %llu completes", (unsigned long long)id);
 	CHECK(poll_one(1, &wc) && wc.op == PEER_OP_RECV && wc.byte_len == 0, "B received an empty SEND");
 	CHECK(L.sent[0] == 3, "one packet each, got %u", L.sent[0]);
@@ -236,9 +236,9 @@ static void test_write_read_atomics(void)
 	CHECK(post(0, &fa) == 0 && post(0, &cs) == 0, "post atomics");
 	run(&L, 50 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.wr_id == 1 && wc.status == PEER_WC_SUCCESS, "write done");
+	CHECK(poll_one(0, &wc) && wc.wr_id == 1 && wc.status == AP_WC_SUCCESS, "write done");
 	CHECK(!memcmp(m->buf + 100, data, 1000), "write landed");
-	CHECK(poll_one(0, &wc) && wc.wr_id == 2 && wc.status == PEER_WC_SUCCESS && wc.data && !memcmp(wc.data, data, 1000),
+	CHECK(poll_one(0, &wc) && wc.wr_id == 2 && wc.status == AP_WC_SUCCESS && wc.data && !memcmp(wc.data, data, 1000),
 	      "read returned the data");
 	CHECK(poll_one(0, &wc) && wc.wr_id == 3 && wc.value == 5, "fetch&add returned 5, got %llu", (unsigned long long)wc.value);
 	CHECK(poll_one(0, &wc) && wc.wr_id == 4 && wc.value == 15, "cmp&swap saw 15");
@@ -258,7 +258,7 @@ static void test_loss_gbn(void)
 	post(0, &wr);
 	run(&L, 100 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS, "completes after go-back-N");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS, "completes after go-back-N");
 	CHECK(poll_one(1, &wc) && wc.byte_len == 4096 && !memcmp(wc.data, data, 4096), "data intact");
 	CHECK(peer_stats(L.peer[1])->naks_sent == 1, "one NAK PSN sequence error, got %llu",
 	      (unsigned long long)peer_stats(L.peer[1])->naks_sent);
@@ -279,7 +279,7 @@ static void test_round_targeting(void)
 	post(0, &wr);
 	run(&L, 100 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS, "succeeds on the 4th transmission");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS, "succeeds on the 4th transmission");
 	CHECK(peer_stats(L.peer[0])->dropped_by_rule == 3, "3 dropped");
 	CHECK(L.now >= 6 * MS, "three timeouts passed");
 	const struct peer_timing *t;
@@ -291,12 +291,12 @@ static void test_timeout_lost_ack(void)
 {
 	setup(ROCE_T_RC, 1024, 6);
 	uint8_t data[100] = { 9 };
-	add_rule(1, false, 0x11, -1, -1, 1, INJ_DROP); /* B's first ACK */
+	add_rule(1, false, ROCE_OP_RC_ACK, -1, -1, 1, INJ_DROP); /* B's first ACK */
 	struct peer_wr wr = { .wr_id = 1, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
 	post(0, &wr);
 	run(&L, 100 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS, "completes after a timeout");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS, "completes after a timeout");
 	CHECK(poll_one(1, &wc) && !poll_one(1, &wc), "delivered exactly once");
 	CHECK(peer_stats(L.peer[0])->retransmissions == 1, "one retransmission");
 	const struct peer_timing *t;
@@ -316,8 +316,8 @@ static void test_retry_exhausted(void)
 	post(0, &wr2);
 	run(&L, 100 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.wr_id == 1 && wc.status == PEER_WC_RETRY_EXC_ERR, "retry exceeded");
-	CHECK(poll_one(0, &wc) && wc.wr_id == 2 && wc.status == PEER_WC_WR_FLUSH_ERR, "the next is flushed");
+	CHECK(poll_one(0, &wc) && wc.wr_id == 1 && wc.status == AP_WC_RETRY_EXC_ERR, "retry exceeded");
+	CHECK(poll_one(0, &wc) && wc.wr_id == 2 && wc.status == AP_WC_WR_FLUSH_ERR, "the next is flushed");
 	CHECK(L.sent[0] == 2 * 4, "1 + retry_cnt (3) transmissions of 2 packets: %u", L.sent[0]);
 	CHECK(peer_qp_in_error(L.peer[0], QA), "QP in error");
 }
@@ -335,14 +335,14 @@ static void test_rnr(void)
 	peer_qp_set_rnr(L.peer[1], QB, false);
 	run(&L, 20 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS, "succeeds once receives are posted");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS, "succeeds once receives are posted");
 
 	setup(ROCE_T_RC, 1024, 4);
 	peer_qp_set_recv(L.peer[1], QB, 0);
 	post(0, &wr);
 	run(&L, 100 * MS);
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_RNR_RETRY_EXC_ERR, "RNR retries (2) run out, got %s",
-	      peer_wc_status_name(wc.status));
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_RNR_RETRY_EXC_ERR, "RNR retries (2) run out, got %s",
+	      ap_wc_status_name(wc.status));
 	CHECK(peer_stats(L.peer[1])->rnr_naks_sent == 3, "1 + rnr_retry RNR NAKs, got %llu",
 	      (unsigned long long)peer_stats(L.peer[1])->rnr_naks_sent);
 }
@@ -356,7 +356,7 @@ static void test_access_error(void)
 	post(0, &w);
 	run(&L, 20 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_REM_ACCESS_ERR, "write to a read-only MR: remote access error");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_REM_ACCESS_ERR, "write to a read-only MR: remote access error");
 	CHECK(peer_qp_in_error(L.peer[1], QB) && peer_qp_in_error(L.peer[0], QA), "both QPs in error");
 
 	setup(ROCE_T_RC, 1024, 4);
@@ -364,7 +364,7 @@ static void test_access_error(void)
 	struct peer_wr fa = { .wr_id = 1, .op = PEER_OP_FETCH_ADD, .remote = m->addr + 4, .rkey = m->rkey, .swap_add = 1 };
 	post(0, &fa);
 	run(&L, 20 * MS);
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_REM_INV_REQ_ERR, "misaligned atomic: invalid request");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_REM_INV_REQ_ERR, "misaligned atomic: invalid request");
 }
 
 static void test_duplicate_and_reorder(void)
@@ -385,7 +385,7 @@ static void test_duplicate_and_reorder(void)
 	wr.len = 2048;
 	post(0, &wr);
 	run(&L, 50 * MS);
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS, "reordered message still completes");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS, "reordered message still completes");
 	CHECK(poll_one(1, &wc) && wc.byte_len == 2048 && !memcmp(wc.data, data, 2048), "intact");
 	CHECK(peer_stats(L.peer[1])->naks_sent == 1, "the overtaking packet drew a NAK");
 
@@ -413,7 +413,7 @@ static void test_corrupt_and_set(void)
 	CHECK(L.last_info[0].rule != NULL, "the frame names its rule");
 	run(&L, 50 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS && peer_stats(L.peer[0])->retransmissions == 1,
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS && peer_stats(L.peer[0])->retransmissions == 1,
 	      "the receiver dropped it; a timeout retransmitted it");
 
 	setup(ROCE_T_RC, 1024, 6);
@@ -445,7 +445,7 @@ static void test_read_loss(void)
 	post(0, &r);
 	run(&L, 50 * MS);
 	struct peer_wc wc;
-	CHECK(poll_one(0, &wc) && wc.status == PEER_WC_SUCCESS && !memcmp(wc.data, m->buf, 2000), "READ recovered");
+	CHECK(poll_one(0, &wc) && wc.status == AP_WC_SUCCESS && !memcmp(wc.data, m->buf, 2000), "READ recovered");
 	const struct peer_finding *f;
 	size_t nf = peer_findings(L.peer[0], &f);
 	CHECK(nf >= 1 && f[0].rule == ROCE_RULE_IBA_IMPLIED_NAK, "the gap was noticed as an implied NAK");
@@ -478,6 +478,14 @@ static void test_uc_ud(void)
 	CHECK(poll_one(1, &wc) && wc.byte_len == 200 && wc.src_qp == QA, "UD delivered with the source QP");
 }
 
+/* The 802.1Q TCI of side i's last frame; 0 when it is untagged. */
+static uint16_t vlan_tci_of(int i)
+{
+	struct roce_pkt p;
+	roce_parse_frame(&p, L.last_frame[i], L.last_len[i], L.last_len[i], 0);
+	return p.n_vlan == 1 ? roce_pkt_vlan_tci(&p) : 0;
+}
+
 static void test_vlan(void)
 {
 	setup(ROCE_T_RC, 1024, 4);
@@ -487,18 +495,17 @@ static void test_vlan(void)
 	endpoint(&a.ep, 0, QB + 1, 4);
 	endpoint(&b.ep, 1, QA + 1, 4);
 	a.ep.n_vlan = b.ep.n_vlan = 1;
-	a.ep.vlan_tci[0] = b.ep.vlan_tci[0] = 3 << 13 | 198;
+	a.ep.vlan_tci[0] = b.ep.vlan_tci[0] = roce_vlan_tci(3, 198);
 	CHECK(peer_qp_add(L.peer[0], &a) == 0 && peer_qp_add(L.peer[1], &b) == 0, "tagged QPs");
 	uint8_t data[40] = { 7 };
 	struct peer_wr wr = { .wr_id = 5, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
 	char err[100];
 	CHECK(peer_post(L.peer[0], QA + 1, &wr, L.now, err, sizeof err) == 0, "post");
-	CHECK(L.last_frame[0][12] == 0x81 && L.last_frame[0][13] == 0x00 && L.last_frame[0][14] == 0x60 &&
-		      L.last_frame[0][15] == 198, "an 802.1Q tag with PCP 3, VID 198");
+	CHECK(vlan_tci_of(0) == roce_vlan_tci(3, 198), "an 802.1Q tag with PCP 3, VID 198");
 	run(&L, 10 * MS);
 	struct peer_wc wc;
-	CHECK(peer_poll(L.peer[0], QA + 1, &wc) && wc.status == PEER_WC_SUCCESS, "tagged exchange completes");
-	CHECK(L.last_frame[1][12] == 0x81, "the ACK is tagged too");
+	CHECK(peer_poll(L.peer[0], QA + 1, &wc) && wc.status == AP_WC_SUCCESS, "tagged exchange completes");
+	CHECK(vlan_tci_of(1) == roce_vlan_tci(3, 198), "the ACK is tagged too");
 }
 
 static void test_rules_match(void)
@@ -570,7 +577,7 @@ static void test_findings_bounded(void)
 	struct peer_wr wr = { .wr_id = 1, .op = PEER_OP_SEND, .data = data, .len = sizeof data };
 	CHECK(post(0, &wr) == 0, "post send");
 	struct roce_desc d;
-	roce_desc_init(&d, 0x11, 4);
+	roce_desc_init(&d, ROCE_OP_RC_ACK, 4);
 	uint8_t frame[256];
 	roce_desc_set(&d, ROCE_F_BTH_destqp, QA);
 	roce_desc_set(&d, ROCE_F_BTH_psn, 900000);

@@ -24,12 +24,13 @@ static double line_rate(const struct soft_dev *dev)
 void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 {
 	struct soft_dev *dev = qp->dev;
-	if (!dev->opts.rcm || SOFT_FAULT_ON(dev, NO_CNP))
+	if (!dev->opts.rcm)
 		return;
 	int64_t now = soft_now_us();
 	/* The interval is per QP; the broken device keeps one for all. */
-	bool *sent = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL) ? &dev->cnp_sent : &qp->cc.cnp_sent;
-	int64_t *last = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL) ? &dev->last_cnp_us : &qp->cc.last_cnp_us;
+	bool global = SOFT_FAULT_ON(dev, CNP_PACING_GLOBAL);
+	bool *sent = global ? &dev->cnp_sent : &qp->cc.cnp_sent;
+	int64_t *last = global ? &dev->last_cnp_us : &qp->cc.last_cnp_us;
 	if (*sent && now - *last < (int64_t)dev->opts.cnp_interval_us && !SOFT_FAULT_ON(dev, CNP_NO_PACING)) {
 		dev->cnt.cnp_coalesced++;
 		return;
@@ -56,14 +57,8 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 		ep.dest_qpn = roce_deth_srcqp(roce_pkt_hdr(rx->p, ROCE_H_DETH));
 	else
 		ep.dest_qpn = qp->attr.dest_qpn;
-	if (SOFT_FAULT_ON(dev, CNP_WRONG_QP))
-		ep.dest_qpn = qp->qpn;
 	struct roce_desc d;
-	roce_endpoint_desc(&ep, &d, ROCE_OPCODE_CNP, 0);
-	if (SOFT_FAULT_ON(dev, CNP_BAD_FORMAT)) {
-		roce_bth_set_psn(d.bth, 1);
-		memset(roce_desc_hdr(&d, ROCE_H_CNPPAD), 0xA5, ROCE_CNPPAD_LEN);
-	}
+	roce_endpoint_desc(&ep, &d, ROCE_OP_CNP, 0);
 	dev->cnt.tx_cnp++;
 	soft_xmit(dev, &d);
 }
@@ -71,7 +66,7 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 void soft_cc_on_cnp(struct be_qp *qp)
 {
 	struct soft_dev *dev = qp->dev;
-	if (!dev->opts.rcm || SOFT_FAULT_ON(dev, IGNORE_CNP))
+	if (!dev->opts.rcm)
 		return;
 	if (qp->cc.rate <= 0) {
 		qp->cc.rate = line_rate(dev);

@@ -51,50 +51,32 @@ static void reply_endpoint(struct soft_dev *dev, const struct soft_rx *rx, struc
 	ep->dest_qpn = (uint32_t)roce_deth_srcqp(roce_pkt_hdr(rx->p, ROCE_H_DETH));
 	/* On a VLAN, the request's priority. */
 	const struct roce_pkt *p = rx->p;
-	unsigned pcp = p->n_vlan ? (unsigned)roce_be_load(p->buf + p->vlan_off[p->n_vlan - 1] + 2, 2) >> 13 : 0;
+	unsigned pcp = roce_vlan_pcp(roce_pkt_vlan_tci(p));
 	soft_vlan_tag(dev, pcp, ep);
 }
 
 static void send_mad(struct soft_dev *dev, const struct roce_endpoint *ep, const uint8_t *mad)
 {
 	struct roce_desc d;
-	roce_endpoint_desc(ep, &d, ROCE_MAD_OPCODE, dev->gsi_psn);
-	dev->gsi_psn = roce_psn_add(dev->gsi_psn, 1);
-	uint8_t *deth = roce_desc_hdr(&d, ROCE_H_DETH);
-	roce_deth_set_qkey(deth, ROCE_GSI_QKEY);
-	roce_deth_set_srcqp(deth, ROCE_QP1);
 	memcpy(dev->mad_out, mad, ROCE_MAD_LEN);
-	d.payload = dev->mad_out;
-	d.payload_len = ROCE_MAD_LEN;
+	roce_gsi_desc(ep, &d, dev->gsi_psn, dev->mad_out);
+	dev->gsi_psn = roce_psn_add(dev->gsi_psn, 1);
 	dev->cnt.tx_mads++;
 	soft_xmit(dev, &d);
 }
 
-/* A CM MAD header answering tid: method Send, status 0. */
-static void mad_header(uint8_t *mad, uint16_t attr, uint64_t tid)
+/* Port LIDs are reserved on RoCE (A17.7): a conforming CM never reads
+ * them; the cm-validate-lids profile does. */
+static bool validates_lids(const struct soft_dev *dev)
 {
-	memset(mad, 0, ROCE_MAD_LEN);
-	roce_mad_set_base_version(mad, 1);
-	roce_mad_set_mgmt_class(mad, ROCE_MAD_CLASS_CM);
-	roce_mad_set_class_version(mad, ROCE_MAD_CM_CLASS_VERSION);
-	roce_mad_set_method(mad, ROCE_MAD_METHOD_SEND);
-	roce_mad_set_tid(mad, tid);
-	roce_mad_set_attr_id(mad, attr);
-}
-
-static uint64_t ca_guid(const struct soft_dev *dev)
-{
-	/* EUI-64 from the MAC, as Linux derives a RoCE node GUID. */
-	const uint8_t *m = dev->mac;
-	return (uint64_t)(m[0] ^ 2) << 56 | (uint64_t)m[1] << 48 | (uint64_t)m[2] << 40 | 0xFFull << 32 |
-	       0xFEull << 24 | (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
+	return SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS);
 }
 
 static void send_rej(struct soft_dev *dev, const struct soft_rx *rx, uint64_t tid, uint32_t local, uint32_t remote,
 		     unsigned msg, unsigned reason)
 {
 	uint8_t mad[ROCE_MAD_LEN];
-	mad_header(mad, ROCE_CM_REJ, tid);
+	roce_cm_mad_init(mad, ROCE_CM_REJ, tid);
 	uint8_t *rej = mad + ROCE_MAD_HDR_LEN;
 	roce_rej_set_local_comm_id(rej, local);
 	roce_rej_set_remote_comm_id(rej, remote);
@@ -238,10 +220,10 @@ static void on_req(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	/* An alternate path is offered by its GID: the LIDs are reserved. */
 	bool alt = !gid_zero(roce_req_alt_remote_gid((uint8_t *)req));
 	if (!qp)
-		reason = SOFT_FAULT_ON(dev, CM_REJ_LID_REASON) ? ROCE_CM_REJ_INVALID_LID : ROCE_CM_REJ_INVALID_SERVICE_ID;
-	else if (SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS) && (roce_req_primary_local_lid(req) || roce_req_primary_remote_lid(req)))
+		reason = ROCE_CM_REJ_INVALID_SERVICE_ID;
+	else if (validates_lids(dev) && (roce_req_primary_local_lid(req) || roce_req_primary_remote_lid(req)))
 		reason = ROCE_CM_REJ_INVALID_LID;
-	else if (SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS) && (roce_req_alt_local_lid(req) || roce_req_alt_remote_lid(req)))
+	else if (validates_lids(dev) && (roce_req_alt_local_lid(req) || roce_req_alt_remote_lid(req)))
 		reason = ROCE_CM_REJ_INVALID_ALT_LID;
 	else if (roce_req_transport(req) != 0)
 		reason = ROCE_CM_REJ_INVALID_TRANSPORT;
@@ -254,7 +236,7 @@ static void on_req(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	qp->cm.remote_comm_id = rcid;
 	memcpy(qp->cm.peer_ip, rx->src_ip, 16);
 	uint8_t *m = qp->cm.rep;
-	mad_header(m, ROCE_CM_REP, tid);
+	roce_cm_mad_init(m, ROCE_CM_REP, tid);
 	uint8_t *rep = m + ROCE_MAD_HDR_LEN;
 	roce_rep_set_local_comm_id(rep, qp->cm.local_comm_id);
 	roce_rep_set_remote_comm_id(rep, rcid);
@@ -270,7 +252,7 @@ static void on_req(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	roce_rep_set_failover(rep, failover);
 	roce_rep_set_e2e_flow(rep, 1);
 	roce_rep_set_rnr_retry(rep, 7);
-	roce_rep_set_local_ca_guid(rep, ca_guid(dev));
+	roce_rep_set_local_ca_guid(rep, roce_guid_from_mac(dev->mac));
 	struct roce_endpoint ep;
 	reply_endpoint(dev, rx, &ep);
 	dev->cnt.cm_connections++;
@@ -296,16 +278,14 @@ static void on_lap(struct soft_dev *dev, const struct soft_rx *rx, const uint8_t
 	unsigned status = ROCE_CM_APR_SUCCESS;
 	if (!qp || qp->cm.state != SOFT_CM_ESTABLISHED || roce_lap_remote_qpn(lap) != qp->qpn)
 		status = ROCE_CM_APR_INVALID_COMM_ID;
-	else if (SOFT_FAULT_ON(dev, CM_VALIDATE_LIDS) && (roce_lap_alt_local_lid(lap) || roce_lap_alt_remote_lid(lap)))
+	else if (validates_lids(dev) && (roce_lap_alt_local_lid(lap) || roce_lap_alt_remote_lid(lap)))
 		status = ROCE_CM_APR_INVALID_LID;
 	else if (gid_index(dev, roce_lap_alt_remote_gid((uint8_t *)lap)) < 0)
 		status = ROCE_CM_APR_INVALID_GID;
-	else if (SOFT_FAULT_ON(dev, CM_APR_LID_STATUS))
-		status = ROCE_CM_APR_INVALID_LID;
 	if (status == ROCE_CM_APR_SUCCESS)
 		memcpy(qp->cm.alt_gid, roce_lap_alt_local_gid((uint8_t *)lap), 16);
 	uint8_t m[ROCE_MAD_LEN];
-	mad_header(m, ROCE_CM_APR, roce_mad_tid(mad));
+	roce_cm_mad_init(m, ROCE_CM_APR, roce_mad_tid(mad));
 	uint8_t *apr = m + ROCE_MAD_HDR_LEN;
 	roce_apr_set_local_comm_id(apr, qp ? qp->cm.local_comm_id : 0);
 	roce_apr_set_remote_comm_id(apr, roce_lap_local_comm_id(lap));
@@ -328,7 +308,7 @@ static void on_dreq(struct soft_dev *dev, const struct soft_rx *rx, const uint8_
 	}
 	/* A DREP even for a connection we do not know: the release is done. */
 	uint8_t m[ROCE_MAD_LEN];
-	mad_header(m, ROCE_CM_DREP, roce_mad_tid(mad));
+	roce_cm_mad_init(m, ROCE_CM_DREP, roce_mad_tid(mad));
 	uint8_t *drep = m + ROCE_MAD_HDR_LEN;
 	roce_drep_set_local_comm_id(drep, qp ? qp->cm.local_comm_id : id);
 	roce_drep_set_remote_comm_id(drep, roce_dreq_local_comm_id(dreq));
@@ -344,12 +324,12 @@ void soft_cm_rx(struct soft_dev *dev, const struct soft_rx *rx)
 		dev->cnt.rx_drop_opcode++;
 		return;
 	}
-	if (roce_deth_qkey(deth) != ROCE_GSI_QKEY && !SOFT_FAULT_ON(dev, IGNORE_QKEY)) {
+	if (roce_deth_qkey(deth) != ROCE_GSI_QKEY) {
 		dev->cnt.qkey_violations++;
 		return;
 	}
 	const uint8_t *mad = rx->payload;
-	if (rx->payload_len < ROCE_MAD_LEN || roce_mad_base_version(mad) != 1 ||
+	if (rx->payload_len < ROCE_MAD_LEN || roce_mad_base_version(mad) != ROCE_MAD_BASE_VERSION ||
 	    roce_mad_mgmt_class(mad) != ROCE_MAD_CLASS_CM || roce_mad_class_version(mad) != ROCE_MAD_CM_CLASS_VERSION ||
 	    roce_mad_method(mad) != ROCE_MAD_METHOD_SEND || roce_mad_response(mad)) {
 		/* Only the CM class is served on QP1 (A17.5: the other classes

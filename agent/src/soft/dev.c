@@ -47,7 +47,7 @@ static int gid_rank(const struct soft_gid *g)
 {
 	if (g->ip_version == 4)
 		return 0;
-	return g->gid[0] == 0xfe && (g->gid[1] & 0xc0) == 0x80 ? 2 : 1; /* link-local last */
+	return roce_ipv6_is_link_local(g->gid) ? 2 : 1; /* link-local last */
 }
 
 static gint gid_cmp(gconstpointer a, gconstpointer b)
@@ -75,8 +75,7 @@ void soft_refresh_gids(struct soft_dev *dev)
 		memset(g, 0, sizeof *g);
 		if (ifa->ifa_addr->sa_family == AF_INET) {
 			const struct sockaddr_in *sin = (const struct sockaddr_in *)ifa->ifa_addr;
-			g->gid[10] = g->gid[11] = 0xff;
-			memcpy(g->gid + 12, &sin->sin_addr, 4);
+			roce_gid_from_ip(4, (const uint8_t *)&sin->sin_addr, g->gid);
 			g->ip_version = 4;
 			dev->n_gids++;
 		} else if (ifa->ifa_addr->sa_family == AF_INET6) {
@@ -112,7 +111,9 @@ bool soft_is_our_ip(struct soft_dev *dev, int ip_version, const uint8_t *ip, boo
 		const struct soft_gid *g = &dev->gids[i];
 		if (g->ip_version != ip_version || g->rocev1 != rocev1)
 			continue;
-		if (ip_version == 4 ? memcmp(g->gid + 12, ip, 4) == 0 : memcmp(g->gid, ip, 16) == 0)
+		uint8_t gid[ROCE_GID_LEN];
+		roce_gid_from_ip(ip_version, ip, gid);
+		if (memcmp(g->gid, gid, ROCE_GID_LEN) == 0)
 			return true;
 	}
 	return false;
@@ -261,8 +262,7 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 			 dev->n_gids);
 		return false;
 	}
-	static const uint8_t v4prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	int dv = memcmp(av->dgid, v4prefix, 12) == 0 ? 4 : 6;
+	int dv = roce_gid_is_ipv4(av->dgid) ? 4 : 6;
 	if (dv != sg.ip_version) {
 		snprintf(err, errlen, "dgid is IPv%d but GID %u is IPv%d", dv, av->sgid_index,
 			 sg.ip_version);
@@ -277,13 +277,8 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 	ep->ip_version = dv;
 	/* A17.8: the protocol is the source GID's type. */
 	ep->rocev1 = sg.rocev1;
-	if (dv == 4) {
-		memcpy(ep->src_ip, sg.gid + 12, 4);
-		memcpy(ep->dst_ip, av->dgid + 12, 4);
-	} else {
-		memcpy(ep->src_ip, sg.gid, 16);
-		memcpy(ep->dst_ip, av->dgid, 16);
-	}
+	roce_gid_to_ip(sg.gid, ep->src_ip);
+	roce_gid_to_ip(av->dgid, ep->dst_ip);
 	memcpy(ep->src_mac, dev->mac, 6);
 	/* DSCP from the AV; ECN is ours: ECT(0) with congestion management,
 	 * Not-ECT without (CA17-5, CA17-14). A RoCE v1 GRH's traffic class is
@@ -310,7 +305,7 @@ void soft_vlan_tag(const struct soft_dev *dev, unsigned sl, struct roce_endpoint
 		return;
 	/* A17.4: the SL selects the Ethernet priority, SL 0-7 -> PCP 0-7. */
 	ep->n_vlan = 1;
-	ep->vlan_tci[0] = (uint16_t)((sl & 7u) << 13 | ((unsigned)dev->vlan_id & 0xFFFu));
+	ep->vlan_tci[0] = roce_vlan_tci(sl, (unsigned)dev->vlan_id);
 }
 
 /* The kernel takes a received frame's 802.1Q tag out of the data (into
@@ -318,23 +313,23 @@ void soft_vlan_tag(const struct soft_dev *dev, unsigned sl, struct roce_endpoint
  * was on the wire. Returns the frame's new length. */
 static size_t restore_vlan_tag(uint8_t *buf, size_t n, size_t cap, const struct tpacket_auxdata *aux)
 {
-	if (!aux || !(aux->tp_status & TP_STATUS_VLAN_VALID) || n < 12 || n + 4 > cap)
+	if (!aux || !(aux->tp_status & TP_STATUS_VLAN_VALID))
 		return n;
 	uint16_t tpid = (aux->tp_status & TP_STATUS_VLAN_TPID_VALID) && aux->tp_vlan_tpid ? aux->tp_vlan_tpid
 											  : ROCE_ETHERTYPE_VLAN;
-	memmove(buf + 16, buf + 12, n - 12);
-	roce_be_store(buf + 12, 2, tpid);
-	roce_be_store(buf + 14, 2, aux->tp_vlan_tci);
-	return n + 4;
+	size_t tagged = roce_frame_push_vlan(buf, n, cap, tpid, aux->tp_vlan_tci);
+	return tagged ? tagged : n;
 }
 
 /* Whether a frame is on the device's own VLAN (or untagged, without one). */
 static bool own_vlan(const struct soft_dev *dev, const uint8_t *f, size_t n)
 {
-	bool tagged = n >= 18 && roce_be_load(f + 12, 2) == ROCE_ETHERTYPE_VLAN;
+	bool long_enough = n >= ROCE_ETH_LEN + ROCE_VLAN_LEN;
+	uint16_t type = long_enough ? (uint16_t)roce_be_load(f + ROCE_ETH_TYPE_OFF, 2) : 0;
 	if (dev->vlan_id < 0)
-		return !tagged && !(n >= 18 && roce_be_load(f + 12, 2) == ROCE_ETHERTYPE_QINQ);
-	return tagged && (roce_be_load(f + 14, 2) & 0xFFF) == (unsigned)dev->vlan_id;
+		return type != ROCE_ETHERTYPE_VLAN && type != ROCE_ETHERTYPE_QINQ;
+	return type == ROCE_ETHERTYPE_VLAN &&
+	       roce_vlan_vid((uint16_t)roce_be_load(f + ROCE_ETH_TYPE_OFF + 2, 2)) == (unsigned)dev->vlan_id;
 }
 
 /* ---- Transmit ---- */
@@ -353,8 +348,7 @@ bool soft_send_frame(struct soft_dev *dev, const uint8_t *frame, size_t len, con
 
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 {
-	soft_fault_tx(dev, d);
-	if (!soft_hostile_may_send(dev))
+	if (!soft_fault_tx(dev, d) || !soft_hostile_may_send(dev))
 		return;
 	long n = roce_build_frame(d, dev->txbuf, sizeof dev->txbuf);
 	if (n <= 0)

@@ -222,7 +222,7 @@ static void flood_start(struct soft_dev *dev, const struct roce_desc *d)
 	unsigned len = qp->attr.path_mtu && qp->attr.path_mtu < 1024 ? qp->attr.path_mtu : 1024;
 	t->payload = h->payload;
 	t->payload_len = len;
-	roce_desc_set(t, ROCE_F_BTH_opcode, qp->type == BE_QPT_UC ? 0x24 : 0x04); /* SEND Only */
+	roce_desc_set(t, ROCE_F_BTH_opcode, qp->type == BE_QPT_UC ? ROCE_OP_UC_SEND_ONLY : ROCE_OP_RC_SEND_ONLY);
 	roce_desc_set(t, ROCE_F_BTH_se, 0);
 	roce_desc_set(t, ROCE_F_BTH_ackreq, 0);
 	roce_desc_set(t, ROCE_F_BTH_psn, qp->req.next_psn);

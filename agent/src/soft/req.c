@@ -24,8 +24,6 @@ void soft_qp_desc(struct be_qp *qp, struct roce_desc *d, uint8_t opcode, uint32_
 		}
 	}
 	roce_endpoint_desc(ep, d, opcode, psn);
-	if (SOFT_FAULT_ON(qp->dev, SPORT_VARIES))
-		roce_udp_set_sport(d->udp, 0xC000 | ((qp->udp_sport + ++qp->req.sport_seq * 7) & 0x3FFF));
 }
 
 void soft_req_reset(struct be_qp *qp)
@@ -101,7 +99,8 @@ static void report(struct be_qp *qp, const struct soft_swqe *w)
 /* Reports finished WQEs from the head, in order. */
 static void complete_done(struct be_qp *qp)
 {
-	if (SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER)) {
+	bool newest_first = SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER);
+	if (newest_first) {
 		unsigned n = 0;
 		while (n < qp->sq_count && sq_at(qp, n)->done)
 			n++;
@@ -110,7 +109,7 @@ static void complete_done(struct be_qp *qp)
 	}
 	while (qp->sq_count && sq_at(qp, 0)->done) {
 		struct soft_swqe *w = sq_at(qp, 0);
-		if (!SOFT_FAULT_ON(qp->dev, COMPLETE_OUT_OF_ORDER))
+		if (!newest_first)
 			report(qp, w);
 		for (unsigned i = 0; i < w->num_sge; i++)
 			soft_mr_unref(w->sge[i].mr);
@@ -244,11 +243,11 @@ static bool send_packet(struct be_qp *qp, struct soft_swqe *w, uint32_t i)
 		}
 	}
 	bool ackreq = qp->type == BE_QPT_RC && (last || is_read(w) || is_atomic(w));
-	if (ackreq && !SOFT_FAULT_ON(dev, NO_ACKREQ))
+	if (ackreq)
 		roce_bth_set_ackreq(d.bth, 1);
 	bool solicitable = w->wr.opcode == BE_WR_SEND || w->wr.opcode == BE_WR_SEND_WITH_IMM ||
 			   w->wr.opcode == BE_WR_SEND_WITH_INV || w->wr.opcode == BE_WR_RDMA_WRITE_WITH_IMM;
-	if ((w->wr.solicited && solicitable && last) || (SOFT_FAULT_ON(dev, SE_EVERYWHERE)))
+	if (w->wr.solicited && solicitable && last)
 		roce_bth_set_se(d.bth, 1);
 	soft_xmit(dev, &d);
 	return true;
@@ -482,10 +481,17 @@ static enum be_wc_status nak_status(unsigned code)
 	}
 }
 
+/* Whether responses are checked against what was asked (their opcode
+ * sequence, length and AETH type): a fault profile can leave it out. */
+static bool checks_responses(const struct be_qp *qp)
+{
+	return !SOFT_FAULT_ON(qp->dev, NO_RESP_CHECK);
+}
+
 static void bad_response(struct be_qp *qp, struct soft_swqe *w)
 {
 	qp->dev->cnt.req_bad_responses++;
-	if (!SOFT_FAULT_ON(qp->dev, NO_RESP_CHECK))
+	if (checks_responses(qp))
 		req_fail(qp, w, BE_WC_BAD_RESP_ERR);
 }
 
@@ -591,7 +597,7 @@ static void on_read_response(struct be_qp *qp, const struct soft_rx *rx)
 	enum roce_position want = roce_position_of(w->resp_got - w->resp_base, w->nresp - w->resp_base);
 	const uint8_t *aeth = roce_pkt_hdr(rx->p, ROCE_H_AETH);
 	bool last = want == ROCE_POS_LAST || want == ROCE_POS_ONLY;
-	if (!SOFT_FAULT_ON(qp->dev, NO_RESP_CHECK)) {
+	if (checks_responses(qp)) {
 		bool ok = rx->op->position == want;
 		if (aeth && roce_aeth_type(aeth) != ROCE_SYN_ACK)
 			ok = false;
@@ -608,7 +614,7 @@ static void on_read_response(struct be_qp *qp, const struct soft_rx *rx)
 	w->retrying = false;
 	qp->req.acked_psn = psn;
 	qp->req.retry_left = qp->attr.retry_cnt;
-	if (w->resp_got >= w->nresp || (SOFT_FAULT_ON(qp->dev, NO_RESP_CHECK) && last)) {
+	if (w->resp_got >= w->nresp || (!checks_responses(qp) && last)) {
 		w->done = true;
 		w->status = BE_WC_SUCCESS;
 		qp->req.acked_psn = last_psn(w);
@@ -630,7 +636,7 @@ static void on_atomic_ack(struct be_qp *qp, const struct soft_rx *rx)
 	if (!w || w->done)
 		return;
 	const uint8_t *aeth = roce_pkt_hdr(rx->p, ROCE_H_AETH);
-	if (!is_atomic(w) || (roce_aeth_type(aeth) != ROCE_SYN_ACK && !SOFT_FAULT_ON(qp->dev, NO_RESP_CHECK))) {
+	if (!is_atomic(w) || (roce_aeth_type(aeth) != ROCE_SYN_ACK && checks_responses(qp))) {
 		bad_response(qp, w);
 		return;
 	}

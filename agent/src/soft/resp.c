@@ -43,7 +43,7 @@ static void reply_to(struct be_qp *qp, const struct soft_rx *rx)
 
 static uint32_t msn_of(const struct be_qp *qp)
 {
-	return SOFT_FAULT_ON(qp->dev, MSN_FROZEN) ? 0 : qp->resp.msn & 0xFFFFFF;
+	return qp->resp.msn & 0xFFFFFF;
 }
 
 static void send_aeth(struct be_qp *qp, const struct soft_rx *rx, unsigned type, unsigned value,
@@ -70,8 +70,6 @@ static void send_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t psn)
 static void send_nak(struct be_qp *qp, const struct soft_rx *rx, enum roce_nak_code code)
 {
 	struct soft_counters *c = &qp->dev->cnt;
-	if (code == ROCE_NAK_REMOTE_ACCESS && SOFT_FAULT_ON(qp->dev, WRONG_NAK_CODE))
-		code = ROCE_NAK_INVALID_REQUEST;
 	switch (code) {
 	case ROCE_NAK_INVALID_REQUEST: c->tx_nak_inv_req++; break;
 	case ROCE_NAK_REMOTE_ACCESS: c->tx_nak_rem_access++; break;
@@ -115,10 +113,6 @@ static void send_read_response(struct be_qp *qp, const struct soft_rx *rx, const
 			roce_aeth_set_type(aeth, ROCE_SYN_ACK);
 			roce_aeth_set_value(aeth, ROCE_AETH_ACK_UNLIMITED);
 			roce_aeth_set_msn(aeth, msn_of(qp));
-			if (SOFT_FAULT_ON(qp->dev, READ_RESP_NO_AETH)) {
-				d.xhdrs = (uint16_t)(roce_desc_xhdrs(&d) & ~ROCE_XHDR_BIT(ROCE_H_AETH));
-				d.ovr |= ROCE_OVR_XHDRS;
-			}
 		}
 		uint64_t off = (uint64_t)i * seg;
 		d.payload = mem ? mem + off : NULL;
@@ -266,17 +260,28 @@ static struct soft_res *res_find(struct be_qp *qp, uint32_t psn, bool atomic)
 
 enum exec_result { EXEC_OK, EXEC_RNR, EXEC_ERROR, EXEC_DROP_MSG };
 
-/* A RETH's DMA Length, as the responder reads it: 32 bits, or (fault
- * dmalen-31bit) 31, so that 2^31 + 1 becomes 1. */
-static uint64_t reth_dmalen(const struct be_qp *qp, const uint8_t *reth)
+/* The responder's checks that a fault profile can leave out, each named
+ * here once. */
+static bool checks_lengths(const struct be_qp *qp)
 {
-	uint64_t len = roce_reth_dmalen(reth);
-	return SOFT_FAULT_ON(qp->dev, DMALEN_31BIT) ? len & 0x7FFFFFFFu : len;
+	return !SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH);
+}
+
+static bool checks_opcode_sequence(const struct be_qp *qp)
+{
+	return !SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK);
+}
+
+/* Whether a READ or WRITE of len bytes has its R_Key checked (C9-88: not
+ * when it is zero bytes long). */
+static bool checks_rkey(const struct be_qp *qp, uint64_t len)
+{
+	return len || SOFT_FAULT_ON(qp->dev, ZERO_LEN_RKEY_CHECK);
 }
 
 static bool length_ok(const struct be_qp *qp, const struct soft_rx *rx)
 {
-	if (SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH))
+	if (!checks_lengths(qp))
 		return true;
 	unsigned pmtu = qp->attr.path_mtu;
 	switch (rx->op->position) {
@@ -312,7 +317,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 	bool last = op->position == ROCE_POS_LAST || op->position == ROCE_POS_ONLY;
 	*wst = BE_WC_SUCCESS;
 
-	if (!SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK)) {
+	if (checks_opcode_sequence(qp)) {
 		enum soft_msg want = op->kind == ROCE_K_SEND ? SOFT_MSG_SEND : SOFT_MSG_WRITE;
 		if (first ? qp->resp.open != SOFT_MSG_NONE : qp->resp.open != want) {
 			*nak = ROCE_NAK_INVALID_REQUEST;
@@ -325,7 +330,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 	}
 
 	if (op->kind == ROCE_K_SEND) {
-		if ((first || SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK)) && !qp->resp.have_wqe) {
+		if ((first || !checks_opcode_sequence(qp)) && !qp->resp.have_wqe) {
 			if (!take_rwqe(qp))
 				return EXEC_RNR;
 			if (!rwqe_ok(qp, &qp->resp.wqe)) {
@@ -366,15 +371,15 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 		const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 		uint64_t va = roce_reth_va(reth);
 		uint32_t rkey = roce_reth_rkey(reth);
-		uint64_t dmalen = reth_dmalen(qp, reth);
-		if (!SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH) &&
+		uint64_t dmalen = roce_reth_dmalen(reth);
+		if (checks_lengths(qp) &&
 		    (dmalen > 0x80000000ull || (op->position == ROCE_POS_ONLY && dmalen != rx->payload_len) ||
 		     (op->position == ROCE_POS_FIRST && dmalen <= rx->payload_len))) {
 			*nak = ROCE_NAK_INVALID_REQUEST;
 			return EXEC_ERROR;
 		}
 		struct be_mr *mr = NULL;
-		if (dmalen || SOFT_FAULT_ON(qp->dev, ZERO_LEN_RKEY_CHECK)) {
+		if (checks_rkey(qp, dmalen)) {
 			mr = remote_mr(qp, rkey, va, dmalen, BE_ACCESS_REMOTE_WRITE);
 			if (!mr) {
 				*nak = ROCE_NAK_REMOTE_ACCESS;
@@ -408,7 +413,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 		qp->resp.wdone += rx->payload_len;
 	}
 	if (last) {
-		if (qp->resp.wdone != qp->resp.wdmalen && !SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH)) {
+		if (qp->resp.wdone != qp->resp.wdmalen && checks_lengths(qp)) {
 			*nak = ROCE_NAK_INVALID_REQUEST;
 			return EXEC_ERROR;
 		}
@@ -434,15 +439,15 @@ static void rc_read(struct be_qp *qp, const struct soft_rx *rx)
 	const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 	uint64_t va = roce_reth_va(reth);
 	uint32_t rkey = roce_reth_rkey(reth);
-	uint64_t len = reth_dmalen(qp, reth);
-	if ((!SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK) && qp->resp.open != SOFT_MSG_NONE) ||
+	uint64_t len = roce_reth_dmalen(reth);
+	if ((checks_opcode_sequence(qp) && qp->resp.open != SOFT_MSG_NONE) ||
 	    !(qp->attr.access & BE_ACCESS_REMOTE_READ) || !rd_atomic_allowed(qp) ||
-	    (len > 0x80000000ull && !SOFT_FAULT_ON(qp->dev, IGNORE_LENGTH))) {
+	    (len > 0x80000000ull && checks_lengths(qp))) {
 		fatal(qp, rx, ROCE_NAK_INVALID_REQUEST, BE_WC_SUCCESS);
 		return;
 	}
 	struct be_mr *mr = NULL;
-	if (len || SOFT_FAULT_ON(qp->dev, ZERO_LEN_RKEY_CHECK)) {
+	if (checks_rkey(qp, len)) {
 		mr = remote_mr(qp, rkey, va, len, BE_ACCESS_REMOTE_READ);
 		if (!mr) {
 			fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS, BE_WC_SUCCESS);
@@ -467,7 +472,7 @@ static bool atomic_exec(struct be_qp *qp, const struct soft_rx *rx, uint64_t *or
 	const uint8_t *a = roce_pkt_hdr(rx->p, ROCE_H_ATOMICETH);
 	uint64_t va = roce_atomiceth_va(a);
 	if (!(qp->attr.access & BE_ACCESS_REMOTE_ATOMIC) || !rd_atomic_allowed(qp) ||
-	    (!SOFT_FAULT_ON(qp->dev, NO_OPSEQ_CHECK) && qp->resp.open != SOFT_MSG_NONE) ||
+	    (checks_opcode_sequence(qp) && qp->resp.open != SOFT_MSG_NONE) ||
 	    (va % 8 && !SOFT_FAULT_ON(qp->dev, ATOMIC_UNALIGNED_OK))) {
 		fatal(qp, rx, ROCE_NAK_INVALID_REQUEST, BE_WC_SUCCESS);
 		return false;
@@ -528,7 +533,7 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 		struct soft_res *r = res_find(qp, rx->psn, false);
 		const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 		uint64_t va = roce_reth_va(reth);
-		uint64_t len = reth_dmalen(qp, reth);
+		uint64_t len = roce_reth_dmalen(reth);
 		if (SOFT_FAULT_ON(dev, DUP_READ_IGNORED) || !r || roce_reth_rkey(reth) != r->rkey ||
 		    va < r->va || len > r->length || va - r->va > r->length - len) {
 			dev->cnt.resp_dup_dropped++;
@@ -569,11 +574,8 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 
 static void send_rnr(struct be_qp *qp, const struct soft_rx *rx)
 {
-	if (SOFT_FAULT_ON(qp->dev, NO_RNR))
-		return;
 	qp->dev->cnt.tx_rnr_nak++;
-	unsigned timer = SOFT_FAULT_ON(qp->dev, RNR_WRONG_TIMER) ? 0 : qp->attr.min_rnr_timer;
-	send_aeth(qp, rx, ROCE_SYN_RNR_NAK, timer, rx->psn);
+	send_aeth(qp, rx, ROCE_SYN_RNR_NAK, qp->attr.min_rnr_timer, rx->psn);
 }
 
 static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
@@ -582,13 +584,10 @@ static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
 	int32_t dist = soft_psn_diff(dev, rx->psn, qp->resp.epsn);
 	switch (dist == 0 ? ROCE_PSN_EXPECTED : dist < 0 ? ROCE_PSN_DUPLICATE : ROCE_PSN_AHEAD) {
 	case ROCE_PSN_AHEAD:
-		if (SOFT_FAULT_ON(dev, NO_SEQ_NAK))
-			return;
 		if (!qp->resp.psn_nak_sent || SOFT_FAULT_ON(dev, PSN_SEQ_NAK_REPEAT)) {
 			qp->resp.psn_nak_sent = true;
 			dev->cnt.tx_nak_psn_seq++;
-			send_aeth(qp, rx, ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR,
-				  SOFT_FAULT_ON(dev, SEQ_NAK_WRONG_PSN) ? rx->psn : qp->resp.epsn);
+			send_aeth(qp, rx, ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR, qp->resp.epsn);
 		}
 		return;
 	case ROCE_PSN_DUPLICATE:
@@ -607,7 +606,7 @@ static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
 		switch (exec_send_write(qp, rx, &nak, &wst)) {
 		case EXEC_OK:
 			qp->resp.epsn = roce_psn_add(rx->psn, 1);
-			if (roce_bth_ackreq(rx->bth) && !SOFT_FAULT_ON(dev, NO_ACK))
+			if (roce_bth_ackreq(rx->bth))
 				send_ack(qp, rx, rx->psn);
 			return;
 		case EXEC_RNR:

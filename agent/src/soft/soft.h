@@ -6,8 +6,11 @@
  *
  * Files: dev.c (device, raw socket, GIDs, neighbours, timers, transmit),
  * verbs.c (the backend operations), rx.c (inbound validation and dispatch,
- * CNPs), resp.c (responder: RC, UC, UD), req.c (requester), fault.c
- * (profiles), cc.c (congestion reaction).
+ * CNPs), resp.c (responder: RC, UC, UD), req.c (requester), cc.c
+ * (congestion reaction), cm.c (the connection manager on QP1); the fault
+ * profiles act at the edges: fault.c (the table), fault_rx.c (the receive
+ * filter), fault_tx.c (the transmit rewrite), and at the decision points
+ * their table names (fault.def).
  */
 #ifndef ROCE_AGENT_SOFT_H
 #define ROCE_AGENT_SOFT_H
@@ -26,17 +29,22 @@
 
 enum soft_fault {
 	SOFT_FAULT_NONE = 0,
-#define SOFT_FAULT(SYM, name, rule, text) SOFT_FAULT_##SYM,
+#define SOFT_FAULT(SYM, name, rule, hook, text) SOFT_FAULT_##SYM,
 #include "fault.def"
 #undef SOFT_FAULT
 	SOFT_FAULT_COUNT
 };
 
+/* Where a profile acts (fault.def). */
+enum soft_fault_hook { SOFT_HOOK_NONE, SOFT_HOOK_TX, SOFT_HOOK_RX, SOFT_HOOK_DECIDE };
+
 struct soft_fault_info {
 	const char *name;
 	const char *rule;
+	enum soft_fault_hook hook;
 	const char *text;
 };
+const char *soft_fault_hook_name(enum soft_fault_hook h);
 
 const struct soft_fault_info *soft_fault_info(enum soft_fault f);
 /* SOFT_FAULT_COUNT when unknown. */
@@ -245,7 +253,6 @@ struct be_qp {
 		uint32_t retry_left, rnr_left;
 		int64_t ack_deadline; /* monotonic us, 0 = not armed */
 		int64_t rnr_deadline; /* waiting after an RNR NAK */
-		uint32_t sport_seq;   /* sport-varies fault */
 	} req;
 
 	/* The passive side of the connection manager (cm.c). */
@@ -299,10 +306,22 @@ struct soft_hostile {
 	uint8_t payload[4096];
 };
 
+/* What the fault profile's hooks keep between packets. */
+struct soft_fault_state {
+	uint32_t sport_seq;              /* sport-varies */
+	uint8_t mad[ROCE_MAD_LEN];       /* a MAD rewritten on its way out */
+	uint8_t frame[16384];            /* a frame rewritten on its way in */
+};
+
+struct soft_rx;
+
 struct soft_dev {
 	struct backend base;
 	struct backend_options opts;
 	enum soft_fault fault;
+	struct soft_fault_state fs;
+	/* The packet being handled, while rx.c hands it on; NULL otherwise. */
+	const struct soft_rx *rx;
 	struct soft_hostile hostile;
 	char ifname[IF_NAMESIZE];
 	int ifindex;
@@ -460,8 +479,12 @@ bool soft_cc_may_send(struct be_qp *qp, size_t len, int64_t now);
 void soft_cc_timers(struct be_qp *qp, int64_t now);
 int64_t soft_cc_next_deadline(const struct be_qp *qp);
 
-/* ---- fault.c ---- */
-/* Applies the profile's changes to a packet about to be sent. */
-void soft_fault_tx(struct soft_dev *dev, struct roce_desc *d);
+/* ---- fault_rx.c, fault_tx.c ---- */
+/* The receive filter: false to drop the frame; otherwise *frame and *len
+ * may now name a rewritten copy (dev->fs.frame). */
+bool soft_fault_rx(struct soft_dev *dev, const uint8_t **frame, size_t *len);
+/* The transmit rewrite: the profile's changes to a packet about to be
+ * sent; false when the profile withholds it. */
+bool soft_fault_tx(struct soft_dev *dev, struct roce_desc *d);
 
 #endif

@@ -20,7 +20,7 @@ enum roce_syndrome_type {
 	ROCE_SYN_NAK = 3,
 };
 
-/* NAK codes (syndrome 0x60 | code). */
+/* NAK codes (the value of a NAK syndrome). */
 enum roce_nak_code {
 	ROCE_NAK_PSN_SEQ_ERR = 0,
 	ROCE_NAK_INVALID_REQUEST = 1,
@@ -31,9 +31,42 @@ enum roce_nak_code {
 
 #define ROCE_AETH_ACK_UNLIMITED 0x1F /* ACK, "no credit information" */
 
+/* The syndrome byte: bit 7 reserved, bits 6:5 the type, bits 4:0 its
+ * value (a credit code, an RNR timer code or a NAK code). */
 static inline enum roce_syndrome_type roce_syndrome_type(uint8_t syndrome)
 {
 	return (enum roce_syndrome_type)((syndrome >> 5) & 3);
+}
+
+/* The bits that say the type, with the reserved bit: a syndrome matches a
+ * type t when (s & ROCE_SYNDROME_TYPE_MASK) == roce_syndrome(t, 0). */
+#define ROCE_SYNDROME_TYPE_MASK 0xE0u
+
+static inline unsigned roce_syndrome_value(uint8_t syndrome)
+{
+	return syndrome & 0x1Fu;
+}
+
+static inline uint8_t roce_syndrome(enum roce_syndrome_type type, unsigned value)
+{
+	return (uint8_t)((((unsigned)type & 3u) << 5) | (value & 0x1Fu));
+}
+
+/* ACK with a credit code (ROCE_AETH_ACK_UNLIMITED: no credit information). */
+static inline uint8_t roce_syndrome_ack(unsigned credit_code)
+{
+	return roce_syndrome(ROCE_SYN_ACK, credit_code);
+}
+
+/* RNR NAK with a timer code (roce_rnr_timer_usec). */
+static inline uint8_t roce_syndrome_rnr(unsigned timer_code)
+{
+	return roce_syndrome(ROCE_SYN_RNR_NAK, timer_code);
+}
+
+static inline uint8_t roce_syndrome_nak(enum roce_nak_code code)
+{
+	return roce_syndrome(ROCE_SYN_NAK, (unsigned)code);
 }
 
 /* Credits for an ACK credit code 0..30; -1 for 31 (no credit information). */

@@ -156,6 +156,10 @@ typedef uint64_t roce_uint_8;
 	static inline const uint8_t *roce_##h##_##name(const uint8_t *hdr)                  \
 	{                                                                                    \
 		return hdr + (off);                                                          \
+	}                                                                                    \
+	static inline uint8_t *roce_##h##_##name##_ptr(uint8_t *hdr)                        \
+	{                                                                                    \
+		return hdr + (off);                                                          \
 	}
 #include "roce/fields.def"
 #undef ROCE_HDR

@@ -20,12 +20,13 @@ extern "C" {
 
 #define ROCE_MAD_LEN 256       /* a MAD: 24-byte header and 232 bytes of data */
 #define ROCE_MAD_HDR_LEN 24
+#define ROCE_MAD_BASE_VERSION 1
 #define ROCE_MAD_CLASS_CM 0x07
 #define ROCE_MAD_CM_CLASS_VERSION 2
 #define ROCE_MAD_METHOD_SEND 0x03
 #define ROCE_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
 #define ROCE_QP1 1
-#define ROCE_MAD_OPCODE 0x64 /* UD SEND Only: what carries a MAD to QP1 */
+#define ROCE_MAD_OPCODE ROCE_OP_UD_SEND_ONLY /* what carries a MAD to QP1 */
 
 enum roce_mad_hdr {
 #define ROCE_MAD_HDR(ID, abbrev, name, size) ROCE_MH_##ID,
@@ -113,6 +114,23 @@ enum roce_cm_attr {
 	ROCE_CM_LAP = 0x0019,
 	ROCE_CM_APR = 0x001A,
 };
+
+/* Starts a CM message in a MAD (ROCE_MAD_LEN bytes): everything zeroed,
+ * then the header: base version 1, class CM version 2, method Send, the
+ * transaction ID and the attribute (ROCE_CM_REQ, ...). Returns the
+ * message, ROCE_MAD_HDR_LEN bytes in. */
+uint8_t *roce_cm_mad_init(uint8_t *mad, uint16_t attr_id, uint64_t tid);
+
+/* The addresses of an IP CM REQ's private data (Annex A11): its IP version,
+ * and the source and destination (4 or 16 bytes); an IPv4 address sits in
+ * the last 4 bytes of its field, the rest zero. */
+void roce_ipcm_set_addrs(uint8_t *ipcm, int ip_version, const uint8_t *src, const uint8_t *dst);
+
+struct roce_endpoint;
+struct roce_desc;
+/* A MAD to QP1 from an endpoint: UD SEND Only with the GSI Q_Key and
+ * source QP 1, carrying mad (ROCE_MAD_LEN bytes, not copied). */
+void roce_gsi_desc(const struct roce_endpoint *ep, struct roce_desc *d, uint32_t psn, const uint8_t *mad);
 
 /* Does this packet carry a MAD: a UD SEND to QP1 with at least a MAD header? */
 bool roce_pkt_is_mad(const struct roce_pkt *p);

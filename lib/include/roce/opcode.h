@@ -52,6 +52,14 @@ enum roce_position {
 	ROCE_POS_ONLY,
 };
 
+/* Every defined opcode by name, from opcodes.def: ROCE_OP_RC_SEND_FIRST,
+ * ROCE_OP_UD_SEND_ONLY, ROCE_OP_RC_ACK, ROCE_OP_CNP (A17 Figure 6), ... */
+enum roce_opcode_id {
+#define ROCE_OPCODE(ID, code, ...) ROCE_OP_##ID = (code),
+#include "roce/opcodes.def"
+#undef ROCE_OPCODE
+};
+
 #define ROCE_OPF_REQUEST 0x01u  /* sent by a requester */
 #define ROCE_OPF_RESPONSE 0x02u /* sent by a responder */
 #define ROCE_OPF_PAYLOAD 0x04u  /* may carry payload */
@@ -84,6 +92,12 @@ static inline enum roce_transport roce_opcode_transport(uint8_t opcode)
 	return (enum roce_transport)(opcode >> 5);
 }
 
+/* The opcode of the same operation (bits 4:0) in transport t. */
+static inline uint8_t roce_opcode_with_transport(uint8_t opcode, enum roce_transport t)
+{
+	return (uint8_t)((unsigned)t << 5 | (opcode & 0x1Fu));
+}
+
 /* Looks an opcode up by name, ignoring case and treating spaces, '-' and
  * '_' alike ("RC SEND Only", "rc-send-only"), or as a number ("0x04", "4").
  * Returns -1 when nothing matches. */
@@ -98,9 +112,6 @@ const char *roce_position_name(enum roce_position p);
 int roce_xhdr_offset(uint16_t xhdrs, enum roce_hdr h);
 /* Total size of a set of extended headers. */
 unsigned roce_xhdr_set_len(uint16_t xhdrs);
-
-/* RoCEv2 Congestion Notification Packet (A17 Figure 6). */
-#define ROCE_OPCODE_CNP 0x81
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@ extern "C" {
 #endif
 
 #define ROCE_UDP_PORT 4791
+#define ROCE_IP_PROTO_UDP 17 /* IPv4 Protocol, IPv6 Next Header */
 #define ROCE_ICRC_LEN 4
 #define ROCE_ETH_LEN 14
 #define ROCE_VLAN_LEN 4
@@ -29,6 +30,7 @@ extern "C" {
 #define ROCE_ETHERTYPE_ROCEV1 0x8915
 #define ROCE_ETHERTYPE_VLAN 0x8100
 #define ROCE_ETHERTYPE_QINQ 0x88A8
+#define ROCE_ETHERTYPE_ARP 0x0806 /* for neighbour resolution */
 
 #define ROCE_PARSE_ANY_PORT 0x1u /* accept any UDP destination port (Decode As) */
 /* Parse RoCE v1 (Ethertype 0x8915: GRH, BTH, ...) instead of reporting
@@ -92,6 +94,38 @@ static inline bool roce_pkt_has(const struct roce_pkt *p, enum roce_hdr h)
 static inline const uint8_t *roce_pkt_hdr(const struct roce_pkt *p, enum roce_hdr h)
 {
 	return roce_pkt_has(p, h) ? p->buf + p->hdr_off[h] : NULL;
+}
+
+/* An 802.1Q tag's TCI: priority (PCP) 3 bits, DEI 1, VLAN ID 12. */
+static inline uint16_t roce_vlan_tci(unsigned pcp, unsigned vid)
+{
+	return (uint16_t)((pcp & 7u) << 13 | (vid & 0xFFFu));
+}
+
+static inline unsigned roce_vlan_pcp(uint16_t tci)
+{
+	return tci >> 13;
+}
+
+static inline unsigned roce_vlan_vid(uint16_t tci)
+{
+	return tci & 0xFFFu;
+}
+
+/* Where an Ethernet frame's (first) Ethertype or tag sits: after the
+ * destination and source MACs. */
+#define ROCE_ETH_TYPE_OFF 12
+#define ROCE_ETH_SRC_OFF 6 /* the source MAC, after the destination's */
+
+/* Inserts an outermost tag (tpid: ROCE_ETHERTYPE_VLAN or _QINQ) into the
+ * frame of len bytes in a buffer of cap bytes. Returns the new length, or 0
+ * when it does not fit or the frame has no Ethertype. */
+size_t roce_frame_push_vlan(uint8_t *frame, size_t len, size_t cap, uint16_t tpid, uint16_t tci);
+
+/* The TCI of a parsed frame's innermost tag; 0 when it has none. */
+static inline uint16_t roce_pkt_vlan_tci(const struct roce_pkt *p)
+{
+	return p->n_vlan ? (uint16_t)roce_be_load(p->buf + p->vlan_off[p->n_vlan - 1] + 2, 2) : 0;
 }
 
 /* The header checksum an IPv4 header of hl bytes should carry (RFC 1071),

@@ -7,6 +7,7 @@
 #include "roce/check.h"
 #include "roce/crc32.h"
 #include "roce/flow.h"
+#include "roce/gid.h"
 #include "roce/hdr.h"
 #include "roce/icrc.h"
 #include "roce/mad.h"

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +84,15 @@ const char *roce_roles_format(unsigned roles, char *buf, size_t n);
  * "should", a sender's rule broken by what a receiver accepts) is
  * reported, not judged. */
 bool roce_rule_binds(const struct roce_rule_info *ri, unsigned roles);
+
+/* Where a rule can be seen, in words ("packet, flow"; "not on the wire").
+ * Returns what snprintf returns. */
+int roce_rule_scope_text(unsigned scope, char *buf, size_t n);
+/* The codes of codes.def that report rule r, comma-separated ("" when
+ * none). Returns the length written. */
+size_t roce_rule_codes_text(enum roce_rule r, char *buf, size_t n);
+/* The catalogue as the Markdown of docs/rules.md. */
+void roce_rules_markdown(FILE *out);
 
 #ifdef __cplusplus
 }

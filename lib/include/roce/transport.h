@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "roce/gid.h"
 #include "roce/build.h"
 #include "roce/opcode.h"
 
@@ -94,10 +95,6 @@ struct roce_endpoint {
 	uint16_t pkey;
 	uint32_t dest_qpn;
 };
-
-/* The GID of an IP address: an IPv6 address as it is, an IPv4 address
- * (4 bytes) as ::ffff:a.b.c.d (A17.4.1). */
-void roce_gid_from_ip(int ip_version, const uint8_t *ip, uint8_t gid[16]);
 
 /* A conforming description of a packet with this opcode and PSN from the
  * endpoint; the extended headers are zeroed, the payload empty. */

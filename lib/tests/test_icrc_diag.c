@@ -69,7 +69,7 @@ int main(void)
 					       : B(IPV6_TC_UNMASKED) | B(IPV6_FL_UNMASKED) | B(IPV6_HL_UNMASKED);
 		all_fields |= B(UDP_CSUM_UNMASKED);
 		struct roce_desc d;
-		sample_desc(&d, 0x04, ipv, payload, 5); /* RC SEND Only, pad 3 */
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 5); /* RC SEND Only, pad 3 */
 		/* Every variant field different from all ones, so that leaving it
 		 * unmasked changes the ICRC. */
 		roce_bth_set_fecn(d.bth, 1);

@@ -14,20 +14,6 @@
 #define QP_A 0x000456
 #define QP_B 0x000123
 
-#define SEND_FIRST 0x00
-#define SEND_MIDDLE 0x01
-#define SEND_LAST 0x02
-#define SEND_ONLY 0x04
-#define WRITE_ONLY 0x0A
-#define READ_REQ 0x0C
-#define READ_FIRST 0x0D
-#define READ_MIDDLE 0x0E
-#define READ_LAST 0x0F
-#define READ_ONLY 0x10
-#define ACK 0x11
-#define ATOMIC_ACK 0x12
-#define CMP_SWAP 0x13
-#define UC_SEND_ONLY 0x24
 
 static bool raised[ROCE_CODE_COUNT];
 
@@ -95,9 +81,9 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 	roce_bth_set_psn(d.bth, psn);
 	roce_udp_set_sport(d.udp, o->sport ? o->sport : 0xC0DE);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH))
-		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), opcode == READ_REQ ? o->dmalen : payload_len);
+		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), opcode == ROCE_OP_RC_READ_REQUEST ? o->dmalen : payload_len);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH))
-		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : 0x1F);
+		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
 	/* Each transmission has its own IPv4 ID, as Linux sends them. */
 	roce_ipv4_set_id(d.ip, (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
 	long n = roce_build_frame(&d, frame, sizeof frame);
@@ -135,21 +121,21 @@ static void in_order_and_acks(void)
 {
 	struct conv c;
 	conv_init(&c, 0);
-	struct roce_flow_result r = feed(&c, SEND_FIRST, 10, 256, NULL);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_FIRST, 10, 256, NULL);
 	CHECK(r.cls == ROCE_FLOW_FIRST, "first packet class %d", r.cls);
-	r = feed(&c, SEND_MIDDLE, 11, 256, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_MIDDLE, 11, 256, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "middle: class %d, %u findings", r.cls, r.n_findings);
 	CHECK(r.pmtu == 256, "PMTU learnt from First/Middle: %u", r.pmtu);
-	r = feed(&c, SEND_LAST, 12, 100, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_LAST, 12, 100, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "last");
-	r = feed(&c, ACK, 12, 0, NULL);
+	r = feed(&c, ROCE_OP_RC_ACK, 12, 0, NULL);
 	CHECK(r.cls == ROCE_FLOW_RESPONSE && r.request_frame == 3, "ACK answers frame %u", r.request_frame);
 	CHECK(r.response_ns == 10000, "response time %llu", (unsigned long long)r.response_ns);
 	CHECK(r.src_qpn == QP_B, "ACK sent by QP 0x%x", r.src_qpn);
 	CHECK(c.n_answered == 3 && c.answered_resp[0] == 4, "coalesced ACK answers all three (%u)", c.n_answered);
-	r = feed(&c, ACK, 12, 0, NULL);
+	r = feed(&c, ROCE_OP_RC_ACK, 12, 0, NULL);
 	CHECK(has(&r, ROCE_F_DUP_ACK) && !serious(&r), "duplicate ACK is informative");
-	r = feed(&c, WRITE_ONLY, 13, 40, NULL);
+	r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 13, 40, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "write after send");
 	conv_free(&c);
 }
@@ -158,33 +144,31 @@ static void gaps_retransmissions_reorder(void)
 {
 	struct conv c;
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 100, 8, NULL);
-	struct roce_flow_result r = feed(&c, SEND_ONLY, 103, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 100, 8, NULL);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_ONLY, 103, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_GAP && has(&r, ROCE_F_PSN_GAP) && r.expected_psn == 101, "gap");
-	r = feed(&c, SEND_ONLY, 101, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 101, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_OUT_OF_ORDER && has(&r, ROCE_F_OUT_OF_ORDER), "late packet");
-	r = feed(&c, SEND_ONLY, 103, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 103, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_RETRANSMISSION && has(&r, ROCE_F_RETRANSMISSION) && r.retransmit_of == 2,
 	      "retransmission of frame %u", r.retransmit_of);
 	CHECK(!serious(&r), "a retransmission is a note");
-	r = feed(&c, SEND_ONLY, 104, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 104, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "back in order");
 	/* PSNs wrap at 2^24. */
 	conv_free(&c);
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 0xFFFFFF, 8, NULL);
-	r = feed(&c, SEND_ONLY, 0, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 0xFFFFFF, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 0, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "PSN wrap");
 	conv_free(&c);
 }
-
-static const struct pkt_opts nak = { .syndrome = 0x60 };
 
 /* Sends new PSNs first..last in order. */
 static void sends(struct conv *c, uint32_t first, uint32_t last)
 {
 	for (uint32_t psn = first; psn != last + 1; psn++) {
-		struct roce_flow_result r = feed(c, SEND_ONLY, psn, 8, NULL);
+		struct roce_flow_result r = feed(c, ROCE_OP_RC_SEND_ONLY, psn, 8, NULL);
 		CHECK(!serious(&r), "conforming SEND %u", psn);
 	}
 }
@@ -203,24 +187,25 @@ static void on_open_nak(void *arg, const struct roce_flow_open_nak *o)
 
 static void nak_and_go_back_n(void)
 {
+	const struct pkt_opts nak = { .syndrome = roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR) };
 	/* A loss before the capture point, the NAK, and go-back-N. */
 	struct conv c;
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 1, 8, NULL);
-	feed(&c, SEND_ONLY, 3, 8, NULL); /* 2 lost before the capture point */
-	struct roce_flow_result r = feed(&c, ACK, 2, 0, &nak);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL); /* 2 lost before the capture point */
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_EXPLAINED) && !serious(&r), "NAK explained");
 	CHECK(r.request_frame == 2, "NAK linked to the out-of-sequence request, frame %u", r.request_frame);
 	struct pkt_opts later = { .gap_ns = 30000 };
-	r = feed(&c, SEND_ONLY, 2, 8, &later);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, &later);
 	CHECK(has(&r, ROCE_F_GBN_RETRANSMISSION) && r.cls == ROCE_FLOW_RETRANSMISSION, "resend from 2 (class %d)", r.cls);
 	CHECK(r.nak_frame == 3 && r.nak_to_resend_ns == 30000 && r.new_after_nak == 0,
 	      "NAK in frame %u, resent %llu ns later, %u new PSNs between", r.nak_frame,
 	      (unsigned long long)r.nak_to_resend_ns, r.new_after_nak);
-	r = feed(&c, SEND_ONLY, 3, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_RETRANSMISSION && has(&r, ROCE_F_GBN_RETRANSMISSION) && !r.nak_frame,
 	      "GBN resend of 3, not the first resend");
-	r = feed(&c, SEND_ONLY, 4, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	CHECK(!serious(&r), "new PSN after a complete resend");
 	conv_free(&c);
 
@@ -229,20 +214,20 @@ static void nak_and_go_back_n(void)
 	 * then went back correctly. Nothing to warn about; measured. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 4);
-	feed(&c, ACK, 2, 0, &nak); /* frame 5 */
-	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak); /* frame 5 */
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(!serious(&r) && r.cls == ROCE_FLOW_IN_ORDER, "new PSN 5 crossed the NAK");
-	r = feed(&c, SEND_ONLY, 6, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 6, 8, NULL);
 	CHECK(!serious(&r), "new PSN 6 crossed the NAK");
-	r = feed(&c, SEND_ONLY, 2, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
 	CHECK(!serious(&r) && r.nak_frame == 5 && r.new_after_nak == 2 && r.nak_to_resend_ns == 30000,
 	      "resend of 2: NAK frame %u, %u new PSNs crossed it, %llu ns", r.nak_frame, r.new_after_nak,
 	      (unsigned long long)r.nak_to_resend_ns);
 	for (uint32_t psn = 3; psn <= 6; psn++) {
-		r = feed(&c, SEND_ONLY, psn, 8, NULL);
+		r = feed(&c, ROCE_OP_RC_SEND_ONLY, psn, 8, NULL);
 		CHECK(!serious(&r) && has(&r, ROCE_F_GBN_RETRANSMISSION), "go-back resends %u", psn);
 	}
-	r = feed(&c, SEND_ONLY, 7, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, NULL);
 	CHECK(!r.n_findings && r.cls == ROCE_FLOW_IN_ORDER, "new PSN after the go-back");
 	struct open_naks open = { 0 };
 	roce_flow_end(&c.env, on_open_nak, &open);
@@ -253,8 +238,8 @@ static void nak_and_go_back_n(void)
 	 * loss, reordering or duplication: an error. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 4);
-	feed(&c, ACK, 2, 0, &nak);
-	r = feed(&c, SEND_ONLY, 3, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED), "went back to 3, not 2");
 	conv_free(&c);
 
@@ -262,10 +247,10 @@ static void nak_and_go_back_n(void)
 	 * resend of 2 may have been lost there too. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 2);
-	feed(&c, SEND_ONLY, 4, 8, NULL); /* 3 lost before the capture point */
-	feed(&c, SEND_ONLY, 3, 8, NULL);
-	feed(&c, ACK, 2, 0, &nak);
-	r = feed(&c, SEND_ONLY, 3, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL); /* 3 lost before the capture point */
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "lossy path: a warning");
 	conv_free(&c);
 
@@ -273,27 +258,27 @@ static void nak_and_go_back_n(void)
 	 * duplicate made by the network. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 4);
-	feed(&c, ACK, 2, 0, &nak);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	struct pkt_opts dup3 = { .copy_of = 3 };
-	r = feed(&c, SEND_ONLY, 3, 8, &dup3);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, &dup3);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "a copy: a warning");
 	conv_free(&c);
 
 	/* New PSNs in the middle of the resends. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 4);
-	feed(&c, ACK, 2, 0, &nak);
-	feed(&c, SEND_ONLY, 2, 8, NULL);
-	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND) && r.findings[0].expected == 3, "new PSN 5 before 3 and 4 were resent");
 	conv_free(&c);
 	conv_init(&c, 1024);
 	sends(&c, 1, 2);
-	feed(&c, SEND_ONLY, 4, 8, NULL);
-	feed(&c, SEND_ONLY, 3, 8, NULL);
-	feed(&c, ACK, 2, 0, &nak);
-	feed(&c, SEND_ONLY, 2, 8, NULL);
-	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND_SEEN), "the same on a lossy path: a warning");
 	conv_free(&c);
 
@@ -301,23 +286,23 @@ static void nak_and_go_back_n(void)
 	 * run that goes on past a second NAK's PSN until that NAK arrives. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 6);
-	feed(&c, ACK, 3, 0, &nak);
+	feed(&c, ROCE_OP_RC_ACK, 3, 0, &nak);
 	for (uint32_t psn = 1; psn <= 6; psn++) {
-		r = feed(&c, SEND_ONLY, psn, 8, NULL);
+		r = feed(&c, ROCE_OP_RC_SEND_ONLY, psn, 8, NULL);
 		CHECK(!serious(&r), "timeout go-back through the NAKed PSN: %u", psn);
 	}
 	conv_free(&c);
 	conv_init(&c, 1024);
 	sends(&c, 1, 8);
-	feed(&c, ACK, 2, 0, &nak);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	sends(&c, 2, 2);
-	feed(&c, SEND_ONLY, 2, 8, NULL);
-	feed(&c, SEND_ONLY, 3, 8, NULL);
-	feed(&c, SEND_ONLY, 4, 8, NULL);
-	feed(&c, ACK, 4, 0, &nak); /* the resend of 4 lost after the capture point */
-	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 4, 0, &nak); /* the resend of 4 lost after the capture point */
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(!serious(&r), "resend 5 continues the run begun before the second NAK arrived");
-	r = feed(&c, SEND_ONLY, 4, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	CHECK(!serious(&r) && r.nak_frame, "then the resend of 4");
 	conv_free(&c);
 
@@ -325,22 +310,22 @@ static void nak_and_go_back_n(void)
 	conv_init(&c, 1024);
 	struct pkt_opts rd4 = { .dmalen = 4096 };
 	for (uint32_t psn = 10; psn <= 22; psn += 4)
-		feed(&c, READ_REQ, psn, 0, &rd4);
-	feed(&c, ACK, 14, 0, &nak);
+		feed(&c, ROCE_OP_RC_READ_REQUEST, psn, 0, &rd4);
+	feed(&c, ROCE_OP_RC_ACK, 14, 0, &nak);
 	for (uint32_t psn = 14; psn <= 22; psn += 4) {
-		r = feed(&c, READ_REQ, psn, 0, &rd4);
+		r = feed(&c, ROCE_OP_RC_READ_REQUEST, psn, 0, &rd4);
 		CHECK(!serious(&r), "READ %u resent", psn);
 	}
-	r = feed(&c, READ_REQ, 26, 0, &rd4);
+	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 26, 0, &rd4);
 	CHECK(!serious(&r) && r.cls == ROCE_FLOW_IN_ORDER, "new READ after the go-back of READs");
 	conv_free(&c);
 
-	/* An ACK beyond the NAKed PSN: it arrived, its resend passed unseen. */
+	/* An ROCE_OP_RC_ACK beyond the NAKed PSN: it arrived, its resend passed unseen. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 4);
-	feed(&c, ACK, 2, 0, &nak);
-	feed(&c, ACK, 4, 0, NULL);
-	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	feed(&c, ROCE_OP_RC_ACK, 4, 0, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(!r.n_findings, "episode closed by the ACK");
 	conv_free(&c);
 
@@ -348,7 +333,7 @@ static void nak_and_go_back_n(void)
 	 * open at the end of the capture is reported there. */
 	conv_init(&c, 1024);
 	sends(&c, 1, 3);
-	feed(&c, ACK, 2, 0, &nak); /* frame 4 */
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak); /* frame 4 */
 	sends(&c, 4, 9);
 	roce_flow_end(&c.env, on_open_nak, &open);
 	CHECK(open.n == 1 && open.last.nak_frame == 4 && open.last.nak_psn == 2 && open.last.packets_after == 6 &&
@@ -361,11 +346,11 @@ static void nak_and_go_back_n(void)
 	 * sending new PSNs (they all passed the capture point); from a capture
 	 * that saw only one packet, the others may have passed before it began. */
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 1, 8, NULL);
-	r = feed(&c, ACK, 9, 0, &nak);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_ACK, 9, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_AHEAD_SEEN), "NAK ahead of the first packet seen");
-	feed(&c, SEND_ONLY, 2, 8, NULL);
-	r = feed(&c, ACK, 9, 0, &nak);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_ACK, 9, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_AHEAD), "NAK ahead of the requester");
 	conv_free(&c);
 }
@@ -374,21 +359,21 @@ static void rnr(void)
 {
 	struct conv c;
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 7, 8, NULL);
-	struct pkt_opts rnr = { .syndrome = 0x20 | 14 }; /* 1.28 ms */
-	struct roce_flow_result r = feed(&c, ACK, 7, 0, &rnr);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, NULL);
+	struct pkt_opts rnr = { .syndrome = roce_syndrome_rnr(14) }; /* 1.28 ms */
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_ACK, 7, 0, &rnr);
 	CHECK(has(&r, ROCE_F_RNR_EXPLAINED) && r.findings[0].expected == 1280 && r.request_frame == 1,
 	      "RNR NAK explained and linked");
 	struct pkt_opts copy = { .gap_ns = 50000, .copy_of = 1 };
-	r = feed(&c, SEND_ONLY, 7, 8, &copy);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, &copy);
 	CHECK(has(&r, ROCE_F_RNR_EARLY_SEEN) && !has(&r, ROCE_F_RNR_EARLY),
 	      "a byte-identical copy 50 us after the RNR NAK: a duplicate, or a retry too early");
 	struct pkt_opts soon = { .gap_ns = 50000 };
-	r = feed(&c, SEND_ONLY, 7, 8, &soon);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, &soon);
 	CHECK(has(&r, ROCE_F_RNR_EARLY), "retry after 100 us, before 1.28 ms");
-	feed(&c, ACK, 7, 0, &rnr);
+	feed(&c, ROCE_OP_RC_ACK, 7, 0, &rnr);
 	struct pkt_opts later = { .gap_ns = 2000000 };
-	r = feed(&c, SEND_ONLY, 7, 8, &later);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, &later);
 	CHECK(!has(&r, ROCE_F_RNR_EARLY) && r.cls == ROCE_FLOW_RETRANSMISSION, "retry after 2 ms");
 	conv_free(&c);
 }
@@ -398,28 +383,28 @@ static void reads(void)
 	struct conv c;
 	conv_init(&c, 1024);
 	struct pkt_opts rd = { .dmalen = 3000 };
-	feed(&c, READ_REQ, 50, 0, &rd);
-	struct roce_flow_result r = feed(&c, READ_FIRST, 50, 1024, NULL);
+	feed(&c, ROCE_OP_RC_READ_REQUEST, 50, 0, &rd);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_READ_RESPONSE_FIRST, 50, 1024, NULL);
 	CHECK(r.request_frame == 1 && r.read_index == 1 && r.read_count == 3 && !r.n_findings,
 	      "READ First 1/3 (frame %u, %u/%u, %u findings)", r.request_frame, r.read_index, r.read_count,
 	      r.n_findings);
-	r = feed(&c, READ_MIDDLE, 51, 1024, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 51, 1024, NULL);
 	CHECK(r.read_index == 2 && !r.n_findings, "READ Middle 2/3");
-	r = feed(&c, READ_LAST, 52, 952, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 52, 952, NULL);
 	CHECK(r.read_index == 3 && !r.n_findings, "READ Last 3/3");
-	r = feed(&c, SEND_ONLY, 53, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 53, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "next request after the READ's 3 PSNs");
 
 	/* Wrong segmentation. */
-	feed(&c, READ_REQ, 54, 0, &rd);
-	r = feed(&c, READ_FIRST, 54, 1024, NULL);
-	r = feed(&c, READ_LAST, 55, 1000, NULL);
+	feed(&c, ROCE_OP_RC_READ_REQUEST, 54, 0, &rd);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_FIRST, 54, 1024, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 55, 1000, NULL);
 	CHECK(has(&r, ROCE_F_READ_RESP_POSITION) && has(&r, ROCE_F_READ_RESP_LEN), "Last too early, too short");
-	r = feed(&c, READ_LAST, 56, 952, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 56, 952, NULL);
 	CHECK(!r.n_findings, "proper Last");
-	r = feed(&c, READ_LAST, 57, 4, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 57, 4, NULL);
 	CHECK(has(&r, ROCE_F_READ_RESP_EXTRA), "response beyond the READ");
-	r = feed(&c, READ_LAST, 56, 952, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 56, 952, NULL);
 	CHECK(has(&r, ROCE_F_DUP_READ_RESP), "READ response sent again");
 	conv_free(&c);
 
@@ -428,52 +413,52 @@ static void reads(void)
 	 * original's Middle at that PSN; both conform (RC-RESP-DUP-READ-001). */
 	for (int middle = 0; middle < 2; middle++) {
 		conv_init(&c, 1024);
-		feed(&c, READ_REQ, 60, 0, &rd);
-		feed(&c, READ_FIRST, 60, 1024, NULL);
+		feed(&c, ROCE_OP_RC_READ_REQUEST, 60, 0, &rd);
+		feed(&c, ROCE_OP_RC_READ_RESPONSE_FIRST, 60, 1024, NULL);
 		struct pkt_opts again = { .dmalen = 3000 - 1024 };
-		r = feed(&c, READ_REQ, 61, 0, &again);
+		r = feed(&c, ROCE_OP_RC_READ_REQUEST, 61, 0, &again);
 		CHECK(r.cls == ROCE_FLOW_RETRANSMISSION && !serious(&r), "READ asked again from PSN 61 (class %d)", r.cls);
-		r = feed(&c, middle ? READ_MIDDLE : READ_FIRST, 61, 1024, NULL);
+		r = feed(&c, middle ? ROCE_OP_RC_READ_RESPONSE_MIDDLE : ROCE_OP_RC_READ_RESPONSE_FIRST, 61, 1024, NULL);
 		CHECK(!serious(&r) && r.request_frame == 3 && r.read_index == 1 && r.read_count == 2,
 		      "replay from %s: request %u, %u/%u", middle ? "Middle" : "First", r.request_frame, r.read_index,
 		      r.read_count);
 		CHECK(has(&r, ROCE_F_READ_REPLAY_MIDDLE) == (middle == 1), "the Middle is informative");
-		r = feed(&c, READ_LAST, 62, 952, NULL);
+		r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 62, 952, NULL);
 		CHECK(!r.n_findings, "replay Last");
-		r = feed(&c, SEND_ONLY, 63, 8, NULL);
+		r = feed(&c, ROCE_OP_RC_SEND_ONLY, 63, 8, NULL);
 		CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "next request after the READ's PSNs");
 		conv_free(&c);
 	}
 	/* A replay from inside the range with a Last where the new request's
 	 * first packet is: wrong either way. */
 	conv_init(&c, 1024);
-	feed(&c, READ_REQ, 60, 0, &rd);
+	feed(&c, ROCE_OP_RC_READ_REQUEST, 60, 0, &rd);
 	struct pkt_opts again = { .dmalen = 3000 - 1024 };
-	feed(&c, READ_REQ, 61, 0, &again);
-	r = feed(&c, READ_LAST, 61, 1024, NULL);
+	feed(&c, ROCE_OP_RC_READ_REQUEST, 61, 0, &again);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 61, 1024, NULL);
 	CHECK(has(&r, ROCE_F_READ_RESP_POSITION), "a Last opening a replay of two packets");
 	conv_free(&c);
 
 	/* Path MTU learnt from the first response. */
 	conv_init(&c, 0);
-	feed(&c, SEND_ONLY, 1, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
 	struct pkt_opts big = { .dmalen = 5000 };
-	feed(&c, READ_REQ, 2, 0, &big);
-	r = feed(&c, READ_FIRST, 2, 2048, NULL);
+	feed(&c, ROCE_OP_RC_READ_REQUEST, 2, 0, &big);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_FIRST, 2, 2048, NULL);
 	CHECK(r.pmtu == 2048 && r.read_count == 3 && !r.n_findings, "learnt PMTU %u, %u packets", r.pmtu,
 	      r.read_count);
-	feed(&c, READ_MIDDLE, 3, 2048, NULL);
-	r = feed(&c, READ_LAST, 4, 904, NULL);
+	feed(&c, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 3, 2048, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 4, 904, NULL);
 	CHECK(!r.n_findings, "Last of 904");
-	r = feed(&c, SEND_ONLY, 5, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "request after a READ of unknown span");
 	conv_free(&c);
 
 	/* A READ of length 0 takes one PSN and one empty response. */
 	conv_init(&c, 1024);
 	struct pkt_opts zero = { .dmalen = 0 };
-	feed(&c, READ_REQ, 9, 0, &zero);
-	r = feed(&c, READ_ONLY, 9, 0, NULL);
+	feed(&c, ROCE_OP_RC_READ_REQUEST, 9, 0, &zero);
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_ONLY, 9, 0, NULL);
 	CHECK(!r.n_findings && r.request_frame == 1, "zero-length READ");
 	conv_free(&c);
 }
@@ -482,14 +467,14 @@ static void atomics_and_sequence(void)
 {
 	struct conv c;
 	conv_init(&c, 1024);
-	feed(&c, CMP_SWAP, 20, 0, NULL);
-	struct roce_flow_result r = feed(&c, ATOMIC_ACK, 20, 0, NULL);
+	feed(&c, ROCE_OP_RC_CMP_SWAP, 20, 0, NULL);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_ATOMIC_ACK, 20, 0, NULL);
 	CHECK(r.request_frame == 1 && !r.n_findings, "atomic ACK answers the CmpSwap");
-	feed(&c, SEND_ONLY, 21, 8, NULL);
-	r = feed(&c, SEND_MIDDLE, 22, 1024, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 21, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_MIDDLE, 22, 1024, NULL);
 	CHECK(has(&r, ROCE_F_OPSEQ_CONTINUE), "Middle with no First");
-	r = feed(&c, SEND_FIRST, 23, 1024, NULL);
-	r = feed(&c, SEND_ONLY, 24, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_FIRST, 23, 1024, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 24, 8, NULL);
 	CHECK(has(&r, ROCE_F_OPSEQ_UNFINISHED), "Only inside a message");
 	conv_free(&c);
 }
@@ -498,13 +483,13 @@ static void source_port(void)
 {
 	struct conv c;
 	conv_init(&c, 1024);
-	feed(&c, SEND_ONLY, 1, 8, NULL);
+	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
 	struct pkt_opts other = { .sport = 0xBEEF };
-	struct roce_flow_result r = feed(&c, SEND_ONLY, 2, 8, &other);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, &other);
 	CHECK(has(&r, ROCE_F_SPORT_CHANGED) && r.findings[0].expected == 0xC0DE && !serious(&r),
 	      "source port change is a note");
 	/* UC is connected too; UD is not tracked. */
-	r = feed(&c, UC_SEND_ONLY, 5, 8, NULL);
+	r = feed(&c, ROCE_OP_UC_SEND_ONLY, 5, 8, NULL);
 	CHECK(r.cls != ROCE_FLOW_UNTRACKED, "UC tracked");
 	conv_free(&c);
 }
@@ -516,14 +501,14 @@ static void connection_manager(void)
 	static const uint8_t a[4] = { 198, 18, 0, 1 }, b[4] = { 198, 18, 0, 2 };
 	struct roce_flow_connection cm = { 4, a, b, QP_A, QP_B, 1000, 5000, true, true, 1024 };
 	roce_flow_connect(&c.env, &cm);
-	struct roce_flow_result r = feed(&c, SEND_ONLY, 1000, 8, NULL);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_ONLY, 1000, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && r.pmtu == 1024 && r.src_qpn == QP_A, "starts at the REQ's PSN");
-	r = feed(&c, ACK, 1000, 0, NULL);
+	r = feed(&c, ROCE_OP_RC_ACK, 1000, 0, NULL);
 	CHECK(r.request_frame == 1 && r.src_qpn == QP_B, "paired by the CM");
 	conv_free(&c);
 	conv_init(&c, 0);
 	roce_flow_connect(&c.env, &cm);
-	r = feed(&c, SEND_ONLY, 1003, 8, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 1003, 8, NULL);
 	CHECK(has(&r, ROCE_F_PSN_GAP), "first packet after the REQ's starting PSN");
 	conv_free(&c);
 }

@@ -126,7 +126,7 @@ static void ack(struct conv *c, bool from_b, uint8_t opcode, uint32_t psn, uint8
 static void read_req(struct conv *c, uint32_t psn, uint32_t len, enum roce_code expect, const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, true, 0x0C, c->qp_b, psn, 0);
+	start(c, &d, true, ROCE_OP_RC_READ_REQUEST, c->qp_b, psn, 0);
 	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), len);
 	send_frame(c, &d, 5, expect, what);
 }
@@ -136,7 +136,7 @@ static void mad(struct conv *c, bool from_a, const uint8_t *m, const char *what)
 {
 	struct roce_desc d;
 	memcpy(c->payload + 4096, m, ROCE_MAD_LEN);
-	sample_desc(&d, 0x64, c->ipv, c->payload + 4096, ROCE_MAD_LEN);
+	sample_desc(&d, ROCE_MAD_OPCODE, c->ipv, c->payload + 4096, ROCE_MAD_LEN);
 	if (!from_a) {
 		swap(d.eth_dst, d.eth_src, 6);
 		if (c->ipv == 6)
@@ -153,17 +153,6 @@ static void mad(struct conv *c, bool from_a, const uint8_t *m, const char *what)
 	sample_fill_pattern(c->payload, sizeof c->payload);
 }
 
-static void mad_header(uint8_t *m, uint16_t attr, uint64_t tid, unsigned method)
-{
-	memset(m, 0, ROCE_MAD_LEN);
-	roce_mad_set_base_version(m, 1);
-	roce_mad_set_mgmt_class(m, ROCE_MAD_CLASS_CM);
-	roce_mad_set_class_version(m, 2);
-	roce_mad_set_method(m, method);
-	roce_mad_set_tid(m, tid);
-	roce_mad_set_attr_id(m, attr);
-}
-
 static const uint8_t ip4_a[4] = { 198, 18, 0, 1 }, ip4_b[4] = { 198, 18, 0, 2 };
 static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
@@ -173,15 +162,8 @@ static void ip_cm_private(struct conv *c, uint8_t *priv)
 {
 	roce_ipcm_set_major(priv, 0);
 	roce_ipcm_set_minor(priv, 0);
-	roce_ipcm_set_ipv(priv, (unsigned)c->ipv);
 	roce_ipcm_set_sport(priv, 0xC0DE);
-	if (c->ipv == 6) {
-		memcpy(roce_ipcm_src(priv), ip6_a, 16);
-		memcpy(roce_ipcm_dst(priv), ip6_b, 16);
-	} else {
-		memcpy(roce_ipcm_src(priv) + 12, ip4_a, 4);
-		memcpy(roce_ipcm_dst(priv) + 12, ip4_b, 4);
-	}
+	roce_ipcm_set_addrs(priv, c->ipv, c->ipv == 6 ? ip6_a : ip4_a, c->ipv == 6 ? ip6_b : ip4_b);
 }
 
 /* An rdma_cm REQ from QP qpn of A for a Service ID, whose Starting PSN
@@ -192,7 +174,7 @@ static void cm_request(struct conv *c, uint32_t comm_id, uint64_t tid, uint32_t 
 {
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
-	mad_header(m, ROCE_CM_REQ, tid, 0x03 /* Send */);
+	roce_cm_mad_init(m, ROCE_CM_REQ, tid);
 	roce_req_set_local_comm_id(x, comm_id);
 	roce_req_set_service_id(x, service_id);
 	roce_req_set_local_ca_guid(x, 0x0002c90300a0b0c1ull);
@@ -227,7 +209,7 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 	cm_request(c, 0x11223344, 0x0000000100000001ull, SAMPLE_QP_A, psn_b, service_id, req_private,
 		   req_len, "CM REQ from QP A, starting PSN, path MTU 1024, IP CM private data");
 
-	mad_header(m, ROCE_CM_REP, 0x0000000100000001ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_REP, 0x0000000100000001ull);
 	roce_rep_set_local_comm_id(x, 0x55667788);
 	roce_rep_set_remote_comm_id(x, 0x11223344);
 	roce_rep_set_local_qpn(x, SAMPLE_QP_B);
@@ -241,7 +223,7 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 		memcpy(roce_rep_private_data(x), rep_private, rep_len);
 	mad(c, false, m, "CM REP from QP B");
 
-	mad_header(m, ROCE_CM_RTU, 0x0000000100000001ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_RTU, 0x0000000100000001ull);
 	roce_rtu_set_local_comm_id(x, 0x11223344);
 	roce_rtu_set_remote_comm_id(x, 0x55667788);
 	mad(c, true, m, "CM RTU");
@@ -256,12 +238,12 @@ static void cm_disconnect(struct conv *c)
 {
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
-	mad_header(m, ROCE_CM_DREQ, 0x0000000100000002ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_DREQ, 0x0000000100000002ull);
 	roce_dreq_set_local_comm_id(x, 0x11223344);
 	roce_dreq_set_remote_comm_id(x, 0x55667788);
 	roce_dreq_set_remote_qpn(x, SAMPLE_QP_B);
 	mad(c, true, m, "CM DREQ");
-	mad_header(m, ROCE_CM_DREP, 0x0000000100000002ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_DREP, 0x0000000100000002ull);
 	roce_drep_set_local_comm_id(x, 0x55667788);
 	roce_drep_set_remote_comm_id(x, 0x11223344);
 	mad(c, false, m, "CM DREP");
@@ -281,25 +263,9 @@ static size_t rpc_over_rdma(uint8_t *b)
 	return sizeof words;
 }
 
-#define RC_SEND_FIRST 0x00
-#define RC_SEND_MIDDLE 0x01
-#define RC_SEND_LAST 0x02
-#define RC_SEND_ONLY 0x04
-#define RC_WRITE_FIRST 0x06
-#define RC_WRITE_MIDDLE 0x07
-#define RC_WRITE_LAST 0x08
-#define RC_WRITE_ONLY 0x0A
-#define RC_WRITE_ONLY_IMM 0x0B
-#define RC_READ_REQUEST 0x0C
-#define RC_READ_FIRST 0x0D
-#define RC_READ_MIDDLE 0x0E
-#define RC_READ_LAST 0x0F
-#define RC_ACK 0x11
-#define RC_ATOMIC_ACK 0x12
-#define RC_CMP_SWAP 0x13
-#define RC_FETCH_ADD 0x14
-#define SYN_ACK 0x1F
-#define SYN_NAK_SEQ 0x60
+#define SYN_ACK roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED)
+#define SYN_NAK_SEQ roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR)
+#define SYN_RNR_1_28_MS roce_syndrome_rnr(14)
 
 void sample_conv_rc(sample_emit_fn emit, void *ctx)
 {
@@ -308,63 +274,63 @@ void sample_conv_rc(sample_emit_fn emit, void *ctx)
 	cm_connect(&c, 1000, 5000);
 	uint32_t msn = 0;
 
-	req(&c, true, RC_SEND_ONLY, 1000, 100, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 1000, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	req(&c, true, RC_SEND_FIRST, 1001, PMTU, ROCE_OK, "SEND First of 2548 bytes");
-	req(&c, true, RC_SEND_MIDDLE, 1002, PMTU, ROCE_OK, "SEND Middle");
-	req(&c, true, RC_SEND_LAST, 1003, 500, ROCE_OK, "SEND Last");
-	ack(&c, true, RC_ACK, 1003, SYN_ACK, ++msn, 0, ROCE_OK, "ACK for the whole message");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1000, 100, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 1000, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_FIRST, 1001, PMTU, ROCE_OK, "SEND First of 2548 bytes");
+	req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 1002, PMTU, ROCE_OK, "SEND Middle");
+	req(&c, true, ROCE_OP_RC_SEND_LAST, 1003, 500, ROCE_OK, "SEND Last");
+	ack(&c, true, ROCE_OP_RC_ACK, 1003, SYN_ACK, ++msn, 0, ROCE_OK, "ACK for the whole message");
 	struct roce_desc d;
-	start(&c, &d, true, RC_WRITE_FIRST, SAMPLE_QP_B, 1004, PMTU);
+	start(&c, &d, true, ROCE_OP_RC_WRITE_FIRST, SAMPLE_QP_B, 1004, PMTU);
 	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), 2 * PMTU);
 	send_frame(&c, &d, 5, ROCE_OK, "RDMA WRITE First of 2048 bytes");
-	req(&c, true, RC_WRITE_LAST, 1005, PMTU, ROCE_OK, "RDMA WRITE Last");
-	ack(&c, true, RC_ACK, 1005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	req(&c, true, RC_WRITE_ONLY_IMM, 1006, 64, ROCE_OK, "RDMA WRITE Only with Immediate");
-	ack(&c, true, RC_ACK, 1006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_WRITE_LAST, 1005, PMTU, ROCE_OK, "RDMA WRITE Last");
+	ack(&c, true, ROCE_OP_RC_ACK, 1005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_WRITE_ONLY_WITH_IMM, 1006, 64, ROCE_OK, "RDMA WRITE Only with Immediate");
+	ack(&c, true, ROCE_OP_RC_ACK, 1006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	read_req(&c, 1007, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
-	ack(&c, true, RC_READ_FIRST, 1007, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, true, RC_READ_MIDDLE, 1008, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response Middle (2/3)");
-	ack(&c, true, RC_READ_LAST, 1009, SYN_ACK, msn, 452, ROCE_OK, "READ Response Last (3/3)");
-	req(&c, true, RC_CMP_SWAP, 1010, 0, ROCE_OK, "CmpSwap");
-	ack(&c, true, RC_ATOMIC_ACK, 1010, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
-	req(&c, true, RC_FETCH_ADD, 1011, 0, ROCE_OK, "FetchAdd");
-	ack(&c, true, RC_ATOMIC_ACK, 1011, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 1007, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 1008, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response Middle (2/3)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 1009, SYN_ACK, msn, 452, ROCE_OK, "READ Response Last (3/3)");
+	req(&c, true, ROCE_OP_RC_CMP_SWAP, 1010, 0, ROCE_OK, "CmpSwap");
+	ack(&c, true, ROCE_OP_RC_ATOMIC_ACK, 1010, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
+	req(&c, true, ROCE_OP_RC_FETCH_ADD, 1011, 0, ROCE_OK, "FetchAdd");
+	ack(&c, true, ROCE_OP_RC_ATOMIC_ACK, 1011, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
 
 	/* B sends to A on the same connection, from its own starting PSN. */
-	req(&c, false, RC_SEND_ONLY, 5000, 40, ROCE_OK, "SEND Only from B");
-	ack(&c, false, RC_ACK, 5000, SYN_ACK, 1, 0, ROCE_OK, "ACK from A");
+	req(&c, false, ROCE_OP_RC_SEND_ONLY, 5000, 40, ROCE_OK, "SEND Only from B");
+	ack(&c, false, ROCE_OP_RC_ACK, 5000, SYN_ACK, 1, 0, ROCE_OK, "ACK from A");
 
 	/* RNR: no receive WQE; the requester waits 1.28 ms and retries. */
-	req(&c, true, RC_SEND_ONLY, 1012, 64, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 1012, 0x20 | 14, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1012, 64, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 1012, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 2000;
-	req(&c, true, RC_SEND_ONLY, 1012, 64, ROCE_F_RETRANSMISSION, "SEND Only retried after 2 ms");
-	ack(&c, true, RC_ACK, 1012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1012, 64, ROCE_F_RETRANSMISSION, "SEND Only retried after 2 ms");
+	ack(&c, true, ROCE_OP_RC_ACK, 1012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* A loss before the capture point, the NAK, and go-back-N. */
-	req(&c, true, RC_SEND_ONLY, 1013, 64, ROCE_OK, "SEND Only");
-	req(&c, true, RC_SEND_ONLY, 1015, 64, ROCE_F_PSN_GAP, "SEND Only: PSN 1014 was lost before the capture point");
-	ack(&c, true, RC_ACK, 1014, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 1014");
-	req(&c, true, RC_SEND_ONLY, 1014, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only resent from 1014");
-	req(&c, true, RC_SEND_ONLY, 1015, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 1015 resent");
-	ack(&c, true, RC_ACK, 1015, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1013, 64, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1015, 64, ROCE_F_PSN_GAP, "SEND Only: PSN 1014 was lost before the capture point");
+	ack(&c, true, ROCE_OP_RC_ACK, 1014, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 1014");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1014, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only resent from 1014");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1015, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 1015 resent");
+	ack(&c, true, ROCE_OP_RC_ACK, 1015, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
 
 	/* A lost ACK: the requester times out and resends; B acknowledges again. */
-	req(&c, true, RC_SEND_ONLY, 1016, 64, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1016, 64, ROCE_OK, "SEND Only");
 	c.t_us += 500;
-	ack(&c, true, RC_ACK, 1016, SYN_ACK, ++msn, 0, ROCE_OK, "ACK (lost after the capture point)");
+	ack(&c, true, ROCE_OP_RC_ACK, 1016, SYN_ACK, ++msn, 0, ROCE_OK, "ACK (lost after the capture point)");
 	c.t_us += 20000;
-	req(&c, true, RC_SEND_ONLY, 1016, 64, ROCE_F_RETRANSMISSION, "SEND Only resent after the ACK timeout");
-	ack(&c, true, RC_ACK, 1016, SYN_ACK, msn, 0, ROCE_F_DUP_ACK, "ACK again for the duplicate");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1016, 64, ROCE_F_RETRANSMISSION, "SEND Only resent after the ACK timeout");
+	ack(&c, true, ROCE_OP_RC_ACK, 1016, SYN_ACK, msn, 0, ROCE_F_DUP_ACK, "ACK again for the duplicate");
 
 	/* An upper-layer protocol: RPC-over-RDMA. */
 	uint8_t *rpc = c.payload + 6000;
 	size_t n = rpc_over_rdma(rpc);
-	start(&c, &d, true, RC_SEND_ONLY, SAMPLE_QP_B, 1017, n);
+	start(&c, &d, true, ROCE_OP_RC_SEND_ONLY, SAMPLE_QP_B, 1017, n);
 	d.payload = rpc;
 	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
-	ack(&c, true, RC_ACK, 1017, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_ACK, 1017, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	cm_disconnect(&c);
 }
 
@@ -407,7 +373,7 @@ static void send_bytes(struct conv *c, bool from_a, uint32_t psn, const uint8_t 
 		       const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, from_a, RC_SEND_ONLY, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, n);
+	start(c, &d, from_a, ROCE_OP_RC_SEND_ONLY, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, n);
 	d.payload = bytes;
 	send_frame(c, &d, from_a ? 20 : 5, ROCE_OK, what);
 }
@@ -445,37 +411,37 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 	const uint64_t buf1 = 0x00007F0000100000ull, buf2 = 0x00007F0000200000ull, buf3 = 0x00007F0000300000ull;
 	nvme_sqe(sqe, 0x02, 0x0007, buf1, 512, 0x00001234, 0x10, 0);
 	send_bytes(&c, true, 1000, sqe, 64, "SEND Only: NVMe-oF Read command capsule (1 block)");
-	ack(&c, true, RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
-	with_reth(&c, false, RC_WRITE_ONLY, 5000, 512, buf1, 0x00001234, 512, "RDMA WRITE Only: the 512 bytes read");
+	ack(&c, true, ROCE_OP_RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
+	with_reth(&c, false, ROCE_OP_RC_WRITE_ONLY, 5000, 512, buf1, 0x00001234, 512, "RDMA WRITE Only: the 512 bytes read");
 	nvme_cqe(cqe, 1, 0x0007);
 	send_bytes(&c, false, 5001, cqe, 16, "SEND Only: NVMe-oF completion");
-	ack(&c, false, RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
+	ack(&c, false, ROCE_OP_RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
 
 	/* A Read of 6 blocks (3072 bytes): the data comes by a 3-packet RDMA
 	 * WRITE (path MTU 1024). */
 	nvme_sqe(sqe, 0x02, 0x0008, buf2, 3072, 0x00001235, 0x20, 5);
 	send_bytes(&c, true, 1001, sqe, 64, "SEND Only: NVMe-oF Read command capsule (6 blocks)");
-	ack(&c, true, RC_ACK, 1001, SYN_ACK, 2, 0, ROCE_OK, "ACK");
-	with_reth(&c, false, RC_WRITE_FIRST, 5002, PMTU, buf2, 0x00001235, 3072, "RDMA WRITE First of the 3072 bytes read");
-	req(&c, false, RC_WRITE_MIDDLE, 5003, PMTU, ROCE_OK, "RDMA WRITE Middle");
-	req(&c, false, RC_WRITE_LAST, 5004, PMTU, ROCE_OK, "RDMA WRITE Last");
+	ack(&c, true, ROCE_OP_RC_ACK, 1001, SYN_ACK, 2, 0, ROCE_OK, "ACK");
+	with_reth(&c, false, ROCE_OP_RC_WRITE_FIRST, 5002, PMTU, buf2, 0x00001235, 3072, "RDMA WRITE First of the 3072 bytes read");
+	req(&c, false, ROCE_OP_RC_WRITE_MIDDLE, 5003, PMTU, ROCE_OK, "RDMA WRITE Middle");
+	req(&c, false, ROCE_OP_RC_WRITE_LAST, 5004, PMTU, ROCE_OK, "RDMA WRITE Last");
 	nvme_cqe(cqe, 2, 0x0008);
 	send_bytes(&c, false, 5005, cqe, 16, "SEND Only: NVMe-oF completion of the 6-block Read");
-	ack(&c, false, RC_ACK, 5005, SYN_ACK, 4, 0, ROCE_OK, "ACK from the host");
+	ack(&c, false, ROCE_OP_RC_ACK, 5005, SYN_ACK, 4, 0, ROCE_OK, "ACK from the host");
 
 	/* A Write of 6 blocks: the target fetches the data by RDMA READ from
 	 * the host's buffer (3 response packets), then completes. */
 	nvme_sqe(sqe, 0x01, 0x0009, buf3, 3072, 0x00001236, 0x30, 5);
 	send_bytes(&c, true, 1002, sqe, 64, "SEND Only: NVMe-oF Write command capsule (6 blocks)");
-	ack(&c, true, RC_ACK, 1002, SYN_ACK, 3, 0, ROCE_OK, "ACK");
-	with_reth(&c, false, RC_READ_REQUEST, 5006, 0, buf3, 0x00001236, 3072,
+	ack(&c, true, ROCE_OP_RC_ACK, 1002, SYN_ACK, 3, 0, ROCE_OK, "ACK");
+	with_reth(&c, false, ROCE_OP_RC_READ_REQUEST, 5006, 0, buf3, 0x00001236, 3072,
 		  "RDMA READ Request of the 3072 bytes to write");
-	ack(&c, false, RC_READ_FIRST, 5006, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, false, RC_READ_MIDDLE, 5007, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Middle (2/3)");
-	ack(&c, false, RC_READ_LAST, 5008, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Last (3/3)");
+	ack(&c, false, ROCE_OP_RC_READ_RESPONSE_FIRST, 5006, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, false, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 5007, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Middle (2/3)");
+	ack(&c, false, ROCE_OP_RC_READ_RESPONSE_LAST, 5008, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Last (3/3)");
 	nvme_cqe(cqe, 3, 0x0009);
 	send_bytes(&c, false, 5009, cqe, 16, "SEND Only: NVMe-oF completion of the Write");
-	ack(&c, false, RC_ACK, 5009, SYN_ACK, 6, 0, ROCE_OK, "ACK from the host");
+	ack(&c, false, ROCE_OP_RC_ACK, 5009, SYN_ACK, 6, 0, ROCE_OK, "ACK from the host");
 	cm_disconnect(&c);
 
 	/* A second queue the target refuses: a REQ for QID 2 with an HRQSIZE
@@ -487,7 +453,7 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 		   sizeof priv, "CM REQ for a second queue, HRQSIZE 4096");
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
-	mad_header(m, ROCE_CM_REJ, 0x0000000100000003ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_REJ, 0x0000000100000003ull);
 	roce_rej_set_local_comm_id(x, 0x5566778a);
 	roce_rej_set_remote_comm_id(x, 0x1122334a);
 	roce_rej_set_message_rejected(x, 0); /* the REQ */
@@ -501,40 +467,40 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	struct conv c;
 	conv_init(&c, emit, ctx, 6);
 	uint32_t msn = 0;
-	req(&c, true, RC_SEND_ONLY, 10, 16, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 10, 16, ROCE_OK, "SEND Only");
 	c.sport_a = 0xBEEF;
-	req(&c, true, RC_SEND_ONLY, 11, 16, ROCE_F_SPORT_CHANGED, "SEND Only from another UDP source port");
-	req(&c, true, RC_SEND_ONLY, 12, 16, ROCE_OK, "SEND Only");
-	req(&c, true, RC_SEND_ONLY, 14, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 13");
-	req(&c, true, RC_SEND_ONLY, 13, 16, ROCE_F_OUT_OF_ORDER, "SEND Only 13, late");
-	ack(&c, true, RC_ACK, 14, SYN_ACK, msn += 5, 0, ROCE_OK, "ACK");
-	req(&c, true, RC_SEND_ONLY, 15, 16, ROCE_OK, "SEND Only");
-	req(&c, true, RC_SEND_ONLY, 17, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 16");
-	ack(&c, true, RC_ACK, 16, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 16");
-	req(&c, true, RC_SEND_ONLY, 18, 16, ROCE_OK, "SEND Only 18: new, it crossed the NAK in flight");
-	req(&c, true, RC_SEND_ONLY, 17, 16, ROCE_F_GBN_SKIPPED_SEEN,
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 11, 16, ROCE_F_SPORT_CHANGED, "SEND Only from another UDP source port");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 12, 16, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 14, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 13");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 13, 16, ROCE_F_OUT_OF_ORDER, "SEND Only 13, late");
+	ack(&c, true, ROCE_OP_RC_ACK, 14, SYN_ACK, msn += 5, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 15, 16, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 16");
+	ack(&c, true, ROCE_OP_RC_ACK, 16, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 16");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 18, 16, ROCE_OK, "SEND Only 18: new, it crossed the NAK in flight");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_GBN_SKIPPED_SEEN,
 	    "SEND Only 17 resent before 16: on this lossy path the resend of 16 may have been lost before the capture point");
-	ack(&c, true, RC_ACK, 30, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_AHEAD, "NAK for PSN 30, never sent");
-	req(&c, true, RC_SEND_MIDDLE, 19, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
-	req(&c, true, RC_SEND_LAST, 20, 16, ROCE_OK, "SEND Last");
-	req(&c, true, RC_SEND_FIRST, 21, PMTU, ROCE_OK, "SEND First");
-	req(&c, true, RC_SEND_ONLY, 22, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
-	ack(&c, true, RC_ACK, 22, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_ACK, 30, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_AHEAD, "NAK for PSN 30, never sent");
+	req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 19, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
+	req(&c, true, ROCE_OP_RC_SEND_LAST, 20, 16, ROCE_OK, "SEND Last");
+	req(&c, true, ROCE_OP_RC_SEND_FIRST, 21, PMTU, ROCE_OK, "SEND First");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 22, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
+	ack(&c, true, ROCE_OP_RC_ACK, 22, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	read_req(&c, 23, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
-	ack(&c, true, RC_READ_FIRST, 23, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, true, RC_READ_LAST, 24, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
-	ack(&c, true, RC_READ_LAST, 25, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
-	ack(&c, true, RC_READ_LAST, 25, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
-	ack(&c, true, RC_READ_LAST, 26, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 23, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 24, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 26, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
 	read_req(&c, 26, 2000, ROCE_OK, "RDMA READ Request of 2000 bytes");
-	ack(&c, true, RC_READ_FIRST, 26, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
-	ack(&c, true, RC_READ_LAST, 27, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
-	req(&c, true, RC_SEND_ONLY, 28, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 28, 0x20 | 14, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 26, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 27, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
-	req(&c, true, RC_SEND_ONLY, 28, 16, ROCE_F_RNR_EARLY_SEEN,
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_F_RNR_EARLY_SEEN,
 	    "SEND Only retried after 0.1 ms, byte for byte the first (IPv6): a retry too early, or a duplicate");
-	ack(&c, true, RC_ACK, 28, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* IPv4, on a path that shows no loss, reordering or duplication before
 	 * the capture point, where every resend has its own IPv4 ID: what no
@@ -544,35 +510,35 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	c.t_us = t;
 	msn = 0;
 	for (uint32_t psn = 100; psn <= 103; psn++)
-		req(&c, true, RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 101, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
+		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 101, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
 	    "NAK PSN Sequence Error: expected 101 (lost after the capture point)");
-	req(&c, true, RC_SEND_ONLY, 104, 16, ROCE_OK, "SEND Only 104: new, it crossed the NAK in flight");
-	req(&c, true, RC_SEND_ONLY, 102, 16, ROCE_F_GBN_SKIPPED, "SEND Only 102 resent: the go-back skips 101");
-	ack(&c, true, RC_ACK, 104, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 104, 16, ROCE_OK, "SEND Only 104: new, it crossed the NAK in flight");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 102, 16, ROCE_F_GBN_SKIPPED, "SEND Only 102 resent: the go-back skips 101");
+	ack(&c, true, ROCE_OP_RC_ACK, 104, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
 	for (uint32_t psn = 105; psn <= 107; psn++)
-		req(&c, true, RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 105, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 105");
-	req(&c, true, RC_SEND_ONLY, 105, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 105 resent");
-	req(&c, true, RC_SEND_ONLY, 108, 16, ROCE_F_GBN_NEW_IN_RESEND, "SEND Only 108, new, before 106 and 107 were resent");
-	ack(&c, true, RC_ACK, 108, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
-	req(&c, true, RC_SEND_ONLY, 109, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 109, 0x20 | 14, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 105, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 105");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 105, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 105 resent");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 108, 16, ROCE_F_GBN_NEW_IN_RESEND, "SEND Only 108, new, before 106 and 107 were resent");
+	ack(&c, true, ROCE_OP_RC_ACK, 108, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
-	req(&c, true, RC_SEND_ONLY, 109, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
-	ack(&c, true, RC_ACK, 109, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
+	ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	/* The path MTU learnt from a First judges the next payloads. */
-	req(&c, true, RC_SEND_FIRST, 110, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
-	req(&c, true, RC_SEND_LAST, 111, 16, ROCE_OK, "SEND Last");
-	req(&c, true, RC_SEND_ONLY, 112, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
+	req(&c, true, ROCE_OP_RC_SEND_FIRST, 110, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
+	req(&c, true, ROCE_OP_RC_SEND_LAST, 111, 16, ROCE_OK, "SEND Last");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 112, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
 	    "SEND Only of 1500 bytes, more than the path MTU learnt from the First");
-	ack(&c, true, RC_ACK, 112, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_ACK, 112, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
 	/* A NAK ahead of the only packet seen on a QP: the others may have
 	 * passed before the capture began. */
 	c.qp_a = SAMPLE_QP_A + 1;
 	c.qp_b = SAMPLE_QP_B + 1;
-	req(&c, true, RC_SEND_ONLY, 500, 16, ROCE_OK, "SEND Only on another QP");
-	ack(&c, true, RC_ACK, 510, SYN_NAK_SEQ, 1, 0, ROCE_F_SEQ_NAK_AHEAD_SEEN,
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 500, 16, ROCE_OK, "SEND Only on another QP");
+	ack(&c, true, ROCE_OP_RC_ACK, 510, SYN_NAK_SEQ, 1, 0, ROCE_F_SEQ_NAK_AHEAD_SEEN,
 	    "NAK for PSN 510, beyond the one packet seen: maybe sent before the capture began");
 }
 
@@ -589,78 +555,78 @@ void sample_conv_lossy(sample_emit_fn emit, void *ctx)
 	 * requester goes on with new PSNs until the NAK reaches it (they cross
 	 * it in flight), then goes back from 2001. Measured, not judged. */
 	for (uint32_t psn = 2000; psn <= 2003; psn++)
-		req(&c, true, RC_SEND_ONLY, psn, 64, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 2001, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
+		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 64, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 2001, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
 	    "NAK PSN Sequence Error: 2001 was lost after the capture point");
-	req(&c, true, RC_SEND_ONLY, 2004, 64, ROCE_OK, "SEND Only 2004: sent before the NAK reached the requester");
-	req(&c, true, RC_SEND_ONLY, 2005, 64, ROCE_OK, "SEND Only 2005: the same");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2004, 64, ROCE_OK, "SEND Only 2004: sent before the NAK reached the requester");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2005, 64, ROCE_OK, "SEND Only 2005: the same");
 	c.t_us += 40;
-	req(&c, true, RC_SEND_ONLY, 2001, 64, ROCE_F_GBN_RETRANSMISSION,
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2001, 64, ROCE_F_GBN_RETRANSMISSION,
 	    "SEND Only 2001 resent, 55 us after the NAK; 2 new PSNs crossed it");
 	for (uint32_t psn = 2002; psn <= 2005; psn++)
-		req(&c, true, RC_SEND_ONLY, psn, 64, ROCE_F_GBN_RETRANSMISSION, "go-back resend");
-	ack(&c, true, RC_ACK, 2005, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 64, ROCE_F_GBN_RETRANSMISSION, "go-back resend");
+	ack(&c, true, ROCE_OP_RC_ACK, 2005, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
 
 	/* Duplication before the capture point. */
-	req(&c, true, RC_SEND_ONLY, 2006, 64, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2006, 64, ROCE_OK, "SEND Only");
 	duplicate(&c, 3, ROCE_F_RETRANSMISSION, "the same SEND Only, duplicated by the network");
-	ack(&c, true, RC_ACK, 2006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_ACK, 2006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	duplicate(&c, 3, ROCE_F_DUP_ACK, "the same ACK, duplicated by the network");
 
 	/* Reordering before the capture point. */
-	req(&c, true, RC_SEND_ONLY, 2007, 64, ROCE_OK, "SEND Only");
-	req(&c, true, RC_SEND_ONLY, 2009, 64, ROCE_F_PSN_GAP, "SEND Only 2009: it overtook 2008");
-	req(&c, true, RC_SEND_ONLY, 2008, 64, ROCE_F_OUT_OF_ORDER, "SEND Only 2008, overtaken");
-	ack(&c, true, RC_ACK, 2009, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2007, 64, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2009, 64, ROCE_F_PSN_GAP, "SEND Only 2009: it overtook 2008");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2008, 64, ROCE_F_OUT_OF_ORDER, "SEND Only 2008, overtaken");
+	ack(&c, true, ROCE_OP_RC_ACK, 2009, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
 
 	/* Loss before the capture point, and the resend of the NAKed PSN lost
 	 * there too; the requester times out and goes back again. */
-	req(&c, true, RC_SEND_ONLY, 2010, 64, ROCE_OK, "SEND Only");
-	req(&c, true, RC_SEND_ONLY, 2012, 64, ROCE_F_PSN_GAP, "SEND Only 2012: 2011 lost before the capture point");
-	ack(&c, true, RC_ACK, 2011, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 2011");
-	req(&c, true, RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_SKIPPED_SEEN,
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2010, 64, ROCE_OK, "SEND Only");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_PSN_GAP, "SEND Only 2012: 2011 lost before the capture point");
+	ack(&c, true, ROCE_OP_RC_ACK, 2011, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 2011");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_SKIPPED_SEEN,
 	    "SEND Only 2012 resent: the resend of 2011 was lost before the capture point too");
 	c.t_us += 20000;
-	req(&c, true, RC_SEND_ONLY, 2011, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2011 resent after the ACK timeout");
-	req(&c, true, RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2012 resent");
-	ack(&c, true, RC_ACK, 2012, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2011, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2011 resent after the ACK timeout");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2012 resent");
+	ack(&c, true, ROCE_OP_RC_ACK, 2012, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
 
 	/* READ replays: the last responses of a READ lost after the capture
 	 * point; the requester asks again from the first missing PSN. Linux
 	 * rxe answers with the original's Middle there, others with a new
 	 * First: both conform (RC-RESP-DUP-READ-001). */
 	read_req(&c, 2013, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
-	ack(&c, true, RC_READ_FIRST, 2013, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, true, RC_READ_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_OK,
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2013, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_OK,
 	    "READ Response Middle (2/3), lost after the capture point");
 	c.t_us += 20000;
 	read_req(&c, 2014, 3000 - PMTU, ROCE_F_RETRANSMISSION, "RDMA READ Request asked again from PSN 2014 (1976 bytes)");
-	ack(&c, true, RC_READ_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_F_READ_REPLAY_MIDDLE,
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_F_READ_REPLAY_MIDDLE,
 	    "READ Response Middle again: the replay keeps the original's opcode");
-	ack(&c, true, RC_READ_LAST, 2015, SYN_ACK, msn, 3000 - 2 * PMTU, ROCE_OK, "READ Response Last");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 2015, SYN_ACK, msn, 3000 - 2 * PMTU, ROCE_OK, "READ Response Last");
 	read_req(&c, 2016, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
-	ack(&c, true, RC_READ_FIRST, 2016, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2016, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
 	c.t_us += 20000;
 	read_req(&c, 2017, 2500 - PMTU, ROCE_F_RETRANSMISSION, "RDMA READ Request asked again from PSN 2017 (1476 bytes)");
-	ack(&c, true, RC_READ_FIRST, 2017, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response First: the replay as a new request");
-	ack(&c, true, RC_READ_LAST, 2018, SYN_ACK, msn, 2500 - 2 * PMTU, ROCE_OK, "READ Response Last");
-	req(&c, true, RC_SEND_ONLY, 2019, 64, ROCE_OK, "SEND Only after the READs' PSNs");
-	ack(&c, true, RC_ACK, 2019, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2017, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response First: the replay as a new request");
+	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 2018, SYN_ACK, msn, 2500 - 2 * PMTU, ROCE_OK, "READ Response Last");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2019, 64, ROCE_OK, "SEND Only after the READs' PSNs");
+	ack(&c, true, ROCE_OP_RC_ACK, 2019, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* An RNR NAK, and a copy of the NAKed SEND that the network delayed:
 	 * byte for byte the original, before the RNR timer ran out. */
 	uint16_t id = c.ip_id;
-	req(&c, true, RC_SEND_ONLY, 2020, 64, ROCE_OK, "SEND Only");
-	ack(&c, true, RC_ACK, 2020, 0x20 | 14, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_OK, "SEND Only");
+	ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
 	uint16_t next_id = c.ip_id;
 	c.ip_id = id;
-	req(&c, true, RC_SEND_ONLY, 2020, 64, ROCE_F_RNR_EARLY_SEEN,
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RNR_EARLY_SEEN,
 	    "SEND Only 2020 again after 0.1 ms, byte for byte: the network's duplicate");
 	c.ip_id = next_id;
 	c.t_us += 2000;
-	req(&c, true, RC_SEND_ONLY, 2020, 64, ROCE_F_RETRANSMISSION, "SEND Only 2020 retried after the RNR timer");
-	ack(&c, true, RC_ACK, 2020, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RETRANSMISSION, "SEND Only 2020 retried after the RNR timer");
+	ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	cm_disconnect(&c);
 }
 
@@ -670,13 +636,13 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
 	conv_init(&c, emit, ctx, 6);
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
-	mad_header(m, ROCE_CM_SIDR_REQ, 0x0000000200000001ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_SIDR_REQ, 0x0000000200000001ull);
 	roce_sidr_req_set_request_id(x, 0x01020304);
 	roce_sidr_req_set_pkey(x, 0xFFFF);
 	roce_sidr_req_set_service_id(x, 0x0000000001114853ull); /* IP CM, UDP port 18515 */
 	ip_cm_private(&c, roce_sidr_req_private_data(x));
 	mad(&c, true, m, "CM SIDR REQ with IP CM private data");
-	mad_header(m, ROCE_CM_SIDR_REP, 0x0000000200000001ull, 0x03);
+	roce_cm_mad_init(m, ROCE_CM_SIDR_REP, 0x0000000200000001ull);
 	roce_sidr_rep_set_request_id(x, 0x01020304);
 	roce_sidr_rep_set_qpn(x, 0x000777);
 	roce_sidr_rep_set_service_id(x, 0x0000000001114853ull);
@@ -685,30 +651,30 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
 
 	for (uint32_t i = 0; i < 3; i++) {
 		struct roce_desc d;
-		start(&c, &d, true, 0x64, 0x000777, 100 + i, 200 + i);
+		start(&c, &d, true, ROCE_OP_UD_SEND_ONLY, 0x000777, 100 + i, 200 + i);
 		roce_deth_set_srcqp(hdr(&d, ROCE_H_DETH), 0x000888);
 		send_frame(&c, &d, 5, ROCE_OK, "UD SEND Only to the resolved QP");
 	}
 	/* UC: a three-packet SEND and an RDMA WRITE Only to QP 0x000300; no ACKs. */
-	req_to(&c, 0x000300, 0x20, 300, PMTU, "UC SEND First");
-	req_to(&c, 0x000300, 0x21, 301, PMTU, "UC SEND Middle");
-	req_to(&c, 0x000300, 0x22, 302, 77, "UC SEND Last");
-	req_to(&c, 0x000300, 0x2A, 303, 512, "UC RDMA WRITE Only");
+	req_to(&c, 0x000300, ROCE_OP_UC_SEND_FIRST, 300, PMTU, "UC SEND First");
+	req_to(&c, 0x000300, ROCE_OP_UC_SEND_MIDDLE, 301, PMTU, "UC SEND Middle");
+	req_to(&c, 0x000300, ROCE_OP_UC_SEND_LAST, 302, 77, "UC SEND Last");
+	req_to(&c, 0x000300, ROCE_OP_UC_WRITE_ONLY, 303, 512, "UC RDMA WRITE Only");
 	/* XRC: SEND Only to XRC target QP 0x000200 (SRQ 0x000077), its ACK to
 	 * the initiator QP 0x000201, a READ and its response. */
-	req_to(&c, 0x000200, 0xA4, 400, 48, "XRC SEND Only");
+	req_to(&c, 0x000200, ROCE_OP_XRC_SEND_ONLY, 400, 48, "XRC SEND Only");
 	struct roce_desc d;
-	start(&c, &d, false, 0xB1, 0x000201, 400, 0);
+	start(&c, &d, false, ROCE_OP_XRC_ACK, 0x000201, 400, 0);
 	roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), 1);
 	send_frame(&c, &d, 8, ROCE_OK, "XRC ACK");
-	start(&c, &d, true, 0xAC, 0x000200, 401, 0);
+	start(&c, &d, true, ROCE_OP_XRC_READ_REQUEST, 0x000200, 401, 0);
 	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), 600);
 	send_frame(&c, &d, 5, ROCE_OK, "XRC RDMA READ Request of 600 bytes");
-	start(&c, &d, false, 0xB0, 0x000201, 401, 600);
+	start(&c, &d, false, ROCE_OP_XRC_READ_RESPONSE_ONLY, 0x000201, 401, 600);
 	roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), 2);
 	send_frame(&c, &d, 8, ROCE_OK, "XRC READ Response Only");
 	/* A CNP from B about QP A's traffic. */
-	start(&c, &d, false, ROCE_OPCODE_CNP, SAMPLE_QP_A, 0, 0);
+	start(&c, &d, false, ROCE_OP_CNP, SAMPLE_QP_A, 0, 0);
 	roce_bth_set_becn(d.bth, 1);
 	send_frame(&c, &d, 5, ROCE_OK, "CNP");
 }
@@ -737,12 +703,12 @@ void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsi
 		if (kind == 6) { /* a READ of 1..3 packets */
 			uint32_t len = 512 + (uint32_t)(round % 2500);
 			uint32_t np = (len + PMTU - 1) / PMTU;
-			start(&c, &d, true, 0x0C, qb, psn[q], 0);
+			start(&c, &d, true, ROCE_OP_RC_READ_REQUEST, qb, psn[q], 0);
 			roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), len);
 			send_frame(&c, &d, 2, ROCE_OK, "READ");
 			sent++;
 			for (uint32_t i = 0; i < np; i++) {
-				uint8_t op = np == 1 ? 0x10 : i == 0 ? 0x0D : i + 1 == np ? 0x0F : 0x0E;
+				uint8_t op = (uint8_t)roce_opcode_find(ROCE_T_RC, ROCE_K_READ_RESP, roce_position_of(i, np), 0, 0);
 				size_t plen = i + 1 < np ? PMTU : len - (np - 1) * PMTU;
 				start(&c, &d, false, op, qa, psn[q] + i, plen);
 				if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH)) {
@@ -761,9 +727,9 @@ void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsi
 		size_t len = 64 + (round * 977) % (4 * PMTU - 64);
 		uint32_t np = (uint32_t)((len + PMTU - 1) / PMTU);
 		for (uint32_t i = 0; i < np; i++) {
-			bool first = i == 0, last = i + 1 == np;
-			uint8_t op = write ? (np == 1 ? 0x0A : first ? 0x06 : last ? 0x08 : 0x07)
-					   : (np == 1 ? 0x04 : first ? 0x00 : last ? 0x02 : 0x01);
+			bool last = i + 1 == np;
+			uint8_t op = (uint8_t)roce_opcode_find(ROCE_T_RC, write ? ROCE_K_WRITE : ROCE_K_SEND,
+							       roce_position_of(i, np), ROCE_OPF_IMM, 0);
 			size_t plen = last ? len - (size_t)(np - 1) * PMTU : PMTU;
 			start(&c, &d, true, op, qb, psn[q] + i, plen);
 			if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH))
@@ -772,7 +738,7 @@ void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsi
 			sent++;
 		}
 		psn[q] = (psn[q] + np) & 0xFFFFFF;
-		start(&c, &d, false, RC_ACK, qa, (psn[q] - 1) & 0xFFFFFF, 0);
+		start(&c, &d, false, ROCE_OP_RC_ACK, qa, (psn[q] - 1) & 0xFFFFFF, 0);
 		roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), SYN_ACK);
 		roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), ++msn[q]);
 		send_frame(&c, &d, 3, ROCE_OK, "ACK");

@@ -131,7 +131,7 @@ static void test_icrc_coverage(void)
 	/* The same transport over RoCEv2 IPv6 has another ICRC (the UDP
 	 * header is covered there). */
 	struct roce_desc v2;
-	sample_desc(&v2, 0x04, 6, payload, 13);
+	sample_desc(&v2, ROCE_OP_RC_SEND_ONLY, 6, payload, 13);
 	m = roce_build_frame(&v2, g, sizeof g);
 	CHECK(roce_le32_load(g + m - 4) != base, "the RoCEv2 ICRC of the same packet differs");
 }

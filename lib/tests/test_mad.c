@@ -17,7 +17,7 @@ static enum roce_code cm_finding(const uint8_t *mad, size_t caplen)
 {
 	uint8_t frame[SAMPLE_FRAME_MAX];
 	struct roce_desc d;
-	sample_desc(&d, 0x64, 4, mad, ROCE_MAD_LEN);
+	sample_desc(&d, ROCE_OP_UD_SEND_ONLY, 4, mad, ROCE_MAD_LEN);
 	roce_bth_set_destqp(d.bth, ROCE_QP1);
 	long len = roce_build_frame(&d, frame, sizeof frame);
 	struct roce_pkt p;
@@ -131,7 +131,7 @@ int main(void)
 	/* A UD SEND to QP1 carries a MAD; to another QP it does not. */
 	uint8_t frame[SAMPLE_FRAME_MAX], mad[ROCE_MAD_LEN] = { 1, ROCE_MAD_CLASS_CM, 2 };
 	struct roce_desc d;
-	sample_desc(&d, 0x64, 4, mad, sizeof mad);
+	sample_desc(&d, ROCE_OP_UD_SEND_ONLY, 4, mad, sizeof mad);
 	roce_bth_set_destqp(d.bth, ROCE_QP1);
 	long len = roce_build_frame(&d, frame, sizeof frame);
 	struct roce_pkt p;

@@ -95,7 +95,7 @@ void sample_desc(struct roce_desc *d, uint8_t opcode, int ip_version, const uint
 		roce_atomiceth_set_cmpdt(h, 0);
 	}
 	if ((h = carried(d, ROCE_H_AETH))) {
-		roce_aeth_set_syndrome(h, 0x1F);
+		roce_aeth_set_syndrome(h, roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
 		roce_aeth_set_msn(h, 5);
 	}
 	if ((h = carried(d, ROCE_H_ATOMICACKETH)))
