@@ -1,6 +1,6 @@
 #!/bin/sh
 # Makes a lossy matrix between two rxe guests (scripts/rxe-vm/lossy-captures
-# --quick: each traffic kind over IPv4 and over IPv6 GIDs, the impairments
+# --quick --iterations 50: each traffic kind over IPv4 and over IPv6 GIDs, the impairments
 # taken in turn) and judges it with the plugin and lint (lossy_check.py):
 # no error-level finding on conforming traffic, warnings only for what the
 # capture shows. The captures stay in OUTDIR for a look afterwards.
@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
-"$make" --quick --serial-log-dir "$out/consoles" "$out"
+"$make" --quick --iterations 50 --serial-log-dir "$out/consoles" "$out"
 st=$?
 [ $st -ne 77 ] || exit 77
 echo "lossy_matrix: the captures took $(($(date +%s) - start)) s (in $out)"
