@@ -5,7 +5,9 @@ plugin reports, frame by frame:
 - a conforming frame ('-') is decoded by rocev2 and raises no warning or
   error expert info from any protocol;
 - a violating frame carries the expected libroce finding (rocev2.finding)
-  and its rule ID (rocev2.rule), as an expert info;
+  and its rule ID (rocev2.rule), as an expert info; in a flow capture,
+  with no other error-level finding (a warning such as a PSN gap must not
+  come with a false error);
 - frames that Wireshark never hands to a UDP port dissector (a broken
   Ethernet, VLAN or IP layer, IP fragments, ...) must not be decoded as
   RoCEv2 at all: they are listed, and roce-tester lint covers them.
@@ -29,7 +31,7 @@ import os
 import subprocess
 import sys
 
-SEV_WARN = 0x00600000
+SEV_WARN, SEV_ERROR = 0x00600000, 0x00800000
 # Codes whose frames Wireshark's lower layers never pass to UDP port 4791.
 UNREACHABLE = {
     "E_TRUNC_ETH", "E_TRUNC_VLAN", "E_ROCEV1", "E_ETHERTYPE", "E_TRUNC_IP",
@@ -55,8 +57,13 @@ def tshark(wrapper, plugins, pcap, opts):
     for line in out.splitlines():
         cols = line.split("\t")
         cols += [""] * (len(FIELDS) - len(cols))
+        codes = [c for c in cols[1].split("|") if c]
+        sevs = [int(x, 0) for x in cols[3].split("|") if x]
         frames[int(cols[0])] = {
-            "findings": set(filter(None, cols[1].split("|"))),
+            "findings": set(codes),
+            # Each libroce finding adds its code and its expert info in
+            # order: paired when no other protocol added an expert info.
+            "errors": {c for c, v in zip(codes, sevs) if v >= SEV_ERROR} if len(codes) == len(sevs) else set(),
             "rules": set(filter(None, cols[2].split("|"))),
             "sev": [int(x, 0) for x in cols[3].split("|") if x],
             "msgs": [m for m in cols[4].split("|") if m],
@@ -148,6 +155,9 @@ def main():
                                     f"{sorted(got['findings'])} rules {sorted(got['rules'])}")
                 elif rule != "-" and not any(m.startswith(rule + ":") for m in got["msgs"]):
                     failures.append(f"{where}: no expert info names {rule}: {got['msgs']}")
+                elif "flow" in context.split(",") and got["errors"] - {want}:
+                    failures.append(f"{where}: expected {code}, and got the error-level findings "
+                                    f"{sorted(got['errors'] - {want})} as well")
                 else:
                     met += 1
     print(f"checked {checked} frames of {len(glob.glob(os.path.join(captures, '*.expect')))} captures; "

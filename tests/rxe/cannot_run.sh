@@ -1,7 +1,7 @@
 #!/bin/sh
-# run-with-rxe, where it cannot run, skips (exit 77) with the reason, and
+# run-with-rxe (or run-pair), where it cannot run, skips (exit 77) with the reason, and
 # leaves nothing behind.
-# usage: cannot_run.sh RUN-WITH-RXE
+# usage: cannot_run.sh RUN-WITH-RXE|RUN-PAIR
 set -u
 run=$1
 tmp=$(mktemp -d)
