@@ -6,8 +6,9 @@
  *                                      the runner does: built by libroce,
  *                                      through the peer engine's injection
  *                                      rules, out through rawio's PATH
- *                                      (ring: queued in the send ring, one
- *                                      kick per batch; pcap: pcap_inject).
+ *                                      (ring, blocks: queued and sent in
+ *                                      batches by sendmmsg; pcap:
+ *                                      pcap_inject).
  *                                      Prints the send rate and when the
  *                                      first frame went (start_ns).
  *   roce-bench-inject pcap FILE N      write the same N frames to FILE (for
@@ -90,14 +91,14 @@ static int path_arg(const char *name, enum rawio_path *p)
 {
 	int v = rawio_path_by_name(name);
 	if (v < 0) {
-		fprintf(stderr, "roce-bench-inject: %s: expected ring, pcap or auto\n", name);
+		fprintf(stderr, "roce-bench-inject: %s: expected ring, blocks, pcap or auto\n", name);
 		return -1;
 	}
 	*p = (enum rawio_path)v;
 	return 0;
 }
 
-/* Frames queued between two kicks of the send ring. */
+/* Frames queued between two sendmmsg batches. */
 #define SEND_BATCH 128
 
 static int on_send(void *ctx, const uint8_t *frame, size_t len, const struct peer_tx_info *info)
@@ -247,7 +248,7 @@ static int cmd_check(const char *ifname, unsigned long n, enum rawio_path path)
 
 int main(int argc, char **argv)
 {
-	const char *usage = "usage: roce-bench-inject send|check IF N ring|pcap|auto | pcap FILE N\n";
+	const char *usage = "usage: roce-bench-inject send|check IF N ring|blocks|pcap|auto | pcap FILE N\n";
 	if (argc < 4) {
 		fputs(usage, stderr);
 		return 2;

@@ -105,6 +105,7 @@ const char *rawio_path_name(enum rawio_path p)
 	switch (p) {
 	case RAWIO_PATH_AUTO: return "auto";
 	case RAWIO_PATH_RING: return "ring";
+	case RAWIO_PATH_BLOCKS: return "blocks";
 	case RAWIO_PATH_PCAP: return "pcap";
 	}
 	return "?";
@@ -235,7 +236,7 @@ static int64_t adapter_clock(struct rawio *io)
 	return 0;
 }
 
-static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, char *err, size_t errlen)
+static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, bool blocks, char *err, size_t errlen)
 {
 	rawio_choose_clocks(&io->ts_caps, pref, RAWIO_PATH_RING, io->ifname, &io->clocks);
 	int64_t offset = io->clocks.rx == RAWIO_CLOCK_ADAPTER ? adapter_clock(io) : 0;
@@ -253,7 +254,7 @@ static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 		return -1;
 	}
 	struct sock_fprog fprog = { (unsigned short)prog.bf_len, (struct sock_filter *)(void *)prog.bf_insns };
-	int r = ring_open(io, &fprog, offset, err, errlen);
+	int r = ring_open(io, &fprog, offset, blocks, err, errlen);
 	pcap_freecode(&prog);
 	pcap_close(dead);
 	if (r != 0)
@@ -289,12 +290,13 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		io->ts_caps.phc_index = -1;
 	int rc = -1;
 	if (path != RAWIO_PATH_PCAP) {
-		rc = open_ring(io, pref, err, errlen);
+		bool blocks = path == RAWIO_PATH_BLOCKS;
+		rc = open_ring(io, pref, blocks, err, errlen);
 		if (rc == 0) {
-			io->path = RAWIO_PATH_RING;
-			snprintf(io->path_note, sizeof io->path_note,
-				 "ring: TPACKET_V2 receive ring, PACKET_TX_RING with PACKET_QDISC_BYPASS");
-		} else if (path == RAWIO_PATH_RING) {
+			io->path = blocks ? RAWIO_PATH_BLOCKS : RAWIO_PATH_RING;
+			snprintf(io->path_note, sizeof io->path_note, "%s: %s receive ring, sendmmsg batches with PACKET_QDISC_BYPASS",
+				 rawio_path_name(io->path), blocks ? "TPACKET_V3 (read in blocks)" : "TPACKET_V2");
+		} else if (path != RAWIO_PATH_AUTO) {
 			rawio_close(io);
 			return -1;
 		} else {

@@ -5,11 +5,17 @@
  * so that the local kernel does not answer the DUT's packets with ICMP
  * port unreachable.
  *
- * Two paths, one interface:
- *   ring  the kernel's batched paths (rawio_ring.c): a TPACKET_V2 receive
- *         ring read without a system call per frame, and a PACKET_TX_RING
- *         with PACKET_QDISC_BYPASS, kicked once per batch of queued frames;
- *   pcap  libpcap (pcap_inject, pcap_dispatch): the portable fallback.
+ * Three paths, one interface:
+ *   ring    the kernel's batched paths (rawio_ring.c): a TPACKET_V2 receive
+ *           ring read without a system call per frame, and a packet socket
+ *           with PACKET_QDISC_BYPASS that sends queued frames in batches
+ *           (sendmmsg);
+ *   blocks  the same, but a TPACKET_V3 receive ring read a block at a time:
+ *           frames packed densely (the most per megabyte, the fewest page
+ *           walks), handed over when the kernel retires a block, full or
+ *           after one timer tick (up to 4 ms at HZ 250): for bulk traffic,
+ *           not for a conversation whose deadlines are tighter than a tick;
+ *   pcap    libpcap (pcap_inject, pcap_dispatch): the portable fallback.
  * RAWIO_PATH_AUTO takes the ring and falls back to libpcap, saying why.
  */
 #ifndef ROCE_TESTER_RAWIO_H
@@ -32,9 +38,9 @@ enum rawio_tstamp_pref {
 	RAWIO_TS_ADAPTER, /* the NIC's clock when it has one (falls back to host) */
 };
 
-enum rawio_path { RAWIO_PATH_AUTO, RAWIO_PATH_RING, RAWIO_PATH_PCAP };
+enum rawio_path { RAWIO_PATH_AUTO, RAWIO_PATH_RING, RAWIO_PATH_BLOCKS, RAWIO_PATH_PCAP };
 const char *rawio_path_name(enum rawio_path p);
-/* "auto", "ring", "pcap"; -1 when unknown. */
+/* "auto", "ring", "blocks", "pcap"; -1 when unknown. */
 int rawio_path_by_name(const char *name);
 
 /* The clock that timed a measurement (a frame's send or receive time). */
@@ -75,7 +81,7 @@ void rawio_choose_clocks(const struct rawio_ts_caps *caps, enum rawio_tstamp_pre
 struct rawio_ring;
 
 struct rawio {
-	enum rawio_path path; /* in use: RING or PCAP */
+	enum rawio_path path; /* in use: RING, BLOCKS or PCAP */
 	char path_note[200];  /* the path in use and, when it is the fallback, why */
 	pcap_t *pc;           /* PCAP */
 	struct rawio_ring *ring; /* RING */
@@ -116,7 +122,7 @@ int rawio_send(struct rawio *io, const uint8_t *frame, size_t len, char *err, si
 int rawio_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *ts_ns, enum rawio_clock *clock,
 		  char *err, size_t errlen);
 /* Queues a frame for the next rawio_flush (the ring path sends a whole
- * batch with one system call; libpcap sends at once). A full queue is
+ * batch with one sendmmsg; libpcap sends at once). A full queue is
  * flushed first. */
 int rawio_queue(struct rawio *io, const uint8_t *frame, size_t len, char *err, size_t errlen);
 /* Sends everything queued; returns 0, or -1 when any frame failed. */

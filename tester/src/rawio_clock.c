@@ -86,7 +86,7 @@ void rawio_choose_clocks(const struct rawio_ts_caps *caps, enum rawio_tstamp_pre
 			 caps->so_timestamping & SOF_TIMESTAMPING_TX_HARDWARE ? "hardware send stamps" : "no hardware send stamps",
 			 caps->so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE ? ", hardware receive stamps"
 									       : ", no hardware receive stamps");
-	} else if (path != RAWIO_PATH_RING) {
+	} else if (path == RAWIO_PATH_PCAP) {
 		snprintf(out->why, sizeof out->why,
 			 "%s has a hardware clock (/dev/ptp%d), but libpcap stamps only received frames with it: kernel "
 			 "receive timestamps and host send times, so both ends of an interval share a clock (use the ring path)",

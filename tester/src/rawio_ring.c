@@ -1,4 +1,5 @@
-/* The ring path of rawio: memory-mapped AF_PACKET rings (see rawio_ring.h). */
+/* The ring path of rawio: a memory-mapped AF_PACKET receive ring and
+ * batched sends (see rawio_ring.h). */
 #define _GNU_SOURCE
 #include "rawio_ring.h"
 
@@ -9,6 +10,7 @@
 #include <linux/net_tstamp.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +25,13 @@
  * million frames per second), ~3,500 of a 9000-byte one. */
 #define RX_RING_BYTES (32u << 20)
 #define RX_BLOCK_BYTES (1u << 16)
-/* Send ring: frames queued between two kicks at most. */
-#define TX_SLOTS 1024u
+/* The block-read receive ring (TPACKET_V3): 32 MiB in blocks of 256 KiB,
+ * ~1,400 small frames each, retired by the kernel when full or after a
+ * millisecond (one timer tick at least). */
+#define V3_BLOCK_BYTES (1u << 18)
+#define V3_RETIRE_MS 1u
+/* Frames per sendmmsg call at most. */
+#define MM_BATCH 256
 /* Room in front of each received frame for an 802.1Q tag the kernel took
  * out of the data (it is put back, as libpcap does). */
 #define VLAN_ROOM 4u
@@ -33,14 +40,26 @@
 #define TX_BUSY_NS 20000000ull
 
 struct rawio_ring {
-	int rx_fd, tx_fd;
-	uint8_t *rx_map, *tx_map;
-	size_t rx_map_len, tx_map_len;
+	int rx_fd;
+	uint8_t *rx_map;
+	size_t rx_map_len;
 	unsigned rx_slots, rx_slot_size, rx_per_block, rx_cur;
-	unsigned tx_slot_size, tx_cur, tx_queued;
+	/* TPACKET_V3: the block being read, and where in it. */
+	unsigned rx_blocks, rx_block;
+	struct tpacket3_hdr *v3_pkt;
+	unsigned v3_left;
+	/* Sending: one socket straight to the driver, and the batch queued
+	 * for its next sendmmsg, frames packed one after another. */
+	int tx_fd;
+	uint8_t *mm_buf;
+	size_t mm_cap, mm_used;
+	unsigned mm_n;
+	struct mmsghdr mm_msgs[MM_BATCH];
+	struct iovec mm_iov[MM_BATCH];
 	uint64_t drops;
 	int64_t phc_offset_ns;
 	bool hw_rx, hw_tx;
+	bool v3;
 };
 
 static uint64_t realtime_ns(void)
@@ -96,9 +115,9 @@ static int open_rx(struct rawio *io, struct rawio_ring *r, int ifindex, unsigned
 	r->rx_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (r->rx_fd < 0)
 		return fail(err, errlen, io->ifname, "AF_PACKET socket");
-	int v = TPACKET_V2;
+	int v = r->v3 ? TPACKET_V3 : TPACKET_V2;
 	if (setsockopt(r->rx_fd, SOL_PACKET, PACKET_VERSION, &v, sizeof v) != 0)
-		return fail(err, errlen, io->ifname, "TPACKET_V2");
+		return fail(err, errlen, io->ifname, r->v3 ? "TPACKET_V3" : "TPACKET_V2");
 	if (setsockopt(r->rx_fd, SOL_SOCKET, SO_ATTACH_FILTER, filter, sizeof *filter) != 0)
 		return fail(err, errlen, io->ifname, "BPF filter");
 	/* What the tester sends itself is not received (the engine records
@@ -115,13 +134,22 @@ static int open_rx(struct rawio *io, struct rawio_ring *r, int ifindex, unsigned
 			return fail(err, errlen, io->ifname, "PACKET_TIMESTAMP (hardware)");
 	}
 	r->rx_slot_size = slot_size(mtu);
-	r->rx_per_block = RX_BLOCK_BYTES / r->rx_slot_size;
-	unsigned blocks = RX_RING_BYTES / RX_BLOCK_BYTES;
+	unsigned block_bytes = r->v3 ? V3_BLOCK_BYTES : RX_BLOCK_BYTES;
+	r->rx_per_block = block_bytes / r->rx_slot_size;
+	unsigned blocks = RX_RING_BYTES / block_bytes;
 	r->rx_slots = r->rx_per_block * blocks;
-	struct tpacket_req req = { RX_BLOCK_BYTES, blocks, r->rx_slot_size, r->rx_slots };
-	if (setsockopt(r->rx_fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) != 0)
-		return fail(err, errlen, io->ifname, "PACKET_RX_RING");
-	r->rx_map_len = (size_t)RX_BLOCK_BYTES * blocks;
+	r->rx_blocks = blocks;
+	if (r->v3) {
+		/* The frame size only bounds the largest frame here. */
+		struct tpacket_req3 req = { block_bytes, blocks, r->rx_slot_size, r->rx_slots, V3_RETIRE_MS, 0, 0 };
+		if (setsockopt(r->rx_fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) != 0)
+			return fail(err, errlen, io->ifname, "PACKET_RX_RING (TPACKET_V3)");
+	} else {
+		struct tpacket_req req = { block_bytes, blocks, r->rx_slot_size, r->rx_slots };
+		if (setsockopt(r->rx_fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) != 0)
+			return fail(err, errlen, io->ifname, "PACKET_RX_RING");
+	}
+	r->rx_map_len = (size_t)block_bytes * blocks;
 	r->rx_map = mmap(NULL, r->rx_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_LOCKED, r->rx_fd, 0);
 	if (r->rx_map == MAP_FAILED)
 		r->rx_map = mmap(NULL, r->rx_map_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->rx_fd, 0);
@@ -141,49 +169,26 @@ static int open_tx(struct rawio *io, struct rawio_ring *r, int ifindex, unsigned
 	r->tx_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (r->tx_fd < 0)
 		return fail(err, errlen, io->ifname, "AF_PACKET socket");
-	int v = TPACKET_V2, one = 1;
-	if (setsockopt(r->tx_fd, SOL_PACKET, PACKET_VERSION, &v, sizeof v) != 0)
-		return fail(err, errlen, io->ifname, "TPACKET_V2");
 	/* Straight to the driver: no qdisc to queue in (and, as the kernel
 	 * documents, not seen by other packet sockets such as tcpdump's). */
+	int one = 1;
 	if (setsockopt(r->tx_fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof one) != 0)
 		return fail(err, errlen, io->ifname, "PACKET_QDISC_BYPASS");
 	if (r->hw_tx) {
-		int ts = SOF_TIMESTAMPING_RAW_HARDWARE;
 		int so = SOF_TIMESTAMPING_TX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_TSONLY;
-		if (setsockopt(r->tx_fd, SOL_PACKET, PACKET_TIMESTAMP, &ts, sizeof ts) != 0 ||
-		    setsockopt(r->tx_fd, SOL_SOCKET, SO_TIMESTAMPING, &so, sizeof so) != 0)
-			return fail(err, errlen, io->ifname, "hardware send timestamps");
-	}
-	r->tx_slot_size = slot_size(mtu);
-	unsigned per_block = RX_BLOCK_BYTES / r->tx_slot_size;
-	unsigned blocks = (TX_SLOTS + per_block - 1) / per_block;
-	struct tpacket_req req = { RX_BLOCK_BYTES, blocks, r->tx_slot_size, per_block * blocks };
-	if (setsockopt(r->tx_fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof req) != 0)
-		return fail(err, errlen, io->ifname, "PACKET_TX_RING");
-	r->tx_map_len = (size_t)RX_BLOCK_BYTES * blocks;
-	r->tx_map = mmap(NULL, r->tx_map_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->tx_fd, 0);
-	if (r->tx_map == MAP_FAILED) {
-		r->tx_map = NULL;
-		return fail(err, errlen, io->ifname, "mmap of the send ring");
+		if (setsockopt(r->tx_fd, SOL_SOCKET, SO_TIMESTAMPING, &so, sizeof so) != 0)
+			return fail(err, errlen, io->ifname, "hardware send timestamps (SO_TIMESTAMPING)");
 	}
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = 0, .sll_ifindex = ifindex };
 	if (bind(r->tx_fd, (struct sockaddr *)&sll, sizeof sll) != 0)
 		return fail(err, errlen, io->ifname, "bind");
+	r->mm_cap = (size_t)MM_BATCH * (mtu + 32u);
+	r->mm_buf = malloc(r->mm_cap);
+	if (!r->mm_buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	return 0;
-}
-
-static unsigned tx_slots(const struct rawio_ring *r)
-{
-	unsigned per_block = RX_BLOCK_BYTES / r->tx_slot_size;
-	return per_block * (unsigned)(r->tx_map_len / RX_BLOCK_BYTES);
-}
-
-static struct tpacket2_hdr *tx_slot(const struct rawio_ring *r, unsigned i)
-{
-	unsigned per_block = RX_BLOCK_BYTES / r->tx_slot_size;
-	return (struct tpacket2_hdr *)(void *)(r->tx_map + (size_t)(i / per_block) * RX_BLOCK_BYTES +
-					      (size_t)(i % per_block) * r->tx_slot_size);
 }
 
 static struct tpacket2_hdr *rx_slot(const struct rawio_ring *r, unsigned i)
@@ -192,7 +197,8 @@ static struct tpacket2_hdr *rx_slot(const struct rawio_ring *r, unsigned i)
 					      (size_t)(i % r->rx_per_block) * r->rx_slot_size);
 }
 
-int ring_open(struct rawio *io, const struct sock_fprog *filter, int64_t phc_offset_ns, char *err, size_t errlen)
+int ring_open(struct rawio *io, const struct sock_fprog *filter, int64_t phc_offset_ns, bool blocks, char *err,
+	      size_t errlen)
 {
 	int ifindex = (int)if_nametoindex(io->ifname);
 	unsigned mtu;
@@ -205,6 +211,7 @@ int ring_open(struct rawio *io, const struct sock_fprog *filter, int64_t phc_off
 	}
 	r->rx_fd = r->tx_fd = -1;
 	r->phc_offset_ns = phc_offset_ns;
+	r->v3 = blocks;
 	r->hw_rx = io->clocks.rx == RAWIO_CLOCK_ADAPTER;
 	r->hw_tx = io->clocks.tx == RAWIO_CLOCK_ADAPTER;
 	io->ring = r;
@@ -216,56 +223,22 @@ int ring_open(struct rawio *io, const struct sock_fprog *filter, int64_t phc_off
 	return 0;
 }
 
-void ring_close(struct rawio *io)
-{
-	struct rawio_ring *r = io->ring;
-	if (!r)
-		return;
-	if (r->rx_map)
-		munmap(r->rx_map, r->rx_map_len);
-	if (r->tx_map)
-		munmap(r->tx_map, r->tx_map_len);
-	if (r->rx_fd >= 0)
-		close(r->rx_fd);
-	if (r->tx_fd >= 0)
-		close(r->tx_fd);
-	free(r);
-	io->ring = NULL;
-	io->fd = -1;
-}
-
-/* Frames the kernel refused (malformed, larger than the link takes) are
- * marked in their slots: counted, and their slots given back. */
-static unsigned reclaim_refused(struct rawio_ring *r)
-{
-	unsigned n = 0, slots = tx_slots(r);
-	for (unsigned i = 0; i < slots; i++) {
-		struct tpacket2_hdr *h = tx_slot(r, i);
-		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) == TP_STATUS_WRONG_FORMAT) {
-			__atomic_store_n(&h->tp_status, TP_STATUS_AVAILABLE, __ATOMIC_RELEASE);
-			n++;
-		}
-	}
-	return n;
-}
-
 int ring_flush(struct rawio *io, char *err, size_t errlen)
 {
 	struct rawio_ring *r = io->ring;
-	if (!r->tx_queued)
-		return 0;
-	unsigned queued = r->tx_queued;
+	unsigned done = 0;
 	uint64_t give_up = 0;
 	int rc = 0;
-	for (;;) {
-		/* Blocking: returns when every queued frame has left the ring. */
-		if (send(r->tx_fd, NULL, 0, 0) >= 0)
-			break;
+	while (done < r->mm_n) {
+		int k = sendmmsg(r->tx_fd, r->mm_msgs + done, r->mm_n - done, 0);
+		if (k > 0) {
+			done += (unsigned)k;
+			io->tx_frames += (unsigned)k;
+			continue;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno == ENOBUFS || errno == EAGAIN) {
-			/* The device queue is full and there is no qdisc to
-			 * wait in: the frame stays queued, try again shortly. */
 			uint64_t now = realtime_ns();
 			if (!give_up)
 				give_up = now + TX_BUSY_NS;
@@ -274,48 +247,54 @@ int ring_flush(struct rawio *io, char *err, size_t errlen)
 				continue;
 			}
 		}
-		int e = errno;
-		unsigned refused = reclaim_refused(r);
-		if (!refused) {
-			snprintf(err, errlen, "%s: send: %s (the frames stay queued)", io->ifname, strerror(e));
-			return -1;
-		}
-		/* Refused frames are counted and dropped; the rest of the
-		 * batch goes on (each round gives back a slot at least). */
-		io->tx_errors += refused;
-		queued -= refused < queued ? refused : queued;
-		snprintf(err, errlen, "%s: send: %s (%u frame%s refused)", io->ifname, strerror(e), refused,
-			 refused == 1 ? "" : "s");
+		/* This frame is refused: counted, and the batch goes on. */
+		snprintf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
+		io->tx_errors++;
+		done++;
 		rc = -1;
 		give_up = 0;
 	}
-	io->tx_frames += queued;
-	r->tx_queued = 0;
+	r->mm_n = 0;
+	r->mm_used = 0;
 	return rc;
 }
 
 int ring_queue(struct rawio *io, const uint8_t *frame, size_t len, char *err, size_t errlen)
 {
 	struct rawio_ring *r = io->ring;
-	unsigned data_off = (unsigned)(TPACKET2_HDRLEN - sizeof(struct sockaddr_ll));
-	if (len + data_off > r->tx_slot_size) {
+	if (len > r->mm_cap / MM_BATCH) {
 		io->tx_errors++;
 		snprintf(err, errlen, "%s: send: a %zu-byte frame is larger than the link takes", io->ifname, len);
 		return -1;
 	}
-	struct tpacket2_hdr *h = tx_slot(r, r->tx_cur);
-	if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE) {
-		/* The ring is full of queued frames: send them first. */
-		if (ring_flush(io, err, errlen) != 0 &&
-		    __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
-			return -1;
-	}
-	memcpy((uint8_t *)h + data_off, frame, len);
-	h->tp_len = (uint32_t)len;
-	__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
-	r->tx_cur = (r->tx_cur + 1) % tx_slots(r);
-	r->tx_queued++;
+	if ((r->mm_n == MM_BATCH || r->mm_used + len > r->mm_cap) && ring_flush(io, err, errlen) != 0)
+		return -1;
+	uint8_t *p = r->mm_buf + r->mm_used;
+	memcpy(p, frame, len);
+	r->mm_used += (len + 15) & ~(size_t)15;
+	r->mm_iov[r->mm_n] = (struct iovec){ p, len };
+	memset(&r->mm_msgs[r->mm_n], 0, sizeof r->mm_msgs[0]);
+	r->mm_msgs[r->mm_n].msg_hdr.msg_iov = &r->mm_iov[r->mm_n];
+	r->mm_msgs[r->mm_n].msg_hdr.msg_iovlen = 1;
+	r->mm_n++;
 	return 0;
+}
+
+void ring_close(struct rawio *io)
+{
+	struct rawio_ring *r = io->ring;
+	if (!r)
+		return;
+	if (r->rx_map)
+		munmap(r->rx_map, r->rx_map_len);
+	if (r->rx_fd >= 0)
+		close(r->rx_fd);
+	if (r->tx_fd >= 0)
+		close(r->tx_fd);
+	free(r->mm_buf);
+	free(r);
+	io->ring = NULL;
+	io->fd = -1;
 }
 
 /* The adapter's stamp of the frame just sent, from the socket's error
@@ -359,8 +338,25 @@ int ring_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *t
 		return -1;
 	*ts_ns = realtime_ns();
 	*clock = RAWIO_CLOCK_HOST;
-	if (ring_queue(io, frame, len, err, errlen) != 0 || ring_flush(io, err, errlen) != 0)
+	uint64_t give_up = 0;
+	while (send(r->tx_fd, frame, len, 0) != (ssize_t)len) {
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOBUFS || errno == EAGAIN) {
+			/* A full device queue, and no qdisc to wait in. */
+			uint64_t now = realtime_ns();
+			if (!give_up)
+				give_up = now + TX_BUSY_NS;
+			if (now < give_up) {
+				sched_yield();
+				continue;
+			}
+		}
+		io->tx_errors++;
+		snprintf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
 		return -1;
+	}
+	io->tx_frames++;
 	uint64_t hw;
 	if (r->hw_tx && tx_hw_stamp(r, &hw)) {
 		*ts_ns = hw;
@@ -369,7 +365,49 @@ int ring_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *t
 	return 0;
 }
 
-int ring_dispatch(struct rawio *io, int max, rawio_frame_fn fn, void *ctx)
+uint64_t ring_drops(struct rawio *io)
+{
+	struct rawio_ring *r = io->ring;
+	struct tpacket_stats_v3 s;
+	socklen_t sl = r->v3 ? sizeof s : sizeof(struct tpacket_stats);
+	/* Reading the statistics resets them: they are added up here. */
+	if (getsockopt(r->rx_fd, SOL_PACKET, PACKET_STATISTICS, &s, &sl) == 0)
+		r->drops += s.tp_drops;
+	return r->drops;
+}
+
+/* One received frame, wherever its ring put it: the VLAN tag the kernel
+ * took out of the data put back (in the room reserved in front of the
+ * frame, as libpcap does), its timestamp on the clock that took it. */
+static void hand_over(struct rawio *io, uint8_t *data, size_t caplen, size_t len, uint32_t st, uint16_t tci,
+		      uint16_t tpid, uint64_t ts, rawio_frame_fn fn, void *ctx)
+{
+	struct rawio_ring *r = io->ring;
+	if (st & TP_STATUS_VLAN_VALID) {
+		if (!(st & TP_STATUS_VLAN_TPID_VALID) || !tpid)
+			tpid = ETH_P_8021Q;
+		memmove(data - VLAN_ROOM, data, 12);
+		data -= VLAN_ROOM;
+		data[12] = (uint8_t)(tpid >> 8);
+		data[13] = (uint8_t)tpid;
+		data[14] = (uint8_t)(tci >> 8);
+		data[15] = (uint8_t)tci;
+		caplen += VLAN_ROOM;
+		len += VLAN_ROOM;
+	}
+	if (st & TP_STATUS_TS_RAW_HARDWARE) {
+		ts -= (uint64_t)r->phc_offset_ns;
+		io->rx_timed[RAWIO_CLOCK_ADAPTER]++;
+	} else {
+		io->rx_timed[RAWIO_CLOCK_KERNEL]++;
+	}
+	if (st & TP_STATUS_LOSING)
+		ring_drops(io);
+	io->rx_frames++;
+	fn(ctx, data, caplen, len, ts);
+}
+
+static int dispatch_v2(struct rawio *io, int max, rawio_frame_fn fn, void *ctx)
 {
 	struct rawio_ring *r = io->ring;
 	int n = 0;
@@ -378,50 +416,54 @@ int ring_dispatch(struct rawio *io, int max, rawio_frame_fn fn, void *ctx)
 		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 		if (!(st & TP_STATUS_USER))
 			break;
-		uint8_t *data = (uint8_t *)h + h->tp_mac;
-		size_t caplen = h->tp_snaplen, len = h->tp_len;
-		if (st & TP_STATUS_VLAN_VALID) {
-			/* The kernel took the tag out of the data: put it back
-			 * in the room reserved in front of the frame. */
-			uint16_t tpid = (st & TP_STATUS_VLAN_TPID_VALID) && h->tp_vlan_tpid ? h->tp_vlan_tpid : ETH_P_8021Q;
-			memmove(data - VLAN_ROOM, data, 12);
-			data -= VLAN_ROOM;
-			data[12] = (uint8_t)(tpid >> 8);
-			data[13] = (uint8_t)tpid;
-			data[14] = (uint8_t)(h->tp_vlan_tci >> 8);
-			data[15] = (uint8_t)h->tp_vlan_tci;
-			caplen += VLAN_ROOM;
-			len += VLAN_ROOM;
-		}
 		uint64_t ts = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
-		if (st & TP_STATUS_TS_RAW_HARDWARE) {
-			ts -= (uint64_t)r->phc_offset_ns;
-			io->rx_timed[RAWIO_CLOCK_ADAPTER]++;
-		} else {
-			io->rx_timed[RAWIO_CLOCK_KERNEL]++;
-		}
-		if (st & TP_STATUS_LOSING) {
-			struct tpacket_stats s;
-			socklen_t sl = sizeof s;
-			if (getsockopt(r->rx_fd, SOL_PACKET, PACKET_STATISTICS, &s, &sl) == 0)
-				r->drops += s.tp_drops;
-		}
-		io->rx_frames++;
+		hand_over(io, (uint8_t *)h + h->tp_mac, h->tp_snaplen, h->tp_len, st, h->tp_vlan_tci, h->tp_vlan_tpid, ts,
+			  fn, ctx);
 		n++;
-		fn(ctx, data, caplen, len, ts);
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		r->rx_cur = (r->rx_cur + 1) % r->rx_slots;
 	}
 	return n;
 }
 
-uint64_t ring_drops(struct rawio *io)
+static struct tpacket_block_desc *v3_block(const struct rawio_ring *r, unsigned i)
+{
+	return (struct tpacket_block_desc *)(void *)(r->rx_map + (size_t)i * V3_BLOCK_BYTES);
+}
+
+static int dispatch_v3(struct rawio *io, int max, rawio_frame_fn fn, void *ctx)
 {
 	struct rawio_ring *r = io->ring;
-	struct tpacket_stats s;
-	socklen_t sl = sizeof s;
-	/* Reading the statistics resets them: they are added up here. */
-	if (getsockopt(r->rx_fd, SOL_PACKET, PACKET_STATISTICS, &s, &sl) == 0)
-		r->drops += s.tp_drops;
-	return r->drops;
+	int n = 0;
+	while (n < max) {
+		struct tpacket_block_desc *b = v3_block(r, r->rx_block);
+		if (!r->v3_pkt) {
+			if (!(__atomic_load_n(&b->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+				break;
+			r->v3_left = b->hdr.bh1.num_pkts;
+			r->v3_pkt = (struct tpacket3_hdr *)(void *)((uint8_t *)b + b->hdr.bh1.offset_to_first_pkt);
+		}
+		/* A block is handed over a bounded number of frames at a
+		 * time: where the reading stopped is kept. */
+		while (r->v3_left && n < max) {
+			struct tpacket3_hdr *h = r->v3_pkt;
+			uint64_t ts = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
+			hand_over(io, (uint8_t *)h + h->tp_mac, h->tp_snaplen, h->tp_len, h->tp_status, h->hv1.tp_vlan_tci,
+				  h->hv1.tp_vlan_tpid, ts, fn, ctx);
+			n++;
+			r->v3_left--;
+			r->v3_pkt = (struct tpacket3_hdr *)(void *)((uint8_t *)h + h->tp_next_offset);
+		}
+		if (r->v3_left)
+			break;
+		r->v3_pkt = NULL;
+		__atomic_store_n(&b->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		r->rx_block = (r->rx_block + 1) % r->rx_blocks;
+	}
+	return n;
+}
+
+int ring_dispatch(struct rawio *io, int max, rawio_frame_fn fn, void *ctx)
+{
+	return io->ring->v3 ? dispatch_v3(io, max, fn, ctx) : dispatch_v2(io, max, fn, ctx);
 }
