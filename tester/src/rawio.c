@@ -2,6 +2,7 @@
 #include "rawio.h"
 #include "rawio_clock.h"
 #include "rawio_ring.h"
+#include "rdma_port.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -285,6 +286,13 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 	snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
 	if (addresses(io, err, errlen) != 0)
 		return -1;
+	/* A RoCE engine on this port would answer (or drop) the DUT's
+	 * packets before the tester sees them: stop, saying how to free it. */
+	struct rdma_binding rb;
+	if (rdma_port_find("/sys", ifname, &rb)) {
+		rdma_port_advice(&rb, ifname, err, errlen);
+		return -1;
+	}
 	char why[200] = "";
 	if (rawio_ts_caps_query(ifname, &io->ts_caps, why, sizeof why) != 0)
 		io->ts_caps.phc_index = -1;
