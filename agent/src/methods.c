@@ -4,6 +4,7 @@
  * the backend, and the results.
  */
 #include "agent.h"
+#include "counters.h"
 #include "roce/mad.h"
 
 #include <arpa/inet.h>
@@ -1136,6 +1137,23 @@ static void m_read_counters(struct req *r)
 		be_fail(r, &err);
 }
 
+/* Every counter of the port at one moment, with its meaning (counters.c). */
+static void m_snapshot_counters(struct req *r)
+{
+	uint32_t port;
+	if (!p_u32(r, "port", false, 1, 255, &port))
+		return;
+	struct be_device_attr da;
+	struct be_error err = { 0 };
+	if (OPS(r)->query_device(BE(r->s), &da, &err)) {
+		be_fail(r, &err);
+		return;
+	}
+	JsonBuilder *b = result(r);
+	if (agent_counter_snapshot(b, OPS(r), BE(r->s), r->s->agent->factory->name, da.name, port, &err))
+		be_fail(r, &err);
+}
+
 /* ---- Dispatch ---- */
 
 struct method {
@@ -1167,6 +1185,7 @@ static const struct method methods[] = {
 	{ "post_send", m_post_send },
 	{ "poll_cq", m_poll_cq },
 	{ "read_counters", m_read_counters },
+	{ "snapshot_counters", m_snapshot_counters },
 	{ "cm_listen", m_cm_listen },
 };
 
