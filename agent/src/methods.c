@@ -5,6 +5,7 @@
  */
 #include "agent.h"
 #include "roce/gid.h"
+#include "counters.h"
 #include "roce/mad.h"
 
 #include <arpa/inet.h>
@@ -1084,6 +1085,23 @@ static void m_read_counters(struct req *r)
 	int rc = OPS(r)->read_counters(BE(r->s), port, emit_counter, &c, &err);
 	json_builder_end_object(b);
 	if (rc)
+		be_fail(r, &err);
+}
+
+/* Every counter of the port at one moment, with its meaning (counters.c). */
+static void m_snapshot_counters(struct req *r)
+{
+	uint32_t port;
+	if (!p_u32(r, "port", false, 1, 255, &port))
+		return;
+	struct be_device_attr da;
+	struct be_error err = { 0 };
+	if (OPS(r)->query_device(BE(r->s), &da, &err)) {
+		be_fail(r, &err);
+		return;
+	}
+	JsonBuilder *b = result(r);
+	if (agent_counter_snapshot(b, OPS(r), BE(r->s), r->s->agent->factory->name, da.name, port, &err))
 		be_fail(r, &err);
 }
 

@@ -366,8 +366,32 @@ def test_hostile_binary():
     c.close()
 
 
+def test_snapshot_counters():
+    """One snapshot holds every counter read_counters does, each the soft
+    DUT counts with its meaning from lib's table; the meanings add up."""
+    c = Conn()
+    plain = counters(c)
+    snap = c.ok("snapshot_counters", port=1)
+    check(snap["driver"] == "soft", "snapshot driver: %r" % snap["driver"])
+    # Past 2^53 a number goes as a string of digits, as everywhere in the protocol.
+    check(int(snap["taken_ns"]) > 1600000000 * 10**9, "taken_ns: %r" % snap["taken_ns"])
+    names = [e["name"] for e in snap["counters"]]
+    check(set(names) == set(plain), "snapshot names differ from read_counters: %r" % (set(names) ^ set(plain)))
+    by_name = {e["name"]: e for e in snap["counters"]}
+    check(by_name["rx_drop_icrc"].get("meaning") == "bad_icrc_dropped" and by_name["rx_drop_icrc"].get("checked"),
+          "rx_drop_icrc: %r" % by_name["rx_drop_icrc"])
+    check(by_name["tx_cnp"].get("meaning") == "cnps_sent", "tx_cnp: %r" % by_name["tx_cnp"])
+    check("meaning" not in by_name["objects_pd"], "objects_pd has no meaning: %r" % by_name["objects_pd"])
+    m = snap["meanings"]
+    check(m.get("duplicate_requests") == by_name["resp_duplicates"]["value"], "meanings sum: %r" % m)
+    c.err("snapshot_counters", "bad_request", "params.port", port=256)
+    c.err("snapshot_counters", "bad_request", None, port=2)
+    c.close()
+
+
 def main():
-    tests = [test_auth, test_malformed, test_params, test_sessions, test_cleanup_and_limits, test_hostile_binary]
+    tests = [test_auth, test_malformed, test_params, test_sessions, test_cleanup_and_limits, test_hostile_binary,
+             test_snapshot_counters]
     for t in tests:
         before = len(failures)
         try:

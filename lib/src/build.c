@@ -286,3 +286,12 @@ size_t roce_frame_push_vlan(uint8_t *frame, size_t len, size_t cap, uint16_t tpi
 	roce_be_store(frame + ROCE_ETH_TYPE_OFF + 2, 2, tci);
 	return len + ROCE_VLAN_LEN;
 }
+
+uint8_t *roce_frame_push_vlan_front(uint8_t *frame, uint16_t tpid, uint16_t tci)
+{
+	uint8_t *start = frame - ROCE_VLAN_LEN;
+	memmove(start, frame, ROCE_ETH_TYPE_OFF);
+	roce_be_store(start + ROCE_ETH_TYPE_OFF, 2, tpid);
+	roce_be_store(start + ROCE_ETH_TYPE_OFF + 2, 2, tci);
+	return start;
+}

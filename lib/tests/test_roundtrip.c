@@ -122,6 +122,27 @@ int main(int argc, char **argv)
 	}
 	CHECK(opcodes == 86, "%u opcodes defined, the spec table has 86", opcodes);
 
+	/* A tag pushed into a built frame, by moving the payload forward or the
+	 * MACs back into room in front, gives the frame built with that tag. */
+	for (int ipv = 4; ipv <= 6; ipv += 2) {
+		struct roce_desc d;
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 100);
+		long n = roce_build_frame(&d, frame1 + ROCE_VLAN_LEN, sizeof frame1 - ROCE_VLAN_LEN);
+		add_vlans(&d, 1);
+		long tagged = roce_build_frame(&d, frame2, sizeof frame2);
+		uint16_t tci = roce_be_load(frame2 + ROCE_ETH_TYPE_OFF + 2, 2);
+		CHECK(n > 0 && tagged == n + ROCE_VLAN_LEN, "IPv%d: tagged frame %ld bytes", ipv, tagged);
+		uint8_t *front = roce_frame_push_vlan_front(frame1 + ROCE_VLAN_LEN, ROCE_ETHERTYPE_VLAN, tci);
+		CHECK(front == frame1 && !memcmp(front, frame2, (size_t)tagged), "IPv%d: tag pushed in front", ipv);
+		static uint8_t moved[sizeof frame1];
+		d.n_vlan = 0;
+		long plain = roce_build_frame(&d, moved, sizeof moved);
+		size_t pushed = roce_frame_push_vlan(moved, (size_t)plain, sizeof moved, ROCE_ETHERTYPE_VLAN, tci);
+		CHECK(pushed == (size_t)tagged && !memcmp(moved, frame2, pushed), "IPv%d: tag pushed by moving the rest", ipv);
+		CHECK(!roce_frame_push_vlan(moved, (size_t)plain, (size_t)plain + 3, ROCE_ETHERTYPE_VLAN, tci),
+		      "IPv%d: no room for the tag", ipv);
+	}
+
 	/* Non-conforming packets round-trip too: overrides are recorded. */
 	for (size_t i = 0; i < sample_violation_count; i++) {
 		const struct sample_violation *v = &sample_violations[i];

@@ -1,6 +1,8 @@
 /* The stateful peer engine (see peer.h). */
 #include "peer.h"
 
+#include "bufpool.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -92,6 +94,7 @@ struct peer {
 	struct inj_set rules;
 	struct inj_rounds tx_rounds, rx_rounds;
 	struct held held[PEER_HELD_MAX];
+	unsigned n_reorder_held[2]; /* held packets waiting to be overtaken, tx [0] and rx [1] */
 	struct peer_timing *timings;
 	size_t n_timings, cap_timings;
 	struct peer_finding *findings;
@@ -99,8 +102,11 @@ struct peer {
 	/* Past PEER_MAX_FINDINGS and PEER_MAX_TIMINGS a case's records are
 	 * counted, not kept: a hostile DUT must not grow them without bound. */
 	uint64_t findings_dropped, timings_dropped;
-	void **garbage;
-	size_t n_garbage, cap_garbage;
+	/* Message and completion buffers: reused, so that a steady flow of
+	 * packets allocates nothing. The last polled completion's data is
+	 * given back at the next poll. */
+	struct bufpool pool;
+	void *polled;
 	struct peer_stats stats;
 	uint64_t now;
 	uint8_t scratch[PEER_FRAME_MAX];
@@ -124,19 +130,6 @@ static void *xmalloc(size_t n)
 		abort();
 	}
 	return p;
-}
-
-static void *keep(struct peer *p, void *mem)
-{
-	if (p->n_garbage == p->cap_garbage) {
-		p->cap_garbage = p->cap_garbage ? 2 * p->cap_garbage : 64;
-		void **g = realloc(p->garbage, p->cap_garbage * sizeof *g);
-		if (!g)
-			abort();
-		p->garbage = g;
-	}
-	p->garbage[p->n_garbage++] = mem;
-	return mem;
 }
 
 static void finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t psn, bool error,
@@ -199,15 +192,23 @@ struct peer *peer_new(const struct peer_io *io)
 	struct peer *p = calloc(1, sizeof *p);
 	if (!p)
 		abort();
+	/* The records get their whole room now: growing them later would
+	 * allocate on the per-packet path. */
+	p->cap_timings = PEER_MAX_TIMINGS;
+	p->cap_findings = PEER_MAX_FINDINGS;
+	p->timings = malloc(p->cap_timings * sizeof *p->timings);
+	p->findings = malloc(p->cap_findings * sizeof *p->findings);
+	if (!p->timings || !p->findings)
+		abort();
 	p->io = *io;
 	peer_reset(p);
 	return p;
 }
 
-static void free_qp(struct qp *q)
+static void free_qp(struct peer *p, struct qp *q)
 {
 	for (unsigned i = 0; i < q->sq_n; i++)
-		free(q->sq[(q->sq_head + i) % PEER_SQ_DEPTH].buf);
+		bufpool_put(&p->pool, q->sq[(q->sq_head + i) % PEER_SQ_DEPTH].buf);
 	free(q->rbuf);
 	memset(q, 0, sizeof *q);
 }
@@ -215,15 +216,14 @@ static void free_qp(struct qp *q)
 void peer_reset(struct peer *p)
 {
 	for (unsigned i = 0; i < PEER_MAX_QPS; i++)
-		free_qp(&p->qps[i]);
+		free_qp(p, &p->qps[i]);
 	for (unsigned i = 0; i < p->n_mrs; i++)
 		free(p->mrs[i].buf);
-	for (size_t i = 0; i < p->n_garbage; i++)
-		free(p->garbage[i]);
-	p->n_garbage = 0;
+	bufpool_put(&p->pool, p->polled);
+	p->polled = NULL;
 	p->n_mrs = 0;
 	for (unsigned i = 0; i < p->cq_n; i++)
-		free(p->cq[i].data);
+		bufpool_put(&p->pool, p->cq[i].data);
 	p->cq_n = 0;
 	p->findings_dropped = 0;
 	p->timings_dropped = 0;
@@ -232,6 +232,7 @@ void peer_reset(struct peer *p)
 	memset(&p->rx_rounds, 0, sizeof p->rx_rounds);
 	for (unsigned i = 0; i < PEER_HELD_MAX; i++)
 		p->held[i].used = false;
+	p->n_reorder_held[0] = p->n_reorder_held[1] = 0;
 	p->n_timings = 0;
 	p->n_findings = 0;
 	memset(&p->stats, 0, sizeof p->stats);
@@ -246,7 +247,7 @@ void peer_free(struct peer *p)
 	if (!p)
 		return;
 	peer_reset(p);
-	free(p->garbage);
+	bufpool_clear(&p->pool);
 	free(p->timings);
 	free(p->findings);
 	free(p);
@@ -371,7 +372,7 @@ static void complete(struct peer *p, struct qp *q, const struct peer_wc *wc)
 		/* The oldest completion gives way, with its data: a case reads
 		 * its own, and a DUT that floods the tester with SENDs must not
 		 * make it keep every one. */
-		free(p->cq[0].data);
+		bufpool_put(&p->pool, p->cq[0].data);
 		memmove(p->cq, p->cq + 1, (PEER_CQ_DEPTH - 1) * sizeof *p->cq);
 		p->cq_n--;
 	}
@@ -387,8 +388,8 @@ bool peer_poll(struct peer *p, uint32_t qpn, struct peer_wc *wc)
 		if (p->cq[i].qpn != qpn)
 			continue;
 		*wc = p->cq[i];
-		if (wc->data)
-			keep(p, wc->data);
+		bufpool_put(&p->pool, p->polled);
+		p->polled = wc->data;
 		memmove(p->cq + i, p->cq + i + 1, (p->cq_n - i - 1) * sizeof *p->cq);
 		p->cq_n--;
 		return true;
@@ -444,10 +445,14 @@ static void release_held(struct peer *p, struct held *h)
  * overtaken count it. */
 static void reorder_tick(struct peer *p, bool rx)
 {
+	if (!p->n_reorder_held[rx])
+		return; /* the common case: nothing held back to reorder */
 	for (unsigned i = 0; i < PEER_HELD_MAX; i++) {
 		struct held *h = &p->held[i];
-		if (h->used && h->rx == rx && !h->release_ns && h->remaining && --h->remaining == 0)
+		if (h->used && h->rx == rx && !h->release_ns && h->remaining && --h->remaining == 0) {
+			p->n_reorder_held[rx]--;
 			release_held(p, h);
+		}
 	}
 }
 
@@ -499,8 +504,8 @@ static void emit(struct peer *p, struct qp *q, uint8_t *frame, size_t len, const
 	}
 	case INJ_REORDER: {
 		struct held *h = hold(p, false, q->cfg.qpn, frame, len, &info);
-		if (h)
-			h->remaining = r->reorder_n;
+		if (h && (h->remaining = r->reorder_n))
+			p->n_reorder_held[0]++;
 		note(p, &info, "held back by rule");
 		return;
 	}
@@ -701,7 +706,7 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 	} else {
 		w->npkts = roce_packets_for(wr->len, q->cfg.pmtu);
 	}
-	w->buf = xmalloc(wr->len);
+	w->buf = bufpool_get(&p->pool, wr->len);
 	if ((wr->op == PEER_OP_SEND || wr->op == PEER_OP_WRITE) && wr->len)
 		memcpy(w->buf, wr->data, wr->len);
 	else
@@ -715,7 +720,7 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 		/* Unreliable: complete as soon as it is on the wire. */
 		struct peer_wc wc = { .wr_id = wr->wr_id, .status = AP_WC_SUCCESS, .op = wr->op, .byte_len = wr->len };
 		complete(p, q, &wc);
-		free(w->buf);
+		bufpool_put(&p->pool, w->buf);
 		q->sq_head = (q->sq_head + 1) % PEER_SQ_DEPTH;
 		q->sq_n--;
 	}
@@ -734,7 +739,7 @@ static void pop_wqe(struct peer *p, struct qp *q, enum ap_wc_status st, uint64_t
 		}
 	}
 	complete(p, q, &wc);
-	free(w->buf);
+	bufpool_put(&p->pool, w->buf);
 	q->sq_head = (q->sq_head + 1) % PEER_SQ_DEPTH;
 	q->sq_n--;
 }
@@ -1009,7 +1014,7 @@ static void deliver_recv(struct peer *p, struct qp *q, const struct roce_pkt *pk
 	if (deth)
 		wc.src_qp = roce_deth_srcqp(deth);
 	if (op == PEER_OP_RECV) {
-		wc.data = xmalloc(q->rlen);
+		wc.data = bufpool_get(&p->pool, q->rlen);
 		if (q->rlen)
 			memcpy(wc.data, q->rbuf, q->rlen);
 	}
@@ -1358,8 +1363,8 @@ uint32_t peer_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts_n
 	}
 	case INJ_REORDER: {
 		struct held *h = hold(p, true, qpn, frame, len, &info);
-		if (h)
-			h->remaining = r->reorder_n;
+		if (h && (h->remaining = r->reorder_n))
+			p->n_reorder_held[1]++;
 		note(p, &info, "processing held back by rule");
 		break;
 	}

@@ -22,6 +22,10 @@
  *
  * Every DUT packet is timed against the tester packet it answers, and
  * every tester packet passes through the injection rules.
+ *
+ * The per-packet paths (peer_inject, peer_rx, the timers, peer_poll)
+ * allocate nothing once warm: buffers come from a pool and the records
+ * get their room at peer_new (tests/test_peer_alloc.c counts).
  */
 #ifndef ROCE_TESTER_PEER_H
 #define ROCE_TESTER_PEER_H
@@ -70,8 +74,9 @@ struct peer_wc {
 	uint32_t imm;
 	uint64_t value;      /* atomics: the original remote value */
 	uint32_t src_qp;     /* UD receives */
-	uint8_t *data;       /* received or read bytes (owned by the engine until the next peer_reset;
-			      * a completion pushed out of the full CQ takes its data with it) */
+	uint8_t *data;       /* received or read bytes, owned by the engine: valid until the next
+			      * peer_poll or peer_reset (the buffer is then reused); a completion
+			      * pushed out of the full CQ takes its data with it */
 	uint64_t ts_ns;      /* when it completed */
 };
 

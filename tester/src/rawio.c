@@ -1,5 +1,8 @@
-/* Raw I/O through libpcap (see rawio.h). */
+/* Raw I/O: the path choice, the libpcap path and what both share (see rawio.h). */
 #include "rawio.h"
+#include "rawio_clock.h"
+#include "rawio_ring.h"
+#include "rdma_port.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -8,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -100,20 +104,41 @@ static void drain(int fd)
 			;
 }
 
-int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp_pref pref, char *err,
-	       size_t errlen)
+const char *rawio_path_name(enum rawio_path p)
 {
-	memset(io, 0, sizeof *io);
-	io->guard4 = io->guard6 = -1;
-	io->fd = -1;
-	io->vlan = vlan;
-	if (strlen(ifname) >= sizeof io->ifname) {
-		snprintf(err, errlen, "%s: interface name too long", ifname);
-		return -1;
+	switch (p) {
+	case RAWIO_PATH_AUTO: return "auto";
+	case RAWIO_PATH_RING: return "ring";
+	case RAWIO_PATH_BLOCKS: return "blocks";
+	case RAWIO_PATH_PCAP: return "pcap";
 	}
-	snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
-	if (addresses(io, err, errlen) != 0)
-		return -1;
+	return "?";
+}
+
+int rawio_path_by_name(const char *name)
+{
+	for (int p = RAWIO_PATH_AUTO; p <= RAWIO_PATH_PCAP; p++)
+		if (!strcmp(name, rawio_path_name((enum rawio_path)p)))
+			return p;
+	return -1;
+}
+
+/* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
+ * resolution needs; a frame whose one VLAN tag the kernel took out of the
+ * data matches the first half, one with a tag still in it the second. */
+/* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
+ * resolution needs, tagged or not. */
+static void filter_expr(char *expr, size_t n)
+{
+	char base[96];
+	snprintf(base, sizeof base, "udp dst port %d or ether proto 0x%04x or arp or icmp6", ROCE_UDP_PORT,
+		 ROCE_ETHERTYPE_ROCEV1);
+	snprintf(expr, n, "(%s) or (vlan and (%s))", base, base);
+}
+
+static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, size_t errlen)
+{
+	const char *ifname = io->ifname;
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	io->pc = pcap_create(ifname, ebuf);
 	if (!io->pc) {
@@ -149,6 +174,14 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 			 pcap_tstamp_type_val_to_description(chosen));
 	else
 		snprintf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
+	if (chosen == PCAP_TSTAMP_ADAPTER || chosen == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
+		io->clocks.rx = RAWIO_CLOCK_ADAPTER;
+		io->clocks.tx = RAWIO_CLOCK_HOST;
+		snprintf(io->clocks.why, sizeof io->clocks.why,
+			 "libpcap's %s timestamps on received frames, host send times: an interval from a send to a "
+			 "receive spans two clocks",
+			 pcap_tstamp_type_val_to_name(chosen));
+	}
 	int r = pcap_activate(io->pc);
 	if (r == PCAP_ERROR_PERM_DENIED) {
 		snprintf(err, errlen,
@@ -169,29 +202,145 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 	if (pcap_datalink(io->pc) != DLT_EN10MB) {
 		snprintf(err, errlen, "%s: not an Ethernet interface (link type %s)", ifname,
 			 pcap_datalink_val_to_name(pcap_datalink(io->pc)));
-		rawio_close(io);
 		return -1;
 	}
 	pcap_setdirection(io->pc, PCAP_D_IN);
-	/* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
-	 * resolution needs. */
-	char base[96], expr[256];
-	snprintf(base, sizeof base, "udp dst port %d or ether proto 0x%04x or arp or icmp6", ROCE_UDP_PORT,
-		 ROCE_ETHERTYPE_ROCEV1);
-	snprintf(expr, sizeof expr, "(%s) or (vlan and (%s))", base, base);
+	char expr[256];
+	filter_expr(expr, sizeof expr);
 	struct bpf_program prog;
 	if (pcap_compile(io->pc, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0 || pcap_setfilter(io->pc, &prog) != 0) {
 		snprintf(err, errlen, "%s: BPF filter: %s", ifname, pcap_geterr(io->pc));
-		rawio_close(io);
 		return -1;
 	}
 	pcap_freecode(&prog);
 	if (pcap_setnonblock(io->pc, 1, ebuf) != 0) {
 		snprintf(err, errlen, "%s: %s", ifname, ebuf);
-		rawio_close(io);
 		return -1;
 	}
 	io->fd = pcap_get_selectable_fd(io->pc);
+	return 0;
+}
+
+/* The adapter's clock for the ring path: turned on, and its offset to
+ * CLOCK_REALTIME measured; when either fails, the kernel's clock. */
+static int64_t adapter_clock(struct rawio *io)
+{
+	char why[160];
+	int64_t offset = 0;
+	if (rawio_hwtstamp_enable(io->ifname, &io->hwts_old, why, sizeof why) == 0) {
+		io->hwts_set = true;
+		if (rawio_phc_offset(io->ts_caps.phc_index, &offset, why, sizeof why) == 0) {
+			snprintf(io->clocks.why, sizeof io->clocks.why,
+				 "the adapter's clock (/dev/ptp%d, %+.6f s from CLOCK_REALTIME at open) stamps sent and "
+				 "received frames",
+				 io->ts_caps.phc_index, (double)offset / 1e9);
+			return offset;
+		}
+	}
+	io->clocks.rx = RAWIO_CLOCK_KERNEL;
+	io->clocks.tx = RAWIO_CLOCK_HOST;
+	snprintf(io->clocks.why, sizeof io->clocks.why, "the adapter's clock could not be used (%s): kernel receive "
+		 "timestamps, host send times", why);
+	return 0;
+}
+
+static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, bool blocks, char *err, size_t errlen)
+{
+	rawio_choose_clocks(&io->ts_caps, pref, RAWIO_PATH_RING, io->ifname, &io->clocks);
+	int64_t offset = io->clocks.rx == RAWIO_CLOCK_ADAPTER ? adapter_clock(io) : 0;
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, RAWIO_SNAPLEN);
+	if (!dead) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	char expr[256];
+	filter_expr(expr, sizeof expr);
+	struct bpf_program prog;
+	if (pcap_compile(dead, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		snprintf(err, errlen, "%s: BPF filter: %s", io->ifname, pcap_geterr(dead));
+		pcap_close(dead);
+		return -1;
+	}
+	struct sock_fprog fprog = { (unsigned short)prog.bf_len, (struct sock_filter *)(void *)prog.bf_insns };
+	int r = ring_open(io, &fprog, offset, blocks, err, errlen);
+	pcap_freecode(&prog);
+	pcap_close(dead);
+	if (r != 0)
+		return -1;
+	io->tstamp_nano = true;
+	snprintf(io->tstamp, sizeof io->tstamp, "%s",
+		 io->clocks.rx == RAWIO_CLOCK_ADAPTER ? "adapter (hardware, PHC)" : "kernel (software, CLOCK_REALTIME)");
+	return 0;
+}
+
+int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp_pref pref, char *err,
+	       size_t errlen)
+{
+	return rawio_open_path(io, ifname, vlan, pref, RAWIO_PATH_AUTO, err, errlen);
+}
+
+int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp_pref pref, enum rawio_path path,
+		    char *err, size_t errlen)
+{
+	memset(io, 0, sizeof *io);
+	io->guard4 = io->guard6 = -1;
+	io->fd = -1;
+	io->vlan = vlan;
+	if (strlen(ifname) >= sizeof io->ifname) {
+		snprintf(err, errlen, "%s: interface name too long", ifname);
+		return -1;
+	}
+	snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
+	if (addresses(io, err, errlen) != 0)
+		return -1;
+	/* A RoCE engine on this port would answer (or drop) the DUT's
+	 * packets before the tester sees them: stop, saying how to free it. */
+	struct rdma_binding rb;
+	if (rdma_port_find("/sys", ifname, &rb)) {
+		rdma_port_advice(&rb, ifname, err, errlen);
+		return -1;
+	}
+	char why[200] = "";
+	if (rawio_ts_caps_query(ifname, &io->ts_caps, why, sizeof why) != 0)
+		io->ts_caps.phc_index = -1;
+	int rc = -1;
+	if (path != RAWIO_PATH_PCAP) {
+		bool blocks = path == RAWIO_PATH_BLOCKS;
+		rc = open_ring(io, pref, blocks, err, errlen);
+		if (rc == 0) {
+			io->path = blocks ? RAWIO_PATH_BLOCKS : RAWIO_PATH_RING;
+			snprintf(io->path_note, sizeof io->path_note, "%s: %s receive ring, sendmmsg batches with PACKET_QDISC_BYPASS",
+				 rawio_path_name(io->path), blocks ? "TPACKET_V3 (read in blocks)" : "TPACKET_V2");
+		} else if (path != RAWIO_PATH_AUTO) {
+			rawio_close(io);
+			return -1;
+		} else {
+			snprintf(why, sizeof why, "%s", err);
+			rawio_close(io);
+			memset(io, 0, sizeof *io);
+			io->guard4 = io->guard6 = -1;
+			io->fd = -1;
+			io->vlan = vlan;
+			snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
+			if (addresses(io, err, errlen) != 0)
+				return -1;
+			rawio_ts_caps_query(ifname, &io->ts_caps, err, errlen);
+		}
+	}
+	if (rc != 0) {
+		rawio_choose_clocks(&io->ts_caps, RAWIO_TS_HOST, RAWIO_PATH_PCAP, ifname, &io->clocks);
+		if (pref == RAWIO_TS_ADAPTER)
+			rawio_choose_clocks(&io->ts_caps, pref, RAWIO_PATH_PCAP, ifname, &io->clocks);
+		if (open_pcap(io, pref, err, errlen) != 0) {
+			rawio_close(io);
+			return -1;
+		}
+		io->path = RAWIO_PATH_PCAP;
+		if (path == RAWIO_PATH_PCAP)
+			snprintf(io->path_note, sizeof io->path_note, "pcap: libpcap (--io pcap)");
+		else
+			snprintf(io->path_note, sizeof io->path_note, "pcap: libpcap, the fallback (the ring path: %s)", why);
+	}
 	io->guard4 = guard(AF_INET, ifname, io->guard_note, sizeof io->guard_note);
 	io->guard6 = guard(AF_INET6, ifname, io->guard_note, sizeof io->guard_note);
 	return 0;
@@ -202,6 +351,10 @@ void rawio_close(struct rawio *io)
 	if (io->pc)
 		pcap_close(io->pc);
 	io->pc = NULL;
+	ring_close(io);
+	if (io->hwts_set)
+		rawio_hwtstamp_restore(io->ifname, &io->hwts_old);
+	io->hwts_set = false;
 	if (io->guard4 >= 0)
 		close(io->guard4);
 	if (io->guard6 >= 0)
@@ -209,14 +362,53 @@ void rawio_close(struct rawio *io)
 	io->guard4 = io->guard6 = -1;
 }
 
-int rawio_send(struct rawio *io, const uint8_t *frame, size_t len, char *err, size_t errlen)
+int rawio_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *ts_ns, enum rawio_clock *clock,
+		  char *err, size_t errlen)
 {
+	if (io->ring) {
+		if (ring_send_ts(io, frame, len, ts_ns, clock, err, errlen) != 0)
+			return -1;
+		io->tx_timed[*clock]++;
+		return 0;
+	}
+	*ts_ns = rawio_now();
+	*clock = RAWIO_CLOCK_HOST;
 	if (pcap_inject(io->pc, frame, len) != (int)len) {
 		io->tx_errors++;
 		snprintf(err, errlen, "%s: send: %s", io->ifname, pcap_geterr(io->pc));
 		return -1;
 	}
 	io->tx_frames++;
+	io->tx_timed[RAWIO_CLOCK_HOST]++;
+	return 0;
+}
+
+int rawio_send(struct rawio *io, const uint8_t *frame, size_t len, char *err, size_t errlen)
+{
+	uint64_t ts;
+	enum rawio_clock clock;
+	return rawio_send_ts(io, frame, len, &ts, &clock, err, errlen);
+}
+
+int rawio_queue(struct rawio *io, const uint8_t *frame, size_t len, char *err, size_t errlen)
+{
+	if (io->ring)
+		return ring_queue(io, frame, len, err, errlen);
+	return rawio_send(io, frame, len, err, errlen);
+}
+
+int rawio_flush(struct rawio *io, char *err, size_t errlen)
+{
+	return io->ring ? ring_flush(io, err, errlen) : 0;
+}
+
+uint64_t rawio_drops(struct rawio *io)
+{
+	if (io->ring)
+		return ring_drops(io);
+	struct pcap_stat st = { 0 };
+	if (io->pc && pcap_stats(io->pc, &st) == 0)
+		return st.ps_drop;
 	return 0;
 }
 
@@ -233,6 +425,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull +
 		      (uint64_t)h->ts.tv_usec * (d->io->tstamp_nano ? 1u : 1000u);
 	d->io->rx_frames++;
+	d->io->rx_timed[d->io->clocks.rx]++;
 	d->n++;
 	d->fn(d->ctx, data, h->caplen, h->len, ts);
 }
@@ -245,7 +438,10 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 		 * frames for as long as the ring has any, which under a flood
 		 * faster than the handler is for as long as the flood lasts,
 		 * and no deadline of the caller's would be kept. */
-		int r = pcap_dispatch(io->pc, RAWIO_BATCH, on_packet, (u_char *)&d);
+		int r = io->ring ? ring_dispatch(io, RAWIO_BATCH, fn, ctx)
+				 : pcap_dispatch(io->pc, RAWIO_BATCH, on_packet, (u_char *)&d);
+		if (io->ring)
+			d.n += r;
 		if (r < 0) {
 			snprintf(err, errlen, "%s: %s", io->ifname, pcap_geterr(io->pc));
 			return -1;

@@ -121,6 +121,10 @@ static inline unsigned roce_vlan_vid(uint16_t tci)
  * frame of len bytes in a buffer of cap bytes. Returns the new length, or 0
  * when it does not fit or the frame has no Ethertype. */
 size_t roce_frame_push_vlan(uint8_t *frame, size_t len, size_t cap, uint16_t tpid, uint16_t tci);
+/* The same for a frame with ROCE_VLAN_LEN bytes of room in front of it (a
+ * receive ring's reserve): the MACs move back, the rest stays. Returns the
+ * frame's new start, ROCE_VLAN_LEN bytes before the old one. */
+uint8_t *roce_frame_push_vlan_front(uint8_t *frame, uint16_t tpid, uint16_t tci);
 
 /* The TCI of a parsed frame's innermost tag; 0 when it has none. */
 static inline uint16_t roce_pkt_vlan_tci(const struct roce_pkt *p)
