@@ -72,7 +72,7 @@ judge_log() {
     fail "a Release signature does not verify (log: $1)"
   fi
   if grep -q 'Could not resolve\|Temporary failure resolving\|Failed to fetch\|Unable to connect\|Could not connect\|timed out\|Connection refused\|No route to host\|Network is unreachable\|does not have a Release file\|404 *Not Found' "$1"; then
-    skip "cannot reach the archive: $(grep -m1 'Could not resolve\|Temporary failure resolving\|Failed to fetch\|Unable to connect\|Could not connect\|timed out\|Connection refused\|No route to host\|Network is unreachable\|does not have a Release file\|404 *Not Found' "$1")"
+    skip "cannot reach the archive: $(grep -m1 'Could not resolve\|Temporary failure resolving\|Failed to fetch\|Unable to connect\|Could not connect\|timed out\|Connection refused\|No route to host\|Network is unreachable\|does not have a Release file\|404 *Not Found' "$1" | sed 's/^[[:space:]]*//')"
   fi
 }
 
