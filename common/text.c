@@ -44,7 +44,7 @@ bool text_printf(char *buf, size_t n, const char *fmt, ...)
 	return fit;
 }
 
-bool text_appendf(char *buf, size_t n, const char *fmt, ...)
+bool text_vappendf(char *buf, size_t n, const char *fmt, va_list ap)
 {
 	if (n == 0)
 		return false;
@@ -53,10 +53,7 @@ bool text_appendf(char *buf, size_t n, const char *fmt, ...)
 		mark_cut(buf, n);
 		return false;
 	}
-	va_list ap;
-	va_start(ap, fmt);
 	int r = vsnprintf(buf + w, n - w, fmt, ap);
-	va_end(ap);
 	if (r < 0) {
 		buf[w] = '\0';
 		return false;
@@ -65,6 +62,15 @@ bool text_appendf(char *buf, size_t n, const char *fmt, ...)
 		return true;
 	mark_cut(buf, n);
 	return false;
+}
+
+bool text_appendf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool fit = text_vappendf(buf, n, fmt, ap);
+	va_end(ap);
+	return fit;
 }
 
 bool text_copy(char *buf, size_t n, const char *src)

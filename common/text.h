@@ -22,6 +22,7 @@ bool text_printf(char *buf, size_t n, const char *fmt, ...) __attribute__((forma
 bool text_vprintf(char *buf, size_t n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* Appends to the text already in buf[n], with a visible cut. */
 bool text_appendf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool text_vappendf(char *buf, size_t n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* Copies src (may be NULL: "") into buf[n], with a visible cut. */
 bool text_copy(char *buf, size_t n, const char *src);
 
