@@ -44,6 +44,8 @@
 #include <rdma/rdma_cma.h>
 #endif
 
+#include "text.h"
+
 #define SYSFS_IB "/sys/class/infiniband"
 #define MAX_SGE_ON_STACK 16
 
@@ -1246,7 +1248,7 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 	int num = 0;
 	struct ibv_device **list = ibv_get_device_list(&num);
 	if (!list) {
-		snprintf(err, errlen, "ibv_get_device_list: %s (is libibverbs set up?)",
+		text_printf(err, errlen, "ibv_get_device_list: %s (is libibverbs set up?)",
 			 strerror(errno));
 		return NULL;
 	}
@@ -1260,11 +1262,11 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 	}
 	if (!dev) {
 		if (num == 0)
-			snprintf(err, errlen, "no RDMA device found (is the driver loaded, e.g. "
+			text_printf(err, errlen, "no RDMA device found (is the driver loaded, e.g. "
 					      "'rdma link add rxe0 type rxe netdev eth0', and "
 					      "/dev/infiniband there?)");
 		else
-			snprintf(err, errlen, "no RDMA device '%s' (there are: %s)", opts->device,
+			text_printf(err, errlen, "no RDMA device '%s' (there are: %s)", opts->device,
 				 names->str);
 		g_string_free(names, TRUE);
 		ibv_free_device_list(list);
@@ -1278,12 +1280,12 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 	ib->ctx = ibv_open_device(dev);
 	ibv_free_device_list(list);
 	if (!ib->ctx) {
-		snprintf(err, errlen, "ibv_open_device %s: %s", ib->name, strerror(errno));
+		text_printf(err, errlen, "ibv_open_device %s: %s", ib->name, strerror(errno));
 		g_free(ib);
 		return NULL;
 	}
 	if (ibv_query_device(ib->ctx, &ib->attr)) {
-		snprintf(err, errlen, "ibv_query_device %s: %s", ib->name, strerror(errno));
+		text_printf(err, errlen, "ibv_query_device %s: %s", ib->name, strerror(errno));
 		ibv_close_device(ib->ctx);
 		g_free(ib);
 		return NULL;

@@ -19,6 +19,8 @@
 
 #include <glib-unix.h>
 
+#include "text.h"
+
 static gboolean on_readable(gint fd, GIOCondition cond, gpointer data);
 static gboolean on_writable(gint fd, GIOCondition cond, gpointer data);
 static void queue_close(struct session *s);
@@ -336,7 +338,7 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 	/* HOST:PORT, with [v6]:PORT for IPv6. */
 	const char *colon = strrchr(hostport, ':');
 	if (!colon || colon == hostport || !colon[1]) {
-		snprintf(err, errlen, "--listen '%s': expected HOST:PORT", hostport);
+		text_printf(err, errlen, "--listen '%s': expected HOST:PORT", hostport);
 		return -1;
 	}
 	char *host = g_strndup(hostport, (gsize)(colon - hostport));
@@ -350,12 +352,12 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 	int rc = getaddrinfo(host, colon + 1, &hints, &res);
 	g_free(host);
 	if (rc != 0) {
-		snprintf(err, errlen, "--listen '%s': %s", hostport, gai_strerror(rc));
+		text_printf(err, errlen, "--listen '%s': %s", hostport, gai_strerror(rc));
 		return -1;
 	}
 	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+		text_printf(err, errlen, "socket: %s", strerror(errno));
 		freeaddrinfo(res);
 		return -1;
 	}
@@ -364,7 +366,7 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 	if (res->ai_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
 	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 16) != 0) {
-		snprintf(err, errlen, "--listen '%s': %s", hostport, strerror(errno));
+		text_printf(err, errlen, "--listen '%s': %s", hostport, strerror(errno));
 		close(fd);
 		freeaddrinfo(res);
 		return -1;

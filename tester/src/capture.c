@@ -9,6 +9,7 @@
 #include <wsutil/wslog.h>
 
 #include "roce/roce.h"
+#include "text.h"
 
 struct capture {
 	wtap_dumper *d;
@@ -72,7 +73,7 @@ struct capture *capture_open(const char *path, const char *ifname, const char *d
 	gchar *info = NULL;
 	c->d = wtap_dump_open(path, wtap_pcapng_file_type_subtype(), WTAP_UNCOMPRESSED, &params, &e, &info);
 	if (!c->d) {
-		snprintf(err, errlen, "%s: %s%s%s", path, wtap_strerror(e), info ? ": " : "", info ? info : "");
+		text_printf(err, errlen, "%s: %s%s%s", path, wtap_strerror(e), info ? ": " : "", info ? info : "");
 		g_free(info);
 		capture_close(c, NULL, 0);
 		return NULL;
@@ -136,7 +137,7 @@ int capture_close(struct capture *c, char *err, size_t errlen)
 		gchar *info = NULL;
 		if (!wtap_dump_close(c->d, NULL, &e, &info) || c->err) {
 			if (err)
-				snprintf(err, errlen, "%s: %s", c->path, wtap_strerror(e ? e : c->err));
+				text_printf(err, errlen, "%s: %s", c->path, wtap_strerror(e ? e : c->err));
 			rc = -1;
 		}
 		g_free(info);

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "text.h"
+
 uint64_t rawio_now(void)
 {
 	struct timespec ts;
@@ -24,7 +26,7 @@ static int addresses(struct rawio *io, char *err, size_t errlen)
 {
 	struct ifaddrs *ifa, *a;
 	if (getifaddrs(&ifa) != 0) {
-		snprintf(err, errlen, "getifaddrs: %s", strerror(errno));
+		text_printf(err, errlen, "getifaddrs: %s", strerror(errno));
 		return -1;
 	}
 	bool found = false, ip6_link_local = false;
@@ -52,7 +54,7 @@ static int addresses(struct rawio *io, char *err, size_t errlen)
 	}
 	freeifaddrs(ifa);
 	if (!found) {
-		snprintf(err, errlen, "%s: no such interface", io->ifname);
+		text_printf(err, errlen, "%s: no such interface", io->ifname);
 		return -1;
 	}
 	return 0;
@@ -105,7 +107,7 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 	io->fd = -1;
 	io->vlan = vlan;
 	if (strlen(ifname) >= sizeof io->ifname) {
-		snprintf(err, errlen, "%s: interface name too long", ifname);
+		text_printf(err, errlen, "%s: interface name too long", ifname);
 		return -1;
 	}
 	snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
@@ -114,7 +116,7 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	io->pc = pcap_create(ifname, ebuf);
 	if (!io->pc) {
-		snprintf(err, errlen, "%s: %s", ifname, ebuf);
+		text_printf(err, errlen, "%s: %s", ifname, ebuf);
 		return -1;
 	}
 	/* Immediate mode gives every frame a ring slot of the snapshot length:
@@ -148,7 +150,7 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 		snprintf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
 	int r = pcap_activate(io->pc);
 	if (r == PCAP_ERROR_PERM_DENIED) {
-		snprintf(err, errlen,
+		text_printf(err, errlen,
 			 "%s: %s: sending and capturing raw frames needs CAP_NET_RAW: run as root, or grant it with "
 			 "'setcap cap_net_raw+ep roce-tester' or systemd's AmbientCapabilities=CAP_NET_RAW "
 			 "(docs/real-hardware.md)",
@@ -158,13 +160,13 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 		return -1;
 	}
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", ifname, pcap_geterr(io->pc));
+		text_printf(err, errlen, "%s: %s", ifname, pcap_geterr(io->pc));
 		pcap_close(io->pc);
 		io->pc = NULL;
 		return -1;
 	}
 	if (pcap_datalink(io->pc) != DLT_EN10MB) {
-		snprintf(err, errlen, "%s: not an Ethernet interface (link type %s)", ifname,
+		text_printf(err, errlen, "%s: not an Ethernet interface (link type %s)", ifname,
 			 pcap_datalink_val_to_name(pcap_datalink(io->pc)));
 		rawio_close(io);
 		return -1;
@@ -177,13 +179,13 @@ int rawio_open(struct rawio *io, const char *ifname, int vlan, enum rawio_tstamp
 	snprintf(expr, sizeof expr, "(%s) or (vlan and (%s))", base, base);
 	struct bpf_program prog;
 	if (pcap_compile(io->pc, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0 || pcap_setfilter(io->pc, &prog) != 0) {
-		snprintf(err, errlen, "%s: BPF filter: %s", ifname, pcap_geterr(io->pc));
+		text_printf(err, errlen, "%s: BPF filter: %s", ifname, pcap_geterr(io->pc));
 		rawio_close(io);
 		return -1;
 	}
 	pcap_freecode(&prog);
 	if (pcap_setnonblock(io->pc, 1, ebuf) != 0) {
-		snprintf(err, errlen, "%s: %s", ifname, ebuf);
+		text_printf(err, errlen, "%s: %s", ifname, ebuf);
 		rawio_close(io);
 		return -1;
 	}
@@ -209,7 +211,7 @@ int rawio_send(struct rawio *io, const uint8_t *frame, size_t len, char *err, si
 {
 	if (pcap_inject(io->pc, frame, len) != (int)len) {
 		io->tx_errors++;
-		snprintf(err, errlen, "%s: send: %s", io->ifname, pcap_geterr(io->pc));
+		text_printf(err, errlen, "%s: send: %s", io->ifname, pcap_geterr(io->pc));
 		return -1;
 	}
 	io->tx_frames++;
@@ -243,7 +245,7 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 		 * and no deadline of the caller's would be kept. */
 		int r = pcap_dispatch(io->pc, RAWIO_BATCH, on_packet, (u_char *)&d);
 		if (r < 0) {
-			snprintf(err, errlen, "%s: %s", io->ifname, pcap_geterr(io->pc));
+			text_printf(err, errlen, "%s: %s", io->ifname, pcap_geterr(io->pc));
 			return -1;
 		}
 		drain(io->guard4);
@@ -259,7 +261,7 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 		if (poll(&pf, 1, ms) < 0) {
 			if (errno == EINTR)
 				return d.n; /* a signal: let the caller look */
-			snprintf(err, errlen, "poll: %s", strerror(errno));
+			text_printf(err, errlen, "poll: %s", strerror(errno));
 			return -1;
 		}
 	}

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "rawio.h"
+#include "text.h"
 
 struct results {
 	char *path;
@@ -193,11 +194,11 @@ int results_write(struct results *res, JsonObject *setup, bool finished, bool in
 	GError *gerr = NULL;
 	int rc = 0;
 	if (!json_generator_to_file(g, tmp, &gerr)) {
-		snprintf(err, errlen, "%s: %s", tmp, gerr->message);
+		text_printf(err, errlen, "%s: %s", tmp, gerr->message);
 		g_error_free(gerr);
 		rc = -1;
 	} else if (rename(tmp, res->path) != 0) {
-		snprintf(err, errlen, "%s: %s", res->path, strerror(errno));
+		text_printf(err, errlen, "%s: %s", res->path, strerror(errno));
 		rc = -1;
 	}
 	g_object_unref(g);
