@@ -122,24 +122,24 @@ void xml_escape(GString *out, const char *text)
 		xml_escape_len(out, text, strlen(text));
 }
 
-void case_group(JsonObject *c, char *out, size_t n)
+gchar *case_group(JsonObject *c)
 {
 	const char *file = jstr(c, "file", "");
 	gchar *dir = g_path_get_dirname(file);
 	/* Trailing and doubled slashes (conformance-cases//rc-responder) do
 	 * not matter: the last component names the group. */
 	gchar *base = g_path_get_basename(dir);
-	if (!strcmp(base, ".") || !strcmp(base, "/") || !*base)
-		snprintf(out, n, "cases");
-	else
-		snprintf(out, n, "%s", base);
-	g_free(base);
 	g_free(dir);
+	if (!strcmp(base, ".") || !strcmp(base, "/") || !*base) {
+		g_free(base);
+		return g_strdup("cases");
+	}
+	return base;
 }
 
-void case_label(JsonObject *c, char *out, size_t n)
+gchar *case_label(JsonObject *c)
 {
-	snprintf(out, n, "%s [IPv%d]", jstr(c, "id", "?"), (int)jint(c, "ip_version", 0));
+	return g_strdup_printf("%s [IPv%d]", jstr(c, "id", "?"), (int)jint(c, "ip_version", 0));
 }
 
 int write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
