@@ -634,13 +634,10 @@ static int ib_modify_qp(struct be_qp *qp, const struct be_qp_attr *attr, struct 
 					    (int)attr->state);
 		unsigned missing = required_attrs(qp->type, from, attr->state) & ~attr->mask;
 		if (missing) {
-			char names[256] = "";
+			char names[256] = ""; /* names from qp_attrs: they all fit */
 			for (size_t i = 0; i < G_N_ELEMENTS(qp_attrs); i++)
-				if (missing & qp_attrs[i].be) {
-					if (names[0])
-						g_strlcat(names, ", ", sizeof names);
-					g_strlcat(names, qp_attrs[i].name, sizeof names);
-				}
+				if (missing & qp_attrs[i].be)
+					text_appendf(names, sizeof names, "%s%s", names[0] ? ", " : "", qp_attrs[i].name);
 			return be_error_set(err, BE_BAD_REQUEST, "%s QP %s -> %s needs %s",
 					    type_name(qp->type), state_name(from),
 					    state_name((enum ibv_qp_state)attr->state), names);

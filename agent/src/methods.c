@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 const char *agent_err_name(enum agent_err e)
 {
 	static const char *const n[] = {
@@ -37,7 +39,7 @@ bool req_fail(struct req *r, enum agent_err e, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	r->err = e;
-	vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+	text_vprintf(r->msg, sizeof r->msg, fmt, ap);
 	va_end(ap);
 	return false;
 }

@@ -48,7 +48,7 @@ static void process_input(struct session *s)
 		if (!nl) {
 			if (s->in->len > AGENT_MAX_MESSAGE) {
 				struct req r = { .s = s, .err = AE_TOO_LARGE, .close_after = true };
-				g_snprintf(r.msg, sizeof r.msg,
+				text_printf(r.msg, sizeof r.msg,
 					   "message exceeds %u bytes without a newline; closing the connection",
 					   AGENT_MAX_MESSAGE);
 				g_string_truncate(s->in, 0);
@@ -59,7 +59,7 @@ static void process_input(struct session *s)
 		size_t len = (size_t)(nl - s->in->str);
 		if (len > AGENT_MAX_MESSAGE) {
 			struct req r = { .s = s, .err = AE_TOO_LARGE, .close_after = true };
-			g_snprintf(r.msg, sizeof r.msg, "message of %zu bytes exceeds %u; closing the connection",
+			text_printf(r.msg, sizeof r.msg, "message of %zu bytes exceeds %u; closing the connection",
 				   len, AGENT_MAX_MESSAGE);
 			g_string_truncate(s->in, 0);
 			session_send_reply(s, &r);
@@ -262,10 +262,10 @@ void session_start_poll_timer(struct session *s)
 
 static void refuse(int fd, const char *code, const char *msg)
 {
-	char line[256];
+	char line[256]; /* the agent's own short code and message: a cut would break the JSON */
 	int n = snprintf(line, sizeof line, "{\"id\":null,\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}\n",
 			 code, msg);
-	if (n > 0)
+	if (n > 0 && (size_t)n < sizeof line)
 		(void)!send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 }
@@ -300,7 +300,7 @@ static gboolean hello_deadline(gpointer data)
 	if (s->authenticated || s->closing)
 		return G_SOURCE_REMOVE;
 	struct req r = { .s = s, .err = AE_UNAUTHENTICATED, .close_after = true };
-	g_snprintf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
+	text_printf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
 		   s->agent->hello_timeout_ms / 1000.0);
 	/* Whatever was half received is dropped. */
 	g_string_truncate(s->in, 0);
