@@ -88,9 +88,10 @@ static int guard(int family, const char *ifname, char *note, size_t n)
 		r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	}
 	if (r != 0) {
-		size_t w = strlen(note);
-		snprintf(note + w, n - w, "%sIPv%d UDP port %d is already bound (%s): something else on this host (the kernel's rdma_rxe?) receives RoCEv2 on it",
-			 w ? "; " : "", family == AF_INET ? 4 : 6, ROCE_UDP_PORT, strerror(errno));
+		text_appendf(note, n,
+			     "%sIPv%d UDP port %d is already bound (%s): something else on this host (the kernel's rdma_rxe?) "
+			     "receives RoCEv2 on it",
+			     note[0] ? "; " : "", family == AF_INET ? 4 : 6, ROCE_UDP_PORT, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -169,10 +170,10 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 	if (types)
 		pcap_free_tstamp_types(types);
 	if (chosen >= 0 && pcap_set_tstamp_type(io->pc, chosen) == 0)
-		snprintf(io->tstamp, sizeof io->tstamp, "%s (%s)", pcap_tstamp_type_val_to_name(chosen),
+		text_printf(io->tstamp, sizeof io->tstamp, "%s (%s)", pcap_tstamp_type_val_to_name(chosen),
 			 pcap_tstamp_type_val_to_description(chosen));
 	else
-		snprintf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
+		text_printf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
 	if (chosen == PCAP_TSTAMP_ADAPTER || chosen == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
 		io->clocks.rx = RAWIO_CLOCK_ADAPTER;
 		io->clocks.tx = RAWIO_CLOCK_HOST;
@@ -267,7 +268,7 @@ static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, bool blocks,
 	if (r != 0)
 		return -1;
 	io->tstamp_nano = true;
-	snprintf(io->tstamp, sizeof io->tstamp, "%s",
+	text_printf(io->tstamp, sizeof io->tstamp, "%s",
 		 io->clocks.rx == RAWIO_CLOCK_ADAPTER ? "adapter (hardware, PHC)" : "kernel (software, CLOCK_REALTIME)");
 	return 0;
 }
@@ -308,13 +309,13 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		rc = open_ring(io, pref, blocks, err, errlen);
 		if (rc == 0) {
 			io->path = blocks ? RAWIO_PATH_BLOCKS : RAWIO_PATH_RING;
-			snprintf(io->path_note, sizeof io->path_note, "%s: %s receive ring, sendmmsg batches with PACKET_QDISC_BYPASS",
+			text_printf(io->path_note, sizeof io->path_note, "%s: %s receive ring, sendmmsg batches with PACKET_QDISC_BYPASS",
 				 rawio_path_name(io->path), blocks ? "TPACKET_V3 (read in blocks)" : "TPACKET_V2");
 		} else if (path != RAWIO_PATH_AUTO) {
 			rawio_close(io);
 			return -1;
 		} else {
-			snprintf(why, sizeof why, "%s", err);
+			text_printf(why, sizeof why, "%s", err);
 			rawio_close(io);
 			memset(io, 0, sizeof *io);
 			io->guard4 = io->guard6 = -1;
@@ -336,9 +337,9 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		}
 		io->path = RAWIO_PATH_PCAP;
 		if (path == RAWIO_PATH_PCAP)
-			snprintf(io->path_note, sizeof io->path_note, "pcap: libpcap (--io pcap)");
+			text_printf(io->path_note, sizeof io->path_note, "pcap: libpcap (--io pcap)");
 		else
-			snprintf(io->path_note, sizeof io->path_note, "pcap: libpcap, the fallback (the ring path: %s)", why);
+			text_printf(io->path_note, sizeof io->path_note, "pcap: libpcap, the fallback (the ring path: %s)", why);
 	}
 	io->guard4 = guard(AF_INET, ifname, io->guard_note, sizeof io->guard_note);
 	io->guard6 = guard(AF_INET6, ifname, io->guard_note, sizeof io->guard_note);
