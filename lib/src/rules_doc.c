@@ -5,11 +5,24 @@
 
 #include <string.h>
 
+/* Appends s to the string in buf (n bytes), cut to fit. */
+static void append(char *buf, size_t n, const char *s)
+{
+	size_t len = strnlen(buf, n), k = strlen(s);
+	if (len + 1 >= n)
+		return;
+	if (k > n - 1 - len)
+		k = n - 1 - len;
+	memcpy(buf + len, s, k);
+	buf[len + k] = '\0';
+}
+
 /* Appends ", item" (or the first item) to the list in buf. */
 static void list_add(char *buf, size_t n, const char *item)
 {
-	size_t len = strlen(buf);
-	snprintf(buf + len, n - len, "%s%s", len ? ", " : "", item);
+	if (buf[0])
+		append(buf, n, ", ");
+	append(buf, n, item);
 }
 
 int roce_rule_scope_text(unsigned scope, char *buf, size_t n)
@@ -30,7 +43,7 @@ int roce_rule_scope_text(unsigned scope, char *buf, size_t n)
 		if (scope & names[i].bit)
 			list_add(buf, n, names[i].name);
 	if (!buf[0])
-		snprintf(buf, n, "not on the wire");
+		append(buf, n, "not on the wire");
 	return (int)strlen(buf);
 }
 
