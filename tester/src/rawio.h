@@ -102,6 +102,10 @@ struct rawio {
 	uint64_t rx_timed[RAWIO_CLOCK_COUNT], tx_timed[RAWIO_CLOCK_COUNT];
 	int guard4, guard6; /* UDP sockets on 4791; -1 when not held */
 	char guard_note[256];
+	/* The tc ingress program that keeps RoCEv2 frames out of the local
+	 * IP stack (rawio_tcx.h): its link, -1 when not attached, and why. */
+	int stack_bypass;
+	char stack_bypass_note[160];
 	uint64_t rx_frames, tx_frames, tx_errors;
 };
 
