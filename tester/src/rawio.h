@@ -17,6 +17,8 @@
  *           not for a conversation whose deadlines are tighter than a tick;
  *   pcap    libpcap (pcap_inject, pcap_dispatch): the portable fallback.
  * RAWIO_PATH_AUTO takes the ring and falls back to libpcap, saying why.
+ * On every path the port's RoCEv2 datagrams are kept out of the local IP
+ * stack once captured where the kernel allows it (rawio_tcx.h).
  */
 #ifndef ROCE_TESTER_RAWIO_H
 #define ROCE_TESTER_RAWIO_H
