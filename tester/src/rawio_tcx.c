@@ -26,7 +26,7 @@ static long bpf_call(int cmd, union bpf_attr *attr)
 	return syscall(SYS_bpf, cmd, attr, sizeof *attr);
 }
 
-#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define INSN(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
 /* r0 = the frame's big-endian half-word or byte at offset k (the data
  * starts at the Ethernet header at tc ingress); a load past the end ends
  * the program with 0, TCX_PASS: the frame goes on to the stack. */
