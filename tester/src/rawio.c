@@ -2,6 +2,7 @@
 #include "rawio.h"
 #include "rawio_clock.h"
 #include "rawio_ring.h"
+#include "rawio_tcx.h"
 #include "rdma_port.h"
 
 #include <arpa/inet.h>
@@ -283,7 +284,7 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		    char *err, size_t errlen)
 {
 	memset(io, 0, sizeof *io);
-	io->guard4 = io->guard6 = -1;
+	io->guard4 = io->guard6 = io->stack_bypass = -1;
 	io->fd = -1;
 	io->vlan = vlan;
 	if (strlen(ifname) >= sizeof io->ifname) {
@@ -318,7 +319,7 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 			text_printf(why, sizeof why, "%s", err);
 			rawio_close(io);
 			memset(io, 0, sizeof *io);
-			io->guard4 = io->guard6 = -1;
+			io->guard4 = io->guard6 = io->stack_bypass = -1;
 			io->fd = -1;
 			io->vlan = vlan;
 			snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
@@ -343,6 +344,16 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 	}
 	io->guard4 = guard(AF_INET, ifname, io->guard_note, sizeof io->guard_note);
 	io->guard6 = guard(AF_INET6, ifname, io->guard_note, sizeof io->guard_note);
+	/* Only with port 4791 ours: else something on this host receives
+	 * those datagrams and must go on doing so. */
+	if (io->guard4 >= 0 && io->guard6 >= 0)
+		io->stack_bypass = rawio_tcx_drop_rocev2(ifname, io->stack_bypass_note, sizeof io->stack_bypass_note);
+	else
+		snprintf(io->stack_bypass_note, sizeof io->stack_bypass_note,
+			 "not attached: UDP port 4791 is not the tester's alone");
+	if (io->stack_bypass >= 0)
+		snprintf(io->stack_bypass_note, sizeof io->stack_bypass_note,
+			 "RoCEv2 frames dropped at tc ingress after capture (tcx), kept from the IP stack");
 	return 0;
 }
 
@@ -360,6 +371,9 @@ void rawio_close(struct rawio *io)
 	if (io->guard6 >= 0)
 		close(io->guard6);
 	io->guard4 = io->guard6 = -1;
+	if (io->stack_bypass >= 0)
+		close(io->stack_bypass);
+	io->stack_bypass = -1;
 }
 
 int rawio_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *ts_ns, enum rawio_clock *clock,
