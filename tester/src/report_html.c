@@ -965,6 +965,7 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 		}
 		g_string_append(o, "</table>\n");
 	}
+	report_counters_html(o, c);
 	g_string_append(o, "<h4>Ladder diagram</h4><div class=\"ladderbox\">");
 	report_ladder_svg(o, c, x->tester_name, x->dut_short, x->linked);
 	g_string_append(o, "</div>\n");

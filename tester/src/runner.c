@@ -1,5 +1,6 @@
 /* The runner: executes one case (see runner.h). */
 #include "runner.h"
+#include "counters.h"
 #include "flowcheck.h"
 
 #include <arpa/inet.h>
@@ -102,6 +103,7 @@ struct run_ctx {
 	struct flowcheck *flow;
 	long flow_idx;
 	struct roce_flow_result flow_result;
+	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
 };
 
 /* ---- Small helpers ---- */
@@ -3244,6 +3246,7 @@ static void free_ctx(struct run_ctx *x)
 		free(x->syms[i].name);
 	free(x->syms);
 	flowcheck_free(x->flow);
+	case_counters_free(x->counters);
 	g_free(x->first_informative);
 }
 
@@ -3405,8 +3408,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_NOT_APPLICABLE;
 		g_string_printf(reason, "%s", err);
 	}
-	if (v == V_PASS)
+	if (v == V_PASS) {
 		sym_set(x, "port", "mtu", dut_port_mtu(r));
+		x->counters = case_counters_begin(&r->agent, r->opts.agent_timeout_ns, &r->counter_ports);
+	}
 	for (unsigned i = 0; v == V_PASS && !x->stop && i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
@@ -3488,6 +3493,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
+	if (x->counters)
+		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns);
 	check_traffic(x);
 	note_suppressed_findings(x);
 	/* Packets that broke a rule fail a case that otherwise passed. */
@@ -3612,6 +3619,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rx, "late", x->late_frames);
 	json_object_set_object_member(rec, "received", rx);
 	json_object_set_object_member(rec, "symbols", symbols);
+	json_object_set_object_member(rec, "counters", case_counters_json(x->counters));
 	r->rc = NULL;
 	free_ctx(x);
 	agent_log_clear(&r->agent);

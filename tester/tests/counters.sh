@@ -1,0 +1,54 @@
+#!/bin/sh
+# The DUT's counters in every case, against the soft DUT (whose counters
+# are exact): the deltas of a known exchange in results.json, the HTML
+# report and the JUnit properties.
+# usage: counters.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR
+set -u
+netns=$1 agent=$2 t=$3 dir=$4
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+runtester='"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2"'
+"$netns" --agent "$agent" --timeout 120 -- sh -c "$runtester" "$t" "$out/plain" "$dir/deltas.case" >"$out/plain.log" 2>&1
+rc=$?
+[ $rc -eq 77 ] && { tail -1 "$out/plain.log"; exit 77; }
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+out = sys.argv[1]
+fails = 0
+def check(cond, what):
+    global fails
+    print(("ok: " if cond else "FAIL: ") + what)
+    fails += not cond
+r = json.load(open(out + "/plain/results.json"))
+c = {x["id"]: x for x in r["cases"]}["T-COUNTERS-DELTAS"]
+print("  %s %s" % (c["verdict"], c["reason"]))
+check(c["verdict"] == "pass", "the exchange passes")
+k = c["counters"]
+check(k["available"] and k["driver"] == "soft" and len(k["ports"]) == 1, "one port of the soft DUT, snapshot before and after")
+p = k["ports"][0]
+d = {x["name"]: x for x in p["deltas"]}
+want = {"rx_frames": 4, "rx_packets": 3, "tx_packets": 3, "rx_drop_icrc": 1, "resp_duplicates": 1,
+        "tx_nak_psn_seq": 1, "tx_acks": 2}
+for name, n in want.items():
+    check(name in d and d[name]["delta"] == n, "%s moved by %d (got %s)" % (name, n, d.get(name, {}).get("delta")))
+check(d["rx_drop_icrc"]["meaning"] == "bad_icrc_dropped" and d["rx_drop_icrc"]["checked"]
+      and "bad ICRC" in d["rx_drop_icrc"]["meaning_text"], "rx_drop_icrc carries its meaning from the table")
+check("meaning" not in d["tx_acks"], "a counter the table gives no meaning has none")
+m = p["meanings"]
+wantm = {"packets_received": 4, "packets_sent": 3, "bad_icrc_dropped": 1, "duplicate_requests": 1,
+         "seq_err_naks_sent": 1, "seq_err_naks_received": 0, "cnps_sent": 0, "rnr_naks_sent": 0}
+for name, n in wantm.items():
+    check(m.get(name) == n, "meaning %s = %d (got %s)" % (name, n, m.get(name)))
+check(all(x["delta"] != 0 for x in p["deltas"]), "only counters that moved are listed")
+html = open(out + "/plain/report.html").read()
+check("<h4>DUT counters</h4>" in html and "<code>rx_drop_icrc</code></td><td>+1</td><td>packets dropped for a bad ICRC" in html,
+      "the HTML report shows the deltas with their meaning")
+props = {p.get("name"): p.get("value") for p in ET.parse(out + "/plain/junit.xml").iter("property")}
+key = "counters.T-COUNTERS-DELTAS [IPv4].port1.resp_duplicates"
+check(props.get(key) == "+1 resp_duplicates (duplicate requests received (PSN behind the expected one))",
+      "JUnit property %s = %s" % (key, props.get(key)))
+sys.exit(1 if fails else 0)
+PY
+rc=$?
+[ $rc -eq 0 ] || { echo "--- log"; tail -30 "$out/plain.log"; }
+exit $rc
