@@ -2,15 +2,21 @@
 # The DUT's counters in every case, against the soft DUT (whose counters
 # are exact): the deltas of a known exchange in results.json, the HTML
 # report and the JUnit properties.
-# usage: counters.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR
+# A known sequence moves every meaning the soft DUT's counters have, each
+# by a number known in advance (with congestion management, for CNPs).
+# usage: counters.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR RCM-AGENT-ARGS
 set -u
-netns=$1 agent=$2 t=$3 dir=$4
+netns=$1 agent=$2 t=$3 dir=$4 rcmfile=$5
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 runtester='"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2"'
 "$netns" --agent "$agent" --timeout 120 -- sh -c "$runtester" "$t" "$out/plain" "$dir/deltas.case" >"$out/plain.log" 2>&1
 rc=$?
 [ $rc -eq 77 ] && { tail -1 "$out/plain.log"; exit 77; }
+rcm=$(grep -v '^#' "$rcmfile" | sed 's/^/--agent-arg /' | tr '\n' ' ')
+# shellcheck disable=SC2086
+"$netns" --agent "$agent" $rcm --timeout 120 -- sh -c "$runtester" "$t" "$out/every" "$dir/every-meaning.case" \
+  >"$out/every.log" 2>&1
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
 out = sys.argv[1]
@@ -47,8 +53,23 @@ props = {p.get("name"): p.get("value") for p in ET.parse(out + "/plain/junit.xml
 key = "counters.T-COUNTERS-DELTAS [IPv4].port1.resp_duplicates"
 check(props.get(key) == "+1 resp_duplicates (duplicate requests received (PSN behind the expected one))",
       "JUnit property %s = %s" % (key, props.get(key)))
+
+# Every meaning the table gives the soft DUT's counters, exact.
+c = json.load(open(out + "/every/results.json"))["cases"][0]
+print("  %s %s" % (c["verdict"], c["reason"]))
+check(c["verdict"] == "pass", "the known sequence passes")
+m = c["counters"]["ports"][0]["meanings"]
+tx = sum(1 for p in c["packets"] if p["direction"] == "tx")
+rx = sum(1 for p in c["packets"] if p["direction"] == "rx" and not p["summary"].startswith("non-RoCEv2"))
+wantm = {"packets_received": tx, "packets_sent": rx, "bad_icrc_dropped": 1, "duplicate_requests": 1,
+         "seq_err_naks_sent": 1, "seq_err_naks_received": 1, "implied_naks": 1, "cnps_sent": 1, "cnps_received": 1,
+         "ecn_ce_received": 1, "rnr_naks_sent": 1, "rnr_naks_received": 1, "ack_timeouts": 1,
+         "retransmissions": 4}
+check(set(wantm) == set(m), "the sequence covers every meaning the soft DUT has counters of: %s" % sorted(set(m) ^ set(wantm)))
+for name, n in sorted(wantm.items()):
+    check(m.get(name) == n, "meaning %s = %d (got %s)" % (name, n, m.get(name)))
 sys.exit(1 if fails else 0)
 PY
 rc=$?
-[ $rc -eq 0 ] || { echo "--- log"; tail -30 "$out/plain.log"; }
+[ $rc -eq 0 ] || for f in "$out"/*.log; do echo "--- $f"; tail -30 "$f"; done
 exit $rc
