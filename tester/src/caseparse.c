@@ -16,6 +16,7 @@
 
 #include "caselang.h"
 #include "caselex.h"
+#include "roce/counters.h"
 #include "roce/roce.h"
 #include "text.h"
 
@@ -357,6 +358,7 @@ struct parser {
 	struct cl_case *c;
 	struct cl_arena **arena;
 	bool in_body;
+	bool in_check; /* parsing a check statement: $counters.MEANING may be used */
 	bool seen_title, seen_rules, seen_requires, seen_unless, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
 	const char *line_start;
 };
@@ -479,6 +481,15 @@ static struct cl_sym *use_name(struct parser *ps, const char *name, enum cl_sym_
 	return s;
 }
 
+/* "bad_icrc_dropped, duplicate_requests, ...": every counter meaning. */
+static void counter_meanings_text(char *text, size_t n)
+{
+	text[0] = '\0';
+	for (int m = ROCE_CNT_NONE + 1; m < ROCE_CNT_MEANING_COUNT; m++)
+		text_appendf(text, n, "%s%s", m > ROCE_CNT_NONE + 1 ? ", " : "",
+			     roce_counter_meaning_name((enum roce_counter_meaning)m));
+}
+
 static void check_member(struct parser *ps, const struct cl_token *t)
 {
 	struct cl_sym *s = find_sym(ps, t->text);
@@ -486,6 +497,20 @@ static void check_member(struct parser *ps, const struct cl_token *t)
 	if (!s && !strcmp(t->text, "port")) {
 		if (!t->member || strcmp(t->member, "mtu"))
 			fail_at(ps, CL_ERR_MEMBER, t->loc, "$port has the member mtu only; expected $port.mtu");
+		return;
+	}
+	/* $counters.MEANING: the DUT's counters of that meaning, their delta
+	 * since the case began, in check statements. */
+	if (!s && !strcmp(t->text, "counters")) {
+		if (!ps->in_check)
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$counters is for check statements only; expected "
+				"'check $counters.MEANING OP VALUE'");
+		if (!t->member || roce_counter_meaning_by_name(t->member) == ROCE_CNT_NONE) {
+			char meanings[512];
+			counter_meanings_text(meanings, sizeof meanings);
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$counters has the members %s; expected $counters.MEANING",
+				meanings);
+		}
 		return;
 	}
 	if (!s)
@@ -1233,6 +1258,7 @@ static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
 static void parse_check(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = new_step(ps, CL_CHECK, loc);
+	ps->in_check = true;
 	parse_expr(ps, &st->lhs);
 	if (!parse_cmp(ps, &st->cmp))
 		fail_expected(ps, "a comparison (=, !=, <, <=, >, >=)");
@@ -1257,6 +1283,7 @@ static void parse_check(struct parser *ps, struct cl_loc loc)
 			st->has_cond = true;
 		}
 	}
+	ps->in_check = false;
 }
 
 /* measure QP OPCODE|any for T -> count=... rate=?r ... */

@@ -16,9 +16,23 @@ struct snap {
 	unsigned n;
 };
 
+/* One meaning's delta held against the wire. */
+struct cross_check {
+	enum roce_counter_meaning meaning;
+	int64_t delta;
+	uint64_t wire;
+	bool at_least; /* the delta must be at least the wire's count (else at most) */
+	bool agrees;
+	char *counters; /* the device's counters of the meaning, by name */
+	char *evidence;
+	char *message; /* the finding, when it disagrees */
+};
+
 struct case_counters {
+	GArray *checks; /* struct cross_check */
 	unsigned n_ports;
 	struct snap before[CASE_COUNTERS_MAX_PORTS], after[CASE_COUNTERS_MAX_PORTS];
+	uint64_t after_ns;     /* when the snapshot after the case was asked for */
 	char *driver, *device; /* the table's driver (NULL: none) and the device's name */
 	GString *note;         /* why there are no deltas, or what is missing */
 };
@@ -112,13 +126,19 @@ struct case_counters *case_counters_begin(struct agent *a, uint64_t timeout_ns, 
 	return cc;
 }
 
-void case_counters_end(struct case_counters *cc, struct agent *a, uint64_t timeout_ns)
+void case_counters_end(struct case_counters *cc, struct agent *a, uint64_t timeout_ns, uint64_t now_ns)
 {
+	cc->after_ns = now_ns;
 	GString *why = g_string_new(NULL);
 	for (unsigned p = 1; p <= cc->n_ports; p++)
 		if (!take(cc, a, timeout_ns, p, &cc->after[p - 1], why))
 			g_string_printf(cc->note, "port %u gave no counter snapshot after the case (%s)", p, why->str);
 	g_string_free(why, TRUE);
+}
+
+uint64_t case_counters_after_ns(const struct case_counters *cc)
+{
+	return cc->after_ns;
 }
 
 bool case_counters_available(const struct case_counters *cc)
@@ -243,7 +263,141 @@ JsonObject *case_counters_json(const struct case_counters *cc)
 	for (unsigned p = 1; p <= cc->n_ports; p++)
 		add_port(cc, p, ports);
 	json_object_set_array_member(o, "ports", ports);
+	if (cc->checks) {
+		JsonArray *ks = json_array_new();
+		for (guint i = 0; i < cc->checks->len; i++) {
+			const struct cross_check *k = &g_array_index(cc->checks, struct cross_check, i);
+			JsonObject *j = json_object_new();
+			json_object_set_string_member(j, "meaning", roce_counter_meaning_name(k->meaning));
+			json_object_set_string_member(j, "counters", k->counters);
+			json_object_set_int_member(j, "delta", k->delta);
+			json_object_set_string_member(j, "expected", k->at_least ? "at_least" : "at_most");
+			json_object_set_int_member(j, "wire", (gint64)k->wire);
+			json_object_set_string_member(j, "evidence", k->evidence);
+			json_object_set_boolean_member(j, "agrees", k->agrees);
+			json_array_add_object_element(ks, j);
+		}
+		json_object_set_array_member(o, "cross_checks", ks);
+	}
 	return o;
+}
+
+/* The device's counters of a meaning, by name ("tx_nak_psn_seq"). */
+static char *counters_of(const struct case_counters *cc, enum roce_counter_meaning m)
+{
+	GString *names = g_string_new(NULL);
+	const struct snap *a = &cc->after[0];
+	for (unsigned i = 0; i < a->n; i++) {
+		const struct roce_counter_info *ci = roce_counter_lookup(cc->driver, a->v[i].name);
+		if (ci && ci->meaning == m)
+			g_string_append_printf(names, "%s%s%s", names->len ? ", " : "", a->v[i].name,
+					       ci->checked ? "" : " (name from documentation)");
+	}
+	return g_string_free(names, FALSE);
+}
+
+static void hold(struct case_counters *cc, enum roce_counter_meaning m, bool at_least, uint64_t wire, const char *evidence)
+{
+	int64_t d;
+	if (!meaning_delta(cc, &cc->before[0], &cc->after[0], m, &d))
+		return;
+	struct cross_check k = { m, d, wire, at_least, at_least ? d >= (int64_t)wire : d <= (int64_t)wire, NULL, NULL, NULL };
+	k.counters = counters_of(cc, m);
+	k.evidence = g_strdup(evidence);
+	if (!k.agrees)
+		k.message = g_strdup_printf(
+			"the DUT's counter%s %s (%s) moved by %lld in the case, %s the wire shows: %s%s",
+			strchr(k.counters, ',') ? "s" : "", k.counters, roce_counter_meaning_text(m), (long long)d,
+			at_least ? "less than" : "more than", evidence,
+			at_least ? "" : " (unless other traffic reached the device during the case)");
+	g_array_append_val(cc->checks, k);
+}
+
+unsigned case_counters_check(struct case_counters *cc, const struct counter_wire *w, JsonArray *findings,
+			     gchar **first)
+{
+	*first = NULL;
+	if (!cc || !case_counters_available(cc))
+		return 0;
+	cc->checks = g_array_new(FALSE, TRUE, sizeof(struct cross_check));
+	char ev[256];
+#define EV(...) (g_snprintf(ev, sizeof ev, __VA_ARGS__), ev)
+	/* What the DUT sent: the tester saw all of it only when it recorded
+	 * every frame of the case. */
+	if (w->complete) {
+		hold(cc, ROCE_CNT_PACKETS_SENT, true, w->from_dut,
+		     EV("the tester received %llu RoCE packets from the DUT for the case's QPs",
+			(unsigned long long)w->from_dut));
+		hold(cc, ROCE_CNT_SEQ_ERR_NAKS_SENT, true, w->seq_naks_from_dut,
+		     EV("the DUT sent %llu NAK PSN Sequence Error", (unsigned long long)w->seq_naks_from_dut));
+		hold(cc, ROCE_CNT_RNR_NAKS_SENT, true, w->rnr_naks_from_dut,
+		     EV("the DUT sent %llu RNR NAKs", (unsigned long long)w->rnr_naks_from_dut));
+		hold(cc, ROCE_CNT_CNP_SENT, true, w->cnps_from_dut,
+		     EV("the DUT sent %llu CNPs", (unsigned long long)w->cnps_from_dut));
+		hold(cc, ROCE_CNT_RETRANSMISSIONS, true, w->rewinds,
+		     EV("the DUT's requester went back to a PSN it had sent %llu times (RNR waits aside)",
+			(unsigned long long)w->rewinds));
+		hold(cc, ROCE_CNT_DUPLICATE_REQUESTS, true, w->repeated_answers,
+		     EV("the DUT answered %llu requests again (a repeated ACK, READ response or Atomic ACK: duplicates "
+			"it recognised)", (unsigned long long)w->repeated_answers));
+	}
+	/* What the DUT received: at most what the tester sent it. */
+	hold(cc, ROCE_CNT_PACKETS_RECEIVED, false, w->to_dut,
+	     EV("the tester sent the DUT %llu RoCE packets", (unsigned long long)w->to_dut));
+	hold(cc, ROCE_CNT_SEQ_ERR_NAKS_RECEIVED, false, w->seq_naks_to_dut,
+	     EV("the tester sent the DUT %llu NAK PSN Sequence Error", (unsigned long long)w->seq_naks_to_dut));
+	hold(cc, ROCE_CNT_RNR_NAKS_RECEIVED, false, w->rnr_naks_to_dut,
+	     EV("the tester sent the DUT %llu RNR NAKs", (unsigned long long)w->rnr_naks_to_dut));
+	hold(cc, ROCE_CNT_CNP_RECEIVED, false, w->cnps_to_dut,
+	     EV("the tester sent the DUT %llu CNPs", (unsigned long long)w->cnps_to_dut));
+	hold(cc, ROCE_CNT_ECN_CE_RECEIVED, false, w->ce_to_dut,
+	     EV("the tester sent the DUT %llu CE-marked packets", (unsigned long long)w->ce_to_dut));
+	hold(cc, ROCE_CNT_BAD_ICRC_DROPPED, false, w->bad_icrc_to_dut,
+	     EV("the tester sent the DUT %llu packets with a bad ICRC", (unsigned long long)w->bad_icrc_to_dut));
+	/* And at least what it must have taken in. */
+	hold(cc, ROCE_CNT_BAD_ICRC_DROPPED, true, w->bad_icrc_only,
+	     EV("the tester sent the DUT %llu packets addressed to it whose only fault was a bad ICRC, which it must drop "
+		"(CA17-24)", (unsigned long long)w->bad_icrc_only));
+#undef EV
+	unsigned n = 0;
+	for (guint i = 0; i < cc->checks->len; i++) {
+		const struct cross_check *k = &g_array_index(cc->checks, struct cross_check, i);
+		if (k->agrees)
+			continue;
+		JsonObject *f = json_object_new();
+		json_object_set_string_member(f, "rule", "");
+		json_object_set_string_member(f, "severity", "info");
+		json_object_set_string_member(f, "message", k->message);
+		json_object_set_string_member(f, "source", "counter check");
+		json_object_set_string_member(f, "counter", k->counters);
+		json_object_set_string_member(f, "meaning", roce_counter_meaning_name(k->meaning));
+		json_array_add_object_element(findings, f);
+		if (!n++)
+			*first = g_strdup(k->message);
+	}
+	return n;
+}
+
+bool case_counters_bind(struct case_counters *cc, struct agent *a, uint64_t timeout_ns, const struct cl_expr *const *ex,
+			unsigned n, void (*set)(void *ctx, const char *member, uint64_t v), void *ctx, GString *why)
+{
+	for (unsigned e = 0; e < n; e++) {
+		for (unsigned i = 0; i < ex[e]->n; i++) {
+			const struct cl_term *t = &ex[e]->terms[i];
+			if (!t->is_sym || strcmp(t->sym, "counters") || !t->member)
+				continue;
+			enum roce_counter_meaning m = roce_counter_meaning_by_name(t->member);
+			uint64_t d;
+			if (!cc) {
+				g_string_printf(why, "no counter snapshot before the case");
+				return false;
+			}
+			if (!case_counters_now(cc, a, timeout_ns, m, &d, why))
+				return false;
+			set(ctx, t->member, d);
+		}
+	}
+	return true;
 }
 
 void case_counters_free(struct case_counters *cc)
@@ -253,6 +407,15 @@ void case_counters_free(struct case_counters *cc)
 	for (unsigned p = 0; p < CASE_COUNTERS_MAX_PORTS; p++) {
 		snap_clear(&cc->before[p]);
 		snap_clear(&cc->after[p]);
+	}
+	if (cc->checks) {
+		for (guint i = 0; i < cc->checks->len; i++) {
+			struct cross_check *k = &g_array_index(cc->checks, struct cross_check, i);
+			g_free(k->counters);
+			g_free(k->evidence);
+			g_free(k->message);
+		}
+		g_array_free(cc->checks, TRUE);
 	}
 	g_free(cc->driver);
 	g_free(cc->device);

@@ -1,6 +1,8 @@
 /* The DUT's counter deltas of a case in the reports (see report.h). */
 #include "report.h"
 
+#include <string.h>
+
 /* One delta: "+3 rx_frames (packets received)". */
 static void delta_text(GString *t, JsonObject *d)
 {
@@ -90,5 +92,24 @@ void report_counters_html(GString *o, JsonObject *c)
 	}
 	if (!rows)
 		g_string_append(o, "<tr><td colspan=\"4\">no counter moved</td></tr>\n");
+	g_string_append(o, "</table>\n");
+	JsonArray *ks = jarr(k, "cross_checks");
+	guint nk = ks ? json_array_get_length(ks) : 0;
+	if (!nk)
+		return;
+	g_string_append(o, "<table class=\"counters\"><tr><th>Meaning</th><th>Counters</th><th>Delta</th>"
+			   "<th>The wire</th><th>Agrees</th></tr>\n");
+	for (guint i = 0; i < nk; i++) {
+		JsonObject *c1 = json_array_get_object_element(ks, i);
+		bool agrees = jbool(c1, "agrees", true);
+		g_string_append_printf(o, "<tr%s><td>", agrees ? "" : " class=\"r-info\"");
+		xml_escape(o, jstr(c1, "meaning", ""));
+		g_string_append(o, "</td><td><code>");
+		xml_escape(o, jstr(c1, "counters", ""));
+		g_string_append_printf(o, "</code></td><td>%+lld</td><td>%s ", (long long)jint(c1, "delta", 0),
+				       !strcmp(jstr(c1, "expected", ""), "at_least") ? "at least" : "at most");
+		xml_escape(o, jstr(c1, "evidence", ""));
+		g_string_append_printf(o, "</td><td>%s</td></tr>\n", agrees ? "yes" : "<b>no</b>");
+	}
 	g_string_append(o, "</table>\n");
 }

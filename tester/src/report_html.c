@@ -49,7 +49,7 @@ static const char css[] =
 	".issue.err{border-left-color:var(--err);background:#fffaf0}.issue.obs{border-left-color:var(--info);background:#f6fafe}\n"
 	".issue h3{margin:2px 0 4px}.issue ul{margin:4px 0 2px;padding-left:20px}\n"
 	".exp{color:var(--pass)}.obs-t{color:var(--fail)}\n"
-	"tr.r-fail td{background:#fff6f6}tr:target td,tr.hl td{background:#fff1b8 !important}\n"
+	"tr.r-fail td{background:#fff6f6}tr.r-info td{background:#f4f8ff}tr:target td,tr.hl td{background:#fff1b8 !important}\n"
 	"article.case{border:1px solid var(--line);border-radius:6px;margin:10px 0;background:#fff}\n"
 	"article.case>details>summary{cursor:pointer;padding:8px 12px;font-size:15px;list-style-position:inside}\n"
 	"article.case[data-verdict=fail]{border-color:#e3a3a3}article.case[data-verdict=error]{border-color:#e6c27a}\n"
@@ -668,7 +668,7 @@ static void issues_section(struct ctx *x)
 		JsonArray *fd = jarr(c, "findings");
 		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
 			JsonObject *fo = json_array_get_object_element(fd, f);
-			if (strcmp(jstr(fo, "source", ""), "case"))
+			if (strcmp(jstr(fo, "source", ""), "case") && strcmp(jstr(fo, "source", ""), "counter check"))
 				continue;
 			if (!infos++)
 				g_string_append(o, "<div class=\"issue obs\" id=\"issue-informative\"><h3>Informative findings</h3>"

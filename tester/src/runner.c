@@ -2932,9 +2932,23 @@ static void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, u
 	g_string_printf(o->detail, "does not hold, informative (not judged: %s)", why);
 }
 
+static void bind_counter(void *ctx, const char *member, uint64_t v)
+{
+	sym_set(ctx, "counters", member, v);
+}
+
 static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	uint64_t a, b;
+	/* $counters.MEANING: a fresh snapshot of the DUT's counters. */
+	const struct cl_expr *ex[] = { &s->lhs, &s->rhs, &s->cond_lhs, &s->cond_rhs };
+	GString *why = g_string_new(NULL);
+	bool bound = case_counters_bind(x->counters, &x->r->agent, x->r->opts.agent_timeout_ns, ex, 4, bind_counter, x, why);
+	if (!bound)
+		g_string_printf(o->detail, "not checked: %s", why->str);
+	g_string_free(why, TRUE);
+	if (!bound)
+		return;
 	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
 		return;
 	char va[64], vb[64];
@@ -2987,6 +3001,25 @@ static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_
 }
 
 /* ---- The case ---- */
+
+/* The DUT's counter deltas held against what the tester saw on the wire:
+ * a disagreement is informative, never a failure. */
+static void check_counters(struct run_ctx *x)
+{
+	uint32_t qpns[MAX_QPS];
+	for (unsigned i = 0; i < x->n_qps; i++)
+		qpns[i] = x->qps[i].tester_qpn;
+	struct counter_wire w;
+	counter_wire_tally(x->pkts, x->n_pkts, qpns, x->n_qps, x->r->fam[0].ok ? x->r->fam[0].ip : NULL,
+			   x->r->fam[1].ok ? x->r->fam[1].ip : NULL, case_counters_after_ns(x->counters),
+			   !x->rx_unrecorded && x->n_pkts < MAX_CASE_PKTS, &w);
+	gchar *first = NULL;
+	x->n_informative += case_counters_check(x->counters, &w, x->findings, &first);
+	if (first && !x->first_informative)
+		x->first_informative = first;
+	else
+		g_free(first);
+}
 
 static void trim_sep(GString *s)
 {
@@ -3493,8 +3526,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
-	if (x->counters)
-		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns);
+	if (x->counters) {
+		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns, rawio_now());
+		check_counters(x);
+	}
 	check_traffic(x);
 	note_suppressed_findings(x);
 	/* Packets that broke a rule fail a case that otherwise passed. */

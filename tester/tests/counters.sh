@@ -4,9 +4,13 @@
 # report and the JUnit properties.
 # A known sequence moves every meaning the soft DUT's counters have, each
 # by a number known in advance (with congestion management, for CNPs).
-# usage: counters.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR RCM-AGENT-ARGS
+# The deltas held against the wire: none disagrees on the healthy soft DUT;
+# under the counters-lie profile (counters that under-report) the
+# conformance case with a counter check ends informative, and the
+# cross-check names each counter that lies, its delta and the wire's count.
+# usage: counters.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR RCM-AGENT-ARGS CONFORMANCE-CASES
 set -u
-netns=$1 agent=$2 t=$3 dir=$4 rcmfile=$5
+netns=$1 agent=$2 t=$3 dir=$4 rcmfile=$5 suite=$6
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 runtester='"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2"'
@@ -17,6 +21,10 @@ rcm=$(grep -v '^#' "$rcmfile" | sed 's/^/--agent-arg /' | tr '\n' ' ')
 # shellcheck disable=SC2086
 "$netns" --agent "$agent" $rcm --timeout 120 -- sh -c "$runtester" "$t" "$out/every" "$dir/every-meaning.case" \
   >"$out/every.log" 2>&1
+"$netns" --agent "$agent" --agent-arg --fault --agent-arg counters-lie --timeout 120 -- sh -c "$runtester" "$t" \
+  "$out/lie" "$suite/encapsulation/drop-bad-icrc.case" >"$out/lie.log" 2>&1
+"$netns" --agent "$agent" --timeout 120 -- sh -c "$runtester" "$t" "$out/honest" "$suite/encapsulation/drop-bad-icrc.case" \
+  >"$out/honest.log" 2>&1
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
 out = sys.argv[1]
@@ -68,6 +76,33 @@ wantm = {"packets_received": tx, "packets_sent": rx, "bad_icrc_dropped": 1, "dup
 check(set(wantm) == set(m), "the sequence covers every meaning the soft DUT has counters of: %s" % sorted(set(m) ^ set(wantm)))
 for name, n in sorted(wantm.items()):
     check(m.get(name) == n, "meaning %s = %d (got %s)" % (name, n, m.get(name)))
+
+# Held against the wire: the healthy soft DUT agrees everywhere.
+for rd in ("plain", "every", "honest"):
+    for c in json.load(open(out + "/" + rd + "/results.json"))["cases"]:
+        ks = c["counters"].get("cross_checks", [])
+        bad = [k for k in ks if not k["agrees"]]
+        check(len(ks) >= 12 and not bad and not [f for f in c["findings"] if f["source"] == "counter check"],
+              "%s IPv%d: %d comparisons with the wire, none disagrees %s" % (c["id"], c["ip_version"], len(ks), bad))
+        chk = [s for s in c["steps"] if s["kind"] == "check"]
+        check(all(s["detail"].startswith("holds: $counters.bad_icrc_dropped = 1") for s in chk),
+              "%s: check $counters.bad_icrc_dropped holds: %s" % (c["id"], [s["detail"] for s in chk]))
+# counters-lie: the check and the cross-check say so, informative, never a failure.
+for c in json.load(open(out + "/lie/results.json"))["cases"]:
+    print("  %s IPv%d %s %s" % (c["id"], c["ip_version"], c["verdict"], c["reason"][:150]))
+    check(c["verdict"] == "informative", "counters-lie: informative, not a failure")
+    msgs = [f["message"] for f in c["findings"] if f["source"] == "counter check" and f["severity"] == "info"]
+    check(any("counter rx_drop_icrc (packets dropped for a bad ICRC) moved by 0 in the case, less than the wire shows: "
+              "the tester sent the DUT 2 packets addressed to it whose only fault was a bad ICRC" in m for m in msgs),
+          "the finding names rx_drop_icrc, its delta 0 and the 2 bad-ICRC packets: %s" % msgs)
+    check(any("counter tx_packets (packets sent) moved by 1 in the case, less than the wire shows: the tester received "
+              "2 RoCE packets from the DUT" in m for m in msgs), "the finding names tx_packets (half of 2)")
+    check(any(f["source"] == "case" and "did not count it ($counters.bad_icrc_dropped = 0" in f["message"]
+              for f in c["findings"]), "check $counters.bad_icrc_dropped >= 1 else inform: informative")
+    check(not c["failed_rules"], "no rule failed")
+html = open(out + "/lie/report.html").read()
+check("moved by 0 in the case, less than the wire shows" in html and "<b>no</b>" in html,
+      "the HTML report shows the disagreement")
 sys.exit(1 if fails else 0)
 PY
 rc=$?
