@@ -779,6 +779,10 @@ static void steps_table(struct ctx *x, JsonObject *c)
 		g_string_append(o, "</td><td>");
 		if (jstr(s, "detail", NULL))
 			h(o, jstr(s, "detail", ""));
+		JsonObject *sc = jobj(s, "clocks");
+		if (sc)
+			g_string_append_printf(o, "<div class=\"small muted\">timed from the %s clock to the %s clock</div>",
+					       jstr(sc, "start", "?"), jstr(sc, "end", "?"));
 		if (jstr(s, "expected", NULL)) {
 			g_string_append(o, "<div>expected <span class=\"exp\">");
 			h(o, jstr(s, "expected", ""));
@@ -915,6 +919,26 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 	char d[64];
 	duration(d, sizeof d, jint(c, "duration_ns", 0));
 	kv(o, "duration", d);
+	JsonObject *ck = jobj(c, "clocks");
+	if (ck) {
+		GString *t = g_string_new(NULL);
+		g_string_append_printf(t, "received frames: %s, sent frames: %s (", jstr(ck, "rx", "?"), jstr(ck, "tx", "?"));
+		const char *dir[] = { "rx_frames", "tx_frames" };
+		for (int k = 0; k < 2; k++) {
+			JsonObject *n = jobj(ck, dir[k]);
+			GList *names = n ? json_object_get_members(n) : NULL;
+			g_string_append(t, k ? "; sent " : "this case: received ");
+			for (GList *l = names; l; l = l->next)
+				g_string_append_printf(t, "%s%lld by %s", l == names ? "" : ", ", (long long)jint(n, l->data, 0),
+						       (const char *)l->data);
+			if (!names)
+				g_string_append(t, "none");
+			g_list_free(names);
+		}
+		g_string_append(t, "); each step's interval names its clocks");
+		kv(o, "clocks", t->str);
+		g_string_free(t, TRUE);
+	}
 	g_string_append(o, "</table>\n");
 	if (*jstr(c, "reason", "")) {
 		g_string_append(o, "<p class=\"reason\"><b>");
@@ -974,7 +998,7 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 	JsonArray *tm = jarr(c, "timings");
 	if (tm && json_array_get_length(tm)) {
 		g_string_append(o, "<h4>Timings</h4><table class=\"timings\"><tr><th>QP</th><th>PSN</th><th>Opcode</th>"
-				   "<th>What</th><th>Delta</th></tr>\n");
+				   "<th>What</th><th>Delta</th><th>Clocks</th></tr>\n");
 		for (guint k = 0; k < json_array_get_length(tm); k++) {
 			JsonObject *t = json_array_get_object_element(tm, k);
 			char dd[64];
@@ -985,7 +1009,9 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 			h(o, jstr(t, "opcode", ""));
 			g_string_append(o, "</td><td>");
 			h(o, jstr(t, "what", ""));
-			g_string_append_printf(o, "</td><td>%s</td></tr>\n", dd);
+			g_string_append_printf(o, "</td><td>%s</td><td>", dd);
+			h(o, jstr(t, "clocks", ""));
+			g_string_append(o, "</td></tr>\n");
 		}
 		g_string_append(o, "</table>\n");
 	}

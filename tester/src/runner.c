@@ -1,5 +1,6 @@
 /* The runner: executes one case (see runner.h). */
 #include "runner.h"
+#include "caseclocks.h"
 #include "counters.h"
 #include "flowcheck.h"
 
@@ -104,6 +105,7 @@ struct run_ctx {
 	long flow_idx;
 	struct roce_flow_result flow_result;
 	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
+	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */
 };
 
 /* ---- Small helpers ---- */
@@ -570,10 +572,11 @@ static int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const str
 {
 	struct runner *r = ctx;
 	char err[256];
-	/* Stamped before the send: on a veth the frame reaches the DUT (and
-	 * may be answered) before the send call returns. */
+	/* Stamped before the send (on a veth the frame reaches the DUT, and
+	 * may be answered, before the send call returns), or by the adapter. */
 	uint64_t ts = rawio_now();
-	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
+	enum rawio_clock clock;
+	int rc = rawio_send_ts(&r->io, frame, len, &ts, &clock, err, sizeof err);
 	if (r->rc) {
 		char note[512]; /* the engine's word, a rule's label (160) and a send error (256) */
 		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",
@@ -3150,6 +3153,7 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 		json_array_add_object_element(calls, c);
 	}
 	json_object_set_array_member(j, "agent_calls", calls);
+	case_clocks_step(j, x->c, idx, &x->r->io);
 	return j;
 }
 
@@ -3385,6 +3389,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->failed_rules = json_array_new();
 	x->flow = flowcheck_new();
 	x->flow_idx = -1;
+	case_clocks_begin(&x->clocks, &r->io);
 	r->rc = x;
 	peer_reset(r->peer);
 	agent_log_clear(&r->agent);
@@ -3610,6 +3615,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		json_object_set_string_member(j, "what", tm[i].what);
 		json_object_set_int_member(j, "rx_ns", (gint64)tm[i].rx_ns);
 		json_object_set_int_member(j, "delta_ns", (gint64)tm[i].delta_ns);
+		char clk[32];
+		json_object_set_string_member(j, "clocks", case_clocks_timing(&r->io, clk, sizeof clk));
 		json_array_add_object_element(timings, j);
 	}
 	const struct peer_stats *ps = peer_stats(r->peer);
@@ -3655,6 +3662,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_object_member(rec, "received", rx);
 	json_object_set_object_member(rec, "symbols", symbols);
 	json_object_set_object_member(rec, "counters", case_counters_json(x->counters));
+	json_object_set_object_member(rec, "clocks", case_clocks_json(&x->clocks, &r->io));
 	r->rc = NULL;
 	free_ctx(x);
 	agent_log_clear(&r->agent);

@@ -62,6 +62,22 @@ key = "counters.T-COUNTERS-DELTAS [IPv4].port1.resp_duplicates"
 check(props.get(key) == "+1 resp_duplicates (duplicate requests received (PSN behind the expected one))",
       "JUnit property %s = %s" % (key, props.get(key)))
 
+# The clocks: the case says which timed its frames (a veth: the kernel's for
+# received frames, the host's for sent ones), and each timed step its own.
+ck = c["clocks"]
+nrx = sum(1 for p in c["packets"] if p["direction"] == "rx")
+ntx = sum(1 for p in c["packets"] if p["direction"] == "tx")
+# (the counts also hold the neighbour resolution's frames, not recorded)
+check(ck["rx"] == "kernel" and ck["tx"] == "host" and list(ck["rx_frames"]) == ["kernel"] and
+      ck["rx_frames"]["kernel"] >= nrx and list(ck["tx_frames"]) == ["host"] and ck["tx_frames"]["host"] >= ntx,
+      "clocks: received by kernel (%d+), sent by host (%d+): %s" % (nrx, ntx, ck))
+timed = [(s["text"], s.get("clocks")) for s in c["steps"]]
+check(timed[4][1] == {"start": "host", "end": "kernel"} and timed[6][1] == {"start": "host", "end": "kernel"} and
+      timed[8][1] == {"start": "host", "end": "host"} and timed[11][1] == {"start": "kernel", "end": "host"} and
+      timed[2][1] is None, "steps: the clocks of each timed interval: %s" % timed)
+check("timed from the host clock to the kernel clock" in html and "received frames: kernel, sent frames: host" in html,
+      "the HTML report names the clocks")
+
 # Every meaning the table gives the soft DUT's counters, exact.
 c = json.load(open(out + "/every/results.json"))["cases"][0]
 print("  %s %s" % (c["verdict"], c["reason"]))
