@@ -46,6 +46,7 @@ static enum rawio_clock start_clock(const struct cl_case *c, int idx, const stru
 		case CL_EXPECT_COMPLETION:
 		case CL_EXPECT_NO_COMPLETION:
 		case CL_EXPECT_PEER:
+		case CL_LOAD:
 		case CL_WAIT: return RAWIO_CLOCK_HOST;
 		default: break;
 		}

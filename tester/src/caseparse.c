@@ -78,6 +78,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_CHECK] = "check",
 	[CL_MEASURE] = "measure",
 	[CL_DUT_LISTEN] = "dut listen",
+	[CL_LOAD] = "load",
 };
 
 const char *cl_step_kind_name(enum cl_step_kind k)
@@ -324,6 +325,13 @@ static const struct argspec a_rule[] = {
 	{ "nth", F_EXPR, NULL }, { "count", F_EXPR, NULL }, { NULL, 0, NULL }
 };
 #define MEASURED (F_EXPR | F_BIND | F_CMP | F_RESULT)
+static const struct argspec a_load[] = {
+	{ "len", F_EXPR, NULL }, { "remote", F_EXPR, NULL }, { "rkey", F_EXPR, NULL },
+	{ "count", F_EXPR, NULL }, { "duration", F_EXPR, NULL }, { "rate", F_EXPR, NULL },
+	{ "posted", MEASURED, NULL }, { "completed", MEASURED, NULL }, { "errors", MEASURED, NULL },
+	{ "lost", MEASURED, NULL }, { "achieved", MEASURED, NULL }, { "retransmissions", MEASURED, NULL },
+	{ "naks", MEASURED, NULL }, { "rnr_naks", MEASURED, NULL }, { "cnps", MEASURED, NULL }, { NULL, 0, NULL }
+};
 static const struct argspec a_measure[] = {
 	{ "count", MEASURED, NULL }, { "bytes", MEASURED, NULL }, { "rate", MEASURED, NULL },
 	{ "pps", MEASURED, NULL }, { "first", MEASURED, NULL }, { "last", MEASURED, NULL },
@@ -1303,6 +1311,33 @@ static void parse_measure(struct parser *ps, struct cl_loc loc)
 	parse_args(ps, st, a_measure, false, false);
 }
 
+/* load QP send|write|read [len= remote= rkey=] (count=N | duration=T)
+ * [rate=N] [within T] -> completed=... : sustained traffic from the
+ * tester's engine, bounded in count and time. */
+static void parse_load(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_LOAD, loc);
+	struct cl_sym *q = qp_arg(ps, st);
+	struct cl_loc vl = ps->tok.loc;
+	const char *op = take_word(ps, "an operation of the load: send, write or read");
+	static const char *const ops[] = { "send", "write", "read", NULL };
+	if (!word_allowed(ops, op))
+		fail_at(ps, CL_ERR_STATEMENT, vl, "unknown load operation '%s'; expected send, write or read", op);
+	if (q->qp_type == ROCE_T_UD && strcmp(op, "send"))
+		fail_at(ps, CL_ERR_VALUE, vl, "a UD QP can only send; expected 'send'");
+	if (q->qp_type == ROCE_T_UC && !strcmp(op, "read"))
+		fail_at(ps, CL_ERR_VALUE, vl, "UC has no read; expected send or write");
+	st->verb = (char *)op;
+	parse_args(ps, st, a_load, true, false);
+	if (strcmp(op, "send") && (!cl_step_arg(st, "remote") || !cl_step_arg(st, "rkey")))
+		fail_at(ps, CL_ERR_MISSING, vl, "'load %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
+	const struct cl_arg *dur = cl_step_arg(st, "duration");
+	if (!cl_step_arg(st, "count") && !dur)
+		fail_at(ps, CL_ERR_MISSING, vl, "a load needs count= or duration= (or both); expected e.g. count=10000 rate=100000");
+	if (dur && (dur->v.kind != CL_V_EXPR || dur->v.expr.n != 1 || !dur->v.expr.terms[0].duration))
+		fail_at(ps, CL_ERR_VALUE, dur->loc, "duration= takes a duration; expected e.g. duration=2s");
+}
+
 /* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
  * the values of the symbols. */
 static void parse_inform(struct parser *ps, struct cl_loc loc)
@@ -1562,6 +1597,8 @@ static void parse_statement(struct parser *ps)
 		parse_check(ps, loc);
 	} else if (!strcmp(kw, "measure")) {
 		parse_measure(ps, loc);
+	} else if (!strcmp(kw, "load")) {
+		parse_load(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1570,7 +1607,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, on, off, wait, check or inform", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, load, on, off, wait, check or inform", kw);
 	}
 	if (is_word(ps, "as"))
 		parse_roles(ps, &ps->c->steps[ps->c->n_steps - 1]);

@@ -2,6 +2,7 @@
  * (counter_wire_tally, see counters.h). */
 #include "counters.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "roce/aeth.h"
@@ -134,6 +135,21 @@ static void tally_rx(struct counter_wire *w, struct wire_qp *q, const struct roc
 		w->repeated_answers++;
 }
 
+/* Time order: the runner records the tester's answer to a frame before
+ * the frame itself (the engine answers as it takes the frame in). */
+struct when {
+	uint64_t ts_ns;
+	size_t i;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct when *x = a, *y = b;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 void counter_wire_tally(const struct case_pkt *pkts, size_t n, const uint32_t *tester_qpns, unsigned n_qps,
 			const uint8_t *dut_ip4, const uint8_t *dut_ip6, uint64_t until_ns, bool complete,
 			struct counter_wire *w)
@@ -143,8 +159,12 @@ void counter_wire_tally(const struct case_pkt *pkts, size_t n, const uint32_t *t
 	struct wire_qp *qps = g_new0(struct wire_qp, n_qps ? n_qps : 1);
 	for (unsigned i = 0; i < n_qps; i++)
 		qps[i].tester_qpn = tester_qpns[i];
-	for (size_t i = 0; i < n; i++) {
-		const struct case_pkt *p = &pkts[i];
+	struct when *order = g_new(struct when, n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		order[i] = (struct when){ pkts[i].ts_ns, i };
+	qsort(order, n, sizeof *order, by_time);
+	for (size_t oi = 0; oi < n; oi++) {
+		const struct case_pkt *p = &pkts[order[oi].i];
 		struct roce_pkt pk;
 		roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 		/* Every frame the tester sends is meant for the DUT as RoCE,
@@ -166,4 +186,5 @@ void counter_wire_tally(const struct case_pkt *pkts, size_t n, const uint32_t *t
 		}
 	}
 	g_free(qps);
+	g_free(order);
 }

@@ -3,6 +3,7 @@
 #include "caseclocks.h"
 #include "counters.h"
 #include "flowcheck.h"
+#include "load_step.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -67,6 +68,7 @@ struct step_out {
 	GString *observed;
 	long pkts[16];
 	unsigned n_pkts;
+	JsonObject *record; /* what the step measured, for results.json (load) */
 };
 
 struct run_ctx {
@@ -2528,6 +2530,44 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	x->ref_ns = end;
 }
 
+/* A step's results (measure, load): RESULT=?x binds the value, RESULT OP
+ * VALUE checks it; a check that does not hold fails the step. */
+struct step_result {
+	const char *key;
+	enum sym_unit unit;
+	uint64_t value;
+};
+
+static void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const struct step_result *res,
+			 size_t n)
+{
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		for (size_t k = 0; a->result && k < n; k++) {
+			if (strcmp(res[k].key, a->key))
+				continue;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set_unit(x, a->v.word, NULL, res[k].value, res[k].unit);
+				break;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (!cmp_ok(a->cmp, res[k].value, want)) {
+				char g[64], e[64];
+				format_value(res[k].value, res[k].unit, g, sizeof g);
+				format_value(want, res[k].unit, e, sizeof e);
+				o->st = S_FAIL;
+				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
+			}
+			break;
+		}
+	}
+	if (o->st == S_FAIL)
+		g_string_append_printf(o->observed, "[%s]", o->detail->str);
+}
+
 /* measure: the DUT's packets of a QP (of one opcode, or any) during a
  * window that starts at the previous step's event; counts, bytes, rate,
  * gaps. The packets measured are taken, like an expectation's. */
@@ -2581,38 +2621,69 @@ static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step
 	if (count > 1)
 		g_string_append_printf(o->detail, "; gaps %s .. %s", g1, g2);
 	x->ref_ns = end;
-	static const struct {
-		const char *key;
-		enum sym_unit unit;
-	} units[] = { { "count", SYM_PLAIN }, { "bytes", SYM_BYTES }, { "rate", SYM_BYTES_PER_S },
-		      { "pps", SYM_PER_S }, { "first", SYM_NS }, { "last", SYM_NS },
-		      { "min_gap", SYM_NS }, { "max_gap", SYM_NS } };
-	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
-	for (unsigned i = 0; i < s->n_args; i++) {
-		const struct cl_arg *a = &s->args[i];
-		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
-			if (strcmp(units[k].key, a->key))
-				continue;
-			if (a->v.kind == CL_V_BIND) {
-				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);
-				break;
-			}
-			uint64_t want;
-			if (!eval(x, &a->v.expr, &want, o))
-				return;
-			if (!cmp_ok(a->cmp, vals[k], want)) {
-				char g[64], e[64];
-				format_value(vals[k], units[k].unit, g, sizeof g);
-				format_value(want, units[k].unit, e, sizeof e);
-				o->st = S_FAIL;
-				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
-				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
-			}
-			break;
-		}
+	const struct step_result res[] = { { "count", SYM_PLAIN, count }, { "bytes", SYM_BYTES, bytes },
+					   { "rate", SYM_BYTES_PER_S, rate }, { "pps", SYM_PER_S, pps },
+					   { "first", SYM_NS, first }, { "last", SYM_NS, last },
+					   { "min_gap", SYM_NS, min_gap }, { "max_gap", SYM_NS, max_gap } };
+	step_results(x, s, o, res, sizeof res / sizeof res[0]);
+}
+
+/* ---- load: sustained traffic from the engine (load_step.c) ---- */
+
+static void load_pump(void *ctx, uint64_t deadline_ns)
+{
+	pump_until(ctx, -1, deadline_ns, true);
+}
+
+static bool load_interrupted(void *ctx)
+{
+	return interrupted(ctx);
+}
+
+static void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct load_spec ls = { 0 };
+	uint64_t len, rkey;
+	ls.op = !strcmp(s->verb, "write") ? PEER_OP_WRITE : !strcmp(s->verb, "read") ? PEER_OP_READ : PEER_OP_SEND;
+	if (!arg_u64(x, s, "len", 64, &len, o) || !arg_u64(x, s, "remote", 0, &ls.remote, o) ||
+	    !arg_u64(x, s, "rkey", 0, &rkey, o) || !arg_u64(x, s, "count", 0, &ls.count, o) ||
+	    !arg_u64(x, s, "duration", 0, &ls.duration_ns, o) || !arg_u64(x, s, "rate", 0, &ls.rate, o))
+		return;
+	if (len > (1u << 20)) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "len=%llu: a load's operations are at most 1 MiB each", (unsigned long long)len);
+		return;
 	}
-	if (o->st == S_FAIL)
-		g_string_append_printf(o->observed, "[%s]", o->detail->str);
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		abort();
+	pattern(buf, len, (unsigned)x->cur_step);
+	ls.data = buf;
+	ls.len = (uint32_t)len;
+	ls.rkey = (uint32_t)rkey;
+	ls.drain_ns = s->has_within ? s->within_max : 2000 * NS_PER_MS;
+	ls.deadline_ns = x->deadline_ns;
+	struct load_wire w = { x->r, load_pump, load_interrupted };
+	struct load_result lr;
+	char err[256];
+	int rc = load_run(x->r->peer, q->tester_qpn, &ls, &w, &lr, err, sizeof err);
+	free(buf);
+	if (rc) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "%s", err);
+		return;
+	}
+	x->ref_ns = lr.ended_ns;
+	struct load_answers la;
+	load_count_answers(x->pkts, x->n_pkts, q->tester_qpn, lr.started_ns, lr.ended_ns, &la);
+	o->record = load_record(&ls, &lr, &la, o->detail);
+	const struct step_result res[] = { { "posted", SYM_PLAIN, lr.posted }, { "completed", SYM_PLAIN, lr.completed },
+					   { "errors", SYM_PLAIN, lr.errors }, { "lost", SYM_PLAIN, lr.lost },
+					   { "achieved", SYM_PER_S, lr.achieved }, { "retransmissions", SYM_PLAIN, lr.retransmissions },
+					   { "naks", SYM_PLAIN, la.naks }, { "rnr_naks", SYM_PLAIN, la.rnr_naks },
+					   { "cnps", SYM_PLAIN, la.cnps } };
+	step_results(x, s, o, res, sizeof res / sizeof res[0]);
 }
 
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -3042,6 +3113,8 @@ static void step_out_init(struct step_out *o)
 
 static void step_out_free(struct step_out *o)
 {
+	if (o->record)
+		json_object_unref(o->record);
 	g_string_free(o->detail, TRUE);
 	g_string_free(o->expected, TRUE);
 	g_string_free(o->observed, TRUE);
@@ -3075,6 +3148,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_CHECK: step_check(x, s, o); break;
 	case CL_MEASURE: step_measure(x, s, o); break;
 	case CL_DUT_LISTEN: step_dut_listen(x, s, o); break;
+	case CL_LOAD: step_load(x, s, o); break;
 	default: break;
 	}
 }
@@ -3135,6 +3209,8 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 		json_object_set_string_member(j, "expected", o->expected->str);
 	if (o->observed->len)
 		json_object_set_string_member(j, "observed", o->observed->str);
+	if (o->record)
+		json_object_set_object_member(j, "load", json_object_ref(o->record));
 	JsonArray *pk = json_array_new();
 	for (unsigned i = 0; i < o->n_pkts; i++)
 		json_array_add_int_element(pk, o->pkts[i]);

@@ -2,6 +2,8 @@
 # The DUT's counters in every case, against the soft DUT (whose counters
 # are exact): the deltas of a known exchange in results.json, the HTML
 # report and the JUnit properties.
+# A load (2000 WRITEs, two packets lost): its record, and the DUT's
+# counters agree with the wire.
 # A known sequence moves every meaning the soft DUT's counters have, each
 # by a number known in advance (with congestion management, for CNPs).
 # The deltas held against the wire: none disagrees on the healthy soft DUT;
@@ -15,6 +17,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 runtester='"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2"'
 "$netns" --agent "$agent" --timeout 120 -- sh -c "$runtester" "$t" "$out/plain" "$dir/deltas.case" >"$out/plain.log" 2>&1
+"$netns" --agent "$agent" --timeout 120 -- sh -c "$runtester" "$t" "$out/load" "$suite/rc-responder/load-go-back-n.case" \
+  >"$out/load.log" 2>&1
 rc=$?
 [ $rc -eq 77 ] && { tail -1 "$out/plain.log"; exit 77; }
 rcm=$(grep -v '^#' "$rcmfile" | sed 's/^/--agent-arg /' | tr '\n' ' ')
@@ -93,6 +97,19 @@ check(set(wantm) == set(m), "the sequence covers every meaning the soft DUT has 
 for name, n in sorted(wantm.items()):
     check(m.get(name) == n, "meaning %s = %d (got %s)" % (name, n, m.get(name)))
 
+# The load step's record.
+for c in json.load(open(out + "/load/results.json"))["cases"]:
+    ld = [s for s in c["steps"] if s["kind"] == "load"][0]
+    L = ld["load"]
+    print("  %s IPv%d %s: %s" % (c["id"], c["ip_version"], c["verdict"], ld["detail"]))
+    check(c["verdict"] == "pass" and L["posted"] == 2000 and L["completed"] == 2000 and L["lost"] == 0 and
+          L["errors"] == 0 and L["naks"] >= 2 and L["retransmissions"] >= 2 and L["achieved"] > 0 and
+          L["operation"] == "write" and not L["cut_short"], "load: 2000 WRITEs completed after go-back-N: %s" % L)
+    k = c["counters"]
+    m = k["ports"][0]["meanings"]
+    check(m["seq_err_naks_sent"] == L["naks"] and m["packets_received"] >= 2000 and
+          not [x for x in k["cross_checks"] if not x["agrees"]],
+          "load: the DUT's counters agree with the wire (%d NAKs)" % m["seq_err_naks_sent"])
 # Held against the wire: the healthy soft DUT agrees everywhere.
 for rd in ("plain", "every", "honest"):
     for c in json.load(open(out + "/" + rd + "/results.json"))["cases"]:
