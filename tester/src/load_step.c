@@ -69,6 +69,13 @@ int load_run(struct peer *p, uint32_t qpn, const struct load_spec *s, const stru
 			w->pump(w->ctx, until < stop_posting ? until : stop_posting);
 			continue;
 		}
+		/* A retry count run out takes the tester's QP to the error
+		 * state (its outstanding requests complete in error): the
+		 * load ends there, as a requester's would. */
+		if (peer_qp_in_error(p, qpn)) {
+			r->qp_error = true;
+			break;
+		}
 		wr.wr_id = LOAD_WR_BASE + r->posted;
 		if (peer_post(p, qpn, &wr, now, err, errlen) != 0)
 			return -1;
@@ -87,7 +94,7 @@ int load_run(struct peer *p, uint32_t qpn, const struct load_spec *s, const stru
 		w->pump(w->ctx, end);
 	}
 	r->ended_ns = rawio_now();
-	r->cut_short = (r->posted < count && !s->duration_ns) || w->interrupted(w->ctx) ||
+	r->cut_short = ((r->posted < count && !s->duration_ns) && !r->qp_error) || w->interrupted(w->ctx) ||
 		       r->ended_ns >= s->deadline_ns;
 	r->lost = r->posted - r->completed - r->errors;
 	r->tx_packets = st->tx - tx0;
@@ -123,6 +130,7 @@ JsonObject *load_record(const struct load_spec *s, const struct load_result *r, 
 	if (r->first_error >= 0)
 		json_object_set_string_member(o, "first_error", ap_wc_status_name((enum ap_wc_status)r->first_error));
 	json_object_set_boolean_member(o, "cut_short", r->cut_short);
+	json_object_set_boolean_member(o, "qp_error", r->qp_error);
 	g_string_printf(detail, "%llu %s%s of %u bytes posted in %.3f ms (%llu/s achieved",
 			(unsigned long long)r->posted, op, r->posted == 1 ? "" : "s", s->len,
 			(double)(r->posted_ns - r->started_ns) / 1e6, (unsigned long long)r->achieved);
@@ -137,6 +145,8 @@ JsonObject *load_record(const struct load_spec *s, const struct load_result *r, 
 			       (unsigned long long)r->lost, (double)(r->ended_ns - r->started_ns) / 1e6,
 			       (unsigned long long)r->tx_packets, (unsigned long long)r->retransmissions,
 			       (unsigned long long)a->naks, (unsigned long long)a->rnr_naks, (unsigned long long)a->cnps);
+	if (r->qp_error)
+		g_string_append(detail, "; the tester's QP went to the error state (a retry count ran out), ending the load");
 	if (r->cut_short)
 		g_string_append(detail, "; cut short by the case's time budget or an interruption");
 	return o;

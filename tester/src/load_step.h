@@ -46,6 +46,7 @@ struct load_result {
 	uint64_t achieved;                         /* operations per second posted, first to last */
 	int first_error;                           /* an ap_wc_status, or -1 */
 	bool cut_short;                            /* the case's budget or an interruption ended it */
+	bool qp_error;                             /* the tester's QP went to the error state: no more posts */
 };
 
 /* Runs the load; returns 0, or -1 with err (the spec out of bounds, a post
