@@ -138,6 +138,7 @@ enum cl_step_kind {
 	CL_CHECK,         /* check EXPR CMP EXPR [else inform [RULE] "text"] */
 	CL_MEASURE,       /* measure QP OPCODE|any for T -> count=... rate=... */
 	CL_DUT_LISTEN,    /* dut listen QP port=N: the DUT's CM accepts a connection on QP */
+	CL_LOAD,          /* load QP send|write|read args (count=N | duration=T) [rate=N] -> completed=... */
 	CL_STEP_KIND_COUNT
 };
 

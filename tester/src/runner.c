@@ -1,6 +1,9 @@
 /* The runner: executes one case (see runner.h). */
 #include "runner.h"
+#include "caseclocks.h"
+#include "counters.h"
 #include "flowcheck.h"
+#include "load_step.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -65,6 +68,7 @@ struct step_out {
 	GString *observed;
 	long pkts[16];
 	unsigned n_pkts;
+	JsonObject *record; /* what the step measured, for results.json (load) */
 };
 
 struct run_ctx {
@@ -102,6 +106,8 @@ struct run_ctx {
 	struct flowcheck *flow;
 	long flow_idx;
 	struct roce_flow_result flow_result;
+	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
+	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */
 };
 
 /* ---- Small helpers ---- */
@@ -568,10 +574,11 @@ static int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const str
 {
 	struct runner *r = ctx;
 	char err[256];
-	/* Stamped before the send: on a veth the frame reaches the DUT (and
-	 * may be answered) before the send call returns. */
+	/* Stamped before the send (on a veth the frame reaches the DUT, and
+	 * may be answered, before the send call returns), or by the adapter. */
 	uint64_t ts = rawio_now();
-	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
+	enum rawio_clock clock;
+	int rc = rawio_send_ts(&r->io, frame, len, &ts, &clock, err, sizeof err);
 	if (r->rc) {
 		char note[512]; /* the engine's word, a rule's label (160) and a send error (256) */
 		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",
@@ -2523,6 +2530,44 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	x->ref_ns = end;
 }
 
+/* A step's results (measure, load): RESULT=?x binds the value, RESULT OP
+ * VALUE checks it; a check that does not hold fails the step. */
+struct step_result {
+	const char *key;
+	enum sym_unit unit;
+	uint64_t value;
+};
+
+static void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const struct step_result *res,
+			 size_t n)
+{
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		for (size_t k = 0; a->result && k < n; k++) {
+			if (strcmp(res[k].key, a->key))
+				continue;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set_unit(x, a->v.word, NULL, res[k].value, res[k].unit);
+				break;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (!cmp_ok(a->cmp, res[k].value, want)) {
+				char g[64], e[64];
+				format_value(res[k].value, res[k].unit, g, sizeof g);
+				format_value(want, res[k].unit, e, sizeof e);
+				o->st = S_FAIL;
+				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
+			}
+			break;
+		}
+	}
+	if (o->st == S_FAIL)
+		g_string_append_printf(o->observed, "[%s]", o->detail->str);
+}
+
 /* measure: the DUT's packets of a QP (of one opcode, or any) during a
  * window that starts at the previous step's event; counts, bytes, rate,
  * gaps. The packets measured are taken, like an expectation's. */
@@ -2576,38 +2621,69 @@ static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step
 	if (count > 1)
 		g_string_append_printf(o->detail, "; gaps %s .. %s", g1, g2);
 	x->ref_ns = end;
-	static const struct {
-		const char *key;
-		enum sym_unit unit;
-	} units[] = { { "count", SYM_PLAIN }, { "bytes", SYM_BYTES }, { "rate", SYM_BYTES_PER_S },
-		      { "pps", SYM_PER_S }, { "first", SYM_NS }, { "last", SYM_NS },
-		      { "min_gap", SYM_NS }, { "max_gap", SYM_NS } };
-	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
-	for (unsigned i = 0; i < s->n_args; i++) {
-		const struct cl_arg *a = &s->args[i];
-		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
-			if (strcmp(units[k].key, a->key))
-				continue;
-			if (a->v.kind == CL_V_BIND) {
-				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);
-				break;
-			}
-			uint64_t want;
-			if (!eval(x, &a->v.expr, &want, o))
-				return;
-			if (!cmp_ok(a->cmp, vals[k], want)) {
-				char g[64], e[64];
-				format_value(vals[k], units[k].unit, g, sizeof g);
-				format_value(want, units[k].unit, e, sizeof e);
-				o->st = S_FAIL;
-				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
-				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
-			}
-			break;
-		}
+	const struct step_result res[] = { { "count", SYM_PLAIN, count }, { "bytes", SYM_BYTES, bytes },
+					   { "rate", SYM_BYTES_PER_S, rate }, { "pps", SYM_PER_S, pps },
+					   { "first", SYM_NS, first }, { "last", SYM_NS, last },
+					   { "min_gap", SYM_NS, min_gap }, { "max_gap", SYM_NS, max_gap } };
+	step_results(x, s, o, res, sizeof res / sizeof res[0]);
+}
+
+/* ---- load: sustained traffic from the engine (load_step.c) ---- */
+
+static void load_pump(void *ctx, uint64_t deadline_ns)
+{
+	pump_until(ctx, -1, deadline_ns, true);
+}
+
+static bool load_interrupted(void *ctx)
+{
+	return interrupted(ctx);
+}
+
+static void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct load_spec ls = { 0 };
+	uint64_t len, rkey;
+	ls.op = !strcmp(s->verb, "write") ? PEER_OP_WRITE : !strcmp(s->verb, "read") ? PEER_OP_READ : PEER_OP_SEND;
+	if (!arg_u64(x, s, "len", 64, &len, o) || !arg_u64(x, s, "remote", 0, &ls.remote, o) ||
+	    !arg_u64(x, s, "rkey", 0, &rkey, o) || !arg_u64(x, s, "count", 0, &ls.count, o) ||
+	    !arg_u64(x, s, "duration", 0, &ls.duration_ns, o) || !arg_u64(x, s, "rate", 0, &ls.rate, o))
+		return;
+	if (len > (1u << 20)) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "len=%llu: a load's operations are at most 1 MiB each", (unsigned long long)len);
+		return;
 	}
-	if (o->st == S_FAIL)
-		g_string_append_printf(o->observed, "[%s]", o->detail->str);
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		abort();
+	pattern(buf, len, (unsigned)x->cur_step);
+	ls.data = buf;
+	ls.len = (uint32_t)len;
+	ls.rkey = (uint32_t)rkey;
+	ls.drain_ns = s->has_within ? s->within_max : 2000 * NS_PER_MS;
+	ls.deadline_ns = x->deadline_ns;
+	struct load_wire w = { x->r, load_pump, load_interrupted };
+	struct load_result lr;
+	char err[256];
+	int rc = load_run(x->r->peer, q->tester_qpn, &ls, &w, &lr, err, sizeof err);
+	free(buf);
+	if (rc) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "%s", err);
+		return;
+	}
+	x->ref_ns = lr.ended_ns;
+	struct load_answers la;
+	load_count_answers(x->pkts, x->n_pkts, q->tester_qpn, lr.started_ns, lr.ended_ns, &la);
+	o->record = load_record(&ls, &lr, &la, o->detail);
+	const struct step_result res[] = { { "posted", SYM_PLAIN, lr.posted }, { "completed", SYM_PLAIN, lr.completed },
+					   { "errors", SYM_PLAIN, lr.errors }, { "lost", SYM_PLAIN, lr.lost },
+					   { "achieved", SYM_PER_S, lr.achieved }, { "retransmissions", SYM_PLAIN, lr.retransmissions },
+					   { "naks", SYM_PLAIN, la.naks }, { "rnr_naks", SYM_PLAIN, la.rnr_naks },
+					   { "cnps", SYM_PLAIN, la.cnps } };
+	step_results(x, s, o, res, sizeof res / sizeof res[0]);
 }
 
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -2930,9 +3006,23 @@ static void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, u
 	g_string_printf(o->detail, "does not hold, informative (not judged: %s)", why);
 }
 
+static void bind_counter(void *ctx, const char *member, uint64_t v)
+{
+	sym_set(ctx, "counters", member, v);
+}
+
 static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	uint64_t a, b;
+	/* $counters.MEANING: a fresh snapshot of the DUT's counters. */
+	const struct cl_expr *ex[] = { &s->lhs, &s->rhs, &s->cond_lhs, &s->cond_rhs };
+	GString *why = g_string_new(NULL);
+	bool bound = case_counters_bind(x->counters, &x->r->agent, x->r->opts.agent_timeout_ns, ex, 4, bind_counter, x, why);
+	if (!bound)
+		g_string_printf(o->detail, "not checked: %s", why->str);
+	g_string_free(why, TRUE);
+	if (!bound)
+		return;
 	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
 		return;
 	char va[64], vb[64];
@@ -2986,6 +3076,25 @@ static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_
 
 /* ---- The case ---- */
 
+/* The DUT's counter deltas held against what the tester saw on the wire:
+ * a disagreement is informative, never a failure. */
+static void check_counters(struct run_ctx *x)
+{
+	uint32_t qpns[MAX_QPS];
+	for (unsigned i = 0; i < x->n_qps; i++)
+		qpns[i] = x->qps[i].tester_qpn;
+	struct counter_wire w;
+	counter_wire_tally(x->pkts, x->n_pkts, qpns, x->n_qps, x->r->fam[0].ok ? x->r->fam[0].ip : NULL,
+			   x->r->fam[1].ok ? x->r->fam[1].ip : NULL, case_counters_after_ns(x->counters),
+			   !x->rx_unrecorded && x->n_pkts < MAX_CASE_PKTS, &w);
+	gchar *first = NULL;
+	x->n_informative += case_counters_check(x->counters, &w, x->findings, &first);
+	if (first && !x->first_informative)
+		x->first_informative = first;
+	else
+		g_free(first);
+}
+
 static void trim_sep(GString *s)
 {
 	size_t n = s->len;
@@ -3004,6 +3113,8 @@ static void step_out_init(struct step_out *o)
 
 static void step_out_free(struct step_out *o)
 {
+	if (o->record)
+		json_object_unref(o->record);
 	g_string_free(o->detail, TRUE);
 	g_string_free(o->expected, TRUE);
 	g_string_free(o->observed, TRUE);
@@ -3037,6 +3148,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_CHECK: step_check(x, s, o); break;
 	case CL_MEASURE: step_measure(x, s, o); break;
 	case CL_DUT_LISTEN: step_dut_listen(x, s, o); break;
+	case CL_LOAD: step_load(x, s, o); break;
 	default: break;
 	}
 }
@@ -3097,6 +3209,8 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 		json_object_set_string_member(j, "expected", o->expected->str);
 	if (o->observed->len)
 		json_object_set_string_member(j, "observed", o->observed->str);
+	if (o->record)
+		json_object_set_object_member(j, "load", json_object_ref(o->record));
 	JsonArray *pk = json_array_new();
 	for (unsigned i = 0; i < o->n_pkts; i++)
 		json_array_add_int_element(pk, o->pkts[i]);
@@ -3115,6 +3229,7 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 		json_array_add_object_element(calls, c);
 	}
 	json_object_set_array_member(j, "agent_calls", calls);
+	case_clocks_step(j, x->c, idx, &x->r->io);
 	return j;
 }
 
@@ -3244,6 +3359,7 @@ static void free_ctx(struct run_ctx *x)
 		free(x->syms[i].name);
 	free(x->syms);
 	flowcheck_free(x->flow);
+	case_counters_free(x->counters);
 	g_free(x->first_informative);
 }
 
@@ -3349,6 +3465,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->failed_rules = json_array_new();
 	x->flow = flowcheck_new();
 	x->flow_idx = -1;
+	case_clocks_begin(&x->clocks, &r->io);
 	r->rc = x;
 	peer_reset(r->peer);
 	agent_log_clear(&r->agent);
@@ -3405,8 +3522,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_NOT_APPLICABLE;
 		g_string_printf(reason, "%s", err);
 	}
-	if (v == V_PASS)
+	if (v == V_PASS) {
 		sym_set(x, "port", "mtu", dut_port_mtu(r));
+		x->counters = case_counters_begin(&r->agent, r->opts.agent_timeout_ns, &r->counter_ports);
+	}
 	for (unsigned i = 0; v == V_PASS && !x->stop && i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
@@ -3488,6 +3607,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
+	if (x->counters) {
+		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns, rawio_now());
+		check_counters(x);
+	}
 	check_traffic(x);
 	note_suppressed_findings(x);
 	/* Packets that broke a rule fail a case that otherwise passed. */
@@ -3568,6 +3691,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		json_object_set_string_member(j, "what", tm[i].what);
 		json_object_set_int_member(j, "rx_ns", (gint64)tm[i].rx_ns);
 		json_object_set_int_member(j, "delta_ns", (gint64)tm[i].delta_ns);
+		char clk[32];
+		json_object_set_string_member(j, "clocks", case_clocks_timing(&r->io, clk, sizeof clk));
 		json_array_add_object_element(timings, j);
 	}
 	const struct peer_stats *ps = peer_stats(r->peer);
@@ -3612,6 +3737,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rx, "late", x->late_frames);
 	json_object_set_object_member(rec, "received", rx);
 	json_object_set_object_member(rec, "symbols", symbols);
+	json_object_set_object_member(rec, "counters", case_counters_json(x->counters));
+	json_object_set_object_member(rec, "clocks", case_clocks_json(&x->clocks, &r->io));
 	r->rc = NULL;
 	free_ctx(x);
 	agent_log_clear(&r->agent);
