@@ -101,19 +101,17 @@ static void forget_cache(void)
 	cache = NULL;
 }
 
-static void answered(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
-		     uint64_t delta_ns)
+static void answered(void *ctx, void *cookie, const struct roce_flow_answer *a)
 {
 	(void)ctx;
-	(void)request_frame;
 	struct rocev2_packet *rp = cookie;
 	if (rp && !rp->response_in) {
-		rp->response_in = response_frame;
-		rp->response_in_ns = delta_ns;
+		rp->response_in = a->response_frame;
+		rp->response_in_ns = a->delta_ns;
 	}
 }
 
-static const struct roce_flow_env env = { NULL, record, answered };
+static const struct roce_flow_env env = { NULL, record, answered, NULL, 0 };
 
 struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 {
@@ -141,7 +139,7 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	struct roce_flow_input in = {
 		t, ipv, pinfo->src.data, pinfo->dst.data, (uint16_t)pinfo->srcport, pinfo->num,
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
-		(unsigned)rocev2_prefs.pmtu, rp,
+		(unsigned)rocev2_prefs.pmtu, rp, pinfo->fd->pkt_len,
 	};
 	roce_flow_packet(&env, &in, &rp->flow);
 	rp->analysed = true;

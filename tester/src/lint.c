@@ -99,9 +99,9 @@ static void *record(void *table, const void *key, size_t klen, size_t size)
 
 /* The flow analysis of one packet, as the plugin feeds it. */
 static bool analyse(const struct roce_flow_env *env, const struct roce_pkt *p, uint32_t frame, uint64_t ts_ns,
-		    unsigned pmtu, struct roce_flow_result *r)
+		    unsigned pmtu, uint32_t wire_len, struct roce_flow_result *r)
 {
-	struct roce_flow_input in = { .frame = frame, .ts_ns = ts_ns, .pmtu = pmtu };
+	struct roce_flow_input in = { .frame = frame, .ts_ns = ts_ns, .pmtu = pmtu, .wire_len = wire_len };
 	if (!roce_flow_input_from(&in, p))
 		return false;
 	roce_flow_packet(env, &in, r);
@@ -180,7 +180,7 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		pcap_close(pc);
 		return -1;
 	}
-	const struct roce_flow_env env = { table, record, NULL };
+	const struct roce_flow_env env = { table, record, NULL, NULL, 0 };
 	if (o->tsv)
 		printf("# %s\n", path);
 	else if (!o->quiet)
@@ -202,7 +202,7 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		/* The analysis first: the path MTU it knows drives the payload checks. */
 		struct roce_flow_result r;
 		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u;
-		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, &r);
+		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, h->len, &r);
 		struct roce_check_opts co = o->check;
 		if (!co.pmtu && analysed)
 			co.pmtu = r.pmtu;
