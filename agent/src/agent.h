@@ -75,6 +75,9 @@ struct req {
 	JsonNode *id;       /* the request's id (may be NULL) */
 	JsonObject *params; /* never NULL once dispatched (empty object) */
 	enum agent_err err;
+	/* The agent's own sentence: names from its tables, numbers, and at
+	 * most 60 characters quoted from the request (%.60s); cut visibly
+	 * were it ever longer. */
 	char msg[512];
 	JsonBuilder *result; /* an object being built, for methods that succeed */
 	bool close_after;    /* bye: close once the reply is out */
@@ -84,7 +87,7 @@ struct req {
 struct session {
 	struct agent *agent;
 	int fd;
-	char peer[80];
+	char peer[80]; /* "ADDRESS:PORT", numeric (NI_NUMERICHOST: 46 + IF_NAMESIZE bytes at most) */
 	guint in_watch, out_watch, poll_timer, close_queued, hello_timer;
 	GString *in, *out;
 	bool authenticated;

@@ -5,13 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 int be_error_set(struct be_error *err, enum be_status code, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
 		va_start(ap, fmt);
 		err->code = code;
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		text_vprintf(err->message, sizeof err->message, fmt, ap);
 		va_end(ap);
 	}
 	return -1;

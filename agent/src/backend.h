@@ -48,6 +48,8 @@ enum be_status {
 
 struct be_error {
 	enum be_status code;
+	/* The backend's own sentence: a verb, attribute names from tables, a
+	 * device name and strerror's text; cut visibly were it ever longer. */
 	char message[256];
 };
 
@@ -112,7 +114,7 @@ enum be_capability {
 /* ---- Attributes ---- */
 
 struct be_device_attr {
-	char name[64];
+	char name[64]; /* sizes of the verbs API: IBV_SYSFS_NAME_MAX, ibv_device_attr.fw_ver */
 	uint32_t vendor_id, vendor_part_id;
 	char fw_ver[64];
 	uint32_t max_qp, max_qp_wr, max_sge;
@@ -128,7 +130,7 @@ struct be_port_attr {
 	enum be_port_state state;
 	unsigned active_mtu, max_mtu; /* bytes */
 	unsigned gid_tbl_len;
-	char netdev[64]; /* "" when unknown */
+	char netdev[64]; /* an interface name (IF_NAMESIZE); "" when unknown */
 };
 
 struct be_gid {

@@ -45,6 +45,8 @@
 #include <rdma/rdma_cma.h>
 #endif
 
+#include "text.h"
+
 #define SYSFS_IB "/sys/class/infiniband"
 #define MAX_SGE_ON_STACK 16
 
@@ -632,13 +634,10 @@ static int ib_modify_qp(struct be_qp *qp, const struct be_qp_attr *attr, struct 
 					    (int)attr->state);
 		unsigned missing = required_attrs(qp->type, from, attr->state) & ~attr->mask;
 		if (missing) {
-			char names[256] = "";
+			char names[256] = ""; /* names from qp_attrs: they all fit */
 			for (size_t i = 0; i < G_N_ELEMENTS(qp_attrs); i++)
-				if (missing & qp_attrs[i].be) {
-					if (names[0])
-						g_strlcat(names, ", ", sizeof names);
-					g_strlcat(names, qp_attrs[i].name, sizeof names);
-				}
+				if (missing & qp_attrs[i].be)
+					text_appendf(names, sizeof names, "%s%s", names[0] ? ", " : "", qp_attrs[i].name);
 			return be_error_set(err, BE_BAD_REQUEST, "%s QP %s -> %s needs %s",
 					    type_name(qp->type), state_name(from),
 					    state_name((enum ibv_qp_state)attr->state), names);
@@ -1246,7 +1245,7 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 	int num = 0;
 	struct ibv_device **list = ibv_get_device_list(&num);
 	if (!list) {
-		snprintf(err, errlen, "ibv_get_device_list: %s (is libibverbs set up?)",
+		text_printf(err, errlen, "ibv_get_device_list: %s (is libibverbs set up?)",
 			 strerror(errno));
 		return NULL;
 	}
@@ -1260,11 +1259,11 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 	}
 	if (!dev) {
 		if (num == 0)
-			snprintf(err, errlen, "no RDMA device found (is the driver loaded, e.g. "
+			text_printf(err, errlen, "no RDMA device found (is the driver loaded, e.g. "
 					      "'rdma link add rxe0 type rxe netdev eth0', and "
 					      "/dev/infiniband there?)");
 		else
-			snprintf(err, errlen, "no RDMA device '%s' (there are: %s)", opts->device,
+			text_printf(err, errlen, "no RDMA device '%s' (there are: %s)", opts->device,
 				 names->str);
 		g_string_free(names, TRUE);
 		ibv_free_device_list(list);
@@ -1278,12 +1277,12 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 	ib->ctx = ibv_open_device(dev);
 	ibv_free_device_list(list);
 	if (!ib->ctx) {
-		snprintf(err, errlen, "ibv_open_device %s: %s", ib->name, strerror(errno));
+		text_printf(err, errlen, "ibv_open_device %s: %s", ib->name, strerror(errno));
 		g_free(ib);
 		return NULL;
 	}
 	if (ibv_query_device(ib->ctx, &ib->attr)) {
-		snprintf(err, errlen, "ibv_query_device %s: %s", ib->name, strerror(errno));
+		text_printf(err, errlen, "ibv_query_device %s: %s", ib->name, strerror(errno));
 		ibv_close_device(ib->ctx);
 		g_free(ib);
 		return NULL;

@@ -14,6 +14,8 @@
 
 #include <glib-unix.h>
 
+#include "text.h"
+
 static gboolean on_signal(gpointer data)
 {
 	g_main_loop_quit(data);
@@ -29,14 +31,14 @@ static char *read_token(const char *path, size_t *len, char *err, size_t errlen)
 	if (stat(path, &st) == 0 && (st.st_mode & 0004))
 		g_warning("--token-file %s is readable by everyone", path);
 	if (!g_file_get_contents(path, &text, &n, &gerr)) {
-		snprintf(err, errlen, "--token-file %s: %s", path, gerr->message);
+		text_printf(err, errlen, "--token-file %s: %s", path, gerr->message);
 		g_error_free(gerr);
 		return NULL;
 	}
 	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
 		text[--n] = '\0';
 	if (n == 0 || strlen(text) != n) {
-		snprintf(err, errlen, "--token-file %s: the token is empty or holds a NUL byte", path);
+		text_printf(err, errlen, "--token-file %s: the token is empty or holds a NUL byte", path);
 		g_free(text);
 		return NULL;
 	}

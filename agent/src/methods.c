@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "text.h"
+
 const char *agent_err_name(enum agent_err e)
 {
 	const char *n = ap_error_name((enum ap_error)e);
@@ -27,7 +29,7 @@ bool req_fail(struct req *r, enum agent_err e, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	r->err = e;
-	vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+	text_vprintf(r->msg, sizeof r->msg, fmt, ap);
 	va_end(ap);
 	return false;
 }

@@ -19,6 +19,8 @@
 
 #include <glib-unix.h>
 
+#include "text.h"
+
 static gboolean on_readable(gint fd, GIOCondition cond, gpointer data);
 static gboolean on_writable(gint fd, GIOCondition cond, gpointer data);
 static void queue_close(struct session *s);
@@ -46,7 +48,7 @@ static void process_input(struct session *s)
 		if (!nl) {
 			if (s->in->len > AGENT_MAX_MESSAGE) {
 				struct req r = { .s = s, .err = AE_TOO_LARGE, .close_after = true };
-				g_snprintf(r.msg, sizeof r.msg,
+				text_printf(r.msg, sizeof r.msg,
 					   "message exceeds %u bytes without a newline; closing the connection",
 					   AGENT_MAX_MESSAGE);
 				g_string_truncate(s->in, 0);
@@ -57,7 +59,7 @@ static void process_input(struct session *s)
 		size_t len = (size_t)(nl - s->in->str);
 		if (len > AGENT_MAX_MESSAGE) {
 			struct req r = { .s = s, .err = AE_TOO_LARGE, .close_after = true };
-			g_snprintf(r.msg, sizeof r.msg, "message of %zu bytes exceeds %u; closing the connection",
+			text_printf(r.msg, sizeof r.msg, "message of %zu bytes exceeds %u; closing the connection",
 				   len, AGENT_MAX_MESSAGE);
 			g_string_truncate(s->in, 0);
 			session_send_reply(s, &r);
@@ -260,10 +262,10 @@ void session_start_poll_timer(struct session *s)
 
 static void refuse(int fd, const char *code, const char *msg)
 {
-	char line[256];
+	char line[256]; /* the agent's own short code and message: a cut would break the JSON */
 	int n = snprintf(line, sizeof line, "{\"id\":null,\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}\n",
 			 code, msg);
-	if (n > 0)
+	if (n > 0 && (size_t)n < sizeof line)
 		(void)!send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 }
@@ -298,7 +300,7 @@ static gboolean hello_deadline(gpointer data)
 	if (s->authenticated || s->closing)
 		return G_SOURCE_REMOVE;
 	struct req r = { .s = s, .err = AE_UNAUTHENTICATED, .close_after = true };
-	g_snprintf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
+	text_printf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
 		   s->agent->hello_timeout_ms / 1000.0);
 	/* Whatever was half received is dropped. */
 	g_string_truncate(s->in, 0);
@@ -336,7 +338,7 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 	/* HOST:PORT, with [v6]:PORT for IPv6. */
 	const char *colon = strrchr(hostport, ':');
 	if (!colon || colon == hostport || !colon[1]) {
-		snprintf(err, errlen, "--listen '%s': expected HOST:PORT", hostport);
+		text_printf(err, errlen, "--listen '%s': expected HOST:PORT", hostport);
 		return -1;
 	}
 	char *host = g_strndup(hostport, (gsize)(colon - hostport));
@@ -350,12 +352,12 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 	int rc = getaddrinfo(host, colon + 1, &hints, &res);
 	g_free(host);
 	if (rc != 0) {
-		snprintf(err, errlen, "--listen '%s': %s", hostport, gai_strerror(rc));
+		text_printf(err, errlen, "--listen '%s': %s", hostport, gai_strerror(rc));
 		return -1;
 	}
 	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+		text_printf(err, errlen, "socket: %s", strerror(errno));
 		freeaddrinfo(res);
 		return -1;
 	}
@@ -364,7 +366,7 @@ int agent_listen(struct agent *a, const char *hostport, char *err, size_t errlen
 	if (res->ai_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
 	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 16) != 0) {
-		snprintf(err, errlen, "--listen '%s': %s", hostport, strerror(errno));
+		text_printf(err, errlen, "--listen '%s': %s", hostport, strerror(errno));
 		close(fd);
 		freeaddrinfo(res);
 		return -1;

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "roce/roce.h"
+#include "text.h"
 
 /* ---- The peer ---- */
 
@@ -61,7 +62,7 @@ struct peer {
 	uint8_t my_mac[6], dut_mac[6];
 	uint8_t my_ip[16], dut_ip[16];
 	char dut_gid[64];
-	char agent_host[64], agent_port[16];
+	char agent_host[NI_MAXHOST], agent_port[NI_MAXSERV];
 	char *token;
 	/* agent connection */
 	int afd;
@@ -90,7 +91,7 @@ static char fail_msg[512];
 #define REQUIRE(cond, ...)                                                              \
 	do {                                                                            \
 		if (!(cond)) {                                                          \
-			snprintf(fail_msg, sizeof fail_msg, __VA_ARGS__);               \
+			text_printf(fail_msg, sizeof fail_msg, __VA_ARGS__);            \
 			fprintf(stderr, "  %s: %s:%d: %s\n", cur_scenario, __FILE__, __LINE__, fail_msg); \
 			return false;                                                   \
 		}                                                                       \
@@ -1647,8 +1648,13 @@ static void setup(void)
 	}
 	const char *agent = env("ROCE_AGENT");
 	const char *colon = strrchr(agent, ':');
-	snprintf(P.agent_host, sizeof P.agent_host, "%.*s", (int)(colon - agent), agent);
-	snprintf(P.agent_port, sizeof P.agent_port, "%s", colon + 1);
+	if (!colon || (size_t)(colon - agent) >= sizeof P.agent_host || strlen(colon + 1) >= sizeof P.agent_port) {
+		fprintf(stderr, "dutpeer: ROCE_AGENT is not HOST:PORT\n");
+		exit(2);
+	}
+	memcpy(P.agent_host, agent, (size_t)(colon - agent));
+	P.agent_host[colon - agent] = '\0';
+	strcpy(P.agent_port, colon + 1);
 	gchar *tok = NULL;
 	if (!g_file_get_contents(env("ROCE_TOKEN_FILE"), &tok, NULL, NULL)) {
 		fprintf(stderr, "dutpeer: cannot read the token file\n");

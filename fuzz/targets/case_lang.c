@@ -13,9 +13,12 @@
  */
 #include "../fuzz.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "caselang.h"
+#include "text.h"
 
 static unsigned count_lines(const uint8_t *data, size_t size)
 {
@@ -92,9 +95,12 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 		const char *prev = slash;
 		while (prev && prev > argv[i] && prev[-1] != '/')
 			prev--;
-		char name[256];
-		snprintf(name, sizeof name, "%.*s-%s", prev && slash ? (int)(slash - prev) : 0, prev ? prev : "",
-			 slash ? slash + 1 : argv[i]);
+		char name[NAME_MAX + 1];
+		if (!text_printf(name, sizeof name, "%.*s-%s", prev && slash ? (int)(slash - prev) : 0, prev ? prev : "",
+				 slash ? slash + 1 : argv[i])) {
+			fprintf(stderr, "%s: too long a name for a seed file\n", argv[i]);
+			return -1;
+		}
 		if (fuzz_write_seed(dir, name, buf, len) != 0)
 			return -1;
 		n++;

@@ -87,6 +87,17 @@ unsigned roce_role_by_name(const char *name)
 	return 0;
 }
 
+/* Appends text at w, cutting it where buf ends; returns the new length. */
+static size_t append_cut(char *buf, size_t n, size_t w, const char *text)
+{
+	size_t len = strlen(text);
+	if (w + len >= n)
+		len = n - 1 - w;
+	memcpy(buf + w, text, len);
+	buf[w + len] = '\0';
+	return w + len;
+}
+
 const char *roce_roles_format(unsigned roles, char *buf, size_t n)
 {
 	size_t w = 0;
@@ -94,15 +105,14 @@ const char *roce_roles_format(unsigned roles, char *buf, size_t n)
 		return buf;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof role_names / sizeof role_names[0]; i++) {
-		if (!(roles & role_names[i].bit) || w >= n)
+		if (!(roles & role_names[i].bit))
 			continue;
-		int k = snprintf(buf + w, n - w, "%s%s", w ? ", " : "", role_names[i].name);
-		if (k < 0)
-			break;
-		w += (size_t)k;
+		if (w)
+			w = append_cut(buf, n, w, ", ");
+		w = append_cut(buf, n, w, role_names[i].name);
 	}
-	if (!buf[0])
-		snprintf(buf, n, "none");
+	if (!w)
+		append_cut(buf, n, 0, "none");
 	return buf;
 }
 

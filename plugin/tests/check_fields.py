@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Checks the field values listed in fields.tsv.
+"""Checks the field values listed in fields.tsv, as tshark -T fields prints
+them in 4.0. In a release that prints booleans as words (wsrelease.py), an
+expected 1 or 0 of a boolean field is read as True or False.
 
 usage: check_fields.py TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR FIELDS.TSV
 """
@@ -7,6 +9,17 @@ import collections
 import os
 import subprocess
 import sys
+
+import wsrelease
+
+BOOL_WORDS = {"1": "True", "0": "False"}
+
+
+def boolean_fields(wrapper, plugins):
+    out = subprocess.run([wrapper, plugins, "-G", "fields"], check=True, capture_output=True,
+                         text=True).stdout
+    return {c[2] for c in (line.split("\t") for line in out.splitlines())
+            if len(c) > 3 and c[0] == "F" and c[3] == "FT_BOOLEAN"}
 
 
 def main():
@@ -18,6 +31,16 @@ def main():
                 continue
             cap, frame, field, op, value = line.rstrip("\n").split("\t")
             wanted[cap].append((int(frame), field, op, value))
+    release = wsrelease.Release(wrapper)
+    if release.has("bool-words"):
+        booleans = boolean_fields(wrapper, plugins)
+        words = 0
+        for rows in wanted.values():
+            for i, (frame, field, op, value) in enumerate(rows):
+                if field in booleans and op == "=" and value in BOOL_WORDS:
+                    rows[i] = (frame, field, op, BOOL_WORDS[value])
+                    words += 1
+        release.say("bool-words", f"{words} expected values of boolean fields read as True/False")
     failures = []
     checked = 0
     for cap, rows in sorted(wanted.items()):

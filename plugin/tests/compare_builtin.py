@@ -30,6 +30,17 @@ in each frame:
 A list of NVMe-oF fields must each be compared at least once, so that the
 comparison cannot pass by having nothing to compare.
 
+What the built-in does differently in the release at hand (wsrelease.py)
+is said and handled for that release only:
+- from 4.4 it decodes FLUSH and ATOMIC WRITE: their RETH and ICRC must then
+  be compared, and the FETH too; as its split of the FETH into fields
+  differs from IBTA 1.5 (and libroce), the FETH is compared as the 32-bit
+  word the fields make up, and the frames where the split shows are
+  counted;
+- from 4.6 it can reassemble an RC SEND message for a ULP that asks: the
+  per-packet ULP comparison holds only where it did not, so a frame it
+  reassembled fails (none in the samples: their ULPs never ask).
+
 usage: compare_builtin.py TSHARK-WRAPPER PLUGIN-DIR CAPTURE...
 """
 import collections
@@ -37,6 +48,8 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+import wsrelease
 
 PAIRS = [
     ("rocev2.bth.opcode", "infiniband.bth.opcode"),
@@ -136,12 +149,78 @@ def number(v):
         return int(v.replace(":", ""), 16)
 
 
+# The FETH as (field, shift) pairs that make up its 32-bit word: libroce's
+# split (IBTA 1.5, Linux rxe) and the built-in's (4.4 on).
+FETH_OURS = [("rocev2.feth.resv", 6), ("rocev2.feth.sel", 4), ("rocev2.feth.plt", 0)]
+FETH_THEIRS = [("infiniband.feth.reserved27", 5), ("infiniband.feth.sel", 3), ("infiniband.feth.plt", 0)]
+FLUSH, ATOMIC_WRITE = 0x1C, 0x1D
+RC_SEND_REASSEMBLY = ["infiniband.rc_send.reassembled_in", "infiniband.rc_send.fragment"]
+
+
+class ReleaseChecks:
+    """What the release at hand's built-in decodes beyond 4.0's: the extra
+    fields to ask tshark for, their comparison, and what must have been
+    compared by the end."""
+
+    def __init__(self, release):
+        self.release = release
+        self.ours, self.theirs = [], []
+        if release.has("flush-atomic-write"):
+            self.ours += [f for f, _ in FETH_OURS]
+            self.theirs += [f for f, _ in FETH_THEIRS]
+        if release.has("rc-send-reassembly"):
+            self.theirs += RC_SEND_REASSEMBLY
+        self.feth = self.feth_split = self.new_reth = self.reassembled = 0
+
+    def compare(self, name, frame, op, o, t, per_field, failures):
+        """Called for every frame compared; returns the values compared."""
+        n = 0
+        if op is not None and op & 0x1F in (FLUSH, ATOMIC_WRITE) and o.get("rocev2.reth.va") \
+                and t.get("infiniband.reth.va"):
+            self.new_reth += 1
+        if self.release.has("flush-atomic-write") and o.get("rocev2.feth.sel") and t.get("infiniband.feth.sel"):
+            ours = sum(number(o[f]) << k for f, k in FETH_OURS)
+            theirs = sum(number(t[f]) << k for f, k in FETH_THEIRS)
+            n += 1
+            self.feth += 1
+            per_field["rocev2.feth (32-bit word)"] = self.feth
+            if ours != theirs:
+                failures.append(f"{name} frame {frame}: the FETH is 0x{ours:08x} to rocev2 "
+                                f"but 0x{theirs:08x} to the built-in")
+            if (o["rocev2.feth.sel"], o["rocev2.feth.plt"]) != (t["infiniband.feth.sel"], t["infiniband.feth.plt"]):
+                self.feth_split += 1
+        if any(t.get(f) for f in RC_SEND_REASSEMBLY):
+            self.reassembled += 1
+            failures.append(f"{name} frame {frame}: the built-in reassembled an RC SEND message here "
+                            f"({', '.join(f + '=' + t[f] for f in RC_SEND_REASSEMBLY if t.get(f))}): "
+                            f"its ULP fields are not per packet")
+        return n
+
+    def report(self):
+        """Says what differs in this release; returns what was never compared."""
+        missing = []
+        if self.release.has("flush-atomic-write"):
+            self.release.say("flush-atomic-write", f"the RETH of {self.new_reth} FLUSH and ATOMIC WRITE "
+                             f"frames compared")
+            self.release.say("feth-split", f"{self.feth} FETHs compared as 32-bit words, "
+                             f"{self.feth_split} of them with fields that differ by the split")
+            if self.new_reth == 0:
+                missing.append("the RETH of FLUSH and ATOMIC WRITE")
+            if self.feth == 0:
+                missing.append("rocev2.feth (32-bit word)")
+        if self.release.has("rc-send-reassembly"):
+            self.release.say("rc-send-reassembly", f"{self.reassembled} frames of reassembled messages "
+                             f"(the samples' ULPs never ask)")
+        return missing
+
+
 def main():
     wrapper, plugins = sys.argv[1:3]
-    ours_f = [a for a, _ in PAIRS]
-    theirs_f = [b for _, b in PAIRS]
+    extra_checks = ReleaseChecks(wsrelease.Release(wrapper))
+    ours_f = [a for a, _ in PAIRS] + extra_checks.ours
+    theirs_f = [b for _, b in PAIRS] + extra_checks.theirs
     compared = skipped = 0
-    per_field = {a: 0 for a in ours_f}
+    per_field = {a: 0 for a, _ in PAIRS}
     failures = []
     for pcap in sys.argv[3:]:
         ours = values(wrapper, plugins, pcap, ours_f, ["-o", "rocev2.analysis:FALSE"])
@@ -159,6 +238,7 @@ def main():
                 per_field[a] += 1
                 if number(o[a]) != number(t[b]):
                     failures.append(f"{os.path.basename(pcap)} frame {frame}: {a}={o[a]} but {b}={t[b]}")
+            compared += extra_checks.compare(os.path.basename(pcap), frame, op, o, t, per_field, failures)
     ulp_compared = collections.Counter()
     extra = 0
     for pcap in sys.argv[3:]:
@@ -197,6 +277,7 @@ def main():
     # RDETH comes only with RD opcodes, which the built-in decodes as DCT.
     missing = [a for a, n in per_field.items() if n == 0 and a != "rocev2.rdeth.eecnxt"]
     missing += [f for f in MUST if ulp_compared[f] == 0]
+    missing += extra_checks.report()
     for a in missing:
         print(f"FAIL {a}: never compared (neither capture has it decoded by both)")
     print(f"{compared - len(failures)} passed, {len(failures) + len(missing)} failed")

@@ -8,9 +8,29 @@
 # ROCEV2_TSHARK_PRELOAD (optional) is put in LD_PRELOAD: the sanitizer build
 # preloads the ASan/UBSan runtimes so that the instrumented plugin loads
 # into Debian's uninstrumented tshark.
+#
+# ROCEV2_TSHARK_ROOT (optional) runs the tshark of another Wireshark release
+# instead: the one installed in that root file system (release_root.sh makes
+# them), through in_root.sh: chrooted, as user nobody, without network.
+# PLUGIN-DIR is then a path inside the root, and the folder
+# ROCEV2_TSHARK_SHARE (the captures) is bound read-only at the same path
+# inside, so that the tests' arguments mean the same there.
 set -eu
 dir=$1
 shift
+if [ -n "${ROCEV2_TSHARK_ROOT:-}" ]; then
+  root=$ROCEV2_TSHARK_ROOT share=${ROCEV2_TSHARK_SHARE:?ROCEV2_TSHARK_SHARE: the folder the arguments refer to}
+  [ "$(id -u)" = 0 ] || { echo "tshark.sh: running tshark in $root needs root (chroot)" >&2; exit 1; }
+  home=$(mktemp -d "$root/tmp/rocev2-home.XXXXXX")
+  trap 'rm -rf "$home"' EXIT
+  mkdir -p "$home/empty"
+  chown 65534:65534 "$home"
+  [ "$dir" = none ] && dir=${home#"$root"}/empty
+  status=0
+  "$(dirname "$0")/in_root.sh" --nobody "$root" "$share" HOME="${home#"$root"}" WIRESHARK_PLUGIN_DIR="$dir" \
+    tshark "$@" || status=$?
+  exit $status
+fi
 home=$(mktemp -d /tmp/rocev2-home.XXXXXX)
 trap 'rm -rf "$home"' EXIT
 mkdir -p "$home/empty"

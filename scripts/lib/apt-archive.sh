@@ -13,40 +13,44 @@
 # The machine's own apt state is never touched: DIR holds the sources, the
 # lists and the downloads, and apt checks every Release signature against
 # debian-archive-keyring (ROCE_DEBIAN_KEYRING overrides it).
+#
+# For Ubuntu (Wireshark 4.2 comes from Ubuntu 24.04): roce_ubuntu_mirror
+# (ROCE_UBUNTU_MIRROR overrides it) and roce_ubuntu_archive_key, the
+# archive's signing key from Debian's ubuntu-keyring, pinned. For tools that
+# run apt with a configuration of their own (mmdebstrap): the machine's
+# settings for reaching archives, roce_apt_acquire_conf.
 
-# Prints the URI of the machine's Debian archive mirror (not its security
-# archive), from /etc/apt/sources.list and /etc/apt/sources.list.d/ (one-line
-# and deb822 formats). Fails with a message on stderr when there is none.
-roce_debian_mirror() {
-  if [ -n "${ROCE_DEBIAN_MIRROR:-}" ]; then
-    printf '%s\n' "${ROCE_DEBIAN_MIRROR%/}"
-    return 0
-  fi
-  local etc=${ROCE_APT_ETC:-/etc/apt} uri
-  # A Debian archive mirror carries dists/<codename> with main; the security
-  # archive and third-party repositories are told apart by their suites.
+# Prints the URI of the first "deb" source in the machine's apt
+# configuration (/etc/apt/sources.list and sources.list.d/, one-line and
+# deb822 formats; ROCE_APT_ETC stands in for /etc/apt) one of whose suites is
+# a name matching the extended regular expression $1, alone or with
+# -updates or -backports (so not the security archive).
+_roce_apt_source_uri() {
+  local etc=${ROCE_APT_ETC:-/etc/apt} names=$1 uri
   uri=$(
     {
       [ -r "$etc/sources.list" ] && cat "$etc/sources.list"
       for f in "$etc"/sources.list.d/*.list; do [ -r "$f" ] && cat "$f"; done
-    } 2>/dev/null | awk '
+    } 2>/dev/null | awk -v names="$names" '
       /^[[:space:]]*#/ { next }
       $1 == "deb" {
         i = 2
         if ($i ~ /^\[/) { while ($i !~ /\]$/ && i < NF) i++; i++ }
-        uri = $i; suite = $(i + 1)
-        if (suite ~ /^(bookworm|trixie|forky|sid|unstable|testing|stable|bullseye)(-updates|-backports)?$/ &&
-            suite !~ /security/) { print uri; exit }
+        if ($(i + 1) ~ ("^(" names ")(-updates|-backports)?$")) { print $i; exit }
       }'
   )
   if [ -z "$uri" ]; then
     uri=$(
       for f in "$etc"/sources.list.d/*.sources; do [ -r "$f" ] && { cat "$f"; echo; }; done 2>/dev/null |
-        awk '
-          function flush() {
-            if (types ~ /(^|[[:space:]])deb([[:space:]]|$)/ && uris != "" &&
-                suites ~ /(^|[[:space:]])(bookworm|trixie|forky|sid|unstable|testing|stable|bullseye)([[:space:]]|$)/ &&
-                suites !~ /security/ && !done) { split(uris, u, /[[:space:]]+/); print u[1]; done = 1 }
+        awk -v names="$names" '
+          function flush(  n, s, k) {
+            if (types ~ /(^|[[:space:]])deb([[:space:]]|$)/ && uris != "" && !done) {
+              n = split(suites, s, /[[:space:]]+/)
+              for (k = 1; k <= n; k++)
+                if (s[k] ~ ("^(" names ")(-updates|-backports)?$")) {
+                  split(uris, u, /[[:space:]]+/); print u[1]; done = 1; break
+                }
+            }
             types = uris = suites = ""
           }
           /^[[:space:]]*$/ { flush(); next }
@@ -57,11 +61,82 @@ roce_debian_mirror() {
           END { flush() }'
     )
   fi
-  if [ -z "$uri" ]; then
-    echo "no Debian archive mirror in $etc/sources.list or $etc/sources.list.d/; set ROCE_DEBIAN_MIRROR" >&2
+  [ -n "$uri" ] || return 1
+  printf '%s\n' "${uri%/}"
+}
+
+# Prints the URI of the machine's Debian archive mirror (not its security
+# archive), from /etc/apt/sources.list and /etc/apt/sources.list.d/ (one-line
+# and deb822 formats). Fails with a message on stderr when there is none.
+roce_debian_mirror() {
+  if [ -n "${ROCE_DEBIAN_MIRROR:-}" ]; then
+    printf '%s\n' "${ROCE_DEBIAN_MIRROR%/}"
+    return 0
+  fi
+  _roce_apt_source_uri 'bookworm|trixie|forky|duke|sid|unstable|testing|stable|oldstable|bullseye' && return 0
+  echo "no Debian archive mirror in ${ROCE_APT_ETC:-/etc/apt}/sources.list or sources.list.d/; set ROCE_DEBIAN_MIRROR" >&2
+  return 1
+}
+
+# Prints the URI of an Ubuntu archive mirror: ROCE_UBUNTU_MIRROR, or an
+# Ubuntu source of the machine's apt configuration (a suite named in
+# distro-info-data's ubuntu.csv). Prints nothing when there is neither: the
+# caller then leaves the choice to the bootstrap tool (mmdebstrap knows
+# Ubuntu's archive, as apt knows Debian's), so that the project names no
+# archive host itself.
+roce_ubuntu_mirror() {
+  if [ -n "${ROCE_UBUNTU_MIRROR:-}" ]; then
+    printf '%s\n' "${ROCE_UBUNTU_MIRROR%/}"
+    return 0
+  fi
+  local names
+  names=$(awk -F, 'NR > 1 && $3 != "" { printf "%s%s", sep, $3; sep = "|" }' \
+    /usr/share/distro-info/ubuntu.csv 2>/dev/null)
+  if [ -n "$names" ]; then
+    _roce_apt_source_uri "$names" || true
+  fi
+}
+
+# Settings of the machine's apt configuration about reaching archives
+# (proxies, TLS, retries, whether an expired Release file is accepted), as
+# an apt.conf file: for tools that run apt with a configuration of their own
+# (mmdebstrap --aptopt=FILE), so that they reach the archive the way the
+# machine's apt does.
+roce_apt_acquire_conf() {
+  apt-config dump 2>/dev/null |
+    grep -E '^Acquire::((https?|ftp|socks)::|(Check-Valid-Until|Check-Date|Max-ValidTime|Min-ValidTime|Retries|ForceIPv4|ForceIPv6) )' \
+    >"$1" || true
+}
+
+# roce_ubuntu_archive_key STATE OUT: the Ubuntu archive signing key (the
+# "Ubuntu Archive Automatic Signing Key (2018)", pinned by fingerprint) from
+# Debian's own ubuntu-keyring package, downloaded through the Debian apt
+# state STATE (roce_apt_state, whose lists apt verified against Debian's
+# keyring), into the keyring file OUT. Kept: a later call reuses OUT.
+# Fails with 1 when the package cannot be had (STATE/keyring.log says why),
+# with 2 when it does not hold the pinned key.
+roce_ubuntu_archive_key() {
+  local state=$1 out=$2 fpr=F6ECB3762474EDA9D21B7022871920D1991BC93C tmp
+  [ -s "$out" ] && return 0
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/dl" "$tmp/gnupg"
+  chmod 700 "$tmp/gnupg"
+  # shellcheck disable=SC2046
+  if ! (cd "$tmp/dl" && apt-get $(roce_apt_opts "$state") download -qq ubuntu-keyring) >"$state/keyring.log" 2>&1; then
+    rm -rf "$tmp"
     return 1
   fi
-  printf '%s\n' "${uri%/}"
+  dpkg-deb -x "$tmp"/dl/ubuntu-keyring_*.deb "$tmp/unpacked"
+  GNUPGHOME=$tmp/gnupg gpg --batch --quiet --no-default-keyring \
+    --keyring "$tmp/unpacked/usr/share/keyrings/ubuntu-archive-keyring.gpg" \
+    --export "$fpr" >"$out.new" 2>>"$state/keyring.log"
+  rm -rf "$tmp"
+  if [ ! -s "$out.new" ]; then
+    echo "Debian's ubuntu-keyring does not hold the Ubuntu archive key $fpr" >>"$state/keyring.log"
+    rm -f "$out.new"
+    return 2
+  fi
+  mv "$out.new" "$out"
 }
 
 # The apt options that make apt-get and apt-cache use the private state DIR.

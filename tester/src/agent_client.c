@@ -12,57 +12,85 @@
 #include <unistd.h>
 
 #include "rawio.h"
+#include "text.h"
 
 #define AGENT_MAX_LINE (1u << 20)
 
+/* HOST and PORT of "HOST:PORT" or "[ADDR]:PORT"; -1 if malformed or if
+ * either is longer than any host name or port can be. */
 static int split_hostport(const char *hp, char *host, size_t hl, char *port, size_t pl)
 {
-	const char *colon;
+	const char *colon, *h;
+	size_t n;
 	if (hp[0] == '[') {
 		const char *close = strchr(hp, ']');
 		if (!close || close[1] != ':')
 			return -1;
-		snprintf(host, hl, "%.*s", (int)(close - hp - 1), hp + 1);
+		h = hp + 1;
+		n = (size_t)(close - h);
 		colon = close + 1;
 	} else {
 		colon = strrchr(hp, ':');
 		if (!colon)
 			return -1;
-		snprintf(host, hl, "%.*s", (int)(colon - hp), hp);
+		h = hp;
+		n = (size_t)(colon - hp);
 	}
-	snprintf(port, pl, "%s", colon + 1);
-	return host[0] && port[0] ? 0 : -1;
+	if (n == 0 || n >= hl || strlen(colon + 1) >= pl || !colon[1])
+		return -1;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	strcpy(port, colon + 1);
+	return 0;
+}
+
+static void free_text(struct agent *a)
+{
+	g_free(a->where);
+	a->where = NULL;
+	if (a->fail_code)
+		g_string_free(a->fail_code, TRUE);
+	if (a->fail_msg)
+		g_string_free(a->fail_msg, TRUE);
+	a->fail_code = a->fail_msg = NULL;
+}
+
+/* Where the agent is, for messages. */
+static const char *where(const struct agent *a)
+{
+	return a->where ? a->where : "(closed)";
 }
 
 int agent_connect(struct agent *a, const char *hostport, uint64_t timeout_ns, char *err, size_t errlen)
 {
 	agent_pump_fn pump = a->pump;
 	void *pump_ctx = a->pump_ctx;
+	free_text(a);
 	memset(a, 0, sizeof *a);
 	a->pump = pump;
 	a->pump_ctx = pump_ctx;
 	a->fd = -1;
 	a->next_id = 1;
-	snprintf(a->where, sizeof a->where, "%s", hostport);
-	char host[128], port[16];
+	a->where = g_strdup(hostport);
+	char host[NI_MAXHOST], port[NI_MAXSERV];
 	if (split_hostport(hostport, host, sizeof host, port, sizeof port) != 0) {
-		snprintf(err, errlen, "--agent %s: expected HOST:PORT ([ADDR]:PORT for IPv6)", hostport);
+		text_printf(err, errlen, "--agent %s: expected HOST:PORT ([ADDR]:PORT for IPv6)", hostport);
 		return -1;
 	}
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
 	int r = getaddrinfo(host, port, &hints, &res);
 	if (r != 0) {
-		snprintf(err, errlen, "agent %s: %s", hostport, gai_strerror(r));
+		text_printf(err, errlen, "agent %s: %s", hostport, gai_strerror(r));
 		return -1;
 	}
 	int fd = -1;
-	char why[160] = "no address";
+	char why[160] = "no address"; /* strerror's text: one short line */
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd < 0)
 			continue;
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
-			snprintf(why, sizeof why, "%s", strerror(errno));
+			text_copy(why, sizeof why, strerror(errno));
 			close(fd);
 			fd = -1;
 			continue;
@@ -72,14 +100,14 @@ int agent_connect(struct agent *a, const char *hostport, uint64_t timeout_ns, ch
 		int soerr = 0;
 		socklen_t sl = sizeof soerr;
 		if (poll(&pf, 1, ms > 0 ? ms : 1) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr) {
-			snprintf(why, sizeof why, "%s", soerr ? strerror(soerr) : "connection timed out");
+			text_copy(why, sizeof why, soerr ? strerror(soerr) : "connection timed out");
 			close(fd);
 			fd = -1;
 		}
 	}
 	freeaddrinfo(res);
 	if (fd < 0) {
-		snprintf(err, errlen, "agent %s: %s", hostport, why);
+		text_printf(err, errlen, "agent %s: %s", hostport, why);
 		return -1;
 	}
 	a->fd = fd;
@@ -94,6 +122,7 @@ void agent_close(struct agent *a)
 	free(a->buf);
 	a->buf = NULL;
 	a->len = a->cap = 0;
+	free_text(a);
 }
 
 void agent_log_clear(struct agent *a)
@@ -147,14 +176,14 @@ static int write_all(int fd, const char *s, size_t n, uint64_t deadline)
 
 /* Reads until a whole line is buffered; returns its length (without the
  * newline), 0 on timeout, -1 on a closed or failed connection. */
-static long read_line(struct agent *a, uint64_t deadline, char *msg, size_t msglen)
+static long read_line(struct agent *a, uint64_t deadline)
 {
 	for (;;) {
 		char *nl = a->len ? memchr(a->buf, '\n', a->len) : NULL;
 		if (nl)
 			return nl - a->buf;
 		if (a->len >= AGENT_MAX_LINE) {
-			snprintf(msg, msglen, "agent %s sent a line longer than 1 MiB", a->where);
+			g_string_printf(a->fail_msg, "agent %s sent a line longer than 1 MiB", where(a));
 			return -1;
 		}
 		uint64_t now = rawio_now();
@@ -176,13 +205,13 @@ static long read_line(struct agent *a, uint64_t deadline, char *msg, size_t msgl
 		}
 		ssize_t r = recv(a->fd, a->buf + a->len, a->cap - a->len, MSG_DONTWAIT);
 		if (r == 0) {
-			snprintf(msg, msglen, "agent %s closed the connection", a->where);
+			g_string_printf(a->fail_msg, "agent %s closed the connection", where(a));
 			return -1;
 		}
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
-			snprintf(msg, msglen, "agent %s: %s", a->where, strerror(errno));
+			g_string_printf(a->fail_msg, "agent %s: %s", where(a), strerror(errno));
 			return -1;
 		}
 		a->len += (size_t)r;
@@ -190,14 +219,19 @@ static long read_line(struct agent *a, uint64_t deadline, char *msg, size_t msgl
 }
 
 enum agent_status agent_call(struct agent *a, const char *method, JsonObject *params, uint64_t timeout_ns,
-			     JsonObject **result, char *code, size_t codelen, char *msg, size_t msglen)
+			     JsonObject **result)
 {
 	*result = NULL;
-	code[0] = msg[0] = '\0';
+	if (!a->fail_code)
+		a->fail_code = g_string_new(NULL);
+	if (!a->fail_msg)
+		a->fail_msg = g_string_new(NULL);
+	g_string_truncate(a->fail_code, 0);
+	g_string_truncate(a->fail_msg, 0);
 	if (a->fd < 0 || a->broken) {
 		if (params)
 			json_object_unref(params);
-		snprintf(msg, msglen, "agent %s: not connected", a->where);
+		g_string_printf(a->fail_msg, "agent %s: not connected", where(a));
 		return AGENT_BROKEN;
 	}
 	int64_t id = a->next_id++;
@@ -219,14 +253,14 @@ enum agent_status agent_call(struct agent *a, const char *method, JsonObject *pa
 	int w = write_all(a->fd, line, n + 1, deadline);
 	g_free(line);
 	if (w != 0) {
-		snprintf(msg, msglen, "agent %s: sending %s failed: %s", a->where, method, strerror(errno));
+		g_string_printf(a->fail_msg, "agent %s: sending %s failed: %s", where(a), method, strerror(errno));
 		a->broken = true;
 		return AGENT_BROKEN;
 	}
-	long len = read_line(a, deadline, msg, msglen);
+	long len = read_line(a, deadline);
 	if (len <= 0) {
 		if (len == 0)
-			snprintf(msg, msglen, "agent %s did not answer %s within %llu ms", a->where, method,
+			g_string_printf(a->fail_msg, "agent %s did not answer %s within %llu ms", where(a), method,
 				 (unsigned long long)(timeout_ns / 1000000));
 		a->broken = true;
 		return AGENT_BROKEN;
@@ -240,19 +274,20 @@ enum agent_status agent_call(struct agent *a, const char *method, JsonObject *pa
 	GError *gerr = NULL;
 	enum agent_status st = AGENT_BROKEN;
 	if (!json_parser_load_from_data(parser, e->reply, len, &gerr)) {
-		snprintf(msg, msglen, "agent %s answered %s with invalid JSON: %s", a->where, method, gerr->message);
+		g_string_printf(a->fail_msg, "agent %s answered %s with invalid JSON: %s", where(a), method, gerr->message);
 		g_error_free(gerr);
 		goto out;
 	}
 	JsonNode *root = json_parser_get_root(parser);
 	if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-		snprintf(msg, msglen, "agent %s answered %s with something that is not a JSON object", a->where, method);
+		g_string_printf(a->fail_msg, "agent %s answered %s with something that is not a JSON object", where(a),
+				method);
 		goto out;
 	}
 	JsonObject *reply = json_node_get_object(root);
 	JsonNode *idn = json_object_get_member(reply, "id");
 	if (!idn || json_node_get_value_type(idn) != G_TYPE_INT64 || json_node_get_int(idn) != id) {
-		snprintf(msg, msglen, "agent %s answered %s with the wrong id", a->where, method);
+		g_string_printf(a->fail_msg, "agent %s answered %s with the wrong id", where(a), method);
 		goto out;
 	}
 	JsonNode *res = json_object_get_member(reply, "result");
@@ -264,12 +299,12 @@ enum agent_status agent_call(struct agent *a, const char *method, JsonObject *pa
 		JsonObject *eo = json_node_get_object(er);
 		const char *c = json_object_has_member(eo, "code") ? json_object_get_string_member(eo, "code") : NULL;
 		const char *m = json_object_has_member(eo, "message") ? json_object_get_string_member(eo, "message") : NULL;
-		snprintf(code, codelen, "%s", c ? c : "?");
-		snprintf(msg, msglen, "%s", m ? m : "");
+		g_string_assign(a->fail_code, c ? c : "?");
+		g_string_assign(a->fail_msg, m ? m : "");
 		st = AGENT_ERROR_REPLY;
 	} else {
-		snprintf(msg, msglen, "agent %s answered %s with neither one result object nor one error object", a->where,
-			 method);
+		g_string_printf(a->fail_msg, "agent %s answered %s with neither one result object nor one error object",
+				where(a), method);
 	}
 out:
 	if (st == AGENT_BROKEN)

@@ -29,7 +29,7 @@ struct agent_exchange {
 
 struct agent {
 	int fd;
-	char where[160];
+	char *where; /* HOST:PORT as given, for messages */
 	int64_t next_id;
 	char *buf;
 	size_t len, cap;
@@ -38,6 +38,10 @@ struct agent {
 	bool broken; /* the connection cannot be used any more */
 	struct agent_exchange *log;
 	size_t n_log, cap_log;
+	/* Why the last call failed, until the next call: the agent's error
+	 * code ("" unless it answered with an error) and its message, or
+	 * what went wrong. Either may be as long as the agent makes it. */
+	GString *fail_code, *fail_msg;
 };
 
 enum agent_status {
@@ -46,18 +50,20 @@ enum agent_status {
 	AGENT_BROKEN = -1,     /* no answer: connection lost, timeout, garbage */
 };
 
-/* Connects to HOST:PORT (IPv4, IPv6 in brackets, or a name). */
+/* Connects to HOST:PORT (IPv4, IPv6 in brackets, or a name); a is zeroed
+ * or was connected before. */
 int agent_connect(struct agent *a, const char *hostport, uint64_t timeout_ns, char *err, size_t errlen);
+/* Closes the connection and frees what the agent holds but its log. */
 void agent_close(struct agent *a);
 /* Frees the exchange log. */
 void agent_log_clear(struct agent *a);
 
 /* Sends method with params (taken over; may be NULL) and waits for the
  * reply. On AGENT_OK *result is the result object (caller unrefs); on
- * AGENT_ERROR_REPLY code and msg hold the agent's error; on AGENT_BROKEN
- * msg says what went wrong. */
+ * AGENT_ERROR_REPLY a->fail_code and a->fail_msg hold the agent's error;
+ * on AGENT_BROKEN a->fail_msg says what went wrong. */
 enum agent_status agent_call(struct agent *a, const char *method, JsonObject *params, uint64_t timeout_ns,
-			     JsonObject **result, char *code, size_t codelen, char *msg, size_t msglen);
+			     JsonObject **result);
 
 /* 64-bit values as the protocol writes them: a number below 2^53, else a
  * string. */

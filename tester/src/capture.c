@@ -9,6 +9,7 @@
 #include <wsutil/wslog.h>
 
 #include "roce/roce.h"
+#include "text.h"
 
 struct capture {
 	wtap_dumper *d;
@@ -16,7 +17,7 @@ struct capture {
 	GArray *shb;
 	uint64_t frames;
 	int err;
-	char path[512];
+	char *path; /* for messages */
 };
 
 static bool wtap_ready;
@@ -33,11 +34,11 @@ struct capture *capture_open(const char *path, const char *ifname, const char *d
 	struct capture *c = calloc(1, sizeof *c);
 	if (!c)
 		abort();
-	snprintf(c->path, sizeof c->path, "%s", path);
+	c->path = g_strdup(path);
 
 	wtap_block_t shb = wtap_block_create(WTAP_BLOCK_SECTION);
 	struct utsname u;
-	char os[300] = "Linux";
+	char os[300] = "Linux"; /* three uname fields of at most 65 bytes each */
 	if (uname(&u) == 0)
 		snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
 	wtap_block_add_string_option(shb, OPT_SHB_OS, os, strlen(os));
@@ -72,7 +73,7 @@ struct capture *capture_open(const char *path, const char *ifname, const char *d
 	gchar *info = NULL;
 	c->d = wtap_dump_open(path, wtap_pcapng_file_type_subtype(), WTAP_UNCOMPRESSED, &params, &e, &info);
 	if (!c->d) {
-		snprintf(err, errlen, "%s: %s%s%s", path, wtap_strerror(e), info ? ": " : "", info ? info : "");
+		text_printf(err, errlen, "%s: %s%s%s", path, wtap_strerror(e), info ? ": " : "", info ? info : "");
 		g_free(info);
 		capture_close(c, NULL, 0);
 		return NULL;
@@ -99,8 +100,18 @@ uint64_t capture_write(struct capture *c, const uint8_t *frame, size_t len, uint
 	rec.block = wtap_block_create(WTAP_BLOCK_PACKET);
 	wtap_block_add_uint32_option(rec.block, OPT_PKT_FLAGS,
 				     outbound ? PACK_FLAGS_DIRECTION_OUTBOUND : PACK_FLAGS_DIRECTION_INBOUND);
-	if (comment && *comment)
-		wtap_block_add_string_option(rec.block, OPT_COMMENT, comment, strlen(comment));
+	if (comment && *comment) {
+		/* A pcapng option's length is 16 bits (padded to 4 bytes). */
+		size_t n = strlen(comment);
+		char *cut = NULL;
+		if (n > CAPTURE_MAX_COMMENT) {
+			cut = g_malloc(CAPTURE_MAX_COMMENT + 1);
+			text_copy(cut, CAPTURE_MAX_COMMENT + 1, comment);
+			n = strlen(cut);
+		}
+		wtap_block_add_string_option(rec.block, OPT_COMMENT, cut ? cut : comment, n);
+		g_free(cut);
+	}
 	int e = 0;
 	gchar *info = NULL;
 	gboolean ok = wtap_dump(c->d, &rec, frame, &e, &info);
@@ -136,7 +147,7 @@ int capture_close(struct capture *c, char *err, size_t errlen)
 		gchar *info = NULL;
 		if (!wtap_dump_close(c->d, NULL, &e, &info) || c->err) {
 			if (err)
-				snprintf(err, errlen, "%s: %s", c->path, wtap_strerror(e ? e : c->err));
+				text_printf(err, errlen, "%s: %s", c->path, wtap_strerror(e ? e : c->err));
 			rc = -1;
 		}
 		g_free(info);
@@ -146,6 +157,7 @@ int capture_close(struct capture *c, char *err, size_t errlen)
 	if (c->idb) {
 		wtap_free_idb_info(c->idb);
 	}
+	g_free(c->path);
 	free(c);
 	return rc;
 }

@@ -17,7 +17,10 @@ struct capture;
 /* description goes into the section header (what ran, against what). */
 struct capture *capture_open(const char *path, const char *ifname, const char *description, char *err,
 			     size_t errlen);
-/* Writes one frame; returns its frame number (1-based), or 0 on failure. */
+/* Writes one frame; returns its frame number (1-based), or 0 on failure.
+ * A comment longer than pcapng can hold (CAPTURE_MAX_COMMENT bytes) is cut
+ * visibly. */
+#define CAPTURE_MAX_COMMENT 65532
 uint64_t capture_write(struct capture *c, const uint8_t *frame, size_t len, uint64_t ts_ns, bool outbound,
 		       const char *comment);
 int capture_flush(struct capture *c);

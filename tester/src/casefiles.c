@@ -48,11 +48,18 @@ static int collect(struct case_files *l, const char *path, bool top, const char 
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		char sub[4096];
-		size_t pl = strlen(path);
-		snprintf(sub, sizeof sub, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/", e->d_name);
+		/* PATH/NAME, whatever their lengths. */
+		size_t pl = strlen(path), nl = strlen(e->d_name), w = pl;
+		char *sub = malloc(pl + nl + 2);
+		if (!sub)
+			abort();
+		memcpy(sub, path, pl);
+		if (!pl || path[pl - 1] != '/')
+			sub[w++] = '/';
+		memcpy(sub + w, e->d_name, nl + 1);
 		if (collect(l, sub, false, who) != 0)
 			rc = -1;
+		free(sub);
 	}
 	closedir(d);
 	return rc;

@@ -47,8 +47,13 @@ enum cl_error {
 	CL_ERR_KIND,          /* a name of the wrong kind (an MR where a QP is needed) */
 	CL_ERR_OPCODE,        /* not an opcode of the QP's transport */
 	CL_ERR_FIELD,         /* not a header field (or pseudo-field) */
+	CL_ERR_LENGTH,        /* a word or name longer than CL_MAX_WORD */
 	CL_ERR_COUNT
 };
+
+/* Words, and the names of symbols, members and bindings, are at most this
+ * many characters: messages that quote them stay one line. */
+#define CL_MAX_WORD 64
 
 const char *cl_error_name(enum cl_error e);
 
@@ -244,14 +249,19 @@ enum {
 #define CL_CAP_VLAN 0x10000u
 
 /* Capability name (as in the agent protocol's query_device) to bit, 0 if
- * unknown; and the names of a set, comma separated. */
+ * unknown; and the names of a set, comma separated (CL_CAPS_TEXT bytes
+ * hold them all). */
 unsigned cl_cap_bit(const char *name);
+#define CL_CAPS_TEXT 128
 void cl_caps_format(unsigned caps, char *buf, size_t n);
 
 struct cl_diag {
 	enum cl_error code;
 	struct cl_loc loc;
-	char msg[512]; /* "file:line:col: what was found; expected what" */
+	/* "file:line:col: what was found; expected what": one line for a
+	 * person, location first. A longer one (a path of hundreds of
+	 * characters, a huge word quoted from the file) is cut visibly. */
+	char msg[1024];
 };
 
 /* Parses a case file (or text; path names it in messages). Returns NULL and

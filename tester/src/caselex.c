@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 /* All of a parsed case's memory lives in one arena, so that a parse error
  * anywhere frees everything at once. */
 struct cl_arena {
@@ -75,8 +77,21 @@ static bool lex_error(const struct cl_lexer *lx, struct cl_diag *d, enum cl_erro
 {
 	d->code = code;
 	d->loc = loc;
-	snprintf(d->msg, sizeof d->msg, "%s:%u:%u: %s", lx->path, loc.line, loc.col, what);
+	text_printf(d->msg, sizeof d->msg, "%s:%u:%u: %s", lx->path, loc.line, loc.col, what);
 	return false;
+}
+
+/* A word or name that ends at lx->p and started at s must not be longer
+ * than CL_MAX_WORD. */
+static bool length_ok(const struct cl_lexer *lx, struct cl_diag *d, struct cl_loc loc, const char *s,
+		      const char *what)
+{
+	size_t n = (size_t)(lx->p - s);
+	if (n <= CL_MAX_WORD)
+		return true;
+	char msg[128];
+	text_printf(msg, sizeof msg, "%s of %zu characters; expected at most %d", what, n, CL_MAX_WORD);
+	return lex_error(lx, d, CL_ERR_LENGTH, loc, msg);
 }
 
 static bool is_word_start(int c)
@@ -267,12 +282,16 @@ static bool lex_sym(struct cl_lexer *lx, struct cl_token *t, struct cl_diag *d, 
 	const char *s = lx->p;
 	while (is_ident_char(peek(lx, 0)))
 		advance(lx);
+	if (!length_ok(lx, d, t->loc, s, "a name"))
+		return false;
 	t->text = cl_arena_strndup(lx->arena, s, (size_t)(lx->p - s));
 	if (!bind && peek(lx, 0) == '.' && is_word_start(peek(lx, 1))) {
 		advance(lx);
 		const char *m = lx->p;
 		while (is_ident_char(peek(lx, 0)))
 			advance(lx);
+		if (!length_ok(lx, d, t->loc, m, "a member name"))
+			return false;
 		t->member = cl_arena_strndup(lx->arena, m, (size_t)(lx->p - m));
 	}
 	t->kind = bind ? CL_T_BIND : CL_T_SYM;
@@ -324,6 +343,8 @@ bool cl_lex_next(struct cl_lexer *lx, struct cl_token *t, struct cl_diag *d)
 			lx->p--;
 			lx->col--;
 		}
+		if (!length_ok(lx, d, t->loc, t->start, "a word"))
+			return false;
 		t->kind = CL_T_WORD;
 	} else {
 		static const char *const ops[] = { "!=", "<=", ">=", "..", "->", "=", "<", ">", "+", "-", ",", "*", "/" };
@@ -356,15 +377,16 @@ bool cl_lex_next(struct cl_lexer *lx, struct cl_token *t, struct cl_diag *d)
 void cl_tok_describe(const struct cl_token *t, char *buf, size_t n)
 {
 	switch (t->kind) {
-	case CL_T_EOF: snprintf(buf, n, "end of file"); break;
-	case CL_T_NEWLINE: snprintf(buf, n, "end of line"); break;
-	case CL_T_WORD: snprintf(buf, n, "word '%s'", t->text); break;
-	case CL_T_NUMBER: snprintf(buf, n, "number %.*s", (int)t->len, t->start); break;
-	case CL_T_DURATION: snprintf(buf, n, "duration %.*s", (int)t->len, t->start); break;
-	case CL_T_STRING: snprintf(buf, n, "a string"); break;
-	case CL_T_HEX: snprintf(buf, n, "a byte string"); break;
-	case CL_T_SYM: snprintf(buf, n, "symbol %.*s", (int)t->len, t->start); break;
-	case CL_T_BIND: snprintf(buf, n, "binding %.*s", (int)t->len, t->start); break;
-	case CL_T_OP: snprintf(buf, n, "'%s'", t->text); break;
+	/* Tokens are quoted in diagnostics: a long one is cut visibly. */
+	case CL_T_EOF: text_printf(buf, n, "end of file"); break;
+	case CL_T_NEWLINE: text_printf(buf, n, "end of line"); break;
+	case CL_T_WORD: text_printf(buf, n, "word '%s'", t->text); break;
+	case CL_T_NUMBER: text_printf(buf, n, "number %.*s", (int)t->len, t->start); break;
+	case CL_T_DURATION: text_printf(buf, n, "duration %.*s", (int)t->len, t->start); break;
+	case CL_T_STRING: text_printf(buf, n, "a string"); break;
+	case CL_T_HEX: text_printf(buf, n, "a byte string"); break;
+	case CL_T_SYM: text_printf(buf, n, "symbol %.*s", (int)t->len, t->start); break;
+	case CL_T_BIND: text_printf(buf, n, "binding %.*s", (int)t->len, t->start); break;
+	case CL_T_OP: text_printf(buf, n, "'%s'", t->text); break;
 	}
 }

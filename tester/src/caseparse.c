@@ -17,6 +17,7 @@
 #include "caselang.h"
 #include "caselex.h"
 #include "roce/roce.h"
+#include "text.h"
 
 #define CL_MAX_FILE (4u << 20)
 
@@ -42,6 +43,7 @@ static const char *const error_names[CL_ERR_COUNT] = {
 	[CL_ERR_KIND] = "kind",
 	[CL_ERR_OPCODE] = "opcode",
 	[CL_ERR_FIELD] = "field",
+	[CL_ERR_LENGTH] = "length",
 };
 
 const char *cl_error_name(enum cl_error e)
@@ -106,11 +108,10 @@ unsigned cl_cap_bit(const char *name)
 
 void cl_caps_format(unsigned bits, char *buf, size_t n)
 {
-	size_t w = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
-		if ((bits & caps[i].bit) && w < n)
-			w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? "," : "", caps[i].name);
+		if (bits & caps[i].bit)
+			text_appendf(buf, n, "%s%s", buf[0] ? "," : "", caps[i].name);
 }
 
 /* ---- Opcodes and AETH words ---- */
@@ -365,14 +366,14 @@ static void fail_at(struct parser *ps, enum cl_error code, struct cl_loc loc, co
 
 static void fail_at(struct parser *ps, enum cl_error code, struct cl_loc loc, const char *fmt, ...)
 {
-	char what[400];
+	char what[sizeof ps->diag->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	text_vprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	ps->diag->code = code;
 	ps->diag->loc = loc;
-	snprintf(ps->diag->msg, sizeof ps->diag->msg, "%s:%u:%u: %s", ps->c->path, loc.line, loc.col, what);
+	text_printf(ps->diag->msg, sizeof ps->diag->msg, "%s:%u:%u: %s", ps->c->path, loc.line, loc.col, what);
 	longjmp(ps->fail, 1);
 }
 
@@ -576,12 +577,12 @@ static bool word_allowed(const char *const *words, const char *w)
 	return false;
 }
 
+/* The words of a table, for a diagnostic (cut visibly if n is short). */
 static void list_words(const char *const *words, char *buf, size_t n)
 {
-	size_t w = 0;
 	buf[0] = '\0';
-	for (; words && *words && w < n; words++)
-		w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "", *words);
+	for (; words && *words; words++)
+		text_appendf(buf, n, "%s%s", buf[0] ? ", " : "", *words);
 }
 
 static const char *forms_text(unsigned forms)
@@ -697,15 +698,16 @@ static const struct argspec *find_spec(const struct argspec *specs, const char *
 	return NULL;
 }
 
+/* The argument names of a table, for a diagnostic (cut visibly if n is
+ * short). */
 static void spec_keys(const struct argspec *specs, char *buf, size_t n)
 {
-	size_t w = 0;
 	buf[0] = '\0';
-	for (const struct argspec *s = specs; s->key && w < n; s++)
-		w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? ", " : "",
-				      strcmp(s->key, "*") ? s->key : "a header field (psn, bth.tver, reth.rkey, ...)");
-	if (!w)
-		snprintf(buf, n, "nothing more");
+	for (const struct argspec *s = specs; s->key; s++)
+		text_appendf(buf, n, "%s%s", buf[0] ? ", " : "",
+			     strcmp(s->key, "*") ? s->key : "a header field (psn, bth.tver, reth.rkey, ...)");
+	if (!buf[0])
+		text_copy(buf, n, "nothing more");
 }
 
 /* key=value ... up to the end of the line, 'within', 'do' or '->' (the
@@ -861,8 +863,7 @@ static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, boo
 	if (ps->tok.kind != CL_T_WORD && ps->tok.kind != CL_T_NUMBER)
 		fail_expected(ps, allow_any ? "an opcode (SEND_ONLY, ACK, RDMA_WRITE_FIRST, ...) or 'any'"
 					    : "an opcode (SEND_ONLY, ACK, RDMA_WRITE_FIRST, ...)");
-	char word[64];
-	snprintf(word, sizeof word, "%.*s", (int)ps->tok.len, ps->tok.start);
+	const char *word = cl_arena_strndup(ps->arena, ps->tok.start, ps->tok.len);
 	uint16_t cm = cl_cm_msg_lookup(word);
 	if (cm) {
 		/* A CM message: a MAD in a UD SEND Only to QP1, whatever the
@@ -1607,7 +1608,7 @@ struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag)
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		diag->code = CL_ERR_IO;
-		snprintf(diag->msg, sizeof diag->msg, "%s: cannot open: %s", path, strerror(errno));
+		text_printf(diag->msg, sizeof diag->msg, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
 	char *buf = malloc(CL_MAX_FILE + 1);
@@ -1618,7 +1619,7 @@ struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag)
 	fclose(f);
 	if (err || n > CL_MAX_FILE) {
 		diag->code = CL_ERR_IO;
-		snprintf(diag->msg, sizeof diag->msg, "%s: %s", path,
+		text_printf(diag->msg, sizeof diag->msg, "%s: %s", path,
 			 err ? "read error" : "larger than 4 MiB; expected a case script");
 		free(buf);
 		return NULL;
@@ -1657,13 +1658,11 @@ bool cl_word_arg_accepts(const struct cl_arg *a, const char *got)
 
 void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n)
 {
-	size_t w = (size_t)snprintf(buf, n, "%s", a->cmp == CL_NE ? "not " : "");
+	/* Words are at most CL_MAX_WORD characters and lists short: callers'
+	 * buffers hold them; a longer list is cut visibly. */
+	text_copy(buf, n, a->cmp == CL_NE ? "not " : "");
 	unsigned k = a->v.kind == CL_V_LIST ? a->v.n_list : 1;
-	for (unsigned i = 0; i < k && w < n; i++) {
-		int m = snprintf(buf + w, n - w, "%s%s", i == 0 ? "" : i + 1 == k ? (a->cmp == CL_NE ? " nor " : " or ") : ", ",
-				 a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word);
-		if (m < 0)
-			return;
-		w += (size_t)m;
-	}
+	for (unsigned i = 0; i < k; i++)
+		text_appendf(buf, n, "%s%s", i == 0 ? "" : i + 1 == k ? (a->cmp == CL_NE ? " nor " : " or ") : ", ",
+			     a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word);
 }

@@ -16,6 +16,7 @@
 
 #include "caselang.h"
 #include "roce/roce.h"
+#include "text.h"
 
 bool cl_step_checks(enum cl_step_kind k)
 {
@@ -124,22 +125,21 @@ unsigned cl_binding_rules(const struct cl_case *c, int ipv, unsigned roles, unsi
 
 void cl_unbound_reason(const struct cl_case *c, int ipv, unsigned roles, char *buf, size_t n)
 {
-	size_t w = 0;
-	buf[0] = '\0';
-	for (unsigned i = 0; i < c->n_rules && w < n; i++) {
+	/* A case names a handful of rules: a line of them; a case with very
+	 * many is cut visibly. */
+	bool first = true;
+	text_copy(buf, n, "");
+	for (unsigned i = 0; i < c->n_rules; i++) {
 		if (!cl_rule_applies(c, i, ipv))
 			continue;
 		const struct roce_rule_info *ri = roce_rule(roce_rule_by_id(c->rules[i]));
 		char binds[96];
 		roce_roles_format(ri->binds, binds, sizeof binds);
-		int k = snprintf(buf + w, n - w, "%s%s binds the %s (%s)", w ? ", " : "", ri->id, binds,
-				 roce_strength_name(ri->strength));
-		if (k < 0)
-			return;
-		w += (size_t)k;
+		text_appendf(buf, n, "%s%s binds the %s (%s)", first ? "" : ", ", ri->id, binds,
+			     roce_strength_name(ri->strength));
+		first = false;
 	}
 	char here[96];
 	roce_roles_format(roles, here, sizeof here);
-	if (w < n)
-		snprintf(buf + w, n - w, "; the DUT is the %s here", here);
+	text_appendf(buf, n, "; the DUT is the %s here", here);
 }

@@ -61,10 +61,11 @@ static int read_uncovered(const char *path, struct why_not *w, unsigned *n, unsi
 		fprintf(stderr, "roce-tester coverage: --uncovered %s: cannot open it\n", path);
 		return -1;
 	}
-	char line[1024];
+	char *line = NULL; /* a reason may be of any length */
+	size_t cap = 0;
 	unsigned lineno = 0;
 	int rc = 0;
-	while (fgets(line, sizeof line, f)) {
+	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!line[0] || line[0] == '#')
@@ -94,6 +95,7 @@ static int read_uncovered(const char *path, struct why_not *w, unsigned *n, unsi
 		w[*n].reason = strdup(reason);
 		(*n)++;
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }

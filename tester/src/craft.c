@@ -304,7 +304,7 @@ int cmd_craft(int argc, char **argv)
 		return craft_samples(samples);
 
 	uint8_t frame[SAMPLE_FRAME_MAX];
-	size_t len;
+	size_t len = 0;
 	int rc = build_frame(&c, frame, &len);
 	if (rc)
 		return rc;

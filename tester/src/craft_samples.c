@@ -5,6 +5,7 @@
  * test checks.
  */
 #include <errno.h>
+#include <glib.h>
 #include <pcap/pcap.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,20 +39,21 @@ static void die(const char *fmt, ...)
 
 static void cap_open(struct capture *c, const char *dir, const char *name)
 {
-	char path[4096];
 	c->name = name;
 	c->frames = 0;
 	c->pcap = pcap_open_dead(DLT_EN10MB, 65535);
 	if (!c->pcap)
 		die("pcap_open_dead failed");
-	snprintf(path, sizeof path, "%s/%s.pcap", dir, name);
+	gchar *path = g_strdup_printf("%s/%s.pcap", dir, name);
 	c->dump = pcap_dump_open(c->pcap, path);
 	if (!c->dump)
 		die("%s: %s", path, pcap_geterr(c->pcap));
-	snprintf(path, sizeof path, "%s/%s.expect", dir, name);
+	g_free(path);
+	path = g_strdup_printf("%s/%s.expect", dir, name);
 	c->expect = fopen(path, "w");
 	if (!c->expect)
 		die("%s: %s", path, strerror(errno));
+	g_free(path);
 	fprintf(c->expect,
 		"# Expected decode of %s.pcap, written by roce-tester craft --samples.\n"
 		"# frame<TAB>code<TAB>rule<TAB>context<TAB>description\n"

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 int inj_add(struct inj_set *s, const struct inj_rule *r)
 {
 	if (s->n >= INJ_MAX_RULES)
@@ -72,7 +74,7 @@ long inj_modify(const struct inj_rule *r, uint8_t *frame, size_t len, size_t cap
 {
 	struct roce_pkt p;
 	if (roce_parse_frame(&p, frame, len, len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1) != ROCE_OK || !p.complete) {
-		snprintf(err, errlen, "the frame does not parse as RoCEv2");
+		text_printf(err, errlen, "the frame does not parse as RoCEv2");
 		return -1;
 	}
 	if (r->action == INJ_CORRUPT_ICRC) {
@@ -83,13 +85,13 @@ long inj_modify(const struct inj_rule *r, uint8_t *frame, size_t len, size_t cap
 	}
 	struct roce_desc d;
 	if (roce_desc_from_pkt(&d, &p) != 0) {
-		snprintf(err, errlen, "the frame cannot be rebuilt");
+		text_printf(err, errlen, "the frame cannot be rebuilt");
 		return -1;
 	}
 	/* The payload points into the frame we rebuild into: copy it out. */
 	uint8_t payload[9216];
 	if (d.payload_len > sizeof payload) {
-		snprintf(err, errlen, "payload too large");
+		text_printf(err, errlen, "payload too large");
 		return -1;
 	}
 	memcpy(payload, d.payload, d.payload_len);
@@ -99,13 +101,13 @@ long inj_modify(const struct inj_rule *r, uint8_t *frame, size_t len, size_t cap
 		roce_desc_set(&d, p.ip_version == 6 ? ROCE_F_IPV6_ecn : ROCE_F_IPV4_ecn, 3);
 	} else if (r->action == INJ_SET) {
 		if (roce_desc_set(&d, r->field, r->value) != 0) {
-			snprintf(err, errlen, "the packet has no %s.%s field",
+			text_printf(err, errlen, "the packet has no %s.%s field",
 				 roce_hdr_info(roce_field_info(r->field)->hdr)->abbrev,
 				 roce_field_info(r->field)->abbrev);
 			return -1;
 		}
 	} else {
-		snprintf(err, errlen, "action %s does not modify frames", inj_action_name(r->action));
+		text_printf(err, errlen, "action %s does not modify frames", inj_action_name(r->action));
 		return -1;
 	}
 	/* A set field is meant to arrive with a valid ICRC (so the DUT judges
@@ -114,7 +116,7 @@ long inj_modify(const struct inj_rule *r, uint8_t *frame, size_t len, size_t cap
 		d.ovr &= ~ROCE_OVR_ICRC;
 	long n = roce_build_frame(&d, frame, cap);
 	if (n < 0)
-		snprintf(err, errlen, "the modified packet cannot be built");
+		text_printf(err, errlen, "the modified packet cannot be built");
 	return n;
 }
 

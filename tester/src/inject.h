@@ -39,7 +39,10 @@ struct inj_rule {
 	unsigned reorder_n;
 	enum roce_field field; /* INJ_SET */
 	uint64_t value;
-	char text[160]; /* the rule as written, for reports */
+	/* The rule as written, for packet notes ("line 12: on rx q ...");
+	 * a label, cut visibly past this length: the step's record in the
+	 * results holds the whole statement. */
+	char text[160];
 	/* State. */
 	unsigned matched, fired;
 };

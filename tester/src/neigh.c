@@ -17,6 +17,8 @@
 
 #include "rawio.h"
 #include "roce/packet.h"
+#include "roce/hdr.h"
+#include "text.h"
 
 static int kernel_lookup(const char *ifname, int family, const uint8_t *ip, uint8_t mac[6])
 {
@@ -199,7 +201,7 @@ int rawio_resolve(struct rawio *io, int ip_version, const uint8_t *ip, bool kern
 		return 0;
 	}
 	if ((ip_version == 4 && !io->has_ip4) || (ip_version == 6 && !io->has_ip6)) {
-		snprintf(err, errlen, "%s has no IPv%d address to resolve %s from", io->ifname, ip_version, text);
+		text_printf(err, errlen, "%s has no IPv%d address to resolve %s from", io->ifname, ip_version, text);
 		return -1;
 	}
 	uint64_t end = rawio_now() + timeout_ns;
@@ -217,7 +219,7 @@ int rawio_resolve(struct rawio *io, int ip_version, const uint8_t *ip, bool kern
 				return -1;
 	}
 	if (!a.found) {
-		snprintf(err, errlen, "%s: no %s answer from %s within %llu ms", io->ifname,
+		text_printf(err, errlen, "%s: no %s answer from %s within %llu ms", io->ifname,
 			 ip_version == 6 ? "Neighbour Advertisement" : "ARP", text,
 			 (unsigned long long)(timeout_ns / 1000000));
 		return -1;

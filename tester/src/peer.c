@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 #define SLOTS 1024 /* per-QP timing slots, by PSN */
 
 struct wqe {
@@ -36,7 +38,9 @@ struct held {
 	uint64_t release_ns; /* delay: when; 0 for reorder */
 	unsigned remaining;  /* reorder: later packets still to overtake it */
 	struct peer_tx_info info;
-	char why[48], rule[160];
+	/* Copies of the peer_tx_info texts: the engine's own word for the
+	 * packet (ACK, retransmission ...) and an injection rule's label. */
+	char why[48], rule[sizeof ((struct inj_rule *)0)->text];
 	size_t len;
 	uint8_t frame[PEER_FRAME_MAX];
 };
@@ -144,8 +148,8 @@ static void finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t 
 		 * among them is not lost. */
 		struct peer_finding *f = &p->findings[PEER_MAX_FINDINGS - 1];
 		f->error = f->error || error;
-		snprintf(f->text, sizeof f->text, "%llu more findings of the engine, not listed",
-			 (unsigned long long)p->findings_dropped + 1);
+		text_printf(f->text, sizeof f->text, "%llu more findings of the engine, not listed",
+			    (unsigned long long)p->findings_dropped + 1);
 		f->rule = error ? rule : f->rule;
 		return;
 	}
@@ -164,7 +168,7 @@ static void finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t 
 	f->error = error;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(f->text, sizeof f->text, fmt, ap);
+	text_vprintf(f->text, sizeof f->text, fmt, ap);
 	va_end(ap);
 }
 
@@ -422,8 +426,8 @@ static struct held *hold(struct peer *p, bool rx, uint32_t qpn, const uint8_t *f
 		memcpy(h->frame, frame, len);
 		if (info) {
 			h->info = *info;
-			snprintf(h->why, sizeof h->why, "%s", info->why ? info->why : "");
-			snprintf(h->rule, sizeof h->rule, "%s", info->rule ? info->rule : "");
+			text_copy(h->why, sizeof h->why, info->why);
+			text_copy(h->rule, sizeof h->rule, info->rule);
 			h->info.why = h->why;
 			h->info.rule = h->rule;
 		}
@@ -676,24 +680,24 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 	struct qp *q = find_qp(p, qpn);
 	p->now = now_ns;
 	if (!q) {
-		snprintf(err, errlen, "no tester QP 0x%06x", qpn);
+		text_printf(err, errlen, "no tester QP 0x%06x", qpn);
 		return -1;
 	}
 	if (q->error) {
-		snprintf(err, errlen, "tester QP 0x%06x is in the error state", qpn);
+		text_printf(err, errlen, "tester QP 0x%06x is in the error state", qpn);
 		return -1;
 	}
 	if (q->sq_n == PEER_SQ_DEPTH) {
-		snprintf(err, errlen, "tester QP 0x%06x has %u requests outstanding", qpn, PEER_SQ_DEPTH);
+		text_printf(err, errlen, "tester QP 0x%06x has %u requests outstanding", qpn, PEER_SQ_DEPTH);
 		return -1;
 	}
 	bool reliable = q->cfg.type == ROCE_T_RC;
 	if (!reliable && wr->op != PEER_OP_SEND && !(q->cfg.type == ROCE_T_UC && wr->op == PEER_OP_WRITE)) {
-		snprintf(err, errlen, "%s QPs cannot %s", roce_transport_name(q->cfg.type), peer_op_name(wr->op));
+		text_printf(err, errlen, "%s QPs cannot %s", roce_transport_name(q->cfg.type), peer_op_name(wr->op));
 		return -1;
 	}
 	if (q->cfg.type == ROCE_T_UD && wr->len > q->cfg.pmtu) {
-		snprintf(err, errlen, "a UD message of %u bytes exceeds the path MTU %u", wr->len, q->cfg.pmtu);
+		text_printf(err, errlen, "a UD message of %u bytes exceeds the path MTU %u", wr->len, q->cfg.pmtu);
 		return -1;
 	}
 	struct wqe *w = wqe_at(q, q->sq_n);

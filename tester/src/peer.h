@@ -129,6 +129,8 @@ struct peer_finding {
 	uint32_t qpn, psn;
 	uint64_t ts_ns;
 	bool error; /* false: informative */
+	/* The engine's own sentence: names from libroce's tables and numbers
+	 * (cut visibly, were it ever longer). */
 	char text[200];
 };
 

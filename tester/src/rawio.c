@@ -19,6 +19,7 @@
 
 #include "roce/gid.h"
 #include "roce/packet.h"
+#include "text.h"
 
 uint64_t rawio_now(void)
 {
@@ -31,7 +32,7 @@ static int addresses(struct rawio *io, char *err, size_t errlen)
 {
 	struct ifaddrs *ifa, *a;
 	if (getifaddrs(&ifa) != 0) {
-		snprintf(err, errlen, "getifaddrs: %s", strerror(errno));
+		text_printf(err, errlen, "getifaddrs: %s", strerror(errno));
 		return -1;
 	}
 	bool found = false, ip6_link_local = false;
@@ -59,7 +60,7 @@ static int addresses(struct rawio *io, char *err, size_t errlen)
 	}
 	freeifaddrs(ifa);
 	if (!found) {
-		snprintf(err, errlen, "%s: no such interface", io->ifname);
+		text_printf(err, errlen, "%s: no such interface", io->ifname);
 		return -1;
 	}
 	return 0;
@@ -126,8 +127,6 @@ int rawio_path_by_name(const char *name)
 /* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
  * resolution needs; a frame whose one VLAN tag the kernel took out of the
  * data matches the first half, one with a tag still in it the second. */
-/* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
- * resolution needs, tagged or not. */
 static void filter_expr(char *expr, size_t n)
 {
 	char base[96];
@@ -142,7 +141,7 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	io->pc = pcap_create(ifname, ebuf);
 	if (!io->pc) {
-		snprintf(err, errlen, "%s: %s", ifname, ebuf);
+		text_printf(err, errlen, "%s: %s", ifname, ebuf);
 		return -1;
 	}
 	/* Immediate mode gives every frame a ring slot of the snapshot length:
@@ -177,14 +176,14 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 	if (chosen == PCAP_TSTAMP_ADAPTER || chosen == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
 		io->clocks.rx = RAWIO_CLOCK_ADAPTER;
 		io->clocks.tx = RAWIO_CLOCK_HOST;
-		snprintf(io->clocks.why, sizeof io->clocks.why,
+		text_printf(io->clocks.why, sizeof io->clocks.why,
 			 "libpcap's %s timestamps on received frames, host send times: an interval from a send to a "
 			 "receive spans two clocks",
 			 pcap_tstamp_type_val_to_name(chosen));
 	}
 	int r = pcap_activate(io->pc);
 	if (r == PCAP_ERROR_PERM_DENIED) {
-		snprintf(err, errlen,
+		text_printf(err, errlen,
 			 "%s: %s: sending and capturing raw frames needs CAP_NET_RAW: run as root, or grant it with "
 			 "'setcap cap_net_raw+ep roce-tester' or systemd's AmbientCapabilities=CAP_NET_RAW "
 			 "(docs/real-hardware.md)",
@@ -194,13 +193,13 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 		return -1;
 	}
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", ifname, pcap_geterr(io->pc));
+		text_printf(err, errlen, "%s: %s", ifname, pcap_geterr(io->pc));
 		pcap_close(io->pc);
 		io->pc = NULL;
 		return -1;
 	}
 	if (pcap_datalink(io->pc) != DLT_EN10MB) {
-		snprintf(err, errlen, "%s: not an Ethernet interface (link type %s)", ifname,
+		text_printf(err, errlen, "%s: not an Ethernet interface (link type %s)", ifname,
 			 pcap_datalink_val_to_name(pcap_datalink(io->pc)));
 		return -1;
 	}
@@ -209,12 +208,12 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 	filter_expr(expr, sizeof expr);
 	struct bpf_program prog;
 	if (pcap_compile(io->pc, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0 || pcap_setfilter(io->pc, &prog) != 0) {
-		snprintf(err, errlen, "%s: BPF filter: %s", ifname, pcap_geterr(io->pc));
+		text_printf(err, errlen, "%s: BPF filter: %s", ifname, pcap_geterr(io->pc));
 		return -1;
 	}
 	pcap_freecode(&prog);
 	if (pcap_setnonblock(io->pc, 1, ebuf) != 0) {
-		snprintf(err, errlen, "%s: %s", ifname, ebuf);
+		text_printf(err, errlen, "%s: %s", ifname, ebuf);
 		return -1;
 	}
 	io->fd = pcap_get_selectable_fd(io->pc);
@@ -230,7 +229,7 @@ static int64_t adapter_clock(struct rawio *io)
 	if (rawio_hwtstamp_enable(io->ifname, &io->hwts_old, why, sizeof why) == 0) {
 		io->hwts_set = true;
 		if (rawio_phc_offset(io->ts_caps.phc_index, &offset, why, sizeof why) == 0) {
-			snprintf(io->clocks.why, sizeof io->clocks.why,
+			text_printf(io->clocks.why, sizeof io->clocks.why,
 				 "the adapter's clock (/dev/ptp%d, %+.6f s from CLOCK_REALTIME at open) stamps sent and "
 				 "received frames",
 				 io->ts_caps.phc_index, (double)offset / 1e9);
@@ -239,7 +238,7 @@ static int64_t adapter_clock(struct rawio *io)
 	}
 	io->clocks.rx = RAWIO_CLOCK_KERNEL;
 	io->clocks.tx = RAWIO_CLOCK_HOST;
-	snprintf(io->clocks.why, sizeof io->clocks.why, "the adapter's clock could not be used (%s): kernel receive "
+	text_printf(io->clocks.why, sizeof io->clocks.why, "the adapter's clock could not be used (%s): kernel receive "
 		 "timestamps, host send times", why);
 	return 0;
 }
@@ -250,14 +249,14 @@ static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, bool blocks,
 	int64_t offset = io->clocks.rx == RAWIO_CLOCK_ADAPTER ? adapter_clock(io) : 0;
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, RAWIO_SNAPLEN);
 	if (!dead) {
-		snprintf(err, errlen, "out of memory");
+		text_printf(err, errlen, "out of memory");
 		return -1;
 	}
 	char expr[256];
 	filter_expr(expr, sizeof expr);
 	struct bpf_program prog;
 	if (pcap_compile(dead, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
-		snprintf(err, errlen, "%s: BPF filter: %s", io->ifname, pcap_geterr(dead));
+		text_printf(err, errlen, "%s: BPF filter: %s", io->ifname, pcap_geterr(dead));
 		pcap_close(dead);
 		return -1;
 	}
@@ -287,7 +286,7 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 	io->fd = -1;
 	io->vlan = vlan;
 	if (strlen(ifname) >= sizeof io->ifname) {
-		snprintf(err, errlen, "%s: interface name too long", ifname);
+		text_printf(err, errlen, "%s: interface name too long", ifname);
 		return -1;
 	}
 	snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
@@ -375,7 +374,7 @@ int rawio_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *
 	*clock = RAWIO_CLOCK_HOST;
 	if (pcap_inject(io->pc, frame, len) != (int)len) {
 		io->tx_errors++;
-		snprintf(err, errlen, "%s: send: %s", io->ifname, pcap_geterr(io->pc));
+		text_printf(err, errlen, "%s: send: %s", io->ifname, pcap_geterr(io->pc));
 		return -1;
 	}
 	io->tx_frames++;
@@ -443,7 +442,7 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 		if (io->ring)
 			d.n += r;
 		if (r < 0) {
-			snprintf(err, errlen, "%s: %s", io->ifname, pcap_geterr(io->pc));
+			text_printf(err, errlen, "%s: %s", io->ifname, pcap_geterr(io->pc));
 			return -1;
 		}
 		drain(io->guard4);
@@ -459,7 +458,7 @@ int rawio_wait(struct rawio *io, uint64_t deadline_ns, rawio_frame_fn fn, void *
 		if (poll(&pf, 1, ms) < 0) {
 			if (errno == EINTR)
 				return d.n; /* a signal: let the caller look */
-			snprintf(err, errlen, "poll: %s", strerror(errno));
+			text_printf(err, errlen, "poll: %s", strerror(errno));
 			return -1;
 		}
 	}

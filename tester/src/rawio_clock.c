@@ -4,6 +4,7 @@
  * and the kernel's, and the adapter clock's offset to CLOCK_REALTIME.
  */
 #include "rawio.h"
+#include "text.h"
 #include "rawio_clock.h"
 
 #include <errno.h>
@@ -35,7 +36,7 @@ int rawio_ts_caps_query(const char *ifname, struct rawio_ts_caps *caps, char *er
 	caps->phc_index = -1;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+		text_printf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
 	struct ethtool_ts_info info = { .cmd = ETHTOOL_GET_TS_INFO };
@@ -47,7 +48,7 @@ int rawio_ts_caps_query(const char *ifname, struct rawio_ts_caps *caps, char *er
 	int e = errno;
 	close(fd);
 	if (r != 0) {
-		snprintf(err, errlen, "%s: ETHTOOL_GET_TS_INFO: %s", ifname, strerror(e));
+		text_printf(err, errlen, "%s: ETHTOOL_GET_TS_INFO: %s", ifname, strerror(e));
 		return -1;
 	}
 	caps->known = true;
@@ -106,7 +107,7 @@ int rawio_phc_offset(int phc_index, int64_t *offset_ns, char *err, size_t errlen
 	snprintf(path, sizeof path, "/dev/ptp%d", phc_index);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		text_printf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	clockid_t id = (clockid_t)((~(unsigned)fd << 3) | 3u); /* the kernel's FD_TO_CLOCKID */
@@ -115,7 +116,7 @@ int rawio_phc_offset(int phc_index, int64_t *offset_ns, char *err, size_t errlen
 		struct timespec a, p, b;
 		clock_gettime(CLOCK_REALTIME, &a);
 		if (clock_gettime(id, &p) != 0) {
-			snprintf(err, errlen, "%s: clock_gettime: %s", path, strerror(errno));
+			text_printf(err, errlen, "%s: clock_gettime: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -137,7 +138,7 @@ int rawio_hwtstamp_enable(const char *ifname, struct hwtstamp_config *old, char 
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+		text_printf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
 	struct ifreq ifr;
@@ -153,7 +154,7 @@ int rawio_hwtstamp_enable(const char *ifname, struct hwtstamp_config *old, char 
 	int e = errno;
 	close(fd);
 	if (r != 0) {
-		snprintf(err, errlen, "%s: SIOCSHWTSTAMP: %s%s", ifname, strerror(e),
+		text_printf(err, errlen, "%s: SIOCSHWTSTAMP: %s%s", ifname, strerror(e),
 			 e == EPERM ? " (needs CAP_NET_ADMIN)" : "");
 		return -1;
 	}

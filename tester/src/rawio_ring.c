@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "rawio_ring.h"
 #include "roce/packet.h"
+#include "text.h"
 
 #include <errno.h>
 #include <linux/errqueue.h>
@@ -104,7 +105,7 @@ static int interface_mtu(const char *ifname, unsigned *mtu)
 
 static int fail(char *err, size_t errlen, const char *ifname, const char *what)
 {
-	snprintf(err, errlen, "%s: %s: %s", ifname, what, strerror(errno));
+	text_printf(err, errlen, "%s: %s: %s", ifname, what, strerror(errno));
 	return -1;
 }
 
@@ -186,7 +187,7 @@ static int open_tx(struct rawio *io, struct rawio_ring *r, int ifindex, unsigned
 	r->mm_cap = (size_t)MM_BATCH * (mtu + 32u);
 	r->mm_buf = malloc(r->mm_cap);
 	if (!r->mm_buf) {
-		snprintf(err, errlen, "out of memory");
+		text_printf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -207,7 +208,7 @@ int ring_open(struct rawio *io, const struct sock_fprog *filter, int64_t phc_off
 		return fail(err, errlen, io->ifname, "interface");
 	struct rawio_ring *r = calloc(1, sizeof *r);
 	if (!r) {
-		snprintf(err, errlen, "out of memory");
+		text_printf(err, errlen, "out of memory");
 		return -1;
 	}
 	r->rx_fd = r->tx_fd = -1;
@@ -249,7 +250,7 @@ int ring_flush(struct rawio *io, char *err, size_t errlen)
 			}
 		}
 		/* This frame is refused: counted, and the batch goes on. */
-		snprintf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
+		text_printf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
 		io->tx_errors++;
 		done++;
 		rc = -1;
@@ -265,7 +266,7 @@ int ring_queue(struct rawio *io, const uint8_t *frame, size_t len, char *err, si
 	struct rawio_ring *r = io->ring;
 	if (len > r->mm_cap / MM_BATCH) {
 		io->tx_errors++;
-		snprintf(err, errlen, "%s: send: a %zu-byte frame is larger than the link takes", io->ifname, len);
+		text_printf(err, errlen, "%s: send: a %zu-byte frame is larger than the link takes", io->ifname, len);
 		return -1;
 	}
 	if ((r->mm_n == MM_BATCH || r->mm_used + len > r->mm_cap) && ring_flush(io, err, errlen) != 0)
@@ -354,7 +355,7 @@ int ring_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *t
 			}
 		}
 		io->tx_errors++;
-		snprintf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
+		text_printf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
 		return -1;
 	}
 	io->tx_frames++;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "text.h"
+
 /* A path, or false when it does not fit (then it names nothing we want). */
 static bool pathf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool pathf(char *buf, size_t n, const char *fmt, ...)
@@ -150,28 +152,27 @@ bool rdma_port_find(const char *sysroot, const char *ifname, struct rdma_binding
 
 void rdma_port_advice(const struct rdma_binding *b, const char *ifname, char *out, size_t n)
 {
-	int w = snprintf(out, n,
-			 "%s is port %u of the RDMA device %s (driver %s): its RoCE engine takes the DUT's RoCEv2 "
-			 "packets before the tester sees them. Free the port, or run the tester on a port without RDMA. ",
-			 ifname, b->port, b->ibdev, b->driver[0] ? b->driver : "unknown");
-	if (w < 0 || (size_t)w >= n)
-		return;
-	out += w;
-	n -= (size_t)w;
+	/* Names from sysfs and fixed advice: one paragraph, cut visibly in a
+	 * buffer too small for it. */
+	text_printf(out, n,
+		    "%s is port %u of the RDMA device %s (driver %s): its RoCE engine takes the DUT's RoCEv2 "
+		    "packets before the tester sees them. Free the port, or run the tester on a port without RDMA. ",
+		    ifname, b->port, b->ibdev, b->driver[0] ? b->driver : "unknown");
 	const char *pci = b->pci[0] ? b->pci : "<PCI address>";
 	if (!strcmp(b->driver, "rdma_rxe"))
-		snprintf(out, n, "Soft-RoCE: 'rdma link delete %s'.", b->ibdev);
+		text_appendf(out, n, "Soft-RoCE: 'rdma link delete %s'.", b->ibdev);
 	else if (!strcmp(b->driver, "mlx5_core"))
-		snprintf(out, n,
-			 "mlx5: 'devlink dev param set pci/%s name enable_roce value false cmode driverinit' then "
-			 "'devlink dev reload pci/%s' (RoCE off on this function only).",
-			 pci, pci);
+		text_appendf(out, n,
+			     "mlx5: 'devlink dev param set pci/%s name enable_roce value false cmode driverinit' then "
+			     "'devlink dev reload pci/%s' (RoCE off on this function only).",
+			     pci, pci);
 	else if (!strcmp(b->driver, "ice"))
-		snprintf(out, n, "ice/irdma: 'devlink dev param set pci/%s name enable_roce value false cmode runtime'.", pci);
+		text_appendf(out, n,
+			     "ice/irdma: 'devlink dev param set pci/%s name enable_roce value false cmode runtime'.", pci);
 	else if (!strcmp(b->driver, "bnxt_en"))
-		snprintf(out, n,
-			 "bnxt_re: RoCE cannot be turned off per function from Linux; 'modprobe -r bnxt_re' detaches it "
-			 "from every Broadcom port of this host.");
+		text_appendf(out, n,
+			     "bnxt_re: RoCE cannot be turned off per function from Linux; 'modprobe -r bnxt_re' detaches "
+			     "it from every Broadcom port of this host.");
 	else
-		snprintf(out, n, "Unload the RDMA driver of %s (see 'rdma link show').", b->ibdev);
+		text_appendf(out, n, "Unload the RDMA driver of %s (see 'rdma link show').", b->ibdev);
 }

@@ -74,10 +74,11 @@ bool jnum(JsonObject *o, const char *key, uint64_t *v);
 void xml_escape(GString *out, const char *text);
 void xml_escape_len(GString *out, const char *text, size_t len);
 
-/* The group a case belongs to: the name of the directory its file is in. */
-void case_group(JsonObject *c, char *out, size_t n);
-/* "RC-RESP-SEND-ACK-001 [IPv4]". */
-void case_label(JsonObject *c, char *out, size_t n);
+/* The group a case belongs to: the name of the directory its file is in
+ * (caller frees). */
+gchar *case_group(JsonObject *c);
+/* "RC-RESP-SEND-ACK-001 [IPv4]" (caller frees). */
+gchar *case_label(JsonObject *c);
 
 /* Writes data to path through path.tmp and a rename. */
 int write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);

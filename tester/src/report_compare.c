@@ -63,24 +63,30 @@ enum kind { K_REGRESSION, K_FIX, K_NEW, K_REMOVED, K_CHANGED, K_COUNT };
 
 static const char *const kind_title[K_COUNT] = { "regressions", "fixes", "new cases", "removed cases", "other changes" };
 
+/* One line of the comparison. The label and the detail come from the
+ * results files (case IDs, reasons): any length. The verdicts point into
+ * the loaded runs. */
 struct entry {
-	char label[300];
-	char from[32], to[32];
-	char detail[1200];
+	gchar *label;
+	const char *from, *to;
+	gchar *detail;
 };
+
+static void entry_clear(gpointer p)
+{
+	struct entry *e = p;
+	g_free(e->label);
+	g_free(e->detail);
+}
 
 static void add(GArray *a, JsonObject *c, const char *from, const char *to, const char *detail)
 {
-	struct entry e;
-	memset(&e, 0, sizeof e);
-	case_label(c, e.label, sizeof e.label);
-	snprintf(e.from, sizeof e.from, "%s", from);
-	snprintf(e.to, sizeof e.to, "%s", to);
-	snprintf(e.detail, sizeof e.detail, "%s", detail ? detail : "");
+	struct entry e = { case_label(c), from, to, g_strdup(detail ? detail : "") };
 	g_array_append_val(a, e);
 }
 
-static void describe(JsonObject *c, char *out, size_t n)
+/* The broken rules and the reason of a case (caller frees). */
+static gchar *describe(JsonObject *c)
 {
 	GString *t = g_string_new(NULL);
 	const char *v = jstr(c, "verdict", "");
@@ -90,8 +96,7 @@ static void describe(JsonObject *c, char *out, size_t n)
 			g_string_append(t, ": ");
 	}
 	g_string_append(t, jstr(c, "reason", ""));
-	snprintf(out, n, "%s", t->str);
-	g_string_free(t, TRUE);
+	return g_string_free(t, FALSE);
 }
 
 static void run_line(FILE *out, const char *what, const struct report_run *r)
@@ -113,18 +118,21 @@ void report_compare(const struct report_run *old_run, const struct report_run *n
 		full = out;
 	memset(counts, 0, sizeof *counts);
 	GArray *lists[K_COUNT];
-	for (int k = 0; k < K_COUNT; k++)
+	for (int k = 0; k < K_COUNT; k++) {
 		lists[k] = g_array_new(FALSE, TRUE, sizeof(struct entry));
+		g_array_set_clear_func(lists[k], entry_clear);
+	}
 	GArray *unchanged = g_array_new(FALSE, TRUE, sizeof(struct entry));
-	char detail[1200];
+	g_array_set_clear_func(unchanged, entry_clear);
 
 	for (guint i = 0; i < json_array_get_length(new_run->cases); i++) {
 		JsonObject *n = json_array_get_object_element(new_run->cases, i);
 		const char *nv = jstr(n, "verdict", "");
 		JsonObject *o = find_case(old_run, jstr(n, "id", ""), jint(n, "ip_version", 0));
-		describe(n, detail, sizeof detail);
+		gchar *detail = describe(n);
 		if (!o) {
 			add(lists[K_NEW], n, "", nv, detail);
+			g_free(detail);
 			continue;
 		}
 		const char *ov = jstr(o, "verdict", "");
@@ -139,9 +147,9 @@ void report_compare(const struct report_run *old_run, const struct report_run *n
 			join(a, jarr(o, "failed_rules"));
 			join(b, jarr(n, "failed_rules"));
 			if (strcmp(a->str, b->str)) {
-				char d2[1300];
-				snprintf(d2, sizeof d2, "broken rules were %s, now %s", a->str, b->str);
+				gchar *d2 = g_strdup_printf("broken rules were %s, now %s", a->str, b->str);
 				add(lists[K_CHANGED], n, ov, nv, d2);
+				g_free(d2);
 			} else {
 				add(unchanged, n, ov, nv, "");
 			}
@@ -150,6 +158,7 @@ void report_compare(const struct report_run *old_run, const struct report_run *n
 		} else {
 			add(unchanged, n, ov, nv, "");
 		}
+		g_free(detail);
 	}
 	for (guint i = 0; i < json_array_get_length(old_run->cases); i++) {
 		JsonObject *o = json_array_get_object_element(old_run->cases, i);

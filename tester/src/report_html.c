@@ -122,21 +122,29 @@ static void badge(GString *o, const char *v)
 	g_string_append(o, "</span>");
 }
 
+/* Rounded in integers: 64 bytes hold any 64-bit duration. */
 static void duration(char *buf, size_t n, gint64 ns)
 {
-	if (ns >= 1000000000)
-		snprintf(buf, n, "%.2f s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.0f \xC2\xB5s", (double)ns / 1e3);
+	if (ns < 0)
+		ns = 0;
+	if (ns >= 1000000000) {
+		gint64 cs = (ns + 5000000) / 10000000; /* hundredths of a second */
+		snprintf(buf, n, "%lld.%02lld s", (long long)(cs / 100), (long long)(cs % 100));
+	} else if (ns >= 1000000) {
+		gint64 ds = (ns + 50000) / 100000; /* tenths of a millisecond */
+		snprintf(buf, n, "%lld.%lld ms", (long long)(ds / 10), (long long)(ds % 10));
+	} else {
+		snprintf(buf, n, "%lld \xC2\xB5s", (long long)((ns + 500) / 1000));
+	}
 }
 
 struct ctx {
 	const struct report_run *run;
 	GString *o;
 	const char *capture;
-	char tester_name[128], dut_name[160], dut_short[128];
+	/* From the results file, any length: the two into it, dut_name owned. */
+	const char *tester_name, *dut_short;
+	gchar *dut_name;
 	unsigned n_case[5]; /* pass fail na error informative, as case_verdicts */
 	/* Frames some link of the case at hand points to: the packet table
 	 * of a long case lists at least these. */
@@ -261,15 +269,16 @@ static void kv_object(GString *o, JsonObject *obj, const char *prefix)
 		JsonNode *n = json_object_get_member(obj, m->data);
 		if (strstr(m->data, "vendor") && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64) {
 			/* PCI vendor and device IDs are known in hex (0x15b3). */
-			char key[200];
-			snprintf(key, sizeof key, "%s%s", prefix, (const char *)m->data);
+			/* Member names are the agent's: any length. */
+			gchar *key = g_strconcat(prefix, (const char *)m->data, NULL);
 			g_string_printf(t, "%lld (0x%llx)", (long long)json_node_get_int(n),
 					(unsigned long long)json_node_get_int(n));
 			kv(o, key, t->str);
+			g_free(key);
 		} else if (scalar_text(n, t)) {
-			char key[200];
-			snprintf(key, sizeof key, "%s%s", prefix, (const char *)m->data);
+			gchar *key = g_strconcat(prefix, (const char *)m->data, NULL);
 			kv(o, key, t->str);
+			g_free(key);
 		}
 		g_string_free(t, TRUE);
 	}
@@ -308,10 +317,10 @@ static gint case_index(const struct ctx *x, JsonObject *c)
 
 static void case_link(struct ctx *x, JsonObject *c)
 {
-	char label[512];
-	case_label(c, label, sizeof label);
+	gchar *label = case_label(c);
 	g_string_append_printf(x->o, "<a href=\"#case-%d\">", case_index(x, c));
 	h(x->o, label);
+	g_free(label);
 	g_string_append(x->o, "</a>");
 }
 
@@ -415,21 +424,23 @@ static void setup_section(struct ctx *x)
 	static const char *const fams[2] = { "ipv4", "ipv6" };
 	for (int f = 0; f < 2; f++) {
 		JsonObject *fo = jobj(dut, fams[f]);
-		char key[64], val[600];
-		snprintf(key, sizeof key, "IPv%d", f ? 6 : 4);
+		const char *key = f ? "IPv6" : "IPv4";
+		gchar *val;
 		if (!fo)
-			snprintf(val, sizeof val, "not learnt");
+			val = g_strdup("not learnt");
 		else if (jbool(fo, "usable", false)) {
 			/* A dual-mode port also has the address as a RoCE v1 GID. */
 			char v1[48] = "";
 			if (jint(fo, "sgid_index_rocev1", -1) >= 0)
 				snprintf(v1, sizeof v1, "; as RoCE v1: %lld", (long long)jint(fo, "sgid_index_rocev1", 0));
-			snprintf(val, sizeof val, "%s (GID index %lld%s), MAC %s, resolved by %s", jstr(fo, "gid", ""),
-				 (long long)jint(fo, "sgid_index", 0), v1, jstr(fo, "mac", ""), jstr(fo, "resolved_by", ""));
+			val = g_strdup_printf("%s (GID index %lld%s), MAC %s, resolved by %s", jstr(fo, "gid", ""),
+					      (long long)jint(fo, "sgid_index", 0), v1, jstr(fo, "mac", ""),
+					      jstr(fo, "resolved_by", ""));
 		}
 		else
-			snprintf(val, sizeof val, "not usable: %s", jstr(fo, "why_not", "no address"));
+			val = g_strdup_printf("not usable: %s", jstr(fo, "why_not", "no address"));
 		kv(o, key, val);
+		g_free(val);
 	}
 	g_string_append(o, "</table></div>\n<div><h3>Agent</h3><table class=\"kv\" id=\"agent-table\">\n");
 	kv(o, "address", jstr(agent, "address", ""));
@@ -442,9 +453,9 @@ static void setup_section(struct ctx *x)
 	kv(o, "DUT host", jstr(hello, "host", NULL));
 	kv(o, "fault profile", fault && *fault ? fault : "none");
 	g_string_append(o, "</table>\n<h3>Tester</h3><table class=\"kv\" id=\"tester-table\">\n");
-	char ver[160];
-	snprintf(ver, sizeof ver, "%s %s", jstr(tool, "name", "roce-tester"), jstr(tool, "version", ""));
+	gchar *ver = g_strdup_printf("%s %s", jstr(tool, "name", "roce-tester"), jstr(tool, "version", ""));
 	kv(o, "tool", ver);
+	g_free(ver);
 	kv(o, "interface", jstr(iface, "name", ""));
 	kv(o, "MAC", jstr(iface, "mac", ""));
 	kv(o, "IPv4", jstr(iface, "ipv4", NULL));
@@ -1051,11 +1062,11 @@ int report_write_html(const struct report_run *run, const char *path, char *err,
 	JsonObject *iface = jobj(setup, "interface");
 	JsonObject *hello = jobj(jobj(setup, "agent"), "hello");
 	JsonObject *dev = jobj(jobj(setup, "dut"), "device");
-	snprintf(x.tester_name, sizeof x.tester_name, "%s", jstr(iface, "name", "tester"));
-	snprintf(x.dut_short, sizeof x.dut_short, "%s", jstr(dev, "name", jstr(hello, "device", "DUT")));
+	x.tester_name = jstr(iface, "name", "tester");
+	x.dut_short = jstr(dev, "name", jstr(hello, "device", "DUT"));
 	const char *fw = jstr(dev, "fw_ver", NULL);
-	snprintf(x.dut_name, sizeof x.dut_name, "%s%s%s%s", jstr(dev, "name", jstr(hello, "device", "unknown DUT")),
-		 fw ? " (" : "", fw ? fw : "", fw ? ")" : "");
+	x.dut_name = g_strdup_printf("%s%s%s%s", jstr(dev, "name", jstr(hello, "device", "unknown DUT")), fw ? " (" : "",
+				     fw ? fw : "", fw ? ")" : "");
 
 	GString *o = x.o;
 	JsonObject *tool = jobj(run->root, "tool");
@@ -1082,5 +1093,6 @@ int report_write_html(const struct report_run *run, const char *path, char *err,
 	g_string_append(o, "</footer>\n</body></html>\n");
 	int rc = write_file_atomic(path, o->str, o->len, err, errlen);
 	g_string_free(o, TRUE);
+	g_free(x.dut_name);
 	return rc;
 }

@@ -136,7 +136,7 @@ static void case_log(GString *t, JsonObject *c, const char *capture)
 }
 
 struct suite {
-	char name[256];
+	gchar *name; /* the case files' directory: any length */
 	GPtrArray *cases; /* JsonObject * */
 	unsigned fail, error, skipped;
 	gint64 time_ns;
@@ -156,17 +156,18 @@ int report_write_junit(const struct report_run *run, const char *path, char *err
 	gint64 total_ns = 0;
 	for (guint i = 0; i < json_array_get_length(run->cases); i++) {
 		JsonObject *c = json_array_get_object_element(run->cases, i);
-		char g[256];
-		case_group(c, g, sizeof g);
+		gchar *g = case_group(c);
 		struct suite *s = NULL;
 		for (guint k = 0; k < suites->len && !s; k++)
 			if (!strcmp(((struct suite *)suites->pdata[k])->name, g))
 				s = suites->pdata[k];
 		if (!s) {
 			s = g_new0(struct suite, 1);
-			snprintf(s->name, sizeof s->name, "%s", g);
+			s->name = g;
 			s->cases = g_ptr_array_new();
 			g_ptr_array_add(suites, s);
+		} else {
+			g_free(g);
 		}
 		g_ptr_array_add(s->cases, c);
 		const char *v = jstr(c, "verdict", "");
@@ -212,9 +213,9 @@ int report_write_junit(const struct report_run *run, const char *path, char *err
 		attr_u(x, "id", k);
 		attr(x, "package", "roce");
 		g_string_append(x, ">\n    <properties>\n");
-		char ver[128];
-		snprintf(ver, sizeof ver, "%s %s", jstr(tool, "name", "roce-tester"), jstr(tool, "version", ""));
+		gchar *ver = g_strdup_printf("%s %s", jstr(tool, "name", "roce-tester"), jstr(tool, "version", ""));
 		property(x, "tool", ver);
+		g_free(ver);
 		property(x, "dut.device", jstr(dev, "name", NULL));
 		property(x, "dut.firmware", jstr(dev, "fw_ver", NULL));
 		property(x, "agent.address", jstr(jobj(setup, "agent"), "address", NULL));
@@ -227,12 +228,12 @@ int report_write_junit(const struct report_run *run, const char *path, char *err
 		g_string_append(x, "    </properties>\n");
 		for (guint i = 0; i < s->cases->len; i++) {
 			JsonObject *c = s->cases->pdata[i];
-			char label[512], cls[300];
-			case_label(c, label, sizeof label);
-			snprintf(cls, sizeof cls, "roce.%s", s->name);
+			gchar *label = case_label(c), *cls = g_strconcat("roce.", s->name, NULL);
 			g_string_append(x, "    <testcase");
 			attr(x, "name", label);
 			attr(x, "classname", cls);
+			g_free(label);
+			g_free(cls);
 			attr_secs(x, "time", jint(c, "duration_ns", 0));
 			g_string_append(x, ">\n");
 			const char *v = jstr(c, "verdict", "");
@@ -268,6 +269,7 @@ int report_write_junit(const struct report_run *run, const char *path, char *err
 		}
 		g_string_append(x, "  </testsuite>\n");
 		g_ptr_array_free(s->cases, TRUE);
+		g_free(s->name);
 		g_free(s);
 	}
 	g_string_append(x, "</testsuites>\n");

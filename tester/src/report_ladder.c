@@ -75,8 +75,14 @@ static void rel_time(char *buf, size_t n, gint64 ts, gint64 start)
 		buf[0] = '\0';
 		return;
 	}
-	double ms = (double)(ts - start) / 1e6;
-	snprintf(buf, n, "%+.3f ms", ms);
+	/* In rounded microseconds, as integers: 40 bytes hold any value. */
+	gint64 d;
+	if (__builtin_sub_overflow(ts, start, &d)) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	gint64 us = d / 1000 + (d % 1000 >= 500) - (d % 1000 <= -500);
+	snprintf(buf, n, "%c%lld.%03lld ms", us < 0 ? '-' : '+', (long long)llabs(us / 1000), (long long)llabs(us % 1000));
 }
 
 static bool array_has_int(JsonArray *a, gint64 v)

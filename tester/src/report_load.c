@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "results.h"
+#include "text.h"
 
 const char *jstr(JsonObject *o, const char *key, const char *def)
 {
@@ -121,31 +122,31 @@ void xml_escape(GString *out, const char *text)
 		xml_escape_len(out, text, strlen(text));
 }
 
-void case_group(JsonObject *c, char *out, size_t n)
+gchar *case_group(JsonObject *c)
 {
 	const char *file = jstr(c, "file", "");
 	gchar *dir = g_path_get_dirname(file);
 	/* Trailing and doubled slashes (conformance-cases//rc-responder) do
 	 * not matter: the last component names the group. */
 	gchar *base = g_path_get_basename(dir);
-	if (!strcmp(base, ".") || !strcmp(base, "/") || !*base)
-		snprintf(out, n, "cases");
-	else
-		snprintf(out, n, "%s", base);
-	g_free(base);
 	g_free(dir);
+	if (!strcmp(base, ".") || !strcmp(base, "/") || !*base) {
+		g_free(base);
+		return g_strdup("cases");
+	}
+	return base;
 }
 
-void case_label(JsonObject *c, char *out, size_t n)
+gchar *case_label(JsonObject *c)
 {
-	snprintf(out, n, "%s [IPv%d]", jstr(c, "id", "?"), (int)jint(c, "ip_version", 0));
+	return g_strdup_printf("%s [IPv%d]", jstr(c, "id", "?"), (int)jint(c, "ip_version", 0));
 }
 
 int write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	GError *gerr = NULL;
 	if (!g_file_set_contents(path, data, (gssize)len, &gerr)) {
-		snprintf(err, errlen, "%s", gerr->message);
+		text_printf(err, errlen, "%s", gerr->message);
 		g_error_free(gerr);
 		return -1;
 	}
@@ -170,18 +171,18 @@ static int check_case(JsonObject *c, guint i, char *err, size_t errlen)
 	static const char *const strings[] = { "id", "verdict", NULL };
 	for (const char *const *k = strings; *k; k++) {
 		if (!jstr(c, *k, NULL)) {
-			snprintf(err, errlen, "cases[%u]: member '%s' is missing or not a string", i, *k);
+			text_printf(err, errlen, "cases[%u]: member '%s' is missing or not a string", i, *k);
 			return -1;
 		}
 	}
 	gint64 ipv = jint(c, "ip_version", 0);
 	if (ipv != 4 && ipv != 6) {
-		snprintf(err, errlen, "cases[%u] (%s): ip_version is %lld; expected 4 or 6", i, jstr(c, "id", ""),
+		text_printf(err, errlen, "cases[%u] (%s): ip_version is %lld; expected 4 or 6", i, jstr(c, "id", ""),
 			 (long long)ipv);
 		return -1;
 	}
 	if (!in_set(jstr(c, "verdict", ""), case_verdicts)) {
-		snprintf(err, errlen, "cases[%u] (%s): verdict '%s'; expected pass, informative, fail, not_applicable or error", i,
+		text_printf(err, errlen, "cases[%u] (%s): verdict '%s'; expected pass, informative, fail, not_applicable or error", i,
 			 jstr(c, "id", ""), jstr(c, "verdict", ""));
 		return -1;
 	}
@@ -189,7 +190,7 @@ static int check_case(JsonObject *c, guint i, char *err, size_t errlen)
 	for (const char *const *k = arrays; *k; k++) {
 		JsonNode *n = json_object_get_member(c, *k);
 		if (n && !JSON_NODE_HOLDS_ARRAY(n)) {
-			snprintf(err, errlen, "cases[%u] (%s): member '%s' is not an array", i, jstr(c, "id", ""), *k);
+			text_printf(err, errlen, "cases[%u] (%s): member '%s' is not an array", i, jstr(c, "id", ""), *k);
 			return -1;
 		}
 		for (guint k2 = 0; n && k2 < json_array_get_length(json_node_get_array(n)); k2++) {
@@ -197,7 +198,7 @@ static int check_case(JsonObject *c, guint i, char *err, size_t errlen)
 			bool want_string = !strcmp(*k, "rules");
 			if (want_string ? !(JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING)
 					: !JSON_NODE_HOLDS_OBJECT(e)) {
-				snprintf(err, errlen, "cases[%u] (%s): %s[%u] is not %s", i, jstr(c, "id", ""), *k, k2,
+				text_printf(err, errlen, "cases[%u] (%s): %s[%u] is not %s", i, jstr(c, "id", ""), *k, k2,
 					 want_string ? "a string" : "an object");
 				return -1;
 			}
@@ -211,7 +212,7 @@ int report_load(const char *path, struct report_run *run, char *err, size_t errl
 	memset(run, 0, sizeof *run);
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		text_printf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	run->path = S_ISDIR(st.st_mode) ? g_build_filename(path, REPORT_RESULTS, NULL) : g_strdup(path);
@@ -219,29 +220,29 @@ int report_load(const char *path, struct report_run *run, char *err, size_t errl
 	GError *gerr = NULL;
 	if (!json_parser_load_from_file(run->parser, run->path, &gerr)) {
 		/* json-glib's message carries the line and column. */
-		snprintf(err, errlen, "%s: %s", run->path, gerr->message);
+		text_printf(err, errlen, "%s: %s", run->path, gerr->message);
 		g_error_free(gerr);
 		goto bad;
 	}
 	JsonNode *root = json_parser_get_root(run->parser);
 	if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-		snprintf(err, errlen, "%s: not a JSON object; expected a roce-tester results file", run->path);
+		text_printf(err, errlen, "%s: not a JSON object; expected a roce-tester results file", run->path);
 		goto bad;
 	}
 	run->root = json_node_get_object(root);
 	const char *schema = jstr(run->root, "schema", NULL);
 	if (!schema || strcmp(schema, "roce-tester-results")) {
-		snprintf(err, errlen, "%s: schema is '%s'; expected a roce-tester results file (\"roce-tester-results\")",
+		text_printf(err, errlen, "%s: schema is '%s'; expected a roce-tester results file (\"roce-tester-results\")",
 			 run->path, schema ? schema : "(none)");
 		goto bad;
 	}
 	gint64 version = jint(run->root, "schema_version", -1);
 	if (version < 1) {
-		snprintf(err, errlen, "%s: member 'schema_version' is missing or not a positive integer", run->path);
+		text_printf(err, errlen, "%s: member 'schema_version' is missing or not a positive integer", run->path);
 		goto bad;
 	}
 	if (version > RESULTS_SCHEMA_VERSION) {
-		snprintf(err, errlen,
+		text_printf(err, errlen,
 			 "%s: schema_version %lld was written by a newer roce-tester; this one reads version %d",
 			 run->path, (long long)version, RESULTS_SCHEMA_VERSION);
 		goto bad;
@@ -249,7 +250,7 @@ int report_load(const char *path, struct report_run *run, char *err, size_t errl
 	run->cases = jarr(run->root, "cases");
 	run->rules = jarr(run->root, "rules");
 	if (!run->cases || !run->rules || !jobj(run->root, "run")) {
-		snprintf(err, errlen, "%s: member '%s' is missing or of the wrong type", run->path,
+		text_printf(err, errlen, "%s: member '%s' is missing or of the wrong type", run->path,
 			 !run->cases ? "cases" : !run->rules ? "rules" : "run");
 		goto bad;
 	}
@@ -257,11 +258,11 @@ int report_load(const char *path, struct report_run *run, char *err, size_t errl
 		JsonNode *n = json_array_get_element(run->cases, i);
 		char e[400];
 		if (!JSON_NODE_HOLDS_OBJECT(n)) {
-			snprintf(err, errlen, "%s: cases[%u] is not an object", run->path, i);
+			text_printf(err, errlen, "%s: cases[%u] is not an object", run->path, i);
 			goto bad;
 		}
 		if (check_case(json_node_get_object(n), i, e, sizeof e) != 0) {
-			snprintf(err, errlen, "%s: %s", run->path, e);
+			text_printf(err, errlen, "%s: %s", run->path, e);
 			goto bad;
 		}
 	}
@@ -269,7 +270,7 @@ int report_load(const char *path, struct report_run *run, char *err, size_t errl
 		JsonNode *n = json_array_get_element(run->rules, i);
 		if (!JSON_NODE_HOLDS_OBJECT(n) || !jstr(json_node_get_object(n), "id", NULL) ||
 		    !jstr(json_node_get_object(n), "verdict", NULL)) {
-			snprintf(err, errlen, "%s: rules[%u] is not an object with string members 'id' and 'verdict'",
+			text_printf(err, errlen, "%s: rules[%u] is not an object with string members 'id' and 'verdict'",
 				 run->path, i);
 			goto bad;
 		}

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "rawio.h"
+#include "text.h"
 
 struct results {
 	char *path;
@@ -188,18 +189,18 @@ int results_write(struct results *res, JsonObject *setup, bool finished, bool in
 	json_generator_set_pretty(g, TRUE);
 	json_generator_set_indent(g, 1);
 	json_generator_set_root(g, node);
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp", res->path);
+	gchar *tmp = g_strconcat(res->path, ".tmp", NULL);
 	GError *gerr = NULL;
 	int rc = 0;
 	if (!json_generator_to_file(g, tmp, &gerr)) {
-		snprintf(err, errlen, "%s: %s", tmp, gerr->message);
+		text_printf(err, errlen, "%s: %s", tmp, gerr->message);
 		g_error_free(gerr);
 		rc = -1;
 	} else if (rename(tmp, res->path) != 0) {
-		snprintf(err, errlen, "%s: %s", res->path, strerror(errno));
+		text_printf(err, errlen, "%s: %s", res->path, strerror(errno));
 		rc = -1;
 	}
+	g_free(tmp);
 	g_object_unref(g);
 	json_node_unref(node);
 	json_object_unref(root);

@@ -102,12 +102,15 @@ static void print_case(struct progress *pg, JsonObject *rec, enum verdict v, siz
 {
 	GString *t = g_string_new(NULL);
 	const char *vn = verdict_name(v);
-	char d[32];
+	char d[48]; /* two 64-bit numbers and a unit */
 	gint64 ns = json_object_get_int_member(rec, "duration_ns");
-	if (ns >= 1000000000)
-		snprintf(d, sizeof d, "%.2f s", (double)ns / 1e9);
-	else
-		snprintf(d, sizeof d, "%.1f ms", (double)ns / 1e6);
+	if (ns >= 1000000000) {
+		gint64 cs = (ns + 5000000) / 10000000; /* hundredths of a second, rounded */
+		snprintf(d, sizeof d, "%lld.%02lld s", (long long)(cs / 100), (long long)(cs % 100));
+	} else {
+		gint64 ds = (ns + 50000) / 100000; /* tenths of a millisecond */
+		snprintf(d, sizeof d, "%lld.%lld ms", (long long)(ds / 10), (long long)(ds % 10));
+	}
 	g_string_append_printf(t, "[%*zu/%zu] %s%-14s%s %-32s IPv%d %9s", width, done, total,
 			       tc(colour, verdict_colour(vn)), v == V_NOT_APPLICABLE ? "not applicable" : vn,
 			       tc(colour, TC_RESET), json_object_get_string_member(rec, "id"),
@@ -294,7 +297,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (list || check || list_mutants) {
 		for (size_t i = 0; i < n_cases; i++) {
-			char caps[128];
+			char caps[CL_CAPS_TEXT];
 			cl_caps_format(cases[i]->caps, caps, sizeof caps);
 			for (unsigned k = 0; list_mutants && k < cases[i]->n_mutants; k++)
 				printf("%s\t%s\t%s\t%s\t%s\n", cases[i]->path, cases[i]->id, cases[i]->mutants[k], caps[0] ? caps : "-",
@@ -353,22 +356,27 @@ int cmd_run(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	char cap_path[4096], res_path[4096], html_path[4096], junit_path[4096], desc[512];
-	snprintf(cap_path, sizeof cap_path, "%s/capture.pcapng", report_dir);
-	snprintf(res_path, sizeof res_path, "%s/" REPORT_RESULTS, report_dir);
-	snprintf(html_path, sizeof html_path, "%s/" REPORT_HTML, report_dir);
-	snprintf(junit_path, sizeof junit_path, "%s/" REPORT_JUNIT, report_dir);
+	gchar *cap_path = g_strdup_printf("%s/capture.pcapng", report_dir);
+	gchar *res_path = g_strdup_printf("%s/" REPORT_RESULTS, report_dir);
+	gchar *html_path = g_strdup_printf("%s/" REPORT_HTML, report_dir);
+	gchar *junit_path = g_strdup_printf("%s/" REPORT_JUNIT, report_dir);
 	/* Reports of an earlier run in this directory would disagree with the
 	 * results of this one until it ends. */
 	unlink(html_path);
 	unlink(junit_path);
-	snprintf(desc, sizeof desc, "roce-tester run: %zu case(s) on %s against the agent at %s", n_cases, o.iface, o.agent);
+	gchar *desc = g_strdup_printf("roce-tester run: %zu case(s) on %s against the agent at %s", n_cases, o.iface,
+				      o.agent);
 	r->cap = capture_open(cap_path, o.iface, desc, err, sizeof err);
+	g_free(desc);
 	if (!r->cap) {
 		fprintf(stderr, "roce-tester run: %s\n", err);
 		runner_fini(r);
 		free(r);
 		rc = EXIT_USAGE;
+		g_free(cap_path);
+		g_free(res_path);
+		g_free(html_path);
+		g_free(junit_path);
 		goto out;
 	}
 	struct results *res = results_new(res_path, argc, argv, "capture.pcapng");
@@ -378,7 +386,7 @@ int cmd_run(int argc, char **argv)
 	bool colour = colour_wanted(stdout, cm);
 	struct progress *pg = progress_new(stdout, colour, !o.quiet && isatty(STDOUT_FILENO), (unsigned)total);
 	if (r->io.guard_note[0] && !o.quiet) {
-		char note[600];
+		char note[600]; /* guard_note is 256 bytes */
 		snprintf(note, sizeof note, "roce-tester run: note: %s\n", r->io.guard_note);
 		progress_message(pg, stderr, note);
 	}
@@ -397,7 +405,7 @@ int cmd_run(int argc, char **argv)
 			results_add_case(res, rec, v);
 			JsonObject *setup = runner_setup_json(r);
 			if (results_write(res, setup, false, false, err, sizeof err) != 0) {
-				char msg[1200];
+				char msg[1200]; /* err is 1024 bytes */
 				snprintf(msg, sizeof msg, "roce-tester run: %s\n", err);
 				progress_message(pg, stderr, msg);
 			}
@@ -435,6 +443,10 @@ int cmd_run(int argc, char **argv)
 	rc = stop ? EXIT_INTERRUPTED : counts[V_FAIL] ? EXIT_SOME_FAIL : counts[V_ERROR] ? EXIT_SOME_ERROR : EXIT_ALL_PASS;
 	if ((werr || rerr) && rc == EXIT_ALL_PASS)
 		rc = EXIT_SOME_ERROR;
+	g_free(cap_path);
+	g_free(res_path);
+	g_free(html_path);
+	g_free(junit_path);
 out:
 	for (size_t i = 0; i < n_cases; i++)
 		cl_case_free(cases[i]);

@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "text.h"
+
 #define MAX_CASE_PKTS 200000u
 /* What one case keeps of the frames it receives: a DUT that floods the
  * tester gets its frames counted and processed, but only this many (and
@@ -54,11 +56,13 @@ static const char *step_status_name(enum step_status s)
 	return "?";
 }
 
+/* What a step did: details, expected and observed values hold text of the
+ * case, the DUT and the agent, of any length. */
 struct step_out {
 	enum step_status st;
-	char detail[1024];
-	char expected[1024];
-	char observed[1024];
+	GString *detail;
+	GString *expected;
+	GString *observed;
 	long pkts[16];
 	unsigned n_pkts;
 };
@@ -89,7 +93,7 @@ struct run_ctx {
 	unsigned rule_findings[ROCE_RULE_COUNT];
 	unsigned late_frames; /* DUT frames for the QPs of earlier cases */
 	unsigned n_informative; /* informative findings of the case's own statements */
-	char first_informative[1024];
+	gchar *first_informative;
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
 	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
 	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
@@ -113,24 +117,24 @@ static unsigned dut_port_mtu(struct runner *r)
 	return 4096;
 }
 
+/* Text in the fixed buffers below is bounded by design (names, numbers,
+ * addresses); were it ever longer, it is cut visibly (text.h). Text of the
+ * case, the DUT and the agent lives in GLib strings. */
 static void outf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void outf(char *buf, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
+	text_vprintf(buf, n, fmt, ap);
 	va_end(ap);
 }
 
 static void appendf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void appendf(char *buf, size_t n, const char *fmt, ...)
 {
-	size_t w = strlen(buf);
-	if (w >= n)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf + w, n - w, fmt, ap);
+	text_vappendf(buf, n, fmt, ap);
 	va_end(ap);
 }
 
@@ -150,15 +154,15 @@ static void add_failed_rule(struct run_ctx *x, const char *id)
 static void event(struct run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void event(struct run_ctx *x, const char *fmt, ...)
 {
-	char text[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	gchar *text = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	JsonObject *e = json_object_new();
 	json_object_set_int_member(e, "ts_ns", (gint64)rawio_now());
 	json_object_set_int_member(e, "step", x->cur_step + 1); /* 1-based like packets; 0 during set-up */
 	json_object_set_string_member(e, "text", text);
+	g_free(text);
 	json_array_add_object_element(x->events, e);
 }
 
@@ -210,10 +214,9 @@ static void annotate(struct run_ctx *x, long idx, const char *fmt, ...)
 {
 	if (idx < 0 || (size_t)idx >= x->n_pkts)
 		return;
-	char text[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	gchar *text = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	struct case_pkt *p = &x->pkts[idx];
 	if (p->annot) {
@@ -226,6 +229,7 @@ static void annotate(struct run_ctx *x, long idx, const char *fmt, ...)
 	} else {
 		p->annot = strdup(text);
 	}
+	g_free(text);
 }
 
 static struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
@@ -569,7 +573,7 @@ static int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const str
 	uint64_t ts = rawio_now();
 	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
 	if (r->rc) {
-		char note[300];
+		char note[512]; /* the engine's word, a rule's label (160) and a send error (256) */
 		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",
 		     "", "");
 		if (info->round)
@@ -664,9 +668,12 @@ static void agent_pump(void *ctx, int fd, uint64_t deadline)
 
 /* ---- Symbols and values ---- */
 
+/* NAME.MEMBER: two names of the case language. */
+#define SYM_KEY_MAX (2 * CL_MAX_WORD + 2)
+
 static void sym_set_unit(struct run_ctx *x, const char *name, const char *member, uint64_t v, enum sym_unit u)
 {
-	char key[128];
+	char key[SYM_KEY_MAX];
 	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
 	for (size_t i = 0; i < x->n_syms; i++) {
 		if (!strcmp(x->syms[i].name, key)) {
@@ -695,7 +702,7 @@ static void sym_set(struct run_ctx *x, const char *name, const char *member, uin
 
 static const struct sym_val *sym_find(struct run_ctx *x, const char *name, const char *member)
 {
-	char key[128];
+	char key[SYM_KEY_MAX];
 	outf(key, sizeof key, "%s%s%s", name, member ? "." : "", member ? member : "");
 	for (size_t i = 0; i < x->n_syms; i++)
 		if (!strcmp(x->syms[i].name, key))
@@ -741,7 +748,7 @@ static bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, stru
 		uint64_t tv = t->num;
 		if (t->is_sym && !sym_get(x, t->sym, t->member, &tv)) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "%s:%u:%u: $%s%s%s has no value (the step that binds it did not run or did not match)",
+			g_string_printf(o->detail, "%s:%u:%u: $%s%s%s has no value (the step that binds it did not run or did not match)",
 			     x->c->path, t->loc.line, t->loc.col, t->sym, t->member ? "." : "", t->member ? t->member : "");
 			return false;
 		}
@@ -774,29 +781,30 @@ static enum sym_unit expr_unit(struct run_ctx *x, const struct cl_expr *e)
 }
 
 /* An expression as written ($r0 * 9 / 10, 60 ms). */
-static void expr_text(const struct cl_expr *e, char *buf, size_t n)
+static gchar *expr_text(const struct cl_expr *e)
 {
-	buf[0] = '\0';
+	GString *buf = g_string_new(NULL);
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct cl_term *t = &e->terms[i];
 		if (i)
-			appendf(buf, n, " %c ", t->sign > 0 ? '+' : '-');
+			g_string_append_printf(buf, " %c ", t->sign > 0 ? '+' : '-');
 		else if (t->sign < 0)
-			appendf(buf, n, "-");
+			g_string_append(buf, "-");
 		if (t->is_sym) {
-			appendf(buf, n, "$%s%s%s", t->sym, t->member ? "." : "", t->member ? t->member : "");
+			g_string_append_printf(buf, "$%s%s%s", t->sym, t->member ? "." : "", t->member ? t->member : "");
 		} else if (t->duration) {
 			char d[64];
 			format_value(t->num, SYM_NS, d, sizeof d);
-			appendf(buf, n, "%s", d);
+			g_string_append(buf, d);
 		} else {
-			appendf(buf, n, "%llu", (unsigned long long)t->num);
+			g_string_append_printf(buf, "%llu", (unsigned long long)t->num);
 		}
 		if (t->mul && t->mul != 1)
-			appendf(buf, n, " * %llu", (unsigned long long)t->mul);
+			g_string_append_printf(buf, " * %llu", (unsigned long long)t->mul);
 		if (t->div && t->div != 1)
-			appendf(buf, n, " / %llu", (unsigned long long)t->div);
+			g_string_append_printf(buf, " / %llu", (unsigned long long)t->div);
 	}
+	return g_string_free(buf, FALSE);
 }
 
 static bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
@@ -836,11 +844,10 @@ static struct case_mr *find_mr(struct run_ctx *x, const char *name)
 
 static bool call(struct run_ctx *x, struct step_out *o, const char *method, JsonObject *params, JsonObject **res)
 {
-	char code[64], msg[512];
 	struct runner *r = x->r;
 	JsonObject *result = NULL;
-	enum agent_status st = agent_call(&r->agent, method, params, r->opts.agent_timeout_ns, &result, code,
-					  sizeof code, msg, sizeof msg);
+	enum agent_status st = agent_call(&r->agent, method, params, r->opts.agent_timeout_ns, &result);
+	const char *code = r->agent.fail_code->str, *msg = r->agent.fail_msg->str;
 	if (st == AGENT_OK) {
 		if (res)
 			*res = result;
@@ -850,13 +857,13 @@ static bool call(struct run_ctx *x, struct step_out *o, const char *method, Json
 	}
 	if (st == AGENT_ERROR_REPLY && ap_error_by_name(code) == AP_E_UNSUPPORTED) {
 		o->st = S_NA;
-		outf(o->detail, sizeof o->detail, "the DUT does not support %s: %s", method, msg);
+		g_string_printf(o->detail, "the DUT does not support %s: %s", method, msg);
 	} else if (st == AGENT_ERROR_REPLY) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the agent refused %s: %s: %s", method, code, msg);
+		g_string_printf(o->detail, "the agent refused %s: %s: %s", method, code, msg);
 	} else {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "agent failure during %s: %s", method, msg);
+		g_string_printf(o->detail, "agent failure during %s: %s", method, msg);
 	}
 	return false;
 }
@@ -891,7 +898,7 @@ static bool ensure_pd(struct run_ctx *x, struct step_out *o)
 	json_object_unref(res);
 	if (!ok) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "alloc_pd: the reply has no pd handle");
+		g_string_printf(o->detail, "alloc_pd: the reply has no pd handle");
 		return false;
 	}
 	x->pd = (int64_t)pd;
@@ -906,16 +913,16 @@ static void b64_member(JsonObject *o, const char *key, const uint8_t *data, size
 	g_free(b);
 }
 
+/* At most 32 bytes in hex, then the length: 100 bytes hold it. */
 static void hex_text(char *out, size_t n, const uint8_t *d, size_t len)
 {
-	size_t w = 0;
 	out[0] = '\0';
-	for (size_t i = 0; i < len && w + 3 < n; i++) {
+	for (size_t i = 0; i < len; i++) {
 		if (i == 32 && len > 33) {
-			snprintf(out + w, n - w, "... (%zu bytes)", len);
+			appendf(out, n, "... (%zu bytes)", len);
 			return;
 		}
-		w += (size_t)snprintf(out + w, n - w, "%02x", d[i]);
+		appendf(out, n, "%02x", d[i]);
 	}
 }
 
@@ -928,7 +935,7 @@ static void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_
 		return;
 	if (x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "more than %d MRs in one case", MAX_MRS);
+		g_string_printf(o->detail, "more than %d MRs in one case", MAX_MRS);
 		return;
 	}
 	JsonObject *p = json_object_new(), *res;
@@ -947,7 +954,7 @@ static void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_
 	json_object_unref(res);
 	if (!ok) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "reg_mr: the reply lacks mr, addr, rkey or lkey");
+		g_string_printf(o->detail, "reg_mr: the reply lacks mr, addr, rkey or lkey");
 		return;
 	}
 	m->handle = (int64_t)h;
@@ -959,7 +966,7 @@ static void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_
 	sym_set(x, s->name, "rkey", m->rkey);
 	sym_set(x, s->name, "lkey", m->lkey);
 	sym_set(x, s->name, "len", m->len);
-	outf(o->detail, sizeof o->detail, "MR %s: addr 0x%llx rkey 0x%x length %llu", s->name,
+	g_string_printf(o->detail, "MR %s: addr 0x%llx rkey 0x%x length %llu", s->name,
 	     (unsigned long long)m->addr, m->rkey, (unsigned long long)size);
 }
 
@@ -1052,7 +1059,7 @@ static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out
 		return true;
 	if (v1 && r->fam[q->fi].sgid_index_v1 < 0) {
 		o->st = S_NA;
-		outf(o->detail, sizeof o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", q->ipv);
+		g_string_printf(o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", q->ipv);
 		return false;
 	}
 	char gid[64];
@@ -1073,7 +1080,7 @@ static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out
 	json_object_unref(res);
 	if (!ok) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "create_ah: the reply has no ah handle");
+		g_string_printf(o->detail, "create_ah: the reply has no ah handle");
 		return false;
 	}
 	q->dut_ah[v1] = (int64_t)h;
@@ -1085,7 +1092,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	struct runner *r = x->r;
 	if (x->n_qps == MAX_QPS) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "more than %d QPs in one case", MAX_QPS);
+		g_string_printf(o->detail, "more than %d QPs in one case", MAX_QPS);
 		return;
 	}
 	const char *type = arg_word(s, "type", "RC");
@@ -1108,12 +1115,12 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		return;
 	if (!roce_mtu_enum((unsigned)pmtu)) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "pmtu=%llu is not a path MTU (256..4096)", (unsigned long long)pmtu);
+		g_string_printf(o->detail, "pmtu=%llu is not a path MTU (256..4096)", (unsigned long long)pmtu);
 		return;
 	}
 	if (t != ROCE_T_UD && pmtu > dut_port_mtu(r)) {
 		o->st = S_NA;
-		outf(o->detail, sizeof o->detail, "the DUT port's active MTU is %u, below the path MTU %llu of QP %s",
+		g_string_printf(o->detail, "the DUT port's active MTU is %u, below the path MTU %llu of QP %s",
 		     dut_port_mtu(r), (unsigned long long)pmtu, s->name);
 		return;
 	}
@@ -1125,7 +1132,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 		return;
 	if (ipv != 4 && ipv != 6) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "ip=%llu: expected 4 or 6", (unsigned long long)ipv);
+		g_string_printf(o->detail, "ip=%llu: expected 4 or 6", (unsigned long long)ipv);
 		return;
 	}
 	if ((int)ipv != x->ipv) {
@@ -1135,9 +1142,9 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 			 * case's rules (CA17-1); a tester without the address
 			 * cannot run it. */
 			o->st = r->fam[ipv == 6].no_gid ? S_FAIL : S_ERROR;
-			outf(o->detail, sizeof o->detail, "QP %s over IPv%d: %s", s->name, (int)ipv, why);
-			outf(o->expected, sizeof o->expected, "a RoCEv2 GID of the DUT for IPv%d", (int)ipv);
-			outf(o->observed, sizeof o->observed, "%s", why);
+			g_string_printf(o->detail, "QP %s over IPv%d: %s", s->name, (int)ipv, why);
+			g_string_printf(o->expected, "a RoCEv2 GID of the DUT for IPv%d", (int)ipv);
+			g_string_printf(o->observed, "%s", why);
 			return;
 		}
 	}
@@ -1145,7 +1152,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	bool v1 = !strcasecmp(arg_word(s, "proto", "v2"), "v1");
 	if (v1 && r->fam[ipv == 6].sgid_index_v1 < 0) {
 		o->st = S_NA;
-		outf(o->detail, sizeof o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", (int)ipv);
+		g_string_printf(o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", (int)ipv);
 		return;
 	}
 	const char *upto = arg_word(s, "state", "RTS");
@@ -1178,7 +1185,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	json_object_unref(res);
 	if (!ok) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "create_cq: the reply has no cq handle");
+		g_string_printf(o->detail, "create_cq: the reply has no cq handle");
 		return;
 	}
 	q->dut_cq = (int64_t)h;
@@ -1195,7 +1202,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	json_object_unref(res);
 	if (!ok) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "create_qp: the reply lacks qp or qpn");
+		g_string_printf(o->detail, "create_qp: the reply lacks qp or qpn");
 		return;
 	}
 	q->dut_qp = (int64_t)h;
@@ -1283,7 +1290,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	make_endpoint(x, q, (uint8_t)tc, (uint32_t)fl, (uint16_t)sport, &cfg.ep);
 	if (peer_qp_add(r->peer, &cfg) != 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the tester could not add QP 0x%06x", q->tester_qpn);
+		g_string_printf(o->detail, "the tester could not add QP 0x%06x", q->tester_qpn);
 		return;
 	}
 	sym_set(x, s->name, "qpn", q->dut_qpn);
@@ -1293,7 +1300,7 @@ static void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_
 	sym_set(x, s->name, "qkey", q->dut_qkey);
 	q->cm_local_id = 0x70000000u | q->tester_qpn;
 	q->cm_service_id = roce_cm_ip_service_id(0); /* port 0: nobody listens there */
-	outf(o->detail, sizeof o->detail, "%s QP %s over IPv%d: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u, %s",
+	g_string_printf(o->detail, "%s QP %s over IPv%d: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u, %s",
 	     roce_transport_name(t), s->name, q->ipv, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu,
 	     q->state);
 }
@@ -1408,7 +1415,7 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 	struct roce_pkt pk;
 	if (!sent || roce_parse_frame(&pk, sent->data, sent->len, sent->len, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1) != ROCE_OK) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the tester has sent no packet to QP %s whose header to compare", qpname);
+		g_string_printf(o->detail, "the tester has sent no packet to QP %s whose header to compare", qpname);
 		return;
 	}
 	o->pkts[o->n_pkts++] = sent_idx;
@@ -1430,12 +1437,12 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 		hex_text(exp, sizeof exp, hdr, hl);
 		hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
 		o->st = S_FAIL;
-		outf(o->expected, sizeof o->expected, "DUT MR %s bytes %llu..%llu hold the %s of the tester's last packet to QP %s: %s",
+		g_string_printf(o->expected, "DUT MR %s bytes %llu..%llu hold the %s of the tester's last packet to QP %s: %s",
 		     s->mr, (unsigned long long)(off + at), (unsigned long long)(off + 39),
 		     pk.rocev1 ? "GRH" : pk.ip_version == 6 ? "IPv6 header" : "IPv4 header", qpname, exp);
-		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
+		g_string_printf(o->observed, "%s", got ? obs : "no data in the reply");
 	} else {
-		outf(o->detail, sizeof o->detail, "bytes %llu..%llu hold the %s of the packet that was received",
+		g_string_printf(o->detail, "bytes %llu..%llu hold the %s of the packet that was received",
 		     (unsigned long long)(off + at), (unsigned long long)(off + 39),
 		     pk.rocev1 ? "GRH" : pk.ip_version == 6 ? "IPv6 header" : "IPv4 header");
 	}
@@ -1469,8 +1476,8 @@ static void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct ste
 	hex_text(obs, sizeof obs, got ? got : (const guchar *)"", n);
 	if (!got || n != d->v.n_bytes || memcmp(got, d->v.bytes, n)) {
 		o->st = S_FAIL;
-		outf(o->expected, sizeof o->expected, "DUT MR %s at offset %llu holds %s", s->mr, (unsigned long long)off, exp);
-		outf(o->observed, sizeof o->observed, "%s", got ? obs : "no data in the reply");
+		g_string_printf(o->expected, "DUT MR %s at offset %llu holds %s", s->mr, (unsigned long long)off, exp);
+		g_string_printf(o->observed, "%s", got ? obs : "no data in the reply");
 	}
 	g_free(got);
 	json_object_unref(res);
@@ -1490,15 +1497,15 @@ static void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct st
 			bool eq = st && !strcasecmp(st, a->v.word);
 			if ((a->cmp == CL_EQ) != eq) {
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "state %s %s; ", a->cmp == CL_EQ ? "=" : "!=", a->v.word);
-				appendf(o->observed, sizeof o->observed, "state %s; ", st ? st : "?");
+				g_string_append_printf(o->expected, "state %s %s; ", a->cmp == CL_EQ ? "=" : "!=", a->v.word);
+				g_string_append_printf(o->observed, "state %s; ", st ? st : "?");
 			}
 			continue;
 		}
 		uint64_t got;
 		if (!agent_get_u64(res, a->key, &got)) {
 			o->st = S_FAIL;
-			appendf(o->observed, sizeof o->observed, "%s missing from query_qp; ", a->key);
+			g_string_append_printf(o->observed, "%s missing from query_qp; ", a->key);
 			continue;
 		}
 		if (a->v.kind == CL_V_BIND) {
@@ -1510,9 +1517,9 @@ static void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct st
 			break;
 		if ((a->cmp == CL_EQ && got != want) || (a->cmp == CL_NE && got == want)) {
 			o->st = S_FAIL;
-			appendf(o->expected, sizeof o->expected, "%s %s %llu; ", a->key, a->cmp == CL_EQ ? "=" : "!=",
+			g_string_append_printf(o->expected, "%s %s %llu; ", a->key, a->cmp == CL_EQ ? "=" : "!=",
 				(unsigned long long)want);
-			appendf(o->observed, sizeof o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
+			g_string_append_printf(o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
 		}
 	}
 	json_object_unref(res);
@@ -1561,7 +1568,7 @@ static void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step
 	const struct peer_mr *pm = peer_mr_add(x->r->peer, size, acc, (uint8_t)fill);
 	if (!pm || x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the tester cannot register %llu more bytes", (unsigned long long)size);
+		g_string_printf(o->detail, "the tester cannot register %llu more bytes", (unsigned long long)size);
 		return;
 	}
 	struct case_mr *m = &x->mrs[x->n_mrs++];
@@ -1575,7 +1582,7 @@ static void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step
 	sym_set(x, s->name, "addr", pm->addr);
 	sym_set(x, s->name, "rkey", pm->rkey);
 	sym_set(x, s->name, "len", size);
-	outf(o->detail, sizeof o->detail, "tester MR %s: addr 0x%llx rkey 0x%x", s->name, (unsigned long long)pm->addr, pm->rkey);
+	g_string_printf(o->detail, "tester MR %s: addr 0x%llx rkey 0x%x", s->name, (unsigned long long)pm->addr, pm->rkey);
 }
 
 static void pattern(uint8_t *b, size_t n, unsigned seed)
@@ -1609,7 +1616,7 @@ static void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step
 			return;
 		if (v > (64u << 20)) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "len=%llu is more than the tester's 64 MiB", (unsigned long long)v);
+			g_string_printf(o->detail, "len=%llu is more than the tester's 64 MiB", (unsigned long long)v);
 			return;
 		}
 		wr.len = (uint32_t)v;
@@ -1650,7 +1657,7 @@ static void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step
 	uint64_t now = rawio_now();
 	if (peer_post(x->r->peer, q->tester_qpn, &wr, now, err, sizeof err) != 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "%s", err);
+		g_string_printf(o->detail, "%s", err);
 	}
 	x->ref_ns = now;
 	free(buf);
@@ -1758,7 +1765,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			return;
 		if (len > sizeof payload) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "len=%llu exceeds the largest frame", (unsigned long long)len);
+			g_string_printf(o->detail, "len=%llu exceeds the largest frame", (unsigned long long)len);
 			return;
 		}
 		pattern(payload, len, (unsigned)x->cur_step);
@@ -1772,7 +1779,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	if (opts) {
 		if (q->ipv == 4 && opts->v.n_bytes % 4) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "%s:%u:%u: IPv4 options of %zu bytes; expected a multiple of 4",
+			g_string_printf(o->detail, "%s:%u:%u: IPv4 options of %zu bytes; expected a multiple of 4",
 			     x->c->path, opts->v.loc.line, opts->v.loc.col, opts->v.n_bytes);
 			return;
 		}
@@ -1826,7 +1833,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		const struct roce_field_info *fi = roce_field_info(f);
 		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a %s packet %s%d", x->c->path,
+			g_string_printf(o->detail, "%s:%u:%u: %s is not a field of a %s packet %s%d", x->c->path,
 			     a->loc.line, a->loc.col, a->key, oi->name, d.rocev1 ? "of RoCE v1, GIDs of IPv" : "over IPv", q->ipv);
 			return;
 		}
@@ -1835,7 +1842,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	long n = roce_build_frame(&d, frame, sizeof frame);
 	if (n < 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the packet cannot be built (%s)", n == -1 ? "too large" : "inconsistent");
+		g_string_printf(o->detail, "the packet cannot be built (%s)", n == -1 ? "too large" : "inconsistent");
 		return;
 	}
 	if (icrc_bad) {
@@ -1857,7 +1864,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	size_t before = x->n_pkts;
 	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "injected") != 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the packet could not be injected");
+		g_string_printf(o->detail, "the packet could not be injected");
 		return;
 	}
 	*sent = now;
@@ -1868,7 +1875,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 	roce_pkt_summary(&pk, sum, sizeof sum);
-	outf(o->detail, sizeof o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+	g_string_printf(o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
 }
 
 #define INJECT_MAX_REPEAT 100000u
@@ -1886,7 +1893,7 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		return;
 	if (n < 1 || n > INJECT_MAX_REPEAT) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "repeat=%llu: expected 1..%u", (unsigned long long)n, INJECT_MAX_REPEAT);
+		g_string_printf(o->detail, "repeat=%llu: expected 1..%u", (unsigned long long)n, INJECT_MAX_REPEAT);
 		return;
 	}
 	for (uint64_t i = 0; i < n && o->st == S_OK; i++) {
@@ -1909,10 +1916,10 @@ static void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_
 		return;
 	x->ref_ns = first;
 	if (n > 1) {
-		char one[900];
-		outf(one, sizeof one, "%s", o->detail);
-		outf(o->detail, sizeof o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
+		gchar *one = g_strdup(o->detail->str);
+		g_string_printf(o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
 		     (double)(sent - first) / 1e6, one);
+		g_free(one);
 	}
 }
 
@@ -2048,7 +2055,7 @@ static void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct s
 		return;
 	if (!port || port > 65535) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "port=%llu: expected 1..65535", (unsigned long long)port);
+		g_string_printf(o->detail, "port=%llu: expected 1..65535", (unsigned long long)port);
 		return;
 	}
 	JsonObject *p = json_object_new(), *res;
@@ -2061,7 +2068,7 @@ static void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct s
 	 * is informational. */
 	q->cm_service_id = roce_cm_ip_service_id((uint16_t)port);
 	sym_set(x, s->qp, "service_id", q->cm_service_id);
-	outf(o->detail, sizeof o->detail, "the DUT accepts a connection to service ID 0x%016llx (TCP port %llu) on QP %s (0x%06x)",
+	g_string_printf(o->detail, "the DUT accepts a connection to service ID 0x%016llx (TCP port %llu) on QP %s (0x%06x)",
 	     (unsigned long long)q->cm_service_id, (unsigned long long)port, q->name, q->dut_qpn);
 }
 
@@ -2092,7 +2099,7 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 		if (a->v.kind != CL_V_EXPR || !eval(x, &a->v.expr, &v, o)) {
 			if (o->st == S_OK) {
 				o->st = S_ERROR;
-				outf(o->detail, sizeof o->detail, "%s:%u:%u: %s= takes a number in a CM message", x->c->path,
+				g_string_printf(o->detail, "%s:%u:%u: %s= takes a number in a CM message", x->c->path,
 				     a->loc.line, a->loc.col, a->key);
 			}
 			return;
@@ -2106,7 +2113,7 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 		if (mf != ROCE_MF_COUNT) {
 			if (!roce_mad_put(mad, mf, v)) {
 				o->st = S_ERROR;
-				outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is a byte field; expected a numeric CM field",
+				g_string_printf(o->detail, "%s:%u:%u: %s is a byte field; expected a numeric CM field",
 				     x->c->path, a->loc.line, a->loc.col, a->key);
 				return;
 			}
@@ -2116,7 +2123,7 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 		const struct roce_field_info *fi = roce_field_info(f);
 		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
 			o->st = S_ERROR;
-			outf(o->detail, sizeof o->detail, "%s:%u:%u: %s is not a field of a CM MAD's packet (UD SEND Only to QP1) over IPv%d",
+			g_string_printf(o->detail, "%s:%u:%u: %s is not a field of a CM MAD's packet (UD SEND Only to QP1) over IPv%d",
 			     x->c->path, a->loc.line, a->loc.col, a->key, q->ipv);
 			return;
 		}
@@ -2125,7 +2132,7 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 	long n = roce_build_frame(&d, frame, sizeof frame);
 	if (n < 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the CM MAD's packet cannot be built");
+		g_string_printf(o->detail, "the CM MAD's packet cannot be built");
 		return;
 	}
 	struct roce_pkt pk;
@@ -2138,14 +2145,14 @@ static void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct st
 	size_t before = x->n_pkts;
 	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "CM") != 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "the CM MAD could not be injected");
+		g_string_printf(o->detail, "the CM MAD could not be injected");
 		return;
 	}
 	*sent = now;
 	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
 		if (x->pkts[i].tx)
 			o->pkts[o->n_pkts++] = (long)i;
-	outf(o->detail, sizeof o->detail, "sent CM %s (communication ID 0x%08x, remote 0x%08x) to QP1 over IPv%d%s",
+	g_string_printf(o->detail, "sent CM %s (communication ID 0x%08x, remote 0x%08x) to QP1 over IPv%d%s",
 	     roce_cm_msg_name(s->cm_attr), q->cm_local_id, q->cm_remote_id, q->ipv, icrc_bad ? " with a corrupted ICRC" : "");
 }
 
@@ -2222,12 +2229,13 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	bool ok = true;
-	o->expected[0] = o->observed[0] = '\0';
+	g_string_truncate(o->expected, 0);
+	g_string_truncate(o->observed, 0);
 	if (pk.err != ROCE_OK || !pk.op) {
 		char e[200];
 		roce_pkt_strerror(&pk, e, sizeof e);
-		outf(o->expected, sizeof o->expected, "a RoCEv2 packet");
-		outf(o->observed, sizeof o->observed, "a malformed packet: %s", e);
+		g_string_printf(o->expected, "a RoCEv2 packet");
+		g_string_printf(o->observed, "a malformed packet: %s", e);
 		return false;
 	}
 	const uint8_t *mad = cm_mad(&pk);
@@ -2237,27 +2245,27 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		const char *name = mad ? roce_cm_msg_name(attr) : NULL;
 		if (attr != s->cm_attr) {
 			ok = false;
-			appendf(o->expected, sizeof o->expected, "CM %s; ", roce_cm_msg_name(s->cm_attr));
+			g_string_append_printf(o->expected, "CM %s; ", roce_cm_msg_name(s->cm_attr));
 			if (name)
-				appendf(o->observed, sizeof o->observed, "CM %s; ", name);
+				g_string_append_printf(o->observed, "CM %s; ", name);
 			else if (mad)
-				appendf(o->observed, sizeof o->observed, "CM attribute 0x%04x; ", attr);
+				g_string_append_printf(o->observed, "CM attribute 0x%04x; ", attr);
 			else
-				appendf(o->observed, sizeof o->observed, "%s; ", pk.op->name);
+				g_string_append_printf(o->observed, "%s; ", pk.op->name);
 		} else {
 			const struct case_qp *q = find_qp(x, s->qp);
 			uint32_t remote = (uint32_t)roce_rtu_remote_comm_id(mad + ROCE_MAD_HDR_LEN);
 			if (q && remote != q->cm_local_id) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "remote communication ID 0x%08x (the tester's); ",
+				g_string_append_printf(o->expected, "remote communication ID 0x%08x (the tester's); ",
 					q->cm_local_id);
-				appendf(o->observed, sizeof o->observed, "0x%08x; ", remote);
+				g_string_append_printf(o->observed, "0x%08x; ", remote);
 			}
 		}
 	} else if (s->opcode >= 0 && pk.opcode != s->opcode) {
 		ok = false;
-		appendf(o->expected, sizeof o->expected, "%s; ", roce_opcode((uint8_t)s->opcode)->name);
-		appendf(o->observed, sizeof o->observed, "%s; ", pk.op->name);
+		g_string_append_printf(o->expected, "%s; ", roce_opcode((uint8_t)s->opcode)->name);
+		g_string_append_printf(o->observed, "%s; ", pk.op->name);
 	}
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
@@ -2268,8 +2276,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 				hex_text(e, sizeof e, a->v.bytes, a->v.n_bytes);
 				hex_text(g, sizeof g, pk.buf + pk.payload_off, pk.payload_len);
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "payload %s; ", e);
-				appendf(o->observed, sizeof o->observed, "payload %s; ", g);
+				g_string_append_printf(o->expected, "payload %s; ", e);
+				g_string_append_printf(o->observed, "payload %s; ", g);
 			}
 			continue;
 		}
@@ -2278,8 +2286,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			bool want_good = !strcmp(a->v.word, "good");
 			if ((st == ROCE_ICRC_GOOD) != want_good) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "ICRC %s; ", a->v.word);
-				appendf(o->observed, sizeof o->observed, "ICRC %s; ", st == ROCE_ICRC_GOOD ? "good" : "bad");
+				g_string_append_printf(o->expected, "ICRC %s; ", a->v.word);
+				g_string_append_printf(o->observed, "ICRC %s; ", st == ROCE_ICRC_GOOD ? "good" : "bad");
 			}
 			continue;
 		}
@@ -2287,8 +2295,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			bool want_v1 = !strcmp(a->v.word, "v1");
 			if (pk.rocev1 != want_v1) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "a %s packet; ", want_v1 ? "RoCE v1" : "RoCEv2");
-				appendf(o->observed, sizeof o->observed, "a %s packet; ", pk.rocev1 ? "RoCE v1" : "RoCEv2");
+				g_string_append_printf(o->expected, "a %s packet; ", want_v1 ? "RoCE v1" : "RoCEv2");
+				g_string_append_printf(o->observed, "a %s packet; ", pk.rocev1 ? "RoCE v1" : "RoCEv2");
 			}
 			continue;
 		}
@@ -2309,10 +2317,10 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			cl_word_arg_text(a, want, sizeof want);
 			if (!match) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "AETH %s; ", want);
-				appendf(o->observed, sizeof o->observed, "AETH %s; ", desc);
+				g_string_append_printf(o->expected, "AETH %s; ", want);
+				g_string_append_printf(o->observed, "AETH %s; ", desc);
 			} else if (a->v.kind == CL_V_LIST && a->v.n_list > 1) {
-				appendf(o->observed, sizeof o->observed, "AETH %s (one of %s); ", desc, want);
+				g_string_append_printf(o->observed, "AETH %s (one of %s); ", desc, want);
 			}
 			continue;
 		}
@@ -2326,8 +2334,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			const struct roce_mad_field_info *mi = roce_mad_field_info(mf);
 			if (!mad || !roce_mad_get(mad, mf, &got)) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "%s (a numeric field of a CM MAD); ", a->key);
-				appendf(o->observed, sizeof o->observed, "%s; ", mad ? "a byte field" : "no CM MAD");
+				g_string_append_printf(o->expected, "%s (a numeric field of a CM MAD); ", a->key);
+				g_string_append_printf(o->observed, "%s; ", mad ? "a byte field" : "no CM MAD");
 				continue;
 			}
 			uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
@@ -2336,8 +2344,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 				 * above already tells the difference. */
 				if (s->cm_attr && attr == s->cm_attr) {
 					ok = false;
-					appendf(o->expected, sizeof o->expected, "%s; ", a->key);
-					appendf(o->observed, sizeof o->observed, "not a field of CM %s; ",
+					g_string_append_printf(o->expected, "%s; ", a->key);
+					g_string_append_printf(o->observed, "not a field of CM %s; ",
 						roce_cm_msg_name(attr) ? roce_cm_msg_name(attr) : "?");
 				}
 				continue;
@@ -2355,8 +2363,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			bool pcp = a->key[0] == 'p';
 			if (!pk.n_vlan) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "an 802.1Q tag (%s); ", pcp ? "PCP" : "VLAN ID");
-				appendf(o->observed, sizeof o->observed, "an untagged frame; ");
+				g_string_append_printf(o->expected, "an 802.1Q tag (%s); ", pcp ? "PCP" : "VLAN ID");
+				g_string_append_printf(o->observed, "an untagged frame; ");
 				continue;
 			}
 			uint16_t tci = roce_pkt_vlan_tci(&pk);
@@ -2368,8 +2376,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			const uint8_t *hdr = fi ? roce_pkt_hdr(&pk, fi->hdr) : NULL;
 			if (!hdr) {
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "%s (a %s); ", a->key, fi ? roce_hdr_info(fi->hdr)->name : "field");
-				appendf(o->observed, sizeof o->observed, "no %s; ", fi ? roce_hdr_info(fi->hdr)->name : a->key);
+				g_string_append_printf(o->expected, "%s (a %s); ", a->key, fi ? roce_hdr_info(fi->hdr)->name : "field");
+				g_string_append_printf(o->observed, "no %s; ", fi ? roce_hdr_info(fi->hdr)->name : a->key);
 				continue;
 			}
 			got = roce_field_get(hdr, f);
@@ -2388,8 +2396,8 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 				format_value(got, SYM_NS, g, sizeof g);
 				format_value(want, SYM_NS, w, sizeof w);
 				ok = false;
-				appendf(o->expected, sizeof o->expected, "%s %s %s; ", label, cmp_text(a->cmp), w);
-				appendf(o->observed, sizeof o->observed, "%s = %s; ", label, g);
+				g_string_append_printf(o->expected, "%s %s %s; ", label, cmp_text(a->cmp), w);
+				g_string_append_printf(o->observed, "%s = %s; ", label, g);
 			}
 			continue;
 		}
@@ -2401,9 +2409,9 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (!cmp_ok(a->cmp, got, want)) {
 			ok = false;
-			appendf(o->expected, sizeof o->expected, "%s %s %llu (0x%llx); ", label, cmp_text(a->cmp),
+			g_string_append_printf(o->expected, "%s %s %llu (0x%llx); ", label, cmp_text(a->cmp),
 				(unsigned long long)want, (unsigned long long)want);
-			appendf(o->observed, sizeof o->observed, "%s = %llu (0x%llx); ", label, (unsigned long long)got,
+			g_string_append_printf(o->observed, "%s = %llu (0x%llx); ", label, (unsigned long long)got,
 				(unsigned long long)got);
 		}
 	}
@@ -2460,29 +2468,29 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 			 * first, two packets that arrived together). */
 			if (ok && s->within_min && p->ts_ns < min) {
 				ok = false;
-				outf(o->expected, sizeof o->expected, "the packet no earlier than %.3f ms after the previous step",
+				g_string_printf(o->expected, "the packet no earlier than %.3f ms after the previous step",
 				     (double)(min - x->ref_ns) / 1e6);
-				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
+				g_string_printf(o->observed, "it came after %.3f ms", (double)dt / 1e6);
 			}
 			/* The pump may hand over a frame stamped just past the end. */
 			if (ok && p->ts_ns > end) {
 				ok = false;
-				outf(o->expected, sizeof o->expected, "the packet within %.3f ms of the previous step",
+				g_string_printf(o->expected, "the packet within %.3f ms of the previous step",
 				     (double)(end - x->ref_ns) / 1e6);
-				outf(o->observed, sizeof o->observed, "it came after %.3f ms", (double)dt / 1e6);
+				g_string_printf(o->observed, "it came after %.3f ms", (double)dt / 1e6);
 			}
 			if (ok) {
 				annotate(x, (long)i, "matched step %d (line %u) after %.3f ms", x->cur_step + 1, s->loc.line,
 					 (double)dt / 1e6);
-				outf(o->detail, sizeof o->detail, "%s after %.3f ms", sum, (double)dt / 1e6);
+				g_string_printf(o->detail, "%s after %.3f ms", sum, (double)dt / 1e6);
 				if (p->ts_ns > x->ref_ns)
 					x->ref_ns = p->ts_ns;
 				return;
 			}
 			o->st = S_FAIL;
-			appendf(o->observed, sizeof o->observed, "[%s]", sum);
+			g_string_append_printf(o->observed, "[%s]", sum);
 			annotate(x, (long)i, "step %d (line %u) expected %s; observed %s", x->cur_step + 1, s->loc.line,
-				 o->expected, o->observed);
+				 o->expected->str, o->observed->str);
 			x->ref_ns = p->ts_ns;
 			return;
 		}
@@ -2493,25 +2501,25 @@ static void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct s
 	if (s->else_inform) {
 		/* Silence is allowed here (an optional feature): reported, and
 		 * the rest of the case, which needs the answer, is not run. */
-		char msg[1024];
-		outf(msg, sizeof msg, "%s (nothing within %.3f ms)", s->info_text, (double)(end - x->ref_ns) / 1e6);
+		gchar *msg = g_strdup_printf("%s (nothing within %.3f ms)", s->info_text, (double)(end - x->ref_ns) / 1e6);
 		add_informative(x, s, msg);
-		outf(o->detail, sizeof o->detail, "nothing came, informative: %s; the case ends here", msg);
+		g_string_printf(o->detail, "nothing came, informative: %s; the case ends here", msg);
+		g_free(msg);
 		x->ref_ns = end;
 		x->stop = true;
 		return;
 	}
 	o->st = S_FAIL;
 	if (s->cm_attr) {
-		outf(o->expected, sizeof o->expected, "CM %s%s for QP %s within %.3f ms", roce_cm_msg_name(s->cm_attr),
+		g_string_printf(o->expected, "CM %s%s for QP %s within %.3f ms", roce_cm_msg_name(s->cm_attr),
 		     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
-		outf(o->observed, sizeof o->observed, "no CM MAD from the DUT for QP %s", s->qp);
+		g_string_printf(o->observed, "no CM MAD from the DUT for QP %s", s->qp);
 		x->ref_ns = end;
 		return;
 	}
-	outf(o->expected, sizeof o->expected, "%s%s on QP %s within %.3f ms", s->opcode >= 0 ? roce_opcode((uint8_t)s->opcode)->name : "a packet",
+	g_string_printf(o->expected, "%s%s on QP %s within %.3f ms", s->opcode >= 0 ? roce_opcode((uint8_t)s->opcode)->name : "a packet",
 	     s->n_args ? " with the given fields" : "", s->qp, (double)(end - x->ref_ns) / 1e6);
-	outf(o->observed, sizeof o->observed, "nothing from the DUT for QP %s", s->qp);
+	g_string_printf(o->observed, "nothing from the DUT for QP %s", s->qp);
 	x->ref_ns = end;
 }
 
@@ -2563,10 +2571,10 @@ static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step
 	format_value(rate, SYM_BYTES_PER_S, r, sizeof r);
 	format_value(min_gap, SYM_NS, g1, sizeof g1);
 	format_value(max_gap, SYM_NS, g2, sizeof g2);
-	outf(o->detail, sizeof o->detail, "%llu packet(s), %llu bytes in %s (%s, %llu pkt/s)", (unsigned long long)count,
+	g_string_printf(o->detail, "%llu packet(s), %llu bytes in %s (%s, %llu pkt/s)", (unsigned long long)count,
 	     (unsigned long long)bytes, w, r, (unsigned long long)pps);
 	if (count > 1)
-		appendf(o->detail, sizeof o->detail, "; gaps %s .. %s", g1, g2);
+		g_string_append_printf(o->detail, "; gaps %s .. %s", g1, g2);
 	x->ref_ns = end;
 	static const struct {
 		const char *key;
@@ -2592,14 +2600,14 @@ static void step_measure(struct run_ctx *x, const struct cl_step *s, struct step
 				format_value(vals[k], units[k].unit, g, sizeof g);
 				format_value(want, units[k].unit, e, sizeof e);
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
-				appendf(o->observed, sizeof o->observed, "%s = %s; ", a->key, g);
+				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
 			}
 			break;
 		}
 	}
 	if (o->st == S_FAIL)
-		appendf(o->observed, sizeof o->observed, "[%s]", o->detail);
+		g_string_append_printf(o->observed, "[%s]", o->detail->str);
 }
 
 static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -2620,9 +2628,9 @@ static void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, stru
 		pkt_summary(p, sum, sizeof sum);
 		o->st = S_FAIL;
 		o->pkts[o->n_pkts++] = (long)i;
-		outf(o->expected, sizeof o->expected, "no packet from the DUT%s%s within %.3f ms", q ? " for QP " : "",
+		g_string_printf(o->expected, "no packet from the DUT%s%s within %.3f ms", q ? " for QP " : "",
 		     q ? q->name : "", (double)s->within_max / 1e6);
-		outf(o->observed, sizeof o->observed, "%s after %.3f ms", sum, (double)(p->ts_ns - start) / 1e6);
+		g_string_printf(o->observed, "%s after %.3f ms", sum, (double)(p->ts_ns - start) / 1e6);
 		annotate(x, (long)i, "step %d (line %u) expected nothing; observed this", x->cur_step + 1, s->loc.line);
 		break;
 	}
@@ -2647,10 +2655,10 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			cl_word_arg_text(a, want, sizeof want);
 			if (!cl_word_arg_accepts(a, got)) {
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "%s %s; ", a->key, want);
-				appendf(o->observed, sizeof o->observed, "%s %s; ", a->key, got ? got : "(none)");
+				g_string_append_printf(o->expected, "%s %s; ", a->key, want);
+				g_string_append_printf(o->observed, "%s %s; ", a->key, got ? got : "(none)");
 			} else if ((a->v.kind == CL_V_LIST && a->v.n_list > 1) || a->cmp == CL_NE) {
-				appendf(o->observed, sizeof o->observed, "%s %s (%s); ", a->key, got, want);
+				g_string_append_printf(o->observed, "%s %s (%s); ", a->key, got, want);
 			}
 			continue;
 		}
@@ -2658,8 +2666,8 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 		uint64_t got;
 		if (!agent_get_u64(wc, member, &got)) {
 			o->st = S_FAIL;
-			appendf(o->expected, sizeof o->expected, "%s; ", a->key);
-			appendf(o->observed, sizeof o->observed, "no %s in the completion; ", member);
+			g_string_append_printf(o->expected, "%s; ", a->key);
+			g_string_append_printf(o->observed, "no %s in the completion; ", member);
 			continue;
 		}
 		if (a->v.kind == CL_V_BIND) {
@@ -2671,8 +2679,8 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			return;
 		if (!cmp_ok(a->cmp, got, want)) {
 			o->st = S_FAIL;
-			appendf(o->expected, sizeof o->expected, "%s %s %llu; ", a->key, cmp_text(a->cmp), (unsigned long long)want);
-			appendf(o->observed, sizeof o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
+			g_string_append_printf(o->expected, "%s %s %llu; ", a->key, cmp_text(a->cmp), (unsigned long long)want);
+			g_string_append_printf(o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
 		}
 	}
 }
@@ -2704,13 +2712,13 @@ static JsonObject *poll_dut_cq(struct run_ctx *x, struct case_qp *q, uint64_t en
 	}
 }
 
-static void wc_text(JsonObject *wc, char *buf, size_t n)
+/* The completion as the agent sent it (JSON; caller frees). */
+static gchar *wc_text(JsonObject *wc)
 {
 	JsonNode *node = json_node_init_object(json_node_alloc(), wc);
-	char *t = json_to_string(node, FALSE);
-	outf(buf, n, "%s", t);
-	g_free(t);
+	gchar *t = json_to_string(node, FALSE);
 	json_node_unref(node);
+	return t;
 }
 
 static void step_expect_completion(struct run_ctx *x, const struct cl_step *s, struct step_out *o, bool none)
@@ -2725,26 +2733,25 @@ static void step_expect_completion(struct run_ctx *x, const struct cl_step *s, s
 			json_object_unref(wc);
 		return;
 	}
-	char text[600] = "";
-	if (wc)
-		wc_text(wc, text, sizeof text);
+	gchar *text = wc ? wc_text(wc) : g_strdup("");
 	if (none) {
 		if (wc) {
 			o->st = S_FAIL;
-			outf(o->expected, sizeof o->expected, "no completion on QP %s within %.3f ms", q->name, (double)s->within_max / 1e6);
-			outf(o->observed, sizeof o->observed, "completion %s", text);
+			g_string_printf(o->expected, "no completion on QP %s within %.3f ms", q->name, (double)s->within_max / 1e6);
+			g_string_printf(o->observed, "completion %s", text);
 		}
 	} else if (!wc) {
 		o->st = S_FAIL;
-		outf(o->expected, sizeof o->expected, "a completion on QP %s within %.3f ms", q->name, (double)(end - x->ref_ns) / 1e6);
-		outf(o->observed, sizeof o->observed, "none");
+		g_string_printf(o->expected, "a completion on QP %s within %.3f ms", q->name, (double)(end - x->ref_ns) / 1e6);
+		g_string_printf(o->observed, "none");
 	} else {
 		check_wc(x, s, wc, o);
 		if (o->st == S_FAIL)
-			appendf(o->observed, sizeof o->observed, "[%s]", text);
+			g_string_append_printf(o->observed, "[%s]", text);
 		else
-			outf(o->detail, sizeof o->detail, "completion %s", text);
+			g_string_printf(o->detail, "completion %s", text);
 	}
+	g_free(text);
 	if (wc)
 		json_object_unref(wc);
 	x->ref_ns = rawio_now();
@@ -2760,9 +2767,9 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 		pump_until(x->r, -1, end, true);
 	if (!got) {
 		o->st = S_FAIL;
-		outf(o->expected, sizeof o->expected, "a completion of the tester's QP %s within %.3f ms", q->name,
+		g_string_printf(o->expected, "a completion of the tester's QP %s within %.3f ms", q->name,
 		     (double)(end - x->ref_ns) / 1e6);
-		outf(o->observed, sizeof o->observed, "none");
+		g_string_printf(o->observed, "none");
 		return;
 	}
 	char text[300];
@@ -2775,8 +2782,8 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 				char want[400];
 				cl_word_arg_text(a, want, sizeof want);
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "status %s; ", want);
-				appendf(o->observed, sizeof o->observed, "status %s; ", ap_wc_status_name(wc.status));
+				g_string_append_printf(o->expected, "status %s; ", want);
+				g_string_append_printf(o->observed, "status %s; ", ap_wc_status_name(wc.status));
 			}
 		} else if (!strcmp(a->key, "data")) {
 			if (!wc.data || wc.byte_len != a->v.n_bytes || memcmp(wc.data, a->v.bytes, a->v.n_bytes)) {
@@ -2785,8 +2792,8 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 				if (wc.data)
 					hex_text(g, sizeof g, wc.data, wc.byte_len);
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "data %s; ", e);
-				appendf(o->observed, sizeof o->observed, "data %s; ", g);
+				g_string_append_printf(o->expected, "data %s; ", e);
+				g_string_append_printf(o->observed, "data %s; ", g);
 			}
 		} else {
 			uint64_t v = !strcmp(a->key, "wr_id") ? wc.wr_id : wc.value;
@@ -2799,15 +2806,15 @@ static void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct 
 				return;
 			if (v != want) {
 				o->st = S_FAIL;
-				appendf(o->expected, sizeof o->expected, "%s %llu; ", a->key, (unsigned long long)want);
-				appendf(o->observed, sizeof o->observed, "%s %llu; ", a->key, (unsigned long long)v);
+				g_string_append_printf(o->expected, "%s %llu; ", a->key, (unsigned long long)want);
+				g_string_append_printf(o->observed, "%s %llu; ", a->key, (unsigned long long)v);
 			}
 		}
 	}
 	if (o->st == S_FAIL)
-		appendf(o->observed, sizeof o->observed, "[%s]", text);
+		g_string_append_printf(o->observed, "[%s]", text);
 	else
-		outf(o->detail, sizeof o->detail, "%s", text);
+		g_string_printf(o->detail, "%s", text);
 	x->ref_ns = rawio_now();
 }
 
@@ -2820,7 +2827,7 @@ static void step_expect_mem(struct run_ctx *x, const struct cl_step *s, struct s
 		return;
 	if (off > m->len || d->v.n_bytes > m->len - off) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "offset %llu + %zu bytes is outside tester MR %s", (unsigned long long)off,
+		g_string_printf(o->detail, "offset %llu + %zu bytes is outside tester MR %s", (unsigned long long)off,
 		     d->v.n_bytes, m->name);
 		return;
 	}
@@ -2830,8 +2837,8 @@ static void step_expect_mem(struct run_ctx *x, const struct cl_step *s, struct s
 		hex_text(e, sizeof e, d->v.bytes, d->v.n_bytes);
 		hex_text(g, sizeof g, got, d->v.n_bytes);
 		o->st = S_FAIL;
-		outf(o->expected, sizeof o->expected, "tester MR %s at offset %llu holds %s", m->name, (unsigned long long)off, e);
-		outf(o->observed, sizeof o->observed, "%s", g);
+		g_string_printf(o->expected, "tester MR %s at offset %llu holds %s", m->name, (unsigned long long)off, e);
+		g_string_printf(o->observed, "%s", g);
 	}
 }
 
@@ -2883,7 +2890,7 @@ static void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	outf(ru.text, sizeof ru.text, "line %u: %s", s->loc.line, s->text);
 	if (inj_add(peer_rules(x->r->peer), &ru) != 0) {
 		o->st = S_ERROR;
-		outf(o->detail, sizeof o->detail, "more than %d injection rules", INJ_MAX_RULES);
+		g_string_printf(o->detail, "more than %d injection rules", INJ_MAX_RULES);
 	}
 }
 
@@ -2905,7 +2912,7 @@ static void add_informative(struct run_ctx *x, const struct cl_step *s, const ch
 	json_object_set_string_member(j, "source", "case");
 	json_array_add_object_element(x->findings, j);
 	if (!x->n_informative++)
-		outf(x->first_informative, sizeof x->first_informative, "%s", msg);
+		x->first_informative = g_strdup(msg);
 }
 
 /* A check that did not hold where none of the case's rules binds the DUT
@@ -2913,13 +2920,14 @@ static void add_informative(struct run_ctx *x, const struct cl_step *s, const ch
  * was expected and observed, and why it is not judged. */
 static void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o)
 {
-	char why[512], msg[2600];
+	char why[512];
 	cl_unbound_reason(x->c, x->ipv, s->roles, why, sizeof why);
-	outf(msg, sizeof msg, "step %u (line %u) %s: expected %s; observed %s (not judged: %s)", i + 1, s->loc.line, s->text,
-	     o->expected, o->observed, why);
+	gchar *msg = g_strdup_printf("step %u (line %u) %s: expected %s; observed %s (not judged: %s)", i + 1,
+				     s->loc.line, s->text, o->expected->str, o->observed->str, why);
 	add_informative(x, s, msg);
+	g_free(msg);
 	o->st = S_OK;
-	outf(o->detail, sizeof o->detail, "does not hold, informative (not judged: %s)", why);
+	g_string_printf(o->detail, "does not hold, informative (not judged: %s)", why);
 }
 
 static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -2927,63 +2935,78 @@ static void step_check(struct run_ctx *x, const struct cl_step *s, struct step_o
 	uint64_t a, b;
 	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
 		return;
-	char ta[256], tb[256], va[64], vb[64];
-	expr_text(&s->lhs, ta, sizeof ta);
-	expr_text(&s->rhs, tb, sizeof tb);
+	char va[64], vb[64];
+	gchar *ta = expr_text(&s->lhs), *tb = expr_text(&s->rhs);
 	format_value(a, expr_unit(x, &s->lhs), va, sizeof va);
 	format_value(b, expr_unit(x, &s->rhs), vb, sizeof vb);
 	/* A constant right side is shown as written; anything else with
 	 * its value too ("$before * 9 / 10 = 7.011 Mb/s"). */
 	bool constant = s->rhs.n == 1 && !s->rhs.terms[0].is_sym && s->rhs.terms[0].mul <= 1 && s->rhs.terms[0].div <= 1;
-	char want[400];
-	outf(want, sizeof want, "%s %s%s%s", cmp_text(s->cmp), tb, constant ? "" : " = ", constant ? "" : vb);
-	char got[600];
-	outf(got, sizeof got, "%s = %s, expected %s", ta, va, want);
-	if (cmp_ok(s->cmp, a, b)) {
-		outf(o->detail, sizeof o->detail, "holds: %s", got);
-		return;
-	}
+	gchar *want = g_strdup_printf("%s %s%s%s", cmp_text(s->cmp), tb, constant ? "" : " = ", constant ? "" : vb);
+	gchar *got = g_strdup_printf("%s = %s, expected %s", ta, va, want);
 	uint64_t c1 = 0, c2 = 0;
-	if (s->has_cond && (!eval(x, &s->cond_lhs, &c1, o) || !eval(x, &s->cond_rhs, &c2, o)))
-		return;
-	if (s->else_inform && (!s->has_cond || cmp_ok(s->cond_cmp, c1, c2))) {
-		char msg[1024];
-		outf(msg, sizeof msg, "%s (%s)", s->info_text, got);
+	if (cmp_ok(s->cmp, a, b)) {
+		g_string_printf(o->detail, "holds: %s", got);
+	} else if (s->has_cond && (!eval(x, &s->cond_lhs, &c1, o) || !eval(x, &s->cond_rhs, &c2, o))) {
+		/* eval() said why in o */
+	} else if (s->else_inform && (!s->has_cond || cmp_ok(s->cond_cmp, c1, c2))) {
+		gchar *msg = g_strdup_printf("%s (%s)", s->info_text, got);
 		add_informative(x, s, msg);
-		outf(o->detail, sizeof o->detail, "does not hold, informative: %s", msg);
-		return;
+		g_string_printf(o->detail, "does not hold, informative: %s", msg);
+		g_free(msg);
+	} else {
+		o->st = S_FAIL;
+		g_string_printf(o->expected, "%s %s", ta, want);
+		g_string_printf(o->observed, "%s = %s", ta, va);
 	}
-	o->st = S_FAIL;
-	outf(o->expected, sizeof o->expected, "%s %s", ta, want);
-	outf(o->observed, sizeof o->observed, "%s = %s", ta, va);
+	g_free(ta);
+	g_free(tb);
+	g_free(want);
+	g_free(got);
 }
 
 static void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
-	char msg[1024];
-	outf(msg, sizeof msg, "%s", s->info_text);
+	GString *msg = g_string_new(s->info_text);
 	for (unsigned i = 0; i < s->n_show; i++) {
 		const struct cl_term *t = &s->show[i];
 		const struct sym_val *sv = sym_find(x, t->sym, t->member);
 		char val[64] = "no value";
 		if (sv)
 			format_value(sv->value, sv->unit, val, sizeof val);
-		appendf(msg, sizeof msg, "%s%s%s%s = %s", i ? ", " : " (", t->sym, t->member ? "." : "",
-			t->member ? t->member : "", val);
+		g_string_append_printf(msg, "%s%s%s%s = %s", i ? ", " : " (", t->sym, t->member ? "." : "",
+				       t->member ? t->member : "", val);
 	}
 	if (s->n_show)
-		appendf(msg, sizeof msg, ")");
-	add_informative(x, s, msg);
-	outf(o->detail, sizeof o->detail, "informative: %s", msg);
+		g_string_append(msg, ")");
+	add_informative(x, s, msg->str);
+	g_string_printf(o->detail, "informative: %s", msg->str);
+	g_string_free(msg, TRUE);
 }
 
 /* ---- The case ---- */
 
-static void trim_sep(char *s)
+static void trim_sep(GString *s)
 {
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == ';'))
-		s[--n] = '\0';
+	size_t n = s->len;
+	while (n && (s->str[n - 1] == ' ' || s->str[n - 1] == ';'))
+		n--;
+	g_string_truncate(s, n);
+}
+
+static void step_out_init(struct step_out *o)
+{
+	memset(o, 0, sizeof *o);
+	o->detail = g_string_new(NULL);
+	o->expected = g_string_new(NULL);
+	o->observed = g_string_new(NULL);
+}
+
+static void step_out_free(struct step_out *o)
+{
+	g_string_free(o->detail, TRUE);
+	g_string_free(o->expected, TRUE);
+	g_string_free(o->observed, TRUE);
 }
 
 static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -3018,20 +3041,25 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	}
 }
 
-/* Opens a fresh agent session: connect, authenticate. */
-static bool session_open(struct runner *r, char *err, size_t errlen)
+/* Opens a fresh agent session: connect, authenticate; or says in err
+ * why not (with what the agent said). */
+static bool session_open(struct runner *r, GString *err)
 {
 	r->agent.pump = agent_pump;
 	r->agent.pump_ctx = r;
-	if (agent_connect(&r->agent, r->opts.agent, r->opts.agent_timeout_ns, err, errlen) != 0)
+	char cerr[512]; /* a host name, a port and a resolver's or strerror's line */
+	if (agent_connect(&r->agent, r->opts.agent, r->opts.agent_timeout_ns, cerr, sizeof cerr) != 0) {
+		g_string_assign(err, cerr);
 		return false;
+	}
 	JsonObject *p = json_object_new(), *res = NULL;
 	json_object_set_int_member(p, "version", AGENT_PROTOCOL_VERSION);
-	json_object_set_string_member(p, "token", r->token);
-	char code[64], msg[512];
-	enum agent_status st = agent_call(&r->agent, "hello", p, r->opts.agent_timeout_ns, &res, code, sizeof code, msg, sizeof msg);
+	json_object_set_string_member(p, "token", r->token ? r->token : "");
+	enum agent_status st = agent_call(&r->agent, "hello", p, r->opts.agent_timeout_ns, &res);
 	if (st != AGENT_OK) {
-		outf(err, errlen, "agent %s: hello failed: %s%s%s", r->opts.agent, code, code[0] ? ": " : "", msg);
+		const char *code = r->agent.fail_code->str;
+		g_string_printf(err, "agent %s: hello failed: %s%s%s", r->opts.agent, code, code[0] ? ": " : "",
+				r->agent.fail_msg->str);
 		agent_close(&r->agent);
 		return false;
 	}
@@ -3046,8 +3074,7 @@ static void session_close(struct runner *r)
 {
 	if (r->agent.fd >= 0 && !r->agent.broken) {
 		JsonObject *res = NULL;
-		char code[64], msg[256];
-		if (agent_call(&r->agent, "bye", NULL, r->opts.agent_timeout_ns, &res, code, sizeof code, msg, sizeof msg) == AGENT_OK)
+		if (agent_call(&r->agent, "bye", NULL, r->opts.agent_timeout_ns, &res) == AGENT_OK)
 			json_object_unref(res);
 	}
 	agent_close(&r->agent);
@@ -3064,12 +3091,12 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 	json_object_set_string_member(j, "status", step_status_name(o->st));
 	json_object_set_int_member(j, "started_ns", (gint64)t0);
 	json_object_set_int_member(j, "duration_ns", (gint64)(t1 - t0));
-	if (o->detail[0])
-		json_object_set_string_member(j, "detail", o->detail);
-	if (o->expected[0])
-		json_object_set_string_member(j, "expected", o->expected);
-	if (o->observed[0])
-		json_object_set_string_member(j, "observed", o->observed);
+	if (o->detail->len)
+		json_object_set_string_member(j, "detail", o->detail->str);
+	if (o->expected->len)
+		json_object_set_string_member(j, "expected", o->expected->str);
+	if (o->observed->len)
+		json_object_set_string_member(j, "observed", o->observed->str);
 	JsonArray *pk = json_array_new();
 	for (unsigned i = 0; i < o->n_pkts; i++)
 		json_array_add_int_element(pk, o->pkts[i]);
@@ -3109,7 +3136,8 @@ static bool family_usable(struct runner *r, int ipv, char *why, size_t n)
  * the MAC of each GID's address. */
 static void learn_dut(struct runner *r, struct run_ctx *x)
 {
-	struct step_out o = { 0 };
+	struct step_out o;
+	step_out_init(&o);
 	JsonObject *res;
 	if (call(x, &o, "query_device", NULL, &res)) {
 		r->dut_device = res;
@@ -3197,6 +3225,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 	}
 	r->dut_known = true;
 	agent_log_clear(&r->agent);
+	step_out_free(&o);
 }
 
 static void free_ctx(struct run_ctx *x)
@@ -3215,6 +3244,7 @@ static void free_ctx(struct run_ctx *x)
 		free(x->syms[i].name);
 	free(x->syms);
 	flowcheck_free(x->flow);
+	g_free(x->first_informative);
 }
 
 static int cmp_pkt_time(const void *a, const void *b)
@@ -3238,23 +3268,25 @@ static JsonArray *flush_packets(struct run_ctx *x, const char *label)
 	qsort(order, x->n_pkts, sizeof *order, cmp_pkt_time);
 	for (size_t k = 0; k < x->n_pkts; k++) {
 		struct case_pkt *p = order[k];
-		char sum[200], comment[2048];
+		char sum[200];
 		pkt_summary(p, sum, sizeof sum);
 		const struct cl_step *s = p->step >= 0 && (unsigned)p->step < x->c->n_steps ? &x->c->steps[p->step] : NULL;
+		GString *comment = g_string_new(NULL);
 		if (p->step >= 0)
-			outf(comment, sizeof comment, "%s step %d", label, p->step + 1);
+			g_string_printf(comment, "%s step %d", label, p->step + 1);
 		else
-			outf(comment, sizeof comment, "%s set-up", label);
+			g_string_printf(comment, "%s set-up", label);
 		if (s)
-			appendf(comment, sizeof comment, " (line %u: %s)", s->loc.line, s->text);
-		appendf(comment, sizeof comment, ": %s %s", p->tx ? "sent" : "received", sum);
+			g_string_append_printf(comment, " (line %u: %s)", s->loc.line, s->text);
+		g_string_append_printf(comment, ": %s %s", p->tx ? "sent" : "received", sum);
 		if (p->note)
-			appendf(comment, sizeof comment, "; %s", p->note);
+			g_string_append_printf(comment, "; %s", p->note);
 		if (p->annot)
-			appendf(comment, sizeof comment, "; %s", p->annot);
+			g_string_append_printf(comment, "; %s", p->annot);
 		else if (!p->tx && p->qpn)
-			appendf(comment, sizeof comment, "; not matched by any expectation");
-		p->frame = capture_write(x->r->cap, p->data, p->len, p->ts_ns, p->tx, comment);
+			g_string_append(comment, "; not matched by any expectation");
+		p->frame = capture_write(x->r->cap, p->data, p->len, p->ts_ns, p->tx, comment->str);
+		g_string_free(comment, TRUE);
 	}
 	for (size_t i = 0; i < x->n_pkts; i++) {
 		struct case_pkt *p = &x->pkts[i];
@@ -3334,7 +3366,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		if (cl_rule_applies(c, i, ip_version))
 			json_array_add_string_element(rules, c->rules[i]);
 	json_object_set_array_member(rec, "rules", rules);
-	char caps[128];
+	char caps[CL_CAPS_TEXT];
 	cl_caps_format(c->caps, caps, sizeof caps);
 	JsonArray *req = json_array_new();
 	for (char *tok = strtok(caps, ","); tok; tok = strtok(NULL, ","))
@@ -3343,37 +3375,35 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rec, "started_ns", (gint64)t_start);
 
 	enum verdict v = V_PASS;
-	char reason[1024] = "";
+	GString *reason = g_string_new(NULL);
 	int failed_step = -1;
 	JsonArray *steps = json_array_new();
-	char err[512];
-	bool session = session_open(r, err, sizeof err);
-	if (!session) {
+	char err[512]; /* family_usable: a line of the tester's own, with an interface name */
+	bool session = session_open(r, reason);
+	if (!session)
 		v = V_ERROR;
-		outf(reason, sizeof reason, "%s", err);
-	}
 	if (session && !r->dut_known)
 		learn_dut(r, x);
 	unsigned need = (c->caps & ~CL_CAP_VLAN) | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
 	if (v == V_PASS && (c->caps & CL_CAP_VLAN) && r->opts.vlan < 0) {
 		v = V_NOT_APPLICABLE;
-		outf(reason, sizeof reason, "the run is not over a VLAN (roce-tester run --vlan ID:PCP)");
+		g_string_printf(reason, "the run is not over a VLAN (roce-tester run --vlan ID:PCP)");
 	}
 	if (v == V_PASS && r->dut_device && (need & ~r->dut_caps)) {
-		char missing[128];
+		char missing[CL_CAPS_TEXT];
 		cl_caps_format(need & ~r->dut_caps, missing, sizeof missing);
 		v = V_NOT_APPLICABLE;
-		outf(reason, sizeof reason, "the DUT lacks %s", missing);
+		g_string_printf(reason, "the DUT lacks %s", missing);
 	}
 	if (v == V_PASS && r->dut_device && (c->unless_caps & r->dut_caps)) {
-		char has[128];
+		char has[CL_CAPS_TEXT];
 		cl_caps_format(c->unless_caps & r->dut_caps, has, sizeof has);
 		v = V_NOT_APPLICABLE;
-		outf(reason, sizeof reason, "the DUT has %s, which the case excludes ('unless')", has);
+		g_string_printf(reason, "the DUT has %s, which the case excludes ('unless')", has);
 	}
 	if (v == V_PASS && !family_usable(r, ip_version, err, sizeof err)) {
 		v = V_NOT_APPLICABLE;
-		outf(reason, sizeof reason, "%s", err);
+		g_string_printf(reason, "%s", err);
 	}
 	if (v == V_PASS)
 		sym_set(x, "port", "mtu", dut_port_mtu(r));
@@ -3381,18 +3411,18 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
 		struct step_out o;
-		memset(&o, 0, sizeof o);
+		step_out_init(&o);
 		size_t log_from = r->agent.n_log;
 		uint64_t t0 = rawio_now();
 		if (t0 >= x->deadline_ns) {
 			o.st = S_ERROR;
-			outf(o.detail, sizeof o.detail, "the case exceeded its time budget of %.1f s", (double)c->timeout_ns / 1e9);
+			g_string_printf(o.detail, "the case exceeded its time budget of %.1f s", (double)c->timeout_ns / 1e9);
 		} else {
 			run_step(x, s, &o);
 		}
 		if (interrupted(r) && o.st == S_OK) {
 			o.st = S_ERROR;
-			outf(o.detail, sizeof o.detail, "interrupted");
+			g_string_printf(o.detail, "interrupted");
 		}
 		uint64_t t1 = rawio_now();
 		trim_sep(o.expected);
@@ -3406,13 +3436,15 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			x->stop = true;
 		}
 		json_array_add_object_element(steps, step_json(x, (int)i, s, &o, t0, t1, log_from));
-		if (o.st == S_OK)
+		if (o.st == S_OK) {
+			step_out_free(&o);
 			continue;
+		}
 		failed_step = (int)i;
 		if (o.st == S_FAIL) {
 			v = V_FAIL;
-			outf(reason, sizeof reason, "step %u (line %u) %s: expected %s; observed %s", i + 1, s->loc.line,
-			     s->text, o.expected, o.observed);
+			g_string_printf(reason, "step %u (line %u) %s: expected %s; observed %s", i + 1, s->loc.line,
+			     s->text, o.expected->str, o.observed->str);
 			JsonObject *ev = json_object_new();
 			JsonArray *er = json_array_new();
 			for (unsigned k = 0; k < nb; k++) {
@@ -3423,8 +3455,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			json_object_set_int_member(ev, "step", i + 1);
 			json_object_set_int_member(ev, "line", s->loc.line);
 			json_object_set_string_member(ev, "statement", s->text);
-			json_object_set_string_member(ev, "expected", o.expected);
-			json_object_set_string_member(ev, "observed", o.observed);
+			json_object_set_string_member(ev, "expected", o.expected->str);
+			json_object_set_string_member(ev, "observed", o.observed->str);
 			JsonArray *pk = json_array_new();
 			for (unsigned k = 0; k < o.n_pkts; k++)
 				json_array_add_int_element(pk, o.pkts[k]);
@@ -3432,23 +3464,23 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			json_array_add_object_element(x->evidence, ev);
 		} else if (o.st == S_NA) {
 			v = V_NOT_APPLICABLE;
-			outf(reason, sizeof reason, "step %u (line %u): %s", i + 1, s->loc.line, o.detail);
+			g_string_printf(reason, "step %u (line %u): %s", i + 1, s->loc.line, o.detail->str);
 		} else {
 			v = V_ERROR;
-			outf(reason, sizeof reason, "step %u (line %u) %s: %s", i + 1, s->loc.line, s->text, o.detail);
+			g_string_printf(reason, "step %u (line %u) %s: %s", i + 1, s->loc.line, s->text, o.detail->str);
 		}
+		step_out_free(&o);
 	}
 	/* A failure with a dead agent says more about the agent than the DUT's
 	 * rules: such a case ends in error. */
 	if (session && v == V_FAIL) {
 		JsonObject *res = NULL;
-		char code[64], msg[512];
-		if (agent_call(&r->agent, "query_port", NULL, r->opts.agent_timeout_ns, &res, code, sizeof code, msg,
-			       sizeof msg) == AGENT_BROKEN) {
-			char was[1024];
-			outf(was, sizeof was, "%s", reason);
+		if (agent_call(&r->agent, "query_port", NULL, r->opts.agent_timeout_ns, &res) == AGENT_BROKEN) {
+			gchar *was = g_strdup(reason->str);
 			v = V_ERROR;
-			outf(reason, sizeof reason, "lost the agent (%s); the earlier failure may follow from it: %s", msg, was);
+			g_string_printf(reason, "lost the agent (%s); the earlier failure may follow from it: %s",
+					r->agent.fail_msg->str, was);
+			g_free(was);
 		}
 		if (res)
 			json_object_unref(res);
@@ -3465,7 +3497,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			JsonObject *f = json_array_get_object_element(x->findings, i);
 			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
 				bool traffic = !strcmp(json_object_get_string_member(f, "source"), "traffic check");
-				outf(reason, sizeof reason, "%s: %s",
+				g_string_printf(reason, "%s: %s",
 				     traffic ? "the DUT's traffic breaks a rule" : "the DUT sent a packet that breaks a rule",
 				     json_object_get_string_member(f, "message"));
 				break;
@@ -3488,7 +3520,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			add_failed_rule(x, ri->id);
 			if (v == V_PASS) {
 				v = V_FAIL;
-				outf(reason, sizeof reason, "%s: %s", ri->id, pf[i].text);
+				g_string_printf(reason, "%s: %s", ri->id, pf[i].text);
 			}
 		}
 	}
@@ -3496,18 +3528,18 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	 * differ on is informative, not a plain pass. */
 	if (v == V_PASS && x->n_informative) {
 		v = V_INFORMATIVE;
-		outf(reason, sizeof reason, "%s%s", x->first_informative,
+		g_string_printf(reason, "%s%s", x->first_informative,
 		     x->n_informative > 1 ? " (and more informative findings)" : "");
 	}
 	/* A flood is said in the reason of a verdict that has one (a case that
 	 * passes has none; its record still counts what was not recorded). */
 	if (x->rx_unrecorded && v != V_PASS) {
-		char was[1024];
-		outf(was, sizeof was, "%s", reason);
+		gchar *was = g_strdup(reason->str);
 		double secs = (double)(x->rx_last_ns - x->rx_first_ns) / 1e9;
-		outf(reason, sizeof reason, "%s%sthe tester received %llu frames in %.2f s (%.0f per second), a flood: %llu of them "
+		g_string_printf(reason, "%s%sthe tester received %llu frames in %.2f s (%.0f per second), a flood: %llu of them "
 		     "were counted but not recorded", was, was[0] ? "; " : "", (unsigned long long)x->rx_frames, secs,
 		     secs > 0 ? (double)x->rx_frames / secs : 0.0, (unsigned long long)x->rx_unrecorded);
+		g_free(was);
 	}
 	if (session)
 		session_close(r);
@@ -3557,7 +3589,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 
 	uint64_t t_end = rawio_now();
 	json_object_set_string_member(rec, "verdict", verdict_name(v));
-	json_object_set_string_member(rec, "reason", reason);
+	json_object_set_string_member(rec, "reason", reason->str);
+	g_string_free(reason, TRUE);
 	json_object_set_int_member(rec, "duration_ns", (gint64)(t_end - t_start));
 	if (failed_step >= 0)
 		json_object_set_int_member(rec, "failed_step", failed_step + 1);
@@ -3600,13 +3633,13 @@ int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atom
 	r->first_tester_qpn = r->next_tester_qpn;
 	r->fam[0].sgid_index_v1 = r->fam[1].sgid_index_v1 = -1;
 	if (o->token_file) {
-		FILE *f = fopen(o->token_file, "r");
-		if (!f) {
-			outf(err, errlen, "--token-file %s: %s", o->token_file, strerror(errno));
+		gsize n = 0;
+		GError *gerr = NULL;
+		if (!g_file_get_contents(o->token_file, &r->token, &n, &gerr)) {
+			outf(err, errlen, "--token-file %s: %s", o->token_file, gerr->message);
+			g_error_free(gerr);
 			return -1;
 		}
-		size_t n = fread(r->token, 1, sizeof r->token - 1, f);
-		fclose(f);
 		while (n && isspace((unsigned char)r->token[n - 1]))
 			n--;
 		r->token[n] = '\0';
@@ -3627,6 +3660,7 @@ void runner_fini(struct runner *r)
 		rawio_close(&r->io);
 	agent_close(&r->agent);
 	agent_log_clear(&r->agent);
+	g_free(r->token);
 	if (r->dut_hello)
 		json_object_unref(r->dut_hello);
 	if (r->dut_device)

@@ -117,7 +117,7 @@ struct runner {
 	bool io_open;
 	struct peer *peer;
 	struct agent agent;
-	char token[512];
+	gchar *token; /* the shared token, whole; NULL: empty */
 	struct capture *cap;
 	volatile sig_atomic_t *interrupted;
 	uint32_t first_tester_qpn, next_tester_qpn; /* the run's tester QPNs: [first, next) */
@@ -132,8 +132,10 @@ struct runner {
 		int sgid_index;
 		int sgid_index_v1; /* a RoCE v1 GID of the same address (dual-mode port), -1 if none */
 		uint8_t ip[16];
-		char gid[64];
+		char gid[64]; /* the GID as the DUT gave it; inet_pton accepted it, so < INET6_ADDRSTRLEN */
 		uint8_t mac[6];
+		/* The tester's own sentences (with an interface name and an
+		 * address at most), cut visibly were they ever longer. */
 		char how[96];
 		char why_not[256];
 	} fam[2]; /* [0] IPv4, [1] IPv6 */

@@ -70,7 +70,7 @@ struct progress {
 	bool colour, live;
 	unsigned total, started, pass, info, fail, na, error;
 	struct timespec t0;
-	char current[160];
+	char current[160]; /* a case ID (a word of the case language, 64 characters at most) and IPv4/6 */
 	bool shown; /* the live line is on the screen */
 	bool stop;
 	pthread_t thread;

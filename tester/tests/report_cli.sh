@@ -138,5 +138,25 @@ expect "compare needs two runs" 2 "$t" report --compare "$tmp/hostile"
 expect "compare with a broken run" 2 "$t" report --compare "$tmp/hostile" "$tmp/broken.json"
 contains "names the broken one" "broken.json"
 
+# Long text from a results file is kept whole, in the comparison and in the
+# reports: a reason of 5000 characters, a case ID and a directory of 300.
+$py - "$tmp/variant/results.json" "$tmp/long/results.json" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+c = next(c for c in r["cases"] if c["verdict"] == "fail")
+c["reason"] = "step 3: " + "x" * 5000 + " END-OF-LONG-REASON"
+c["id"] = "LONG-" + "I" * 300 + "-END"
+c["file"] = "cases/" + "d" * 300 + "/long.case"
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+json.dump(r, open(sys.argv[2], "w"))
+PY
+expect "compare with long text (a new case)" 0 "$t" report --compare "$tmp/hostile" "$tmp/long"
+contains "the whole reason" "END-OF-LONG-REASON"
+contains "the whole case ID" "-END [IPv"
+expect "reports of long text" 0 "$t" report -q "$tmp/long"
+grep -q "END-OF-LONG-REASON" "$tmp/long/junit.xml" && grep -q "I-END \[IPv" "$tmp/long/junit.xml" \
+  && grep -q "roce\.d\{300\}\"" "$tmp/long/junit.xml" && grep -q "END-OF-LONG-REASON" "$tmp/long/report.html" \
+  && ok "junit.xml and report.html hold the whole reason, ID and group" || bad "long text was cut in the reports"
+
 [ $fails = 0 ] && echo "report_cli: all passed"
 exit $fails

@@ -249,6 +249,9 @@ static const struct bad bads[] = {
 	{ "dut qp q\nexpect q ACK aeth=NAK_INVALID,NAK_PURPLE\n", CL_ERR_VALUE, 5, 19, "'NAK_PURPLE' is not an AETH kind" },
 	{ "dut qp q\nexpect completion q status=SUCCESS,OOPS\n", CL_ERR_VALUE, 5, 36, "'OOPS' is not a value of status" },
 	{ "check 1 = 2 else inform \"x\" if 3\n", CL_ERR_EXPECTED, 4, 33, "a comparison" },
+	{ "dut qp qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq\n", CL_ERR_LENGTH, 4, 8, "a word of 65 characters; expected at most 64" },
+	{ "dut qp q\ninject q SEND_ONLY psn=$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", CL_ERR_LENGTH, 5, 24, "a name of 65 characters" },
+	{ "dut qp q\ninject q SEND_ONLY psn=$q.mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm\n", CL_ERR_LENGTH, 5, 24, "a member name of 65 characters" },
 };
 
 /* CM messages in place of opcodes, their fields, dut listen, else inform. */
@@ -361,6 +364,33 @@ static void test_bad(void)
 		CHECK(reached[e], "parse error '%s' is reached by some test input", cl_error_name((enum cl_error)e));
 }
 
+/* Words of CL_MAX_WORD characters are fine; a diagnostic longer than its
+ * buffer (a path of thousands of characters) keeps its location first and
+ * ends visibly cut. */
+static void test_lengths(void)
+{
+	char text[512], word[CL_MAX_WORD + 1];
+	memset(word, 'q', CL_MAX_WORD);
+	word[CL_MAX_WORD] = '\0';
+	snprintf(text, sizeof text, HDR "dut qp %s\nwait 1ms\n", word);
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("w.case", text, strlen(text), &d);
+	CHECK(c != NULL, "a name of %d characters parses: %s", CL_MAX_WORD, d.msg);
+	cl_case_free(c);
+
+	char path[3000];
+	memset(path, 'p', sizeof path - 1);
+	path[sizeof path - 1] = '\0';
+	static const char bad[] = HDR "dut qp q extra\n";
+	c = cl_parse_text(path, bad, strlen(bad), &d);
+	size_t n = strlen(d.msg);
+	CHECK(!c && d.code == CL_ERR_ARGUMENT && d.loc.line == 4, "the error is found: %s", cl_error_name(d.code));
+	CHECK(n < sizeof d.msg && !strncmp(d.msg, path, 100), "the message starts with the path");
+	CHECK(n >= 3 && !strcmp(d.msg + n - 3, "\xE2\x80\xA6"), "a cut message ends with an ellipsis: ...%s",
+	      d.msg + (n > 20 ? n - 20 : 0));
+	cl_case_free(c);
+}
+
 static void test_rule_ip_versions(void)
 {
 	static const char text[] = "case IPQ-1\ntitle \"t\"\nrules CA17-4 ipv4, CA17-13 ipv6, CA17-2\nwait 1ms\n";
@@ -435,6 +465,7 @@ static void test_fuzz(void)
 int main(void)
 {
 	test_good();
+	test_lengths();
 	test_bad();
 	test_cm();
 	test_roles();

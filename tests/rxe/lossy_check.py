@@ -67,20 +67,16 @@ def plugin_findings(wrapper, plugins, pcap):
 
 
 def lint_findings(tester, pcap):
-    """lint's findings: [(frame, severity name, message)], and its error total."""
-    r = subprocess.run([tester, "lint", pcap], capture_output=True, text=True)
+    """lint's findings: [(frame, code, severity name, message)], and its error total."""
+    r = subprocess.run([tester, "lint", "--tsv", pcap], capture_output=True, text=True)
     if r.returncode not in (0, 1):
         raise RuntimeError(f"roce-tester lint {pcap}: exit {r.returncode}: {r.stderr.strip()}")
-    found, frame = [], 0
+    found = []
     for line in r.stdout.splitlines():
-        m = re.match(r"  frame (\d+):", line)
-        if m:
-            frame = int(m.group(1))
-            continue
-        m = re.match(r"    (\w+) +(.*)", line)
-        if m and frame:
-            found.append((frame, m.group(1), m.group(2)))
-    m = re.search(r"with findings, (\d+) errors", r.stdout)
+        cols = line.split("\t")
+        if len(cols) == 5 and cols[0].isdigit():
+            found.append((int(cols[0]), cols[1], cols[3], cols[4]))
+    m = re.search(r"with findings, (\d+) errors", r.stdout + r.stderr)
     if not m:
         raise RuntimeError(f"roce-tester lint {pcap}: no summary line")
     return found, int(m.group(1))
@@ -143,7 +139,10 @@ def main():
                     errors.append(f"frame {n}: {code}: {msg}")
                 elif sev >= SEV_WARN and code not in allowed:
                     bad_warnings.append(f"frame {n}: {code}: {msg}")
-        lint_warn = [x for x in lint if x[1] == "warning"]
+        # lint shares the plugin's judgement: its warnings are held to the
+        # same list of what the capture explains.
+        lint_warn = [x for x in lint if x[2] == "warning"]
+        lint_bad = [x for x in lint_warn if x[1] not in allowed]
         warnings = sum(c for k, c in per_code.items() if k in SHOWN_BY_CAPTURE | BEFORE_CAPTURE)
         recovery = sum(c for k, c in per_code.items() if k in RECOVERY)
         drops = netem_drops(os.path.join(folder, name + ".log"))
@@ -151,20 +150,28 @@ def main():
         print(f"{name}: {len(frames)} frames (netem drops before/after the capture point: {drop_text})")
         print(f"  plugin: {len(errors)} errors, {warnings + len(bad_warnings)} warnings, "
               f"findings {dict(sorted(per_code.items()))}")
-        print(f"  lint: {lint_errors} errors, {len(lint_warn)} warnings, {len(lint)} findings")
+        print(f"  lint: {lint_errors} errors, {len(lint_warn)} warnings ({len(lint_bad)} unexplained), "
+              f"{len(lint)} findings")
         for e in errors:
             print(f"  ERROR {e}")
         for w in bad_warnings:
             print(f"  WARNING not explained by the capture ({impairment}): {w}")
-        for fr, sev, msg in lint:
-            if sev in ("error", "warning"):
-                print(f"  lint {sev} frame {fr}: {msg}")
+        for fr, code, sev, msg in lint:
+            if sev == "error" or (sev == "warning" and code not in allowed):
+                print(f"  lint {sev} frame {fr}: {code}: {msg}")
         if errors:
             failures.append(f"{where}: {len(errors)} error-level findings from the plugin")
         if bad_warnings:
             failures.append(f"{where}: {len(bad_warnings)} warnings the capture does not explain")
-        if lint_errors or lint_warn:
-            failures.append(f"{where}: lint reports {lint_errors} errors and {len(lint_warn)} warnings")
+        if lint_errors or lint_bad:
+            failures.append(f"{where}: lint reports {lint_errors} errors and {len(lint_bad)} "
+                            "warnings the capture does not explain")
+        plugin_warn = collections.Counter(c for f in frames.values() for c, s, _ in f[1]
+                                          if c and SEV_WARN <= s < SEV_ERROR)
+        lint_warn_codes = collections.Counter(x[1] for x in lint_warn)
+        if plugin_warn != lint_warn_codes:
+            failures.append(f"{where}: plugin and lint disagree on warnings: "
+                            f"{dict(plugin_warn)} against {dict(lint_warn_codes)}")
         if undecoded:
             failures.append(f"{where}: {len(undecoded)} frames not decoded as RoCEv2 (first: {undecoded[0]})")
         if not frames:

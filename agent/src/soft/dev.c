@@ -24,6 +24,8 @@
 
 #include <glib-unix.h>
 
+#include "text.h"
+
 int64_t soft_now_us(void)
 {
 	return g_get_monotonic_time();
@@ -258,18 +260,18 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 {
 	struct soft_gid sg;
 	if (!soft_gid_at(dev, av->sgid_index, &sg)) {
-		snprintf(err, errlen, "sgid_index %u: the GID table has %u entries", av->sgid_index,
+		text_printf(err, errlen, "sgid_index %u: the GID table has %u entries", av->sgid_index,
 			 dev->n_gids);
 		return false;
 	}
 	int dv = roce_gid_is_ipv4(av->dgid) ? 4 : 6;
 	if (dv != sg.ip_version) {
-		snprintf(err, errlen, "dgid is IPv%d but GID %u is IPv%d", dv, av->sgid_index,
+		text_printf(err, errlen, "dgid is IPv%d but GID %u is IPv%d", dv, av->sgid_index,
 			 sg.ip_version);
 		return false;
 	}
 	if (av->sl > 7) {
-		snprintf(err, errlen, "sl %u: SL 8-15 are reserved on a RoCE port (A17.4: SL 0-7 select PCP 0-7)",
+		text_printf(err, errlen, "sl %u: SL 8-15 are reserved on a RoCE port (A17.4: SL 0-7 select PCP 0-7)",
 			 av->sl);
 		return false;
 	}
@@ -290,7 +292,7 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 	ep->pkey = 0xFFFF;
 	soft_vlan_tag(dev, av->sl, ep);
 	if (resolve_mac && !soft_neigh_resolve(dev, dv, ep->dst_ip, ep->dst_mac)) {
-		snprintf(err, errlen, "no MAC address for the destination GID (neighbour unresolved)");
+		text_printf(err, errlen, "no MAC address for the destination GID (neighbour unresolved)");
 		return false;
 	}
 	return true;
@@ -456,7 +458,7 @@ static int open_sink(struct soft_dev *dev, int family, char *err, size_t errlen)
 {
 	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "UDP socket: %s", strerror(errno));
+		text_printf(err, errlen, "UDP socket: %s", strerror(errno));
 		return -1;
 	}
 	int one = 1;
@@ -479,7 +481,7 @@ static int open_sink(struct soft_dev *dev, int family, char *err, size_t errlen)
 			close(fd);
 			return -2;
 		}
-		snprintf(err, errlen, "binding UDP port 4791: %s", strerror(errno));
+		text_printf(err, errlen, "binding UDP port 4791: %s", strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -490,7 +492,7 @@ static bool read_if_info(struct soft_dev *dev, char *err, size_t errlen)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+		text_printf(err, errlen, "socket: %s", strerror(errno));
 		return false;
 	}
 	struct ifreq ifr;
@@ -498,9 +500,9 @@ static bool read_if_info(struct soft_dev *dev, char *err, size_t errlen)
 	g_strlcpy(ifr.ifr_name, dev->ifname, sizeof ifr.ifr_name);
 	bool ok = false;
 	if (ioctl(fd, SIOCGIFHWADDR, &ifr) != 0) {
-		snprintf(err, errlen, "interface %s: %s", dev->ifname, strerror(errno));
+		text_printf(err, errlen, "interface %s: %s", dev->ifname, strerror(errno));
 	} else if (ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */) {
-		snprintf(err, errlen, "interface %s is not Ethernet", dev->ifname);
+		text_printf(err, errlen, "interface %s is not Ethernet", dev->ifname);
 	} else {
 		memcpy(dev->mac, ifr.ifr_hwaddr.sa_data, 6);
 		if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
@@ -519,7 +521,7 @@ struct soft_dev *soft_dev_new(const struct backend_options *opts, char *err, siz
 	if (opts->fault && *opts->fault && strcmp(opts->fault, "none") != 0) {
 		fault = soft_fault_by_name(opts->fault);
 		if (fault == SOFT_FAULT_COUNT) {
-			snprintf(err, errlen, "unknown fault profile '%s' (roce-agent --list-faults)",
+			text_printf(err, errlen, "unknown fault profile '%s' (roce-agent --list-faults)",
 				 opts->fault);
 			return NULL;
 		}
@@ -560,11 +562,11 @@ static void soft_close(struct backend *be);
 static struct backend *soft_open(const struct backend_options *opts, char *err, size_t errlen)
 {
 	if (!opts->iface || !*opts->iface) {
-		snprintf(err, errlen, "the soft backend needs --iface IF");
+		text_printf(err, errlen, "the soft backend needs --iface IF");
 		return NULL;
 	}
 	if (strlen(opts->iface) >= IF_NAMESIZE) {
-		snprintf(err, errlen, "interface name '%s' is too long", opts->iface);
+		text_printf(err, errlen, "interface name '%s' is too long", opts->iface);
 		return NULL;
 	}
 	struct soft_dev *dev = soft_dev_new(opts, err, errlen);
@@ -577,7 +579,7 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 
 	dev->ifindex = (int)if_nametoindex(dev->ifname);
 	if (!dev->ifindex) {
-		snprintf(err, errlen, "no interface named '%s'", dev->ifname);
+		text_printf(err, errlen, "no interface named '%s'", dev->ifname);
 		goto fail;
 	}
 	if (!read_if_info(dev, err, errlen))
@@ -588,14 +590,14 @@ static struct backend *soft_open(const struct backend_options *opts, char *err, 
 
 	dev->raw_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_ALL));
 	if (dev->raw_fd < 0) {
-		snprintf(err, errlen, "raw socket: %s (the soft backend needs CAP_NET_RAW)",
+		text_printf(err, errlen, "raw socket: %s (the soft backend needs CAP_NET_RAW)",
 			 strerror(errno));
 		goto fail;
 	}
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
 				   .sll_ifindex = dev->ifindex };
 	if (bind(dev->raw_fd, (struct sockaddr *)&sll, sizeof sll) != 0) {
-		snprintf(err, errlen, "binding the raw socket to %s: %s", dev->ifname, strerror(errno));
+		text_printf(err, errlen, "binding the raw socket to %s: %s", dev->ifname, strerror(errno));
 		goto fail;
 	}
 	int one = 1, rcvbuf = 4 << 20;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 /* How many copies of an ACK the dup-ack-storm mode sends in all. */
 #define STORM_COPIES 200
 /* Flood frames sent per turn of the main loop: the agent's protocol and
@@ -27,7 +29,7 @@ bool soft_hostile_open(struct soft_dev *dev, char *err, size_t errlen)
 	enum agent_hostile m = agent_hostile_by_name(name);
 	const struct agent_hostile_info *i = agent_hostile_info(m);
 	if (!i) {
-		snprintf(err, errlen, "unknown hostile mode '%s' (roce-agent --list-hostile)", name);
+		text_printf(err, errlen, "unknown hostile mode '%s' (roce-agent --list-hostile)", name);
 		return false;
 	}
 	if (i->layer != AGENT_HOSTILE_DEVICE)

@@ -77,7 +77,8 @@ const char *roce_strength_name(enum roce_strength s);
 const char *roce_role_name(unsigned role);
 /* The ROCE_ROLE_* bit of a role's name (any case), 0 if none. */
 unsigned roce_role_by_name(const char *name);
-/* Roles as text, "sender, responder"; "none" for 0. Returns buf. */
+/* "sender, receiver": the roles named, cut where buf ends (64 bytes hold
+ * every role); "none" for no role. Returns buf. */
 const char *roce_roles_format(unsigned roles, char *buf, size_t n);
 /* Whether a device that breaks rule r while playing `roles` fails: the
  * rule is a "must" and binds one of those roles. Anything else (a
