@@ -405,8 +405,9 @@ static bool behind(struct direction *q, const struct roce_flow_input *in, uint32
 		go_back_n(q, in, psn, span, true, copy || !was_seen, bth_off, r);
 	} else {
 		add(r, ROCE_F_RETRANSMISSION, bth_off + 9, 3, psn, q->next_psn);
-		if (!rnr && (was_seen || read)) {
-			/* No NAK asked for it: a timeout, timed from what it repeats. */
+		if (!rnr && !copy && (was_seen || read)) {
+			/* No NAK asked for it: a timeout, timed from what it repeats
+			 * (a byte-identical copy is the network's, not a resend). */
 			uint32_t from = was_seen ? earlier : read->frame;
 			uint64_t from_ts = was_seen ? earlier_ts : read->ts_ns;
 			flow_set(r, ROCE_FLOW_V_RTO_FRAME, from);
@@ -679,6 +680,12 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 		uint8_t syn = (uint8_t)roce_aeth_syndrome(aeth);
 		uint32_t aeth_off = p->hdr_off[ROCE_H_AETH];
 		uint32_t icrc = p->complete ? roce_le32_load(p->buf + p->icrc_off) : 0;
+		/* An ACK acknowledges its PSN, a NAK the PSNs before its own: a
+		 * ghost acknowledges a PSN the requester was never seen to send. */
+		uint32_t acked = roce_syndrome_type(syn) == ROCE_SYN_ACK ? psn : (psn - 1) & ROCE_PSN_MASK;
+		if (q && kind != ROCE_K_READ_RESP && roce_syndrome_type(syn) != ROCE_SYN_RESERVED &&
+		    beyond_sent(q, acked))
+			r->flags |= ROCE_FLOW_F(GHOST_ACK);
 		switch (roce_syndrome_type(syn)) {
 		case ROCE_SYN_ACK:
 			if (kind == ROCE_K_ACK && rd->ack_seen && psn == rd->last_ack_psn &&
@@ -688,8 +695,6 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 				if (p->complete && icrc == rd->last_ack_icrc)
 					r->flags |= ROCE_FLOW_F(DUPLICATE);
 			}
-			if (q && kind != ROCE_K_READ_RESP && beyond_sent(q, psn))
-				r->flags |= ROCE_FLOW_F(GHOST_ACK);
 			if (q) {
 				answer_through(&ans, q, psn, true);
 				nak_acked(q, psn);
