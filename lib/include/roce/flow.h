@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "roce/check.h"
 #include "roce/packet.h"
@@ -256,6 +257,20 @@ struct roce_flow_qp_pair {
  * seen. */
 void roce_flow_qp_pairs(const struct roce_flow_env *env, void (*report)(void *arg, const struct roce_flow_qp_pair *p),
 			void *arg);
+
+/* The per-QP summary: statistics per direction, written per QP pair (in
+ * the order of roce_flow_qp_pairs) as a text table or a JSON array. */
+struct roce_flow_summary;
+struct roce_flow_summary *roce_flow_summary_new(void);
+void roce_flow_summary_free(struct roce_flow_summary *s);
+/* Adds a packet's sample to direction dir_id (0: not tracked, ignored);
+ * false when out of memory. */
+bool roce_flow_summary_add(struct roce_flow_summary *s, uint32_t dir_id, const struct roce_flow_sample *x);
+/* A QP pair's statistics, both directions merged; false when it has no packet. */
+bool roce_flow_summary_pair(const struct roce_flow_summary *s, const struct roce_flow_qp_pair *p,
+			    struct roce_flow_stats *out);
+void roce_flow_summary_write(const struct roce_flow_summary *s, const struct roce_flow_env *env, FILE *out,
+			     bool json);
 
 /* ---- A malloc-backed record store for programs and tests ---- */
 struct roce_flow_table;
