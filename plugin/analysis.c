@@ -132,6 +132,11 @@ static void late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value
 
 static const struct roce_flow_env env = { NULL, record, answered, late, 0 };
 
+const struct roce_flow_env *rocev2_flow_env(void)
+{
+	return &env;
+}
+
 bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out)
 {
 	if (!rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->flow.has & (UINT64_C(1) << v)))

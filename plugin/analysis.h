@@ -63,6 +63,8 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 /* Called on every packet of a later pass: the first one closes what
  * waited for the end of the capture. */
 void rocev2_analysis_finish(void);
+/* The analysis' environment: its records live in the file scope. */
+const struct roce_flow_env *rocev2_flow_env(void);
 /* A value of the packet's analysis: false when it has none. */
 bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out);
 /* Info column tags and the analysis subtree with its findings. */

@@ -491,6 +491,7 @@ void proto_register_rocev2(void)
 	rocev2_register_ulp();
 	rocev2_tap = rocev2_register_tap();
 	rocev2_register_stats();
+	rocev2_register_qp_stats(proto_rocev2);
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();
