@@ -11,21 +11,19 @@
 
 static int hf_analysis = -1;
 static int hf_class = -1;
-static int hf_expected_psn = -1;
-static int hf_request_in = -1;
-static int hf_response_in = -1;
-static int hf_response_time = -1;
-static int hf_src_qpn = -1;
-static int hf_pmtu = -1;
-static int hf_read_index = -1;
-static int hf_read_count = -1;
-static int hf_retransmit_of = -1;
-static int hf_nak_frame = -1;
-static int hf_nak_to_resend = -1;
-static int hf_new_after_nak = -1;
+static int hf_qp = -1;
+static int hf_flag[ROCE_FLOW_FLAG_COUNT];
+static int hf_value[ROCE_FLOW_V_COUNT];
 static int ett_analysis = -1;
 
 static wmem_map_t *records; /* flow records by key */
+
+/* What the analysis knows about the capture as a whole (file scope). */
+struct capture_state {
+	uint64_t last_ts_ns; /* the newest packet's time seen on the first pass */
+	bool finished;       /* the windows still open at the end were closed */
+};
+static struct capture_state *capture;
 
 
 static const value_string class_names[] = {
@@ -95,25 +93,77 @@ static void *record(void *ctx, const void *key, size_t klen, size_t size)
 	return r;
 }
 
-/* The file scope is gone: so is the cache that lived in it. */
+/* The file scope is gone: so are the cache and the state that lived in it. */
 static void forget_cache(void)
 {
 	cache = NULL;
+	capture = NULL;
 }
 
-static void answered(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
-		     uint64_t delta_ns)
+static void answered(void *ctx, void *cookie, const struct roce_flow_answer *a)
 {
 	(void)ctx;
-	(void)request_frame;
 	struct rocev2_packet *rp = cookie;
 	if (rp && !rp->response_in) {
-		rp->response_in = response_frame;
-		rp->response_in_ns = delta_ns;
+		rp->response_in = a->response_frame;
+		rp->response_in_ns = a->delta_ns;
 	}
 }
 
-static const struct roce_flow_env env = { NULL, record, answered };
+static unsigned slot_of(uint64_t slots, enum roce_flow_value v)
+{
+	uint64_t below = slots & ((UINT64_C(1) << v) - 1);
+	unsigned n = 0;
+	for (; below; below &= below - 1)
+		n++;
+	return n;
+}
+
+/* A value of an earlier packet known only now (the rate after a CNP). */
+static void late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value)
+{
+	(void)ctx;
+	struct rocev2_packet *rp = cookie;
+	if (!rp || !(rp->flow.slots & (UINT64_C(1) << v)))
+		return;
+	rp->flow.values[slot_of(rp->flow.slots, v)] = value;
+	rp->flow.has |= UINT64_C(1) << v;
+}
+
+static const struct roce_flow_env env = { NULL, record, answered, late, 0 };
+
+const struct roce_flow_env *rocev2_flow_env(void)
+{
+	return &env;
+}
+
+bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out)
+{
+	if (!rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->flow.has & (UINT64_C(1) << v)))
+		return false;
+	*out = rp->flow.values[slot_of(rp->flow.slots, v)];
+	return true;
+}
+
+/* Keeps what the result has, and room for the LATE values it awaits. */
+static void keep(struct rocev2_flow *f, const struct roce_flow_result *r, bool cnp)
+{
+	f->cls = (uint8_t)r->cls;
+	f->flags = r->flags;
+	f->dir = r->dir;
+	f->has = r->has;
+	f->slots = r->has | (cnp && r->dir ? ROCE_FLOW_HAS(RATE_AFTER) : 0);
+	unsigned n = slot_of(f->slots, (enum roce_flow_value)63) + !!(f->slots >> 63);
+	if (n) {
+		f->values = wmem_alloc(wmem_file_scope(), n * sizeof *f->values);
+		for (unsigned v = 0, i = 0; v < ROCE_FLOW_V_COUNT; v++)
+			if (f->slots & (UINT64_C(1) << v))
+				f->values[i++] = r->value[v];
+	}
+	f->n_findings = (uint8_t)r->n_findings;
+	if (r->n_findings)
+		f->findings = wmem_memdup(wmem_file_scope(), r->findings, r->n_findings * sizeof *r->findings);
+}
 
 struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 {
@@ -141,10 +191,26 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	struct roce_flow_input in = {
 		t, ipv, pinfo->src.data, pinfo->dst.data, (uint16_t)pinfo->srcport, pinfo->num,
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
-		(unsigned)rocev2_prefs.pmtu, rp,
+		(unsigned)rocev2_prefs.pmtu, rp, pinfo->fd->pkt_len,
 	};
-	roce_flow_packet(&env, &in, &rp->flow);
+	struct roce_flow_result r;
+	roce_flow_packet(&env, &in, &r);
+	keep(&rp->flow, &r, t->op && t->op->kind == ROCE_K_CNP);
 	rp->analysed = true;
+	if (!capture)
+		capture = wmem_new0(wmem_file_scope(), struct capture_state);
+	if (in.ts_ns > capture->last_ts_ns)
+		capture->last_ts_ns = in.ts_ns;
+}
+
+void rocev2_analysis_finish(void)
+{
+	/* The first pass is over: what waited for later packets ends with the
+	 * capture (the windows after the last CNPs). */
+	if (capture && !capture->finished) {
+		capture->finished = true;
+		roce_flow_finish(&env, capture->last_ts_ns);
+	}
 }
 
 void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp)
@@ -157,9 +223,10 @@ void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp)
 	case ROCE_FLOW_OUT_OF_ORDER: col_append_str(pinfo->cinfo, COL_INFO, " [Out-of-order]"); break;
 	default: break;
 	}
-	if (rp->flow.read_count)
-		col_append_fstr(pinfo->cinfo, COL_INFO, " [READ response %u/%u]", rp->flow.read_index,
-				rp->flow.read_count);
+	uint64_t index, count;
+	if (rocev2_flow_value(rp, ROCE_FLOW_V_READ_COUNT, &count) &&
+	    rocev2_flow_value(rp, ROCE_FLOW_V_READ_INDEX, &index))
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [READ response %u/%u]", (unsigned)index, (unsigned)count);
 }
 
 static proto_item *gen(proto_item *ti)
@@ -168,88 +235,111 @@ static proto_item *gen(proto_item *ti)
 	return ti;
 }
 
+static void add_value(proto_tree *at, tvbuff_t *tvb, enum roce_flow_value v, uint64_t x)
+{
+	switch (roce_flow_value_info(v)->kind) {
+	case ROCE_FLOW_KIND_TIME: {
+		nstime_t dt = { (time_t)(x / 1000000000u), (int)(x % 1000000000u) };
+		gen(proto_tree_add_time(at, hf_value[v], tvb, 0, 0, &dt));
+		break;
+	}
+	case ROCE_FLOW_KIND_BYTES:
+	case ROCE_FLOW_KIND_RATE:
+		gen(proto_tree_add_uint64(at, hf_value[v], tvb, 0, 0, x));
+		break;
+	default:
+		gen(proto_tree_add_uint(at, hf_value[v], tvb, 0, 0, (uint32_t)x));
+		break;
+	}
+}
+
 void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, tvbuff_t *ds,
 			  int base, const struct rocev2_packet *rp)
 {
 	if (!rp->analysed)
 		return;
-	const struct roce_flow_result *f = &rp->flow;
+	const struct rocev2_flow *f = &rp->flow;
 	for (unsigned i = 0; i < f->n_findings; i++)
 		rocev2_add_finding(tree, pinfo, ds, base, &f->findings[i], NULL);
-	if (!tree || f->cls == ROCE_FLOW_UNTRACKED)
+	if (!tree || (f->cls == ROCE_FLOW_UNTRACKED && !f->dir))
 		return;
 	proto_item *ti = gen(proto_tree_add_item(tree, hf_analysis, tvb, 0, 0, ENC_NA));
 	proto_tree *at = proto_item_add_subtree(ti, ett_analysis);
-	gen(proto_tree_add_uint(at, hf_class, tvb, 0, 0, f->cls));
-	if (f->cls != ROCE_FLOW_RESPONSE && f->cls != ROCE_FLOW_FIRST)
-		gen(proto_tree_add_uint(at, hf_expected_psn, tvb, 0, 0, f->expected_psn));
-	if (f->retransmit_of)
-		gen(proto_tree_add_uint(at, hf_retransmit_of, tvb, 0, 0, f->retransmit_of));
-	if (f->nak_frame) {
-		gen(proto_tree_add_uint(at, hf_nak_frame, tvb, 0, 0, f->nak_frame));
-		nstime_t dt = { (time_t)(f->nak_to_resend_ns / 1000000000u), (int)(f->nak_to_resend_ns % 1000000000u) };
-		gen(proto_tree_add_time(at, hf_nak_to_resend, tvb, 0, 0, &dt));
-		gen(proto_tree_add_uint(at, hf_new_after_nak, tvb, 0, 0, f->new_after_nak));
+	if (f->cls != ROCE_FLOW_UNTRACKED)
+		gen(proto_tree_add_uint(at, hf_class, tvb, 0, 0, f->cls));
+	/* Both QPs of the connection, for filters on either ("port" of the
+	 * Conversations table). */
+	uint64_t src_qpn;
+	if (f->dir) {
+		struct roce_flow_dir_info di;
+		roce_flow_dir_info(f->dir, &di);
+		proto_item_set_hidden(gen(proto_tree_add_uint(at, hf_qp, tvb, 0, 0, di.dest_qpn)));
+		if (rocev2_flow_value(rp, ROCE_FLOW_V_SRC_QPN, &src_qpn) || (src_qpn = di.src_qpn) != ROCE_FLOW_QPN_UNKNOWN)
+			proto_item_set_hidden(gen(proto_tree_add_uint(at, hf_qp, tvb, 0, 0, (uint32_t)src_qpn)));
 	}
-	if (f->request_frame) {
-		gen(proto_tree_add_uint(at, hf_request_in, tvb, 0, 0, f->request_frame));
-		nstime_t dt = { (time_t)(f->response_ns / 1000000000u), (int)(f->response_ns % 1000000000u) };
-		gen(proto_tree_add_time(at, hf_response_time, tvb, 0, 0, &dt));
+	for (unsigned i = 0; i < ROCE_FLOW_FLAG_COUNT; i++)
+		if (f->flags & (1u << i))
+			gen(proto_tree_add_item(at, hf_flag[i], tvb, 0, 0, ENC_NA));
+	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++) {
+		uint64_t x;
+		if (v == ROCE_FLOW_V_RESPONSE_IN) {
+			if (rp->response_in)
+				gen(proto_tree_add_uint(at, hf_value[v], tvb, 0, 0, rp->response_in));
+		} else if (rocev2_flow_value(rp, (enum roce_flow_value)v, &x)) {
+			add_value(at, tvb, (enum roce_flow_value)v, x);
+		}
 	}
-	if (rp->response_in)
-		gen(proto_tree_add_uint(at, hf_response_in, tvb, 0, 0, rp->response_in));
-	if (f->src_qpn)
-		gen(proto_tree_add_uint(at, hf_src_qpn, tvb, 0, 0, f->src_qpn));
-	if (f->pmtu)
-		gen(proto_tree_add_uint(at, hf_pmtu, tvb, 0, 0, f->pmtu));
-	if (f->read_index) {
-		gen(proto_tree_add_uint(at, hf_read_index, tvb, 0, 0, f->read_index));
-		if (f->read_count)
-			gen(proto_tree_add_uint(at, hf_read_count, tvb, 0, 0, f->read_count));
-	}
+}
+
+static void field_of(hf_register_info *h, int *id, const struct roce_flow_item_info *info, bool flag)
+{
+	static const enum ftenum types[] = {
+		[ROCE_FLOW_KIND_FRAME] = FT_FRAMENUM, [ROCE_FLOW_KIND_TIME] = FT_RELATIVE_TIME,
+		[ROCE_FLOW_KIND_COUNT] = FT_UINT32,   [ROCE_FLOW_KIND_BYTES] = FT_UINT64,
+		[ROCE_FLOW_KIND_PSN] = FT_UINT24,     [ROCE_FLOW_KIND_QPN] = FT_UINT24,
+		[ROCE_FLOW_KIND_RATE] = FT_UINT64,
+	};
+	enum ftenum type = flag ? FT_NONE : types[info->kind];
+	int display = BASE_NONE;
+	if (type == FT_UINT32 || type == FT_UINT64 || type == FT_UINT24)
+		display = info->kind == ROCE_FLOW_KIND_QPN ? BASE_HEX : BASE_DEC;
+	const void *strings = NULL;
+	if (!strcmp(info->abbrev, "request_in"))
+		strings = FRAMENUM_TYPE(FT_FRAMENUM_REQUEST);
+	else if (!strcmp(info->abbrev, "response_in"))
+		strings = FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE);
+	else if (!strcmp(info->abbrev, "analysis.retransmission_of"))
+		strings = FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV);
+	hf_register_info r = { id, { info->label, g_strdup_printf(ROCEV2_FILTER ".%s", info->abbrev), type, display,
+				     strings, 0, info->description, HFILL } };
+	*h = r;
 }
 
 void rocev2_register_analysis(int proto)
 {
-	static hf_register_info hf[] = {
+	static hf_register_info fixed[] = {
 		{ &hf_analysis, { "Flow analysis", ROCEV2_FILTER ".analysis", FT_NONE, BASE_NONE, NULL, 0,
 				  "This packet in the context of its QP", HFILL } },
 		{ &hf_class, { "Class", ROCEV2_FILTER ".analysis.class", FT_UINT8, BASE_DEC, VALS(class_names), 0,
 			       "Where this packet stands in its QP's PSN order", HFILL } },
-		{ &hf_expected_psn, { "Expected PSN", ROCEV2_FILTER ".analysis.expected_psn", FT_UINT24, BASE_DEC,
-				      NULL, 0, "The next new PSN before this packet", HFILL } },
-		{ &hf_request_in, { "Request in", ROCEV2_FILTER ".request_in", FT_FRAMENUM, BASE_NONE,
-				    FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, "The request this packet answers", HFILL } },
-		{ &hf_response_in, { "Response in", ROCEV2_FILTER ".response_in", FT_FRAMENUM, BASE_NONE,
-				     FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0,
-				     "The first ACK, NAK or response that covers this request", HFILL } },
-		{ &hf_response_time, { "Response time", ROCEV2_FILTER ".response_time", FT_RELATIVE_TIME,
-				       BASE_NONE, NULL, 0, "Time since the request", HFILL } },
-		{ &hf_src_qpn, { "Source QP", ROCEV2_FILTER ".analysis.src_qpn", FT_UINT24, BASE_HEX, NULL, 0,
-				 "The QP that sent this packet (from the CM exchange or the matched responses)", HFILL } },
-		{ &hf_pmtu, { "Path MTU", ROCEV2_FILTER ".analysis.pmtu", FT_UINT16, BASE_DEC, NULL, 0,
-			      "The path MTU in force for this QP (preference, CM, or learnt)", HFILL } },
-		{ &hf_read_index, { "READ response packet", ROCEV2_FILTER ".analysis.read_index", FT_UINT32, BASE_DEC,
-				    NULL, 0, NULL, HFILL } },
-		{ &hf_read_count, { "READ response packets", ROCEV2_FILTER ".analysis.read_count", FT_UINT32,
-				    BASE_DEC, NULL, 0, "How many packets the READ's length needs", HFILL } },
-		{ &hf_retransmit_of, { "Retransmission of", ROCEV2_FILTER ".analysis.retransmission_of", FT_FRAMENUM,
-				       BASE_NONE, NULL, 0, "The earlier copy of this PSN", HFILL } },
-		{ &hf_nak_frame, { "Resend for the NAK in", ROCEV2_FILTER ".analysis.nak_frame", FT_FRAMENUM, BASE_NONE,
-				   NULL, 0, "The NAK PSN Sequence Error this first resend of its PSN answers", HFILL } },
-		{ &hf_nak_to_resend, { "Time from the NAK to the resend", ROCEV2_FILTER ".analysis.nak_to_resend",
-				       FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
-				       "Seconds from the NAK PSN Sequence Error to the first resend of the PSN it asks for, "
-				       "both as the capture point saw them",
-				       HFILL } },
-		{ &hf_new_after_nak, { "New PSNs after the NAK", ROCEV2_FILTER ".analysis.new_after_nak", FT_UINT32,
-				       BASE_DEC, NULL, 0,
-				       "Packets with new PSNs the requester sent between the NAK and the resend: they "
-				       "crossed the NAK in flight",
-				       HFILL } },
+		{ &hf_qp, { "QP", ROCEV2_FILTER ".analysis.qp", FT_UINT24, BASE_HEX, NULL, 0,
+			    "Either QP of the connection: the destination QP, and the source QP when known", HFILL } },
 	};
+	/* The flags and values from libroce's vocabulary (flowvals.def): the
+	 * registration lives as long as the program. */
+	hf_register_info *hf = g_new0(hf_register_info, ROCE_FLOW_FLAG_COUNT + ROCE_FLOW_V_COUNT);
+	unsigned n = 0;
+	for (unsigned i = 0; i < ROCE_FLOW_FLAG_COUNT; i++) {
+		hf_flag[i] = -1;
+		field_of(&hf[n++], &hf_flag[i], roce_flow_flag_info((enum roce_flow_flag)i), true);
+	}
+	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++) {
+		hf_value[v] = -1;
+		field_of(&hf[n++], &hf_value[v], roce_flow_value_info((enum roce_flow_value)v), false);
+	}
 	static int *ett[] = { &ett_analysis };
-	proto_register_field_array(proto, hf, array_length(hf));
+	proto_register_field_array(proto, fixed, array_length(fixed));
+	proto_register_field_array(proto, hf, (int)n);
 	proto_register_subtree_array(ett, array_length(ett));
 	records = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), rkey_hash, rkey_equal);
 	register_cleanup_routine(forget_cache);

@@ -8,6 +8,19 @@
 
 #include "rocev2.h"
 
+/* A packet's flow analysis, kept small: only the findings and values it
+ * has are stored (most packets have a few values and no finding). */
+struct rocev2_flow {
+	uint8_t cls;           /* enum roce_flow_class */
+	uint8_t n_findings;
+	uint32_t flags;        /* ROCE_FLOW_F() */
+	const struct roce_flow_dir *dir; /* its direction, NULL: not tracked */
+	uint64_t has;          /* values present, ROCE_FLOW_HAS() */
+	uint64_t slots;        /* values stored: present, or a LATE one awaited */
+	uint64_t *values;      /* by ascending value number, one per bit of slots */
+	struct roce_finding *findings;
+};
+
 struct rocev2_packet {
 	/* ICRC */
 	enum roce_icrc_status icrc_status;
@@ -15,7 +28,7 @@ struct rocev2_packet {
 	struct roce_icrc_diagnosis icrc_diagnosis; /* when bad */
 	/* Flow analysis */
 	bool analysed;
-	struct roce_flow_result flow;
+	struct rocev2_flow flow;
 	uint32_t response_in;    /* requests: the first response covering it */
 	uint64_t response_in_ns;
 	/* Connection manager: the QPs this MAD set up (0 when none). */
@@ -47,6 +60,13 @@ struct rocev2_packet *rocev2_packet_get(packet_info *pinfo);
 struct rocev2_packet *rocev2_packet_new(packet_info *pinfo);
 /* Runs the flow analysis on the first pass. */
 void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp);
+/* Called on every packet of a later pass: the first one closes what
+ * waited for the end of the capture. */
+void rocev2_analysis_finish(void);
+/* The analysis' environment: its records live in the file scope. */
+const struct roce_flow_env *rocev2_flow_env(void);
+/* A value of the packet's analysis: false when it has none. */
+bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out);
 /* Info column tags and the analysis subtree with its findings. */
 void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp);
 void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, tvbuff_t *ds,

@@ -228,8 +228,9 @@ static uint32_t ulp_src_qpn(packet_info *pinfo, const struct roce_pkt *t, const 
 	const uint8_t *deth = roce_pkt_hdr(t, ROCE_H_DETH);
 	if (deth)
 		return (uint32_t)roce_deth_srcqp(deth);
-	if (rp->analysed && rp->flow.src_qpn)
-		return rp->flow.src_qpn;
+	uint64_t src_qpn;
+	if (rocev2_flow_value(rp, ROCE_FLOW_V_SRC_QPN, &src_qpn))
+		return (uint32_t)src_qpn;
 	uint32_t peer = rocev2_ib_peer_qpn(pinfo, (uint32_t)roce_bth_destqp(roce_pkt_hdr(t, ROCE_H_BTH)));
 	return peer ? peer : 0xFFFFFFFFu;
 }
@@ -359,11 +360,14 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		 * walks the frame with libroce alone, cannot make it). */
 		if (rocev2_prefs.analysis && decoded && t == &r.p)
 			rocev2_analyse(pinfo, t, rp);
+	} else {
+		rocev2_analysis_finish();
 	}
 
 	/* Stateless checks, with the path MTU the analysis knows for this QP. */
+	uint64_t learnt = 0;
 	unsigned pmtu = rocev2_prefs.pmtu ? (unsigned)rocev2_prefs.pmtu
-			: rp->analysed ? rp->flow.pmtu : 0;
+			: rocev2_flow_value(rp, ROCE_FLOW_V_PMTU, &learnt) ? (unsigned)learnt : 0;
 	struct roce_check_opts o = { ROCE_CHK_NOTES | (rocev2_prefs.sender ? ROCE_CHK_SENDER : 0), pmtu };
 	struct located f[64];
 	/* The datagram's findings. When its IP or UDP layer broke, the
@@ -487,6 +491,7 @@ void proto_register_rocev2(void)
 	rocev2_register_ulp();
 	rocev2_tap = rocev2_register_tap();
 	rocev2_register_stats();
+	rocev2_register_qp_stats(proto_rocev2);
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();

@@ -13,10 +13,22 @@ struct rocev2_tap_record {
 	uint32_t destqp;
 	unsigned n_rules;
 	const char *rules[ROCEV2_TAP_MAX_RULES]; /* rule IDs, one per finding of NOTE severity or above */
+	/* The flow analysis' view, when the packet was analysed in a QP. */
+	const struct roce_flow_dir *dir;
+	struct roce_flow_sample sample;
+	/* A response's service response time: the request it answers. */
+	int srt_proc;           /* ROCEV2_SRT_*, or -1 */
+	uint64_t srt_ns;
 };
+
+/* The Service Response Time procedures. */
+enum { ROCEV2_SRT_READ, ROCEV2_SRT_ATOMIC, ROCEV2_SRT_SEND_WRITE, ROCEV2_SRT_COUNT };
 
 int rocev2_register_tap(void);
 void rocev2_register_stats(void);
+/* qpstats.c: Conversations and Endpoints (one row per QP pair), Service
+ * Response Time, and the per-QP summary (-z rocev2,qp). */
+void rocev2_register_qp_stats(int proto);
 const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const struct roce_pkt *t,
 						  const struct roce_finding *f, size_t n,
 						  const struct rocev2_packet *rp);

@@ -70,5 +70,24 @@ expect "help" 0 "$t" --help
 expect "rules" 0 "$t" rules
 contains "rules lists CA17-46" "CA17-46"
 
+# The per-QP summary (libroce's, as tshark -z rocev2,qp prints it), with the
+# numbers the congestion sample's frames give: 17 WRITEs of 1074 bytes, 2
+# CNPs of 74, 3 ACKs of 62, from 110 us to 1174 us; ACK RTTs 18, 8, 8 us.
+expect "lint --qp" 0 "$t" lint -q --qp "$caps/flows-congestion.pcap"
+contains "the per-QP header" "QP A     B"
+contains "one row per QP pair" "198.18.0.1                 0x000456 198.18.0.2                 0x000123       22      18592   0.001064     0     0     0     0     2     4  0.000008/0.000011/0.000018"
+expect "lint --json" 0 "$t" lint -q --json "$caps/flows-congestion.pcap"
+contains "JSON per QP pair" '"qp_a": "0x000456", "b": "198.18.0.2", "qp_b": "0x000123", "packets": 22, "bytes": 18592, "duration": 0.001064000'
+contains "JSON congestion counts" '"cnps": 2, "ce_marked": 4, "ack_rtts": 3, "ack_rtt_min": 0.000008000, "ack_rtt_avg": 0.000011333, "ack_rtt_max": 0.000018000'
+if "$t" lint -q --json "$caps/flows-rc.pcap" "$caps/flows-congestion.pcap" 2>/dev/null |
+   python3 -c 'import json, sys; d = json.JSONDecoder(); s = sys.stdin.read().strip(); n = 0
+while s:
+    o, i = d.raw_decode(s); s = s[i:].strip(); n += len(o["qp_pairs"])
+sys.exit(n != 2)'; then
+  echo "ok: lint --json is one JSON document per file"
+else
+  echo "FAIL: lint --json output does not parse as one JSON document per file"; fails=$((fails + 1))
+fi
+
 [ $fails = 0 ] && echo "tester_cli: all passed"
 exit $fails

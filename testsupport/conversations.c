@@ -4,24 +4,12 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "conv_build.h"
+
 #define QP1 1
 #define GSI_QKEY 0x80010000u
-#define PMTU 1024
 
-struct conv {
-	sample_emit_fn emit;
-	void *ctx;
-	int ipv;
-	uint64_t t_us;
-	uint8_t payload[SAMPLE_FRAME_MAX];
-	uint16_t sport_a, sport_b;
-	uint32_t qp_a, qp_b;  /* the connection's QPs at A and B */
-	uint16_t ip_id;       /* the next IPv4 identification, as Linux numbers them */
-	uint8_t last[SAMPLE_FRAME_MAX]; /* the last frame sent, for duplicates */
-	size_t last_len;
-};
-
-static void conv_init(struct conv *c, sample_emit_fn emit, void *ctx, int ipv)
+void conv_init(struct conv *c, sample_emit_fn emit, void *ctx, int ipv)
 {
 	memset(c, 0, sizeof *c);
 	c->emit = emit;
@@ -45,7 +33,7 @@ static void swap(uint8_t *a, uint8_t *b, size_t n)
 }
 
 /* A packet of `opcode` from A (or B) to the other host, to destqp, psn. */
-static void start(struct conv *c, struct roce_desc *d, bool from_a, uint8_t opcode, uint32_t destqp,
+void conv_start(struct conv *c, struct roce_desc *d, bool from_a, uint8_t opcode, uint32_t destqp,
 		  uint32_t psn, size_t plen)
 {
 	sample_desc(d, opcode, c->ipv, c->payload, plen);
@@ -59,23 +47,28 @@ static void start(struct conv *c, struct roce_desc *d, bool from_a, uint8_t opco
 			swap(d->ip + 12, d->ip + 16, 4);
 	}
 	roce_udp_set_sport(d->udp, from_a ? c->sport_a : c->sport_b);
+	uint8_t ecn = from_a ? c->ecn_a : c->ecn_b;
+	if (ecn && c->ipv == 6)
+		roce_ipv6_set_ecn(d->ip, ecn);
+	else if (ecn)
+		roce_ipv4_set_ecn(d->ip, ecn);
 	roce_bth_set_destqp(d->bth, destqp);
 	roce_bth_set_psn(d->bth, psn);
 	if (roce_desc_xhdrs(d) & ROCE_XHDR_BIT(ROCE_H_RETH))
 		roce_reth_set_dmalen(roce_desc_hdr(d, ROCE_H_RETH), (uint32_t)plen);
 }
 
-static uint8_t *hdr(struct roce_desc *d, enum roce_hdr h)
+uint8_t *conv_hdr(struct roce_desc *d, enum roce_hdr h)
 {
 	return roce_desc_hdr(d, h);
 }
 
-static void send_frame(struct conv *c, struct roce_desc *d, uint64_t gap_us, enum roce_code expect,
+void conv_send(struct conv *c, struct roce_desc *d, uint64_t gap_us, enum roce_code expect,
 		       const char *what)
 {
 	/* Every transmission gets its own IPv4 identification: a resend
 	 * differs from the original there, a duplicate made by the network
-	 * does not (see duplicate()). */
+	 * does not (see conv_duplicate()). */
 	if (c->ipv == 4)
 		roce_ipv4_set_id(d->ip, c->ip_id++);
 	long n = roce_build_frame(d, c->last, sizeof c->last);
@@ -87,52 +80,52 @@ static void send_frame(struct conv *c, struct roce_desc *d, uint64_t gap_us, enu
 }
 
 /* The last frame again, byte for byte: a copy the network made. */
-static void duplicate(struct conv *c, uint64_t gap_us, enum roce_code expect, const char *what)
+void conv_duplicate(struct conv *c, uint64_t gap_us, enum roce_code expect, const char *what)
 {
 	c->t_us += gap_us;
 	c->emit(c->ctx, c->last, c->last_len, c->t_us, expect, what);
 }
 
 /* Requests A -> B go to QP B; responses B -> A to QP A; and the reverse. */
-static void req(struct conv *c, bool from_a, uint8_t opcode, uint32_t psn, size_t plen,
+void conv_req(struct conv *c, bool from_a, uint8_t opcode, uint32_t psn, size_t plen,
 		enum roce_code expect, const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, from_a, opcode, from_a ? c->qp_b : c->qp_a, psn, plen);
-	send_frame(c, &d, 5, expect, what);
+	conv_start(c, &d, from_a, opcode, from_a ? c->qp_b : c->qp_a, psn, plen);
+	conv_send(c, &d, 5, expect, what);
 }
 
 /* A request from A to QP destqp. */
-static void req_to(struct conv *c, uint32_t destqp, uint8_t opcode, uint32_t psn, size_t plen,
+void conv_req_to(struct conv *c, uint32_t destqp, uint8_t opcode, uint32_t psn, size_t plen,
 		   const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, true, opcode, destqp, psn, plen);
-	send_frame(c, &d, 5, ROCE_OK, what);
+	conv_start(c, &d, true, opcode, destqp, psn, plen);
+	conv_send(c, &d, 5, ROCE_OK, what);
 }
 
-static void ack(struct conv *c, bool from_b, uint8_t opcode, uint32_t psn, uint8_t syndrome, uint32_t msn,
+void conv_ack(struct conv *c, bool from_b, uint8_t opcode, uint32_t psn, uint8_t syndrome, uint32_t msn,
 		size_t plen, enum roce_code expect, const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, !from_b, opcode, from_b ? c->qp_a : c->qp_b, psn, plen);
+	conv_start(c, &d, !from_b, opcode, from_b ? c->qp_a : c->qp_b, psn, plen);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH)) {
-		roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), syndrome);
-		roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), msn);
+		roce_aeth_set_syndrome(conv_hdr(&d, ROCE_H_AETH), syndrome);
+		roce_aeth_set_msn(conv_hdr(&d, ROCE_H_AETH), msn);
 	}
-	send_frame(c, &d, 8, expect, what);
+	conv_send(c, &d, 8, expect, what);
 }
 
-static void read_req(struct conv *c, uint32_t psn, uint32_t len, enum roce_code expect, const char *what)
+void conv_read_req(struct conv *c, uint32_t psn, uint32_t len, enum roce_code expect, const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, true, ROCE_OP_RC_READ_REQUEST, c->qp_b, psn, 0);
-	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), len);
-	send_frame(c, &d, 5, expect, what);
+	conv_start(c, &d, true, ROCE_OP_RC_READ_REQUEST, c->qp_b, psn, 0);
+	roce_reth_set_dmalen(conv_hdr(&d, ROCE_H_RETH), len);
+	conv_send(c, &d, 5, expect, what);
 }
 
 /* A MAD on QP1 from A (or B): UD SEND Only with the GSI Q_Key. */
-static void mad(struct conv *c, bool from_a, const uint8_t *m, const char *what)
+void conv_mad(struct conv *c, bool from_a, const uint8_t *m, const char *what)
 {
 	struct roce_desc d;
 	memcpy(c->payload + 4096, m, ROCE_MAD_LEN);
@@ -147,9 +140,9 @@ static void mad(struct conv *c, bool from_a, const uint8_t *m, const char *what)
 	roce_udp_set_sport(d.udp, from_a ? 0xAAAA : 0xBBBB);
 	roce_bth_set_destqp(d.bth, QP1);
 	roce_bth_set_psn(d.bth, 0);
-	roce_deth_set_qkey(hdr(&d, ROCE_H_DETH), GSI_QKEY);
-	roce_deth_set_srcqp(hdr(&d, ROCE_H_DETH), QP1);
-	send_frame(c, &d, 50, ROCE_OK, what);
+	roce_deth_set_qkey(conv_hdr(&d, ROCE_H_DETH), GSI_QKEY);
+	roce_deth_set_srcqp(conv_hdr(&d, ROCE_H_DETH), QP1);
+	conv_send(c, &d, 50, ROCE_OK, what);
 	sample_fill_pattern(c->payload, sizeof c->payload);
 }
 
@@ -158,7 +151,7 @@ static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
 
 /* The IP CM private data of an rdma_cm REQ (Annex A11). */
-static void ip_cm_private(struct conv *c, uint8_t *priv)
+void conv_ip_cm_private(struct conv *c, uint8_t *priv)
 {
 	roce_ipcm_set_major(priv, 0);
 	roce_ipcm_set_minor(priv, 0);
@@ -192,15 +185,15 @@ static void cm_request(struct conv *c, uint32_t comm_id, uint64_t tid, uint32_t 
 	roce_req_set_max_cm_retries(x, 15);
 	roce_req_set_primary_local_lid(x, 0xFFFF);
 	roce_req_set_primary_remote_lid(x, 0xFFFF);
-	ip_cm_private(c, roce_req_private_data(x));
+	conv_ip_cm_private(c, roce_req_private_data(x));
 	if (ulp_private)
 		memcpy(roce_req_private_data(x) + 36, ulp_private, ulp_len);
-	mad(c, true, m, what);
+	conv_mad(c, true, m, what);
 }
 
 /* rdma_cm connection set-up for a Service ID: REQ, REP, RTU; req_private
  * and rep_private (may be NULL) are the consumer's private data. */
-static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64_t service_id,
+void conv_cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64_t service_id,
 			  const uint8_t *req_private, size_t req_len, const uint8_t *rep_private,
 			  size_t rep_len)
 {
@@ -221,20 +214,20 @@ static void cm_connect_to(struct conv *c, uint32_t psn_a, uint32_t psn_b, uint64
 	roce_rep_set_local_ca_guid(x, 0x0002c90300a0b0c2ull);
 	if (rep_private)
 		memcpy(roce_rep_private_data(x), rep_private, rep_len);
-	mad(c, false, m, "CM REP from QP B");
+	conv_mad(c, false, m, "CM REP from QP B");
 
 	roce_cm_mad_init(m, ROCE_CM_RTU, 0x0000000100000001ull);
 	roce_rtu_set_local_comm_id(x, 0x11223344);
 	roce_rtu_set_remote_comm_id(x, 0x55667788);
-	mad(c, true, m, "CM RTU");
+	conv_mad(c, true, m, "CM RTU");
 }
 
-static void cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
+void conv_cm_connect(struct conv *c, uint32_t psn_a, uint32_t psn_b)
 {
-	cm_connect_to(c, psn_a, psn_b, 0x0000000001064853ull, NULL, 0, NULL, 0); /* IP CM, TCP port 18515 */
+	conv_cm_connect_to(c, psn_a, psn_b, 0x0000000001064853ull, NULL, 0, NULL, 0); /* IP CM, TCP port 18515 */
 }
 
-static void cm_disconnect(struct conv *c)
+void conv_cm_disconnect(struct conv *c)
 {
 	uint8_t m[ROCE_MAD_LEN];
 	uint8_t *x = m + ROCE_MAD_HDR_LEN;
@@ -242,15 +235,15 @@ static void cm_disconnect(struct conv *c)
 	roce_dreq_set_local_comm_id(x, 0x11223344);
 	roce_dreq_set_remote_comm_id(x, 0x55667788);
 	roce_dreq_set_remote_qpn(x, SAMPLE_QP_B);
-	mad(c, true, m, "CM DREQ");
+	conv_mad(c, true, m, "CM DREQ");
 	roce_cm_mad_init(m, ROCE_CM_DREP, 0x0000000100000002ull);
 	roce_drep_set_local_comm_id(x, 0x55667788);
 	roce_drep_set_remote_comm_id(x, 0x11223344);
-	mad(c, false, m, "CM DREP");
+	conv_mad(c, false, m, "CM DREP");
 }
 
 /* An RPC-over-RDMA (RFC 8166) RDMA_MSG carrying an NFSv3 NULL call. */
-static size_t rpc_over_rdma(uint8_t *b)
+size_t conv_rpc_over_rdma(uint8_t *b)
 {
 	static const uint32_t words[] = {
 		0x00000001, 1, 32, 0,        /* xid, version 1, credits, RDMA_MSG */
@@ -263,75 +256,71 @@ static size_t rpc_over_rdma(uint8_t *b)
 	return sizeof words;
 }
 
-#define SYN_ACK roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED)
-#define SYN_NAK_SEQ roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR)
-#define SYN_RNR_1_28_MS roce_syndrome_rnr(14)
-
 void sample_conv_rc(sample_emit_fn emit, void *ctx)
 {
 	struct conv c;
 	conv_init(&c, emit, ctx, 4);
-	cm_connect(&c, 1000, 5000);
+	conv_cm_connect(&c, 1000, 5000);
 	uint32_t msn = 0;
 
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1000, 100, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 1000, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	req(&c, true, ROCE_OP_RC_SEND_FIRST, 1001, PMTU, ROCE_OK, "SEND First of 2548 bytes");
-	req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 1002, PMTU, ROCE_OK, "SEND Middle");
-	req(&c, true, ROCE_OP_RC_SEND_LAST, 1003, 500, ROCE_OK, "SEND Last");
-	ack(&c, true, ROCE_OP_RC_ACK, 1003, SYN_ACK, ++msn, 0, ROCE_OK, "ACK for the whole message");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1000, 100, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1000, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 1001, PMTU, ROCE_OK, "SEND First of 2548 bytes");
+	conv_req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 1002, PMTU, ROCE_OK, "SEND Middle");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 1003, 500, ROCE_OK, "SEND Last");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1003, SYN_ACK, ++msn, 0, ROCE_OK, "ACK for the whole message");
 	struct roce_desc d;
-	start(&c, &d, true, ROCE_OP_RC_WRITE_FIRST, SAMPLE_QP_B, 1004, PMTU);
-	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), 2 * PMTU);
-	send_frame(&c, &d, 5, ROCE_OK, "RDMA WRITE First of 2048 bytes");
-	req(&c, true, ROCE_OP_RC_WRITE_LAST, 1005, PMTU, ROCE_OK, "RDMA WRITE Last");
-	ack(&c, true, ROCE_OP_RC_ACK, 1005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	req(&c, true, ROCE_OP_RC_WRITE_ONLY_WITH_IMM, 1006, 64, ROCE_OK, "RDMA WRITE Only with Immediate");
-	ack(&c, true, ROCE_OP_RC_ACK, 1006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	read_req(&c, 1007, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 1007, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 1008, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response Middle (2/3)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 1009, SYN_ACK, msn, 452, ROCE_OK, "READ Response Last (3/3)");
-	req(&c, true, ROCE_OP_RC_CMP_SWAP, 1010, 0, ROCE_OK, "CmpSwap");
-	ack(&c, true, ROCE_OP_RC_ATOMIC_ACK, 1010, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
-	req(&c, true, ROCE_OP_RC_FETCH_ADD, 1011, 0, ROCE_OK, "FetchAdd");
-	ack(&c, true, ROCE_OP_RC_ATOMIC_ACK, 1011, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
+	conv_start(&c, &d, true, ROCE_OP_RC_WRITE_FIRST, SAMPLE_QP_B, 1004, PMTU);
+	roce_reth_set_dmalen(conv_hdr(&d, ROCE_H_RETH), 2 * PMTU);
+	conv_send(&c, &d, 5, ROCE_OK, "RDMA WRITE First of 2048 bytes");
+	conv_req(&c, true, ROCE_OP_RC_WRITE_LAST, 1005, PMTU, ROCE_OK, "RDMA WRITE Last");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_WRITE_ONLY_WITH_IMM, 1006, 64, ROCE_OK, "RDMA WRITE Only with Immediate");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_read_req(&c, 1007, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 1007, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 1008, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response Middle (2/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 1009, SYN_ACK, msn, 452, ROCE_OK, "READ Response Last (3/3)");
+	conv_req(&c, true, ROCE_OP_RC_CMP_SWAP, 1010, 0, ROCE_OK, "CmpSwap");
+	conv_ack(&c, true, ROCE_OP_RC_ATOMIC_ACK, 1010, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
+	conv_req(&c, true, ROCE_OP_RC_FETCH_ADD, 1011, 0, ROCE_OK, "FetchAdd");
+	conv_ack(&c, true, ROCE_OP_RC_ATOMIC_ACK, 1011, SYN_ACK, ++msn, 0, ROCE_OK, "Atomic ACK");
 
 	/* B sends to A on the same connection, from its own starting PSN. */
-	req(&c, false, ROCE_OP_RC_SEND_ONLY, 5000, 40, ROCE_OK, "SEND Only from B");
-	ack(&c, false, ROCE_OP_RC_ACK, 5000, SYN_ACK, 1, 0, ROCE_OK, "ACK from A");
+	conv_req(&c, false, ROCE_OP_RC_SEND_ONLY, 5000, 40, ROCE_OK, "SEND Only from B");
+	conv_ack(&c, false, ROCE_OP_RC_ACK, 5000, SYN_ACK, 1, 0, ROCE_OK, "ACK from A");
 
 	/* RNR: no receive WQE; the requester waits 1.28 ms and retries. */
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1012, 64, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 1012, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1012, 64, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1012, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 2000;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1012, 64, ROCE_F_RETRANSMISSION, "SEND Only retried after 2 ms");
-	ack(&c, true, ROCE_OP_RC_ACK, 1012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1012, 64, ROCE_F_RETRANSMISSION, "SEND Only retried after 2 ms");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* A loss before the capture point, the NAK, and go-back-N. */
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1013, 64, ROCE_OK, "SEND Only");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1015, 64, ROCE_F_PSN_GAP, "SEND Only: PSN 1014 was lost before the capture point");
-	ack(&c, true, ROCE_OP_RC_ACK, 1014, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 1014");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1014, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only resent from 1014");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1015, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 1015 resent");
-	ack(&c, true, ROCE_OP_RC_ACK, 1015, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1013, 64, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1015, 64, ROCE_F_PSN_GAP, "SEND Only: PSN 1014 was lost before the capture point");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1014, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 1014");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1014, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only resent from 1014");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1015, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 1015 resent");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1015, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
 
 	/* A lost ACK: the requester times out and resends; B acknowledges again. */
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1016, 64, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1016, 64, ROCE_OK, "SEND Only");
 	c.t_us += 500;
-	ack(&c, true, ROCE_OP_RC_ACK, 1016, SYN_ACK, ++msn, 0, ROCE_OK, "ACK (lost after the capture point)");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1016, SYN_ACK, ++msn, 0, ROCE_OK, "ACK (lost after the capture point)");
 	c.t_us += 20000;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 1016, 64, ROCE_F_RETRANSMISSION, "SEND Only resent after the ACK timeout");
-	ack(&c, true, ROCE_OP_RC_ACK, 1016, SYN_ACK, msn, 0, ROCE_F_DUP_ACK, "ACK again for the duplicate");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 1016, 64, ROCE_F_RETRANSMISSION, "SEND Only resent after the ACK timeout");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1016, SYN_ACK, msn, 0, ROCE_F_DUP_ACK, "ACK again for the duplicate");
 
 	/* An upper-layer protocol: RPC-over-RDMA. */
 	uint8_t *rpc = c.payload + 6000;
-	size_t n = rpc_over_rdma(rpc);
-	start(&c, &d, true, ROCE_OP_RC_SEND_ONLY, SAMPLE_QP_B, 1017, n);
+	size_t n = conv_rpc_over_rdma(rpc);
+	conv_start(&c, &d, true, ROCE_OP_RC_SEND_ONLY, SAMPLE_QP_B, 1017, n);
 	d.payload = rpc;
-	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
-	ack(&c, true, ROCE_OP_RC_ACK, 1017, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	cm_disconnect(&c);
+	conv_send(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1017, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_cm_disconnect(&c);
 }
 
 static void le_store(uint8_t *p, unsigned n, uint64_t v)
@@ -373,9 +362,9 @@ static void send_bytes(struct conv *c, bool from_a, uint32_t psn, const uint8_t 
 		       const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, from_a, ROCE_OP_RC_SEND_ONLY, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, n);
+	conv_start(c, &d, from_a, ROCE_OP_RC_SEND_ONLY, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, n);
 	d.payload = bytes;
-	send_frame(c, &d, from_a ? 20 : 5, ROCE_OK, what);
+	conv_send(c, &d, from_a ? 20 : 5, ROCE_OK, what);
 }
 
 /* An RC packet with a RETH naming the host's buffer (va, key, dmalen). */
@@ -383,11 +372,11 @@ static void with_reth(struct conv *c, bool from_a, uint8_t opcode, uint32_t psn,
 		      uint32_t key, uint32_t dmalen, const char *what)
 {
 	struct roce_desc d;
-	start(c, &d, from_a, opcode, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, plen);
-	roce_reth_set_va(hdr(&d, ROCE_H_RETH), va);
-	roce_reth_set_rkey(hdr(&d, ROCE_H_RETH), key);
-	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), dmalen);
-	send_frame(c, &d, 10, ROCE_OK, what);
+	conv_start(c, &d, from_a, opcode, from_a ? SAMPLE_QP_B : SAMPLE_QP_A, psn, plen);
+	roce_reth_set_va(conv_hdr(&d, ROCE_H_RETH), va);
+	roce_reth_set_rkey(conv_hdr(&d, ROCE_H_RETH), key);
+	roce_reth_set_dmalen(conv_hdr(&d, ROCE_H_RETH), dmalen);
+	conv_send(c, &d, 10, ROCE_OK, what);
 }
 
 void sample_conv_nvme(sample_emit_fn emit, void *ctx)
@@ -402,7 +391,7 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 	le_store(priv + 4, 2, 32);
 	le_store(priv + 6, 2, 31);
 	le_store(accept + 2, 2, 32);
-	cm_connect_to(&c, 1000, 5000, nvme_sid, priv, sizeof priv, accept, sizeof accept);
+	conv_cm_connect_to(&c, 1000, 5000, nvme_sid, priv, sizeof priv, accept, sizeof accept);
 
 	/* Host (A) -> target (B): a Read command capsule for one 512-byte
 	 * block; the target RDMA WRITEs the data into the host's buffer, then
@@ -411,38 +400,38 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 	const uint64_t buf1 = 0x00007F0000100000ull, buf2 = 0x00007F0000200000ull, buf3 = 0x00007F0000300000ull;
 	nvme_sqe(sqe, 0x02, 0x0007, buf1, 512, 0x00001234, 0x10, 0);
 	send_bytes(&c, true, 1000, sqe, 64, "SEND Only: NVMe-oF Read command capsule (1 block)");
-	ack(&c, true, ROCE_OP_RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1000, SYN_ACK, 1, 0, ROCE_OK, "ACK");
 	with_reth(&c, false, ROCE_OP_RC_WRITE_ONLY, 5000, 512, buf1, 0x00001234, 512, "RDMA WRITE Only: the 512 bytes read");
 	nvme_cqe(cqe, 1, 0x0007);
 	send_bytes(&c, false, 5001, cqe, 16, "SEND Only: NVMe-oF completion");
-	ack(&c, false, ROCE_OP_RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
+	conv_ack(&c, false, ROCE_OP_RC_ACK, 5001, SYN_ACK, 2, 0, ROCE_OK, "ACK from the host");
 
 	/* A Read of 6 blocks (3072 bytes): the data comes by a 3-packet RDMA
 	 * WRITE (path MTU 1024). */
 	nvme_sqe(sqe, 0x02, 0x0008, buf2, 3072, 0x00001235, 0x20, 5);
 	send_bytes(&c, true, 1001, sqe, 64, "SEND Only: NVMe-oF Read command capsule (6 blocks)");
-	ack(&c, true, ROCE_OP_RC_ACK, 1001, SYN_ACK, 2, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1001, SYN_ACK, 2, 0, ROCE_OK, "ACK");
 	with_reth(&c, false, ROCE_OP_RC_WRITE_FIRST, 5002, PMTU, buf2, 0x00001235, 3072, "RDMA WRITE First of the 3072 bytes read");
-	req(&c, false, ROCE_OP_RC_WRITE_MIDDLE, 5003, PMTU, ROCE_OK, "RDMA WRITE Middle");
-	req(&c, false, ROCE_OP_RC_WRITE_LAST, 5004, PMTU, ROCE_OK, "RDMA WRITE Last");
+	conv_req(&c, false, ROCE_OP_RC_WRITE_MIDDLE, 5003, PMTU, ROCE_OK, "RDMA WRITE Middle");
+	conv_req(&c, false, ROCE_OP_RC_WRITE_LAST, 5004, PMTU, ROCE_OK, "RDMA WRITE Last");
 	nvme_cqe(cqe, 2, 0x0008);
 	send_bytes(&c, false, 5005, cqe, 16, "SEND Only: NVMe-oF completion of the 6-block Read");
-	ack(&c, false, ROCE_OP_RC_ACK, 5005, SYN_ACK, 4, 0, ROCE_OK, "ACK from the host");
+	conv_ack(&c, false, ROCE_OP_RC_ACK, 5005, SYN_ACK, 4, 0, ROCE_OK, "ACK from the host");
 
 	/* A Write of 6 blocks: the target fetches the data by RDMA READ from
 	 * the host's buffer (3 response packets), then completes. */
 	nvme_sqe(sqe, 0x01, 0x0009, buf3, 3072, 0x00001236, 0x30, 5);
 	send_bytes(&c, true, 1002, sqe, 64, "SEND Only: NVMe-oF Write command capsule (6 blocks)");
-	ack(&c, true, ROCE_OP_RC_ACK, 1002, SYN_ACK, 3, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 1002, SYN_ACK, 3, 0, ROCE_OK, "ACK");
 	with_reth(&c, false, ROCE_OP_RC_READ_REQUEST, 5006, 0, buf3, 0x00001236, 3072,
 		  "RDMA READ Request of the 3072 bytes to write");
-	ack(&c, false, ROCE_OP_RC_READ_RESPONSE_FIRST, 5006, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, false, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 5007, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Middle (2/3)");
-	ack(&c, false, ROCE_OP_RC_READ_RESPONSE_LAST, 5008, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Last (3/3)");
+	conv_ack(&c, false, ROCE_OP_RC_READ_RESPONSE_FIRST, 5006, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response First (1/3)");
+	conv_ack(&c, false, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 5007, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Middle (2/3)");
+	conv_ack(&c, false, ROCE_OP_RC_READ_RESPONSE_LAST, 5008, SYN_ACK, 5, PMTU, ROCE_OK, "READ Response Last (3/3)");
 	nvme_cqe(cqe, 3, 0x0009);
 	send_bytes(&c, false, 5009, cqe, 16, "SEND Only: NVMe-oF completion of the Write");
-	ack(&c, false, ROCE_OP_RC_ACK, 5009, SYN_ACK, 6, 0, ROCE_OK, "ACK from the host");
-	cm_disconnect(&c);
+	conv_ack(&c, false, ROCE_OP_RC_ACK, 5009, SYN_ACK, 6, 0, ROCE_OK, "ACK from the host");
+	conv_cm_disconnect(&c);
 
 	/* A second queue the target refuses: a REQ for QID 2 with an HRQSIZE
 	 * it cannot take, rejected by the consumer (reason 28) with the
@@ -459,7 +448,7 @@ void sample_conv_nvme(sample_emit_fn emit, void *ctx)
 	roce_rej_set_message_rejected(x, 0); /* the REQ */
 	roce_rej_set_reason(x, 28);          /* consumer reject */
 	le_store(roce_rej_private_data(x) + 2, 2, 5);
-	mad(&c, false, m, "CM REJ by the consumer: NVMe-oF invalid HRQSIZE");
+	conv_mad(&c, false, m, "CM REJ by the consumer: NVMe-oF invalid HRQSIZE");
 }
 
 void sample_conv_errors(sample_emit_fn emit, void *ctx)
@@ -467,40 +456,40 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	struct conv c;
 	conv_init(&c, emit, ctx, 6);
 	uint32_t msn = 0;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 10, 16, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 10, 16, ROCE_OK, "SEND Only");
 	c.sport_a = 0xBEEF;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 11, 16, ROCE_F_SPORT_CHANGED, "SEND Only from another UDP source port");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 12, 16, ROCE_OK, "SEND Only");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 14, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 13");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 13, 16, ROCE_F_OUT_OF_ORDER, "SEND Only 13, late");
-	ack(&c, true, ROCE_OP_RC_ACK, 14, SYN_ACK, msn += 5, 0, ROCE_OK, "ACK");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 15, 16, ROCE_OK, "SEND Only");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 16");
-	ack(&c, true, ROCE_OP_RC_ACK, 16, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 16");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 18, 16, ROCE_OK, "SEND Only 18: new, it crossed the NAK in flight");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_GBN_SKIPPED_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 11, 16, ROCE_F_SPORT_CHANGED, "SEND Only from another UDP source port");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 12, 16, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 14, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 13");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 13, 16, ROCE_F_OUT_OF_ORDER, "SEND Only 13, late");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 14, SYN_ACK, msn += 5, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 15, 16, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 16");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 16, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 16");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 18, 16, ROCE_OK, "SEND Only 18: new, it crossed the NAK in flight");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_GBN_SKIPPED_SEEN,
 	    "SEND Only 17 resent before 16: on this lossy path the resend of 16 may have been lost before the capture point");
-	ack(&c, true, ROCE_OP_RC_ACK, 30, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_AHEAD, "NAK for PSN 30, never sent");
-	req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 19, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
-	req(&c, true, ROCE_OP_RC_SEND_LAST, 20, 16, ROCE_OK, "SEND Last");
-	req(&c, true, ROCE_OP_RC_SEND_FIRST, 21, PMTU, ROCE_OK, "SEND First");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 22, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
-	ack(&c, true, ROCE_OP_RC_ACK, 22, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	read_req(&c, 23, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 23, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 24, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 26, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
-	read_req(&c, 26, 2000, ROCE_OK, "RDMA READ Request of 2000 bytes");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 26, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 27, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 30, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_AHEAD, "NAK for PSN 30, never sent");
+	conv_req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 19, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 20, 16, ROCE_OK, "SEND Last");
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 21, PMTU, ROCE_OK, "SEND First");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 22, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 22, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_read_req(&c, 23, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 23, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 24, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 26, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
+	conv_read_req(&c, 26, 2000, ROCE_OK, "RDMA READ Request of 2000 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 26, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 27, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_F_RNR_EARLY_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_F_RNR_EARLY_SEEN,
 	    "SEND Only retried after 0.1 ms, byte for byte the first (IPv6): a retry too early, or a duplicate");
-	ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* IPv4, on a path that shows no loss, reordering or duplication before
 	 * the capture point, where every resend has its own IPv4 ID: what no
@@ -510,35 +499,35 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	c.t_us = t;
 	msn = 0;
 	for (uint32_t psn = 100; psn <= 103; psn++)
-		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 101, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
+		conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 101, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
 	    "NAK PSN Sequence Error: expected 101 (lost after the capture point)");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 104, 16, ROCE_OK, "SEND Only 104: new, it crossed the NAK in flight");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 102, 16, ROCE_F_GBN_SKIPPED, "SEND Only 102 resent: the go-back skips 101");
-	ack(&c, true, ROCE_OP_RC_ACK, 104, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 104, 16, ROCE_OK, "SEND Only 104: new, it crossed the NAK in flight");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 102, 16, ROCE_F_GBN_SKIPPED, "SEND Only 102 resent: the go-back skips 101");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 104, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
 	for (uint32_t psn = 105; psn <= 107; psn++)
-		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 105, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 105");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 105, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 105 resent");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 108, 16, ROCE_F_GBN_NEW_IN_RESEND, "SEND Only 108, new, before 106 and 107 were resent");
-	ack(&c, true, ROCE_OP_RC_ACK, 108, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+		conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 105, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 105");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 105, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 105 resent");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 108, 16, ROCE_F_GBN_NEW_IN_RESEND, "SEND Only 108, new, before 106 and 107 were resent");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 108, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
-	ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	/* The path MTU learnt from a First judges the next payloads. */
-	req(&c, true, ROCE_OP_RC_SEND_FIRST, 110, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
-	req(&c, true, ROCE_OP_RC_SEND_LAST, 111, 16, ROCE_OK, "SEND Last");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 112, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 110, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 111, 16, ROCE_OK, "SEND Last");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 112, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
 	    "SEND Only of 1500 bytes, more than the path MTU learnt from the First");
-	ack(&c, true, ROCE_OP_RC_ACK, 112, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 112, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
 	/* A NAK ahead of the only packet seen on a QP: the others may have
 	 * passed before the capture began. */
 	c.qp_a = SAMPLE_QP_A + 1;
 	c.qp_b = SAMPLE_QP_B + 1;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 500, 16, ROCE_OK, "SEND Only on another QP");
-	ack(&c, true, ROCE_OP_RC_ACK, 510, SYN_NAK_SEQ, 1, 0, ROCE_F_SEQ_NAK_AHEAD_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 500, 16, ROCE_OK, "SEND Only on another QP");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 510, SYN_NAK_SEQ, 1, 0, ROCE_F_SEQ_NAK_AHEAD_SEEN,
 	    "NAK for PSN 510, beyond the one packet seen: maybe sent before the capture began");
 }
 
@@ -548,86 +537,86 @@ void sample_conv_lossy(sample_emit_fn emit, void *ctx)
 {
 	struct conv c;
 	conv_init(&c, emit, ctx, 4);
-	cm_connect(&c, 2000, 7000);
+	conv_cm_connect(&c, 2000, 7000);
 	uint32_t msn = 0;
 
 	/* The reported case: PSN 2001 lost after the capture point; the
 	 * requester goes on with new PSNs until the NAK reaches it (they cross
 	 * it in flight), then goes back from 2001. Measured, not judged. */
 	for (uint32_t psn = 2000; psn <= 2003; psn++)
-		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 64, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 2001, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
+		conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 64, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2001, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
 	    "NAK PSN Sequence Error: 2001 was lost after the capture point");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2004, 64, ROCE_OK, "SEND Only 2004: sent before the NAK reached the requester");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2005, 64, ROCE_OK, "SEND Only 2005: the same");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2004, 64, ROCE_OK, "SEND Only 2004: sent before the NAK reached the requester");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2005, 64, ROCE_OK, "SEND Only 2005: the same");
 	c.t_us += 40;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2001, 64, ROCE_F_GBN_RETRANSMISSION,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2001, 64, ROCE_F_GBN_RETRANSMISSION,
 	    "SEND Only 2001 resent, 55 us after the NAK; 2 new PSNs crossed it");
 	for (uint32_t psn = 2002; psn <= 2005; psn++)
-		req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 64, ROCE_F_GBN_RETRANSMISSION, "go-back resend");
-	ack(&c, true, ROCE_OP_RC_ACK, 2005, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+		conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 64, ROCE_F_GBN_RETRANSMISSION, "go-back resend");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2005, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
 
 	/* Duplication before the capture point. */
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2006, 64, ROCE_OK, "SEND Only");
-	duplicate(&c, 3, ROCE_F_RETRANSMISSION, "the same SEND Only, duplicated by the network");
-	ack(&c, true, ROCE_OP_RC_ACK, 2006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	duplicate(&c, 3, ROCE_F_DUP_ACK, "the same ACK, duplicated by the network");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2006, 64, ROCE_OK, "SEND Only");
+	conv_duplicate(&c, 3, ROCE_F_RETRANSMISSION, "the same SEND Only, duplicated by the network");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2006, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_duplicate(&c, 3, ROCE_F_DUP_ACK, "the same ACK, duplicated by the network");
 
 	/* Reordering before the capture point. */
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2007, 64, ROCE_OK, "SEND Only");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2009, 64, ROCE_F_PSN_GAP, "SEND Only 2009: it overtook 2008");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2008, 64, ROCE_F_OUT_OF_ORDER, "SEND Only 2008, overtaken");
-	ack(&c, true, ROCE_OP_RC_ACK, 2009, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2007, 64, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2009, 64, ROCE_F_PSN_GAP, "SEND Only 2009: it overtook 2008");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2008, 64, ROCE_F_OUT_OF_ORDER, "SEND Only 2008, overtaken");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2009, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
 
 	/* Loss before the capture point, and the resend of the NAKed PSN lost
 	 * there too; the requester times out and goes back again. */
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2010, 64, ROCE_OK, "SEND Only");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_PSN_GAP, "SEND Only 2012: 2011 lost before the capture point");
-	ack(&c, true, ROCE_OP_RC_ACK, 2011, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 2011");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_SKIPPED_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2010, 64, ROCE_OK, "SEND Only");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_PSN_GAP, "SEND Only 2012: 2011 lost before the capture point");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2011, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 2011");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_SKIPPED_SEEN,
 	    "SEND Only 2012 resent: the resend of 2011 was lost before the capture point too");
 	c.t_us += 20000;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2011, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2011 resent after the ACK timeout");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2012 resent");
-	ack(&c, true, ROCE_OP_RC_ACK, 2012, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2011, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2011 resent after the ACK timeout");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2012 resent");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2012, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
 
 	/* READ replays: the last responses of a READ lost after the capture
 	 * point; the requester asks again from the first missing PSN. Linux
 	 * rxe answers with the original's Middle there, others with a new
 	 * First: both conform (RC-RESP-DUP-READ-001). */
-	read_req(&c, 2013, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2013, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_OK,
+	conv_read_req(&c, 2013, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2013, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_OK,
 	    "READ Response Middle (2/3), lost after the capture point");
 	c.t_us += 20000;
-	read_req(&c, 2014, 3000 - PMTU, ROCE_F_RETRANSMISSION, "RDMA READ Request asked again from PSN 2014 (1976 bytes)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_F_READ_REPLAY_MIDDLE,
+	conv_read_req(&c, 2014, 3000 - PMTU, ROCE_F_RETRANSMISSION, "RDMA READ Request asked again from PSN 2014 (1976 bytes)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 2014, SYN_ACK, msn, PMTU, ROCE_F_READ_REPLAY_MIDDLE,
 	    "READ Response Middle again: the replay keeps the original's opcode");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 2015, SYN_ACK, msn, 3000 - 2 * PMTU, ROCE_OK, "READ Response Last");
-	read_req(&c, 2016, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2016, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 2015, SYN_ACK, msn, 3000 - 2 * PMTU, ROCE_OK, "READ Response Last");
+	conv_read_req(&c, 2016, 2500, ROCE_OK, "RDMA READ Request of 2500 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2016, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
 	c.t_us += 20000;
-	read_req(&c, 2017, 2500 - PMTU, ROCE_F_RETRANSMISSION, "RDMA READ Request asked again from PSN 2017 (1476 bytes)");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2017, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response First: the replay as a new request");
-	ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 2018, SYN_ACK, msn, 2500 - 2 * PMTU, ROCE_OK, "READ Response Last");
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2019, 64, ROCE_OK, "SEND Only after the READs' PSNs");
-	ack(&c, true, ROCE_OP_RC_ACK, 2019, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_read_req(&c, 2017, 2500 - PMTU, ROCE_F_RETRANSMISSION, "RDMA READ Request asked again from PSN 2017 (1476 bytes)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 2017, SYN_ACK, msn, PMTU, ROCE_OK, "READ Response First: the replay as a new request");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 2018, SYN_ACK, msn, 2500 - 2 * PMTU, ROCE_OK, "READ Response Last");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2019, 64, ROCE_OK, "SEND Only after the READs' PSNs");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2019, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* An RNR NAK, and a copy of the NAKed SEND that the network delayed:
 	 * byte for byte the original, before the RNR timer ran out. */
 	uint16_t id = c.ip_id;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_OK, "SEND Only");
-	ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
 	uint16_t next_id = c.ip_id;
 	c.ip_id = id;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RNR_EARLY_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RNR_EARLY_SEEN,
 	    "SEND Only 2020 again after 0.1 ms, byte for byte: the network's duplicate");
 	c.ip_id = next_id;
 	c.t_us += 2000;
-	req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RETRANSMISSION, "SEND Only 2020 retried after the RNR timer");
-	ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	cm_disconnect(&c);
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RETRANSMISSION, "SEND Only 2020 retried after the RNR timer");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_cm_disconnect(&c);
 }
 
 void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
@@ -640,108 +629,41 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
 	roce_sidr_req_set_request_id(x, 0x01020304);
 	roce_sidr_req_set_pkey(x, 0xFFFF);
 	roce_sidr_req_set_service_id(x, 0x0000000001114853ull); /* IP CM, UDP port 18515 */
-	ip_cm_private(&c, roce_sidr_req_private_data(x));
-	mad(&c, true, m, "CM SIDR REQ with IP CM private data");
+	conv_ip_cm_private(&c, roce_sidr_req_private_data(x));
+	conv_mad(&c, true, m, "CM SIDR REQ with IP CM private data");
 	roce_cm_mad_init(m, ROCE_CM_SIDR_REP, 0x0000000200000001ull);
 	roce_sidr_rep_set_request_id(x, 0x01020304);
 	roce_sidr_rep_set_qpn(x, 0x000777);
 	roce_sidr_rep_set_service_id(x, 0x0000000001114853ull);
 	roce_sidr_rep_set_qkey(x, 0x11111111);
-	mad(&c, false, m, "CM SIDR REP: QPN 0x000777");
+	conv_mad(&c, false, m, "CM SIDR REP: QPN 0x000777");
 
 	for (uint32_t i = 0; i < 3; i++) {
 		struct roce_desc d;
-		start(&c, &d, true, ROCE_OP_UD_SEND_ONLY, 0x000777, 100 + i, 200 + i);
-		roce_deth_set_srcqp(hdr(&d, ROCE_H_DETH), 0x000888);
-		send_frame(&c, &d, 5, ROCE_OK, "UD SEND Only to the resolved QP");
+		conv_start(&c, &d, true, ROCE_OP_UD_SEND_ONLY, 0x000777, 100 + i, 200 + i);
+		roce_deth_set_srcqp(conv_hdr(&d, ROCE_H_DETH), 0x000888);
+		conv_send(&c, &d, 5, ROCE_OK, "UD SEND Only to the resolved QP");
 	}
 	/* UC: a three-packet SEND and an RDMA WRITE Only to QP 0x000300; no ACKs. */
-	req_to(&c, 0x000300, ROCE_OP_UC_SEND_FIRST, 300, PMTU, "UC SEND First");
-	req_to(&c, 0x000300, ROCE_OP_UC_SEND_MIDDLE, 301, PMTU, "UC SEND Middle");
-	req_to(&c, 0x000300, ROCE_OP_UC_SEND_LAST, 302, 77, "UC SEND Last");
-	req_to(&c, 0x000300, ROCE_OP_UC_WRITE_ONLY, 303, 512, "UC RDMA WRITE Only");
+	conv_req_to(&c, 0x000300, ROCE_OP_UC_SEND_FIRST, 300, PMTU, "UC SEND First");
+	conv_req_to(&c, 0x000300, ROCE_OP_UC_SEND_MIDDLE, 301, PMTU, "UC SEND Middle");
+	conv_req_to(&c, 0x000300, ROCE_OP_UC_SEND_LAST, 302, 77, "UC SEND Last");
+	conv_req_to(&c, 0x000300, ROCE_OP_UC_WRITE_ONLY, 303, 512, "UC RDMA WRITE Only");
 	/* XRC: SEND Only to XRC target QP 0x000200 (SRQ 0x000077), its ACK to
 	 * the initiator QP 0x000201, a READ and its response. */
-	req_to(&c, 0x000200, ROCE_OP_XRC_SEND_ONLY, 400, 48, "XRC SEND Only");
+	conv_req_to(&c, 0x000200, ROCE_OP_XRC_SEND_ONLY, 400, 48, "XRC SEND Only");
 	struct roce_desc d;
-	start(&c, &d, false, ROCE_OP_XRC_ACK, 0x000201, 400, 0);
-	roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), 1);
-	send_frame(&c, &d, 8, ROCE_OK, "XRC ACK");
-	start(&c, &d, true, ROCE_OP_XRC_READ_REQUEST, 0x000200, 401, 0);
-	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), 600);
-	send_frame(&c, &d, 5, ROCE_OK, "XRC RDMA READ Request of 600 bytes");
-	start(&c, &d, false, ROCE_OP_XRC_READ_RESPONSE_ONLY, 0x000201, 401, 600);
-	roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), 2);
-	send_frame(&c, &d, 8, ROCE_OK, "XRC READ Response Only");
+	conv_start(&c, &d, false, ROCE_OP_XRC_ACK, 0x000201, 400, 0);
+	roce_aeth_set_msn(conv_hdr(&d, ROCE_H_AETH), 1);
+	conv_send(&c, &d, 8, ROCE_OK, "XRC ACK");
+	conv_start(&c, &d, true, ROCE_OP_XRC_READ_REQUEST, 0x000200, 401, 0);
+	roce_reth_set_dmalen(conv_hdr(&d, ROCE_H_RETH), 600);
+	conv_send(&c, &d, 5, ROCE_OK, "XRC RDMA READ Request of 600 bytes");
+	conv_start(&c, &d, false, ROCE_OP_XRC_READ_RESPONSE_ONLY, 0x000201, 401, 600);
+	roce_aeth_set_msn(conv_hdr(&d, ROCE_H_AETH), 2);
+	conv_send(&c, &d, 8, ROCE_OK, "XRC READ Response Only");
 	/* A CNP from B about QP A's traffic. */
-	start(&c, &d, false, ROCE_OP_CNP, SAMPLE_QP_A, 0, 0);
+	conv_start(&c, &d, false, ROCE_OP_CNP, SAMPLE_QP_A, 0, 0);
 	roce_bth_set_becn(d.bth, 1);
-	send_frame(&c, &d, 5, ROCE_OK, "CNP");
-}
-
-void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps)
-{
-	struct conv c;
-	conv_init(&c, emit, ctx, 4);
-	if (qps == 0)
-		qps = 1;
-	if (qps > 64)
-		qps = 64;
-	uint32_t psn[64], msn[64];
-	for (unsigned q = 0; q < qps; q++) {
-		psn[q] = 1000 * (q + 1);
-		msn[q] = 0;
-	}
-	unsigned long sent = 0;
-	for (unsigned long round = 0; sent < frames; round++) {
-		unsigned q = (unsigned)(round % qps);
-		uint32_t qa = SAMPLE_QP_A + q, qb = SAMPLE_QP_B + q;
-		c.sport_a = (uint16_t)(0xC000 + q);
-		c.sport_b = (uint16_t)(0xD000 + q);
-		unsigned kind = (unsigned)(round % 7);
-		struct roce_desc d;
-		if (kind == 6) { /* a READ of 1..3 packets */
-			uint32_t len = 512 + (uint32_t)(round % 2500);
-			uint32_t np = (len + PMTU - 1) / PMTU;
-			start(&c, &d, true, ROCE_OP_RC_READ_REQUEST, qb, psn[q], 0);
-			roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), len);
-			send_frame(&c, &d, 2, ROCE_OK, "READ");
-			sent++;
-			for (uint32_t i = 0; i < np; i++) {
-				uint8_t op = (uint8_t)roce_opcode_find(ROCE_T_RC, ROCE_K_READ_RESP, roce_position_of(i, np), 0, 0);
-				size_t plen = i + 1 < np ? PMTU : len - (np - 1) * PMTU;
-				start(&c, &d, false, op, qa, psn[q] + i, plen);
-				if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH)) {
-					roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), SYN_ACK);
-					roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), msn[q] + 1);
-				}
-				send_frame(&c, &d, 2, ROCE_OK, "READ response");
-				sent++;
-			}
-			msn[q]++;
-			psn[q] = (psn[q] + np) & 0xFFFFFF;
-			continue;
-		}
-		/* A WRITE or SEND of 1..4 packets, then one ACK. */
-		bool write = kind < 4;
-		size_t len = 64 + (round * 977) % (4 * PMTU - 64);
-		uint32_t np = (uint32_t)((len + PMTU - 1) / PMTU);
-		for (uint32_t i = 0; i < np; i++) {
-			bool last = i + 1 == np;
-			uint8_t op = (uint8_t)roce_opcode_find(ROCE_T_RC, write ? ROCE_K_WRITE : ROCE_K_SEND,
-							       roce_position_of(i, np), ROCE_OPF_IMM, 0);
-			size_t plen = last ? len - (size_t)(np - 1) * PMTU : PMTU;
-			start(&c, &d, true, op, qb, psn[q] + i, plen);
-			if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH))
-				roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), (uint32_t)len);
-			send_frame(&c, &d, 2, ROCE_OK, "request");
-			sent++;
-		}
-		psn[q] = (psn[q] + np) & 0xFFFFFF;
-		start(&c, &d, false, ROCE_OP_RC_ACK, qa, (psn[q] - 1) & 0xFFFFFF, 0);
-		roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), SYN_ACK);
-		roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), ++msn[q]);
-		send_frame(&c, &d, 3, ROCE_OK, "ACK");
-		sent++;
-	}
+	conv_send(&c, &d, 5, ROCE_OK, "CNP");
 }

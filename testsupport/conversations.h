@@ -46,5 +46,21 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);
  * connections between 198.18.0.1 and 198.18.0.2, with path MTU 1024: WRITE
  * and SEND messages of varying length with coalesced ACKs, and READs. */
 void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps);
+/* A congested RC flow over IPv4 set up by rdma_cm: CE marks, CNPs, the
+ * sender slowing down, a CNP after no mark seen (congestion.c). */
+void sample_conv_congestion(sample_emit_fn emit, void *ctx);
+/* The same in one of several shapes, for the benchmarks: */
+enum sample_bulk_mix {
+	SAMPLE_BULK_MIX,        /* WRITEs and SENDs of 1..4 packets, each ACKed; READs of 1..3 packets */
+	SAMPLE_BULK_ACK_HEAVY,  /* one-packet SENDs and WRITEs, each ACKed: half the frames are ACKs */
+	SAMPLE_BULK_READ_HEAVY, /* READs of 1..16 packets (and one WRITE in 8) */
+};
+struct sample_bulk_shape {
+	unsigned qps; /* connections, 1..4096 */
+	int ipv;      /* 4 or 6 */
+	enum sample_bulk_mix mix;
+};
+void sample_conv_bulk_shape(sample_emit_fn emit, void *ctx, unsigned long frames,
+			    const struct sample_bulk_shape *shape);
 
 #endif

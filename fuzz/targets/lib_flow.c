@@ -50,11 +50,10 @@ static void *record(void *c, const void *key, size_t klen, size_t size)
 	return roce_flow_table_record(((struct ctx *)c)->table, key, klen, size);
 }
 
-static void answered(void *c, void *cookie, uint32_t request_frame, uint32_t response_frame,
-		     uint64_t delta_ns)
+static void answered(void *c, void *cookie, const struct roce_flow_answer *a)
 {
 	struct run *r = ((struct ctx *)c)->run;
-	(void)delta_ns;
+	uint32_t request_frame = a->request_frame, response_frame = a->response_frame;
 	uint32_t f = (uint32_t)(uintptr_t)cookie;
 	FUZZ_CHECK(f == request_frame && f >= 1 && f <= r->n, "answered() for frame %u, cookie %u", request_frame, f);
 	FUZZ_CHECK(request_frame < response_frame, "request %u answered by frame %u", request_frame,
@@ -106,7 +105,7 @@ static void feed(const uint8_t *data, size_t size, struct run *r, uint8_t **fram
 	memset(r, 0, sizeof *r);
 	struct ctx c = { roce_flow_table_new(), r };
 	FUZZ_CHECK(c.table, "no table");
-	const struct roce_flow_env env = { &c, record, answered };
+	const struct roce_flow_env env = { &c, record, answered, NULL, 0 };
 	uint64_t ts = 1000000000ull;
 	size_t off = 0;
 	static const unsigned pmtus[] = { 0, 256, 1024, 4096 };
@@ -154,7 +153,7 @@ static void feed(const uint8_t *data, size_t size, struct run *r, uint8_t **fram
 		if (roce_pkt_has(&p, ROCE_H_UDP))
 			sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(&p, ROCE_H_UDP));
 		struct roce_flow_input in = { &p, ipv, src, dst, sport, n + 1, ts, pmtus[(flags >> 2) & 3],
-					      (void *)(uintptr_t)(n + 1) };
+					      (void *)(uintptr_t)(n + 1), (uint32_t)p.caplen };
 		roce_flow_packet(&env, &in, &r->res[n]);
 		check_result(&p, n + 1, &r->res[n]);
 	}

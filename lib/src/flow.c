@@ -19,104 +19,11 @@
  * direction of a QP) that has shown none of these so far is "clean": there
  * a missing resend is the sender's, not the capture point's.
  */
-#include "roce/flow.h"
-
 #include <string.h>
 
+#include "flow_internal.h"
 #include "roce/aeth.h"
 #include "roce/mad.h"
-
-#define KIND_DIRECTION 1
-#define KIND_PAIR 2
-#define KIND_CM_REQ 3
-#define KIND_REGISTRY 4
-
-#define ICRC_KNOWN 0x80000000u /* in history.psn_plus1: the ICRC was captured */
-
-struct request {
-	uint32_t psn;
-	uint32_t span;     /* PSNs it occupies: 1, or a READ's response count */
-	bool span_known;   /* false for a READ while the path MTU is unknown */
-	bool answered;
-	enum roce_op_kind kind;
-	uint32_t frame;
-	uint64_t ts_ns;
-	uint32_t dmalen;   /* READ: bytes asked for */
-	uint32_t responses;/* READ: response packets seen */
-	void *cookie;
-	/* A READ re-requested from inside an earlier READ's range: that READ's
-	 * first PSN and packet count (its responses may keep its opcodes). */
-	bool replay;
-	uint32_t orig_psn, orig_span;
-};
-
-struct history {
-	uint32_t psn_plus1[ROCE_FLOW_HISTORY]; /* by psn % size; 0 = empty; | ICRC_KNOWN */
-	uint32_t frame[ROCE_FLOW_HISTORY];
-	uint32_t icrc[ROCE_FLOW_HISTORY];      /* identifies a byte-identical copy */
-};
-
-/* A NAK PSN Sequence Error and what the requester did about it. */
-struct nak_episode {
-	bool open;
-	bool resent;         /* the NAKed PSN was seen resent */
-	bool resend_unsure;  /* ... but maybe not by the requester: a byte-identical
-			      * copy (a duplicate?) or its first copy (late?) */
-	bool judged;         /* one going-back finding per NAK */
-	uint32_t psn;        /* the NAKed PSN */
-	uint32_t frame;
-	uint64_t ts_ns;
-	uint32_t new_before; /* new PSNs after the NAK, before the resend */
-	uint32_t after;      /* requester packets after the NAK */
-	uint32_t high;       /* the next new PSN when the resend began */
-	uint32_t resend_next;/* the next PSN the go-back should resend */
-};
-
-struct direction {
-	uint32_t dest_qpn;
-	struct direction *peer; /* the opposite direction of the same connection */
-	struct direction *next; /* the registry's list */
-	bool listed;
-	uint8_t ip_version;
-	uint8_t src[16], dst[16];
-	unsigned pmtu;
-	bool sport_known;
-	uint16_t sport;
-
-	/* Requests this host sends. */
-	bool started;
-	bool start_known;   /* its first PSN came from the CM exchange */
-	bool new_seen;      /* a new PSN in order after the first packet */
-	uint32_t next_psn;  /* next new PSN */
-	uint32_t slack;     /* extra PSNs a READ of unknown length in packets may have taken */
-	enum { MSG_UNKNOWN, MSG_IN, MSG_OUT } msg;
-	struct history sent;
-	struct request req[ROCE_FLOW_OUTSTANDING];
-	unsigned req_next, req_count;
-	unsigned req_done; /* the oldest req_done requests are all answered */
-	bool in_pair;
-	uint32_t disorder;  /* gaps, late packets, unexplained retransmissions seen */
-	bool retx_seen;     /* a retransmission was seen, the last ... */
-	uint32_t last_retx_psn; /* ... of this PSN */
-	bool new_since_retx;    /* the next new PSN in order since then: its run of resends ended */
-	uint64_t last_ts;
-	/* What the responder (the peer) told this requester. */
-	struct nak_episode nak;
-	bool rnr_pending;
-	uint32_t rnr_psn, rnr_usec;
-	uint64_t rnr_ts;
-
-	/* Responses this host sends. */
-	struct history resp;
-	bool ack_seen;
-	uint32_t last_ack_psn;
-	uint8_t last_syndrome;
-};
-
-struct pair {
-	struct direction *dir[ROCE_FLOW_PAIR_QPS];
-	unsigned n;
-};
 
 struct cm_req {
 	bool valid;
@@ -126,18 +33,8 @@ struct cm_req {
 	unsigned pmtu;
 };
 
-struct registry {
-	struct direction *first;
-};
-
-struct key {
-	uint8_t kind, ip_version, pad[2];
-	uint32_t qpn;
-	uint8_t src[16], dst[16];
-};
-
-static void make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *src,
-		     const uint8_t *dst, uint32_t qpn)
+void flow_make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *src, const uint8_t *dst,
+		   uint32_t qpn)
 {
 	memset(k, 0, sizeof *k);
 	k->kind = kind;
@@ -150,26 +47,36 @@ static void make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *sr
 		memcpy(k->dst, dst, alen);
 }
 
+struct registry *flow_registry(const struct roce_flow_env *env)
+{
+	struct key rk;
+	flow_make_key(&rk, KIND_REGISTRY, 0, NULL, NULL, 0);
+	return env->record(env->ctx, &rk, sizeof rk, sizeof(struct registry));
+}
+
 static struct direction *direction_of(const struct roce_flow_env *env, uint8_t ipv,
 				      const uint8_t *src, const uint8_t *dst, uint32_t qpn)
 {
 	struct key k;
-	make_key(&k, KIND_DIRECTION, ipv, src, dst, qpn);
+	flow_make_key(&k, KIND_DIRECTION, ipv, src, dst, qpn);
 	struct direction *d = env->record(env->ctx, &k, sizeof k, sizeof *d);
-	if (!d || d->listed)
+	if (!d || d->id)
 		return d;
-	struct key rk;
-	make_key(&rk, KIND_REGISTRY, 0, NULL, NULL, 0);
-	struct registry *reg = env->record(env->ctx, &rk, sizeof rk, sizeof *reg);
+	struct registry *reg = flow_registry(env);
 	if (!reg)
 		return NULL;
-	d->listed = true;
-	d->next = reg->first;
-	reg->first = d;
 	d->dest_qpn = qpn;
 	d->ip_version = ipv;
 	memcpy(d->src, k.src, sizeof d->src);
 	memcpy(d->dst, k.dst, sizeof d->dst);
+	if (!flow_window_init(env, d))
+		return NULL;
+	d->id = ++reg->count;
+	if (reg->last)
+		reg->last->next = d;
+	else
+		reg->first = d;
+	reg->last = d;
 	return d;
 }
 
@@ -177,7 +84,7 @@ static struct pair *pair_of(const struct roce_flow_env *env, uint8_t ipv, const 
 			    const uint8_t *dst)
 {
 	struct key k;
-	make_key(&k, KIND_PAIR, ipv, src, dst, 0);
+	flow_make_key(&k, KIND_PAIR, ipv, src, dst, 0);
 	return env->record(env->ctx, &k, sizeof k, sizeof(struct pair));
 }
 
@@ -198,33 +105,9 @@ static void add(struct roce_flow_result *r, enum roce_code c, uint32_t off, uint
 		r->findings[r->n_findings++] = (struct roce_finding){ c, off, len, observed, expected };
 }
 
-/* ---- PSN history ---- */
-
-static bool seen(const struct history *h, uint32_t psn, uint32_t *frame)
+static uint64_t since(uint64_t now, uint64_t then)
 {
-	unsigned i = psn % ROCE_FLOW_HISTORY;
-	if ((h->psn_plus1[i] & ~ICRC_KNOWN) != psn + 1)
-		return false;
-	*frame = h->frame[i];
-	return true;
-}
-
-/* Whether the packet is a byte-identical copy of the last one seen with its
- * PSN: the ICRC covers every invariant byte, IPv4's identification among
- * them, so a copy made by the network has the same one. */
-static bool copy_of_last(const struct history *h, uint32_t psn, const struct roce_pkt *p)
-{
-	unsigned i = psn % ROCE_FLOW_HISTORY;
-	return p->complete && h->psn_plus1[i] == ((psn + 1) | ICRC_KNOWN) &&
-	       h->icrc[i] == roce_le32_load(p->buf + p->icrc_off);
-}
-
-static void remember(struct history *h, uint32_t psn, uint32_t frame, const struct roce_pkt *p)
-{
-	unsigned i = psn % ROCE_FLOW_HISTORY;
-	h->psn_plus1[i] = (psn + 1) | (p->complete ? ICRC_KNOWN : 0);
-	h->frame[i] = frame;
-	h->icrc[i] = p->complete ? roce_le32_load(p->buf + p->icrc_off) : 0;
+	return now >= then ? now - then : 0;
 }
 
 /* ---- Requests and the responses that answer them ---- */
@@ -232,8 +115,9 @@ static void remember(struct history *h, uint32_t psn, uint32_t frame, const stru
 /* The newest request whose PSN range holds psn, optionally of one kind. */
 static struct request *find_request(struct direction *q, uint32_t psn, enum roce_op_kind kind)
 {
-	for (unsigned n = 0; n < q->req_count; n++) {
-		struct request *e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1 - n) % ROCE_FLOW_OUTSTANDING];
+	const struct window *w = q->w;
+	for (unsigned n = 0; n < w->req_count; n++) {
+		struct request *e = flow_req_at(w, w->req_count - 1 - n);
 		int32_t d = roce_psn_diff(psn, e->psn);
 		if (d >= 0 && (uint32_t)d < e->span && (kind == ROCE_K_NONE || e->kind == kind))
 			return e;
@@ -241,58 +125,100 @@ static struct request *find_request(struct direction *q, uint32_t psn, enum roce
 	return NULL;
 }
 
-static void answer(const struct roce_flow_env *env, struct request *e, uint32_t frame, uint64_t ts)
+/* The response being fed, for the requests it answers. */
+struct answering {
+	const struct roce_flow_env *env;
+	const struct roce_flow_input *in;
+	struct roce_flow_result *r;
+};
+
+static void answer(const struct answering *a, struct request *e)
 {
 	if (e->answered)
 		return;
 	e->answered = true;
-	if (env->answered)
-		env->answered(env->ctx, e->cookie, e->frame, frame, ts >= e->ts_ns ? ts - e->ts_ns : 0);
+	uint64_t dt = since(a->in->ts_ns, e->ts_ns);
+	struct roce_flow_result *r = a->r;
+	/* The ACK RTT is measured from the newest request this packet is the
+	 * first to answer. */
+	if (!(r->has & ROCE_FLOW_HAS(ACKED_FRAME)) || e->frame > r->value[ROCE_FLOW_V_ACKED_FRAME]) {
+		flow_set(r, ROCE_FLOW_V_ACKED_FRAME, e->frame);
+		flow_set(r, ROCE_FLOW_V_ACK_RTT, dt);
+		r->has &= ~(ROCE_FLOW_HAS(READ_RESPONSE_TIME) | ROCE_FLOW_HAS(ATOMIC_RESPONSE_TIME));
+		if (e->kind == ROCE_K_READ_REQ)
+			flow_set(r, ROCE_FLOW_V_READ_RESPONSE_TIME, dt);
+		else if (e->kind == ROCE_K_CMP_SWAP || e->kind == ROCE_K_FETCH_ADD)
+			flow_set(r, ROCE_FLOW_V_ATOMIC_RESPONSE_TIME, dt);
+	}
+	if (a->env->answered) {
+		struct roce_flow_answer ans = { e->frame, a->in->frame, dt, e->kind, e->completes };
+		a->env->answered(a->env->ctx, e->cookie, &ans);
+	}
+}
+
+/* What a request still had in flight is acknowledged. */
+static void release(struct direction *q, struct request *e, uint64_t bytes)
+{
+	if (bytes > e->bytes_left)
+		bytes = e->bytes_left;
+	e->bytes_left -= bytes;
+	q->bytes_in_flight -= bytes < q->bytes_in_flight ? bytes : q->bytes_in_flight;
 }
 
 /* An ACK or NAK for psn also acknowledges everything before it. Requests
- * are answered mostly in order: skip the answered ones at the old end. */
-static void answer_through(const struct roce_flow_env *env, struct direction *q, uint32_t psn,
-			   bool inclusive, uint32_t frame, uint64_t ts)
+ * are answered mostly in order: skip the ones at the old end that are
+ * answered and out of flight. */
+static void answer_through(const struct answering *a, struct direction *q, uint32_t psn, bool inclusive)
 {
+	struct window *w = q->w;
 	bool prefix = true;
-	for (unsigned n = q->req_done; n < q->req_count; n++) {
-		struct request *e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - q->req_count + n) %
-					    ROCE_FLOW_OUTSTANDING];
+	for (unsigned n = w->req_done; n < w->req_count; n++) {
+		struct request *e = flow_req_at(w, n);
 		int32_t d = roce_psn_diff(e->psn + e->span - 1, psn);
-		if (d < 0 || (inclusive && d == 0))
-			answer(env, e, frame, ts);
-		if (prefix && e->answered)
-			q->req_done = n + 1;
+		if (d < 0 || (inclusive && d == 0)) {
+			answer(a, e);
+			release(q, e, e->bytes_left);
+		}
+		if (prefix && e->answered && !e->bytes_left)
+			w->req_done = n + 1;
 		else
 			prefix = false;
 	}
 }
 
-static void record_request(struct direction *q, const struct roce_flow_input *in, uint32_t psn,
-			   uint32_t span, bool span_known, uint32_t dmalen)
+static bool completes(const struct roce_opcode_info *op)
+{
+	if (op->kind == ROCE_K_SEND || op->kind == ROCE_K_WRITE)
+		return op->position == ROCE_POS_LAST || op->position == ROCE_POS_ONLY;
+	return true;
+}
+
+static void record_request(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
+			   uint32_t psn, uint32_t span, bool span_known, uint32_t dmalen, bool fresh)
 {
 	/* A READ whose PSN falls inside an earlier READ's range asks again
 	 * for the rest of it, after responses were lost. */
-	const struct request *orig = in->pkt->op->kind == ROCE_K_READ_REQ && span_known
-					     ? find_request(q, psn, ROCE_K_READ_REQ)
-					     : NULL;
+	struct request *orig = in->pkt->op->kind == ROCE_K_READ_REQ && span_known
+				       ? find_request(q, psn, ROCE_K_READ_REQ)
+				       : NULL;
 	if (orig && (!orig->span_known || (!orig->replay && orig->psn == psn)))
 		orig = NULL;
-	struct request *e = &q->req[q->req_next];
-	q->req_next = (q->req_next + 1) % ROCE_FLOW_OUTSTANDING;
-	if (q->req_count < ROCE_FLOW_OUTSTANDING)
-		q->req_count++;
-	else if (q->req_done)
-		q->req_done--; /* the oldest entry is overwritten */
-	struct request r = { psn, span, span_known, false, in->pkt->op->kind, in->frame, in->ts_ns,
-			     dmalen, 0, in->cookie, false, 0, 0 };
+	struct request r = { psn, span, span_known, false, completes(in->pkt->op), in->pkt->op->kind, in->frame,
+			     in->ts_ns, dmalen, 0, 0, in->cookie, false, 0, 0 };
 	if (orig) {
 		r.replay = true;
 		r.orig_psn = orig->replay ? orig->orig_psn : orig->psn;
 		r.orig_span = orig->replay ? orig->orig_span : orig->span;
+		/* What the earlier READ still had in flight, its responses answer now. */
+		r.bytes_left = orig->bytes_left;
+		orig->bytes_left = 0;
 	}
-	*e = r;
+	if (fresh) {
+		/* New PSNs are in flight until the responder acknowledges them. */
+		r.bytes_left = flow_request_bytes(in->pkt, dmalen);
+		q->bytes_in_flight += r.bytes_left;
+	}
+	*flow_new_request(env, q) = r;
 }
 
 static void note_pmtu(struct direction *d, const struct roce_flow_input *in)
@@ -381,6 +307,7 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 	if (!retx) {
 		if (!k->resent) {
 			k->new_before++; /* crossed the NAK in flight */
+			r->flags |= ROCE_FLOW_F(CROSSED_NAK);
 			return;
 		}
 		if (roce_psn_diff(k->resend_next, k->high) < 0)
@@ -389,13 +316,14 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 		k->open = false;
 		return;
 	}
+	r->flags |= ROCE_FLOW_F(GBN_RESEND);
 	if (!k->resent && psn == k->psn) {
 		k->resent = true;
 		k->resend_unsure = unsure;
 		k->high = q->next_psn;
 		k->resend_next = (psn + span) & ROCE_PSN_MASK;
 		r->nak_frame = k->frame;
-		r->nak_to_resend_ns = in->ts_ns >= k->ts_ns ? in->ts_ns - k->ts_ns : 0;
+		r->nak_to_resend_ns = since(in->ts_ns, k->ts_ns);
 		r->new_after_nak = k->new_before;
 		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
 	} else if (!k->resent) {
@@ -431,6 +359,10 @@ static bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uin
 	bool early = in->ts_ns >= q->rnr_ts && waited < q->rnr_usec;
 	if (early)
 		add(r, copy ? ROCE_F_RNR_EARLY_SEEN : ROCE_F_RNR_EARLY, bth_off + 9, 3, waited, q->rnr_usec);
+	r->flags |= ROCE_FLOW_F(RNR_RETRY);
+	flow_set(r, ROCE_FLOW_V_RNR_NAK_FRAME, q->rnr_frame);
+	flow_set(r, ROCE_FLOW_V_RNR_WAIT, since(in->ts_ns, q->rnr_ts));
+	flow_set(r, ROCE_FLOW_V_RNR_TIMER, (uint64_t)q->rnr_usec * 1000u);
 	/* A copy may be a duplicate of the packet that was RNR-NAKed: the
 	 * retry may still come. */
 	if (!(copy && early))
@@ -442,40 +374,56 @@ static bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uin
  * inside a READ's reserved range, or the NAKed PSN or the next PSN of a
  * run of resends, their first copies lost before the capture point) or a
  * late packet (reordered before the capture point, or resent after a loss
- * before it: a PSN never seen that nothing seen asked for). */
-static void behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+ * before it: a PSN never seen that nothing seen asked for). Returns
+ * whether the PSN is new to the capture. */
+static bool behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
 		   uint32_t bth_off, struct roce_flow_result *r)
 {
 	uint32_t earlier = 0;
-	bool was_seen = seen(&q->sent, psn, &earlier);
-	bool copy = was_seen && copy_of_last(&q->sent, psn, in->pkt);
-	bool in_read = find_request(q, psn, ROCE_K_READ_REQ) != NULL;
+	uint64_t earlier_ts = 0;
+	bool was_seen = flow_seen(q->w->sent, q->w->hist, psn, &earlier, &earlier_ts);
+	bool copy = was_seen && flow_copy_of_last(q->w->sent, q->w->hist, psn, in->pkt);
+	const struct request *read = find_request(q, psn, ROCE_K_READ_REQ);
 	bool after_nak = q->nak.open && (psn == q->nak.psn || (q->nak.resent && psn == q->nak.resend_next));
 	bool in_run = q->retx_seen && psn == ((q->last_retx_psn + 1) & ROCE_PSN_MASK);
-	if (!was_seen && !in_read && !after_nak && !in_run) {
+	if (!was_seen && !read && !after_nak && !in_run) {
 		r->cls = ROCE_FLOW_OUT_OF_ORDER;
 		add(r, ROCE_F_OUT_OF_ORDER, bth_off + 9, 3, psn, q->next_psn);
 		q->disorder++;
 		if (q->nak.open)
 			q->nak.after++;
-		return;
+		return true;
 	}
 	r->cls = ROCE_FLOW_RETRANSMISSION;
 	r->retransmit_of = earlier;
+	if (copy)
+		r->flags |= ROCE_FLOW_F(DUPLICATE);
+	if (q->started && roce_psn_diff((psn + span - 1) & ROCE_PSN_MASK, q->una) < 0)
+		r->flags |= ROCE_FLOW_F(SPURIOUS); /* the responder had acknowledged it */
 	bool rnr = rnr_retry(q, in, psn, copy, bth_off, r);
-	if (q->nak.open)
+	if (q->nak.open) {
 		go_back_n(q, in, psn, span, true, copy || !was_seen, bth_off, r);
-	else
+	} else {
 		add(r, ROCE_F_RETRANSMISSION, bth_off + 9, 3, psn, q->next_psn);
+		if (!rnr && !copy && (was_seen || read)) {
+			/* No NAK asked for it: a timeout, timed from what it repeats
+			 * (a byte-identical copy is the network's, not a resend). */
+			uint32_t from = was_seen ? earlier : read->frame;
+			uint64_t from_ts = was_seen ? earlier_ts : read->ts_ns;
+			flow_set(r, ROCE_FLOW_V_RTO_FRAME, from);
+			flow_set(r, ROCE_FLOW_V_RTO, since(in->ts_ns, from_ts));
+		}
+	}
 	if (!rnr && !q->nak.open)
 		q->disorder++; /* a timeout's resend, or a duplicate: nothing seen asked for it */
 	q->retx_seen = true;
 	q->last_retx_psn = (psn + span - 1) & ROCE_PSN_MASK;
 	q->new_since_retx = false;
+	return !was_seen && !read;
 }
 
-static void request(struct direction *q,
-		    const struct roce_flow_input *in, struct roce_flow_result *r)
+static void request(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
+		    struct roce_flow_result *r)
 {
 	const struct roce_pkt *p = in->pkt;
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
@@ -499,8 +447,10 @@ static void request(struct direction *q,
 		}
 	}
 
+	bool fresh = true; /* a PSN new to the capture */
 	if (!q->started) {
 		q->started = true;
+		q->una = psn;
 		r->cls = ROCE_FLOW_FIRST;
 		q->msg = (p->op->position == ROCE_POS_FIRST || p->op->position == ROCE_POS_MIDDLE) ? MSG_IN
 												    : MSG_UNKNOWN;
@@ -508,7 +458,7 @@ static void request(struct direction *q,
 		int32_t d = roce_psn_diff(psn, q->next_psn);
 		r->expected_psn = q->next_psn;
 		if (d < 0) {
-			behind(q, in, psn, span, bth_off, r);
+			fresh = behind(q, in, psn, span, bth_off, r);
 			goto done;
 		}
 		if (d == 0 || (uint32_t)d <= q->slack) {
@@ -533,10 +483,11 @@ static void request(struct direction *q,
 	if (r->cls == ROCE_FLOW_IN_ORDER)
 		q->new_since_retx = true;
 done:
-	remember(&q->sent, psn, in->frame, p);
-	record_request(q, in, psn, span, span_known, dmalen);
+	flow_remember(env, q, true, psn, in);
+	record_request(env, q, in, psn, span, span_known, dmalen, fresh);
 	q->last_ts = in->ts_ns;
 	r->pmtu = q->pmtu;
+	flow_in_flight(q, r);
 }
 
 /* Does psn fall among what q has sent: a request's range, or between its
@@ -545,10 +496,9 @@ static bool plausible(struct direction *q, uint32_t psn)
 {
 	if (find_request(q, psn, ROCE_K_NONE))
 		return true;
-	if (!q->req_count)
+	if (!q->w->req_count)
 		return false;
-	const struct request *oldest =
-		&q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - q->req_count) % ROCE_FLOW_OUTSTANDING];
+	const struct request *oldest = flow_req_at(q->w, 0);
 	return roce_psn_diff(psn, oldest->psn) >= 0 && roce_psn_diff(psn, q->next_psn) <= 0;
 }
 
@@ -604,6 +554,8 @@ static void read_response(struct direction *q, struct request *e, const struct r
 	r->read_index = i + 1;
 	r->read_count = e->span_known ? e->span : 0;
 	e->responses++;
+	if (!(r->flags & ROCE_FLOW_F(DUP_READ_RESP)))
+		release(q, e, p->payload_len);
 	if (!e->span_known)
 		return;
 	uint32_t n = e->span;
@@ -624,6 +576,23 @@ static void read_response(struct direction *q, struct request *e, const struct r
 	uint32_t len = i + 1 < n ? q->pmtu : e->dmalen - (n - 1) * q->pmtu;
 	if (p->payload_len != len)
 		add(r, ROCE_F_READ_RESP_LEN, p->payload_off, p->payload_len, p->payload_len, len);
+	if (i + 1 == n)
+		release(q, e, e->bytes_left); /* the READ's last response */
+}
+
+/* The first packet after the NAKed PSN, whose arrival made the responder
+ * NAK: the oldest of the requests sent since the last one up to psn. */
+static const struct request *out_of_sequence(const struct direction *q, uint32_t psn)
+{
+	const struct window *w = q->w;
+	const struct request *first = NULL;
+	for (unsigned n = 0; n < w->req_count; n++) {
+		const struct request *e = flow_req_at(w, w->req_count - 1 - n);
+		if (roce_psn_diff(e->psn, psn) <= 0)
+			break;
+		first = e;
+	}
+	return first;
 }
 
 static void nak_response(struct direction *q, const struct roce_flow_input *in, uint32_t psn,
@@ -642,7 +611,18 @@ static void nak_response(struct direction *q, const struct roce_flow_input *in, 
 		return;
 	}
 	add(r, ROCE_F_SEQ_NAK_EXPLAINED, p->hdr_off[ROCE_H_AETH], 1, psn, last);
+	const struct request *oos = out_of_sequence(q, psn);
+	if (oos) {
+		flow_set(r, ROCE_FLOW_V_NAK_OOS_FRAME, oos->frame);
+		flow_set(r, ROCE_FLOW_V_NAK_LATENCY, since(in->ts_ns, oos->ts_ns));
+	}
 	nak_open(q, psn, in->frame, in->ts_ns);
+}
+
+/* The requester sent something that far? A ghost is acknowledged beyond it. */
+static bool beyond_sent(const struct direction *q, uint32_t psn)
+{
+	return q->started && roce_psn_diff(psn, (q->next_psn + q->slack) & ROCE_PSN_MASK) >= 0;
 }
 
 static void response(const struct roce_flow_env *env, struct direction *rd,
@@ -652,6 +632,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	uint32_t psn = roce_bth_psn(roce_pkt_hdr(p, ROCE_H_BTH));
 	uint32_t bth_off = p->hdr_off[ROCE_H_BTH];
 	const uint8_t *aeth = roce_pkt_hdr(p, ROCE_H_AETH);
+	const struct answering ans = { env, in, r };
 	r->cls = ROCE_FLOW_RESPONSE;
 	struct direction *q = requester_of(env, rd, in, psn);
 	if (q) {
@@ -663,7 +644,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	}
 
 	uint32_t earlier = 0;
-	bool repeat = seen(&rd->resp, psn, &earlier);
+	bool repeat = flow_seen(rd->w->resp, rd->w->hist, psn, &earlier, NULL);
 	enum roce_op_kind kind = p->op->kind;
 	struct request *e = NULL;
 	if (q) {
@@ -673,8 +654,8 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 			e = NULL;
 		/* A READ response past its READ's range, with no request after
 		 * it: the responder sent too many packets. */
-		if (!e && kind == ROCE_K_READ_RESP && q->req_count) {
-			struct request *last = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1) % ROCE_FLOW_OUTSTANDING];
+		if (!e && kind == ROCE_K_READ_RESP && q->w->req_count) {
+			struct request *last = flow_req_newest(q->w);
 			if (last->kind == ROCE_K_READ_REQ && roce_psn_diff(psn, last->psn) >= 0 &&
 			    roce_psn_diff(psn, last->psn) < 1 << 16)
 				e = last;
@@ -684,47 +665,71 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	if (kind == ROCE_K_READ_RESP) {
 		if (repeat) {
 			r->retransmit_of = earlier;
+			r->flags |= ROCE_FLOW_F(DUP_READ_RESP);
+			if (flow_copy_of_last(rd->w->resp, rd->w->hist, psn, p))
+				r->flags |= ROCE_FLOW_F(DUPLICATE);
 			add(r, ROCE_F_DUP_READ_RESP, bth_off + 9, 3, psn, 0);
 		}
 		if (e)
 			read_response(q, e, in, r);
+		if (q && e)
+			flow_acknowledge(q, (psn + 1) & ROCE_PSN_MASK);
 	}
 
 	if (aeth) {
 		uint8_t syn = (uint8_t)roce_aeth_syndrome(aeth);
 		uint32_t aeth_off = p->hdr_off[ROCE_H_AETH];
+		uint32_t icrc = p->complete ? roce_le32_load(p->buf + p->icrc_off) : 0;
+		/* An ACK acknowledges its PSN, a NAK the PSNs before its own: a
+		 * ghost acknowledges a PSN the requester was never seen to send. */
+		uint32_t acked = roce_syndrome_type(syn) == ROCE_SYN_ACK ? psn : (psn - 1) & ROCE_PSN_MASK;
+		if (q && kind != ROCE_K_READ_RESP && roce_syndrome_type(syn) != ROCE_SYN_RESERVED &&
+		    beyond_sent(q, acked))
+			r->flags |= ROCE_FLOW_F(GHOST_ACK);
 		switch (roce_syndrome_type(syn)) {
 		case ROCE_SYN_ACK:
 			if (kind == ROCE_K_ACK && rd->ack_seen && psn == rd->last_ack_psn &&
-			    roce_syndrome_type(rd->last_syndrome) == ROCE_SYN_ACK)
+			    roce_syndrome_type(rd->last_syndrome) == ROCE_SYN_ACK) {
 				add(r, ROCE_F_DUP_ACK, bth_off + 9, 3, psn, 0);
+				r->flags |= ROCE_FLOW_F(DUP_ACK);
+				if (p->complete && icrc == rd->last_ack_icrc)
+					r->flags |= ROCE_FLOW_F(DUPLICATE);
+			}
 			if (q) {
-				answer_through(env, q, psn, true, in->frame, in->ts_ns);
+				answer_through(&ans, q, psn, true);
 				nak_acked(q, psn);
+				flow_acknowledge(q, (psn + 1) & ROCE_PSN_MASK);
 			}
 			break;
 		case ROCE_SYN_RNR_NAK: {
 			uint32_t us = roce_rnr_timer_usec(syn & 0x1F);
 			add(r, ROCE_F_RNR_EXPLAINED, aeth_off, 1, psn, us);
+			r->flags |= ROCE_FLOW_F(RNR_NAK);
 			if (q) {
 				q->rnr_pending = true;
 				q->rnr_psn = psn;
 				q->rnr_usec = us;
 				q->rnr_ts = in->ts_ns;
-				answer_through(env, q, psn, false, in->frame, in->ts_ns);
+				q->rnr_frame = in->frame;
+				answer_through(&ans, q, psn, false);
 				nak_acked(q, (psn - 1) & ROCE_PSN_MASK);
+				flow_acknowledge(q, psn);
 			}
 			break;
 		}
 		case ROCE_SYN_NAK:
+			r->flags |= ROCE_FLOW_F(NAK);
+			if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ_ERR)
+				r->flags |= ROCE_FLOW_F(SEQ_NAK);
 			if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ_ERR && q && q->started) {
 				nak_acked(q, (psn - 1) & ROCE_PSN_MASK);
 				nak_response(q, in, psn, r);
-				answer_through(env, q, psn, false, in->frame, in->ts_ns);
+				answer_through(&ans, q, psn, false);
+				flow_acknowledge(q, psn);
 				/* The NAK answers the packet that arrived out of sequence: the
 				 * newest request sent before it. */
-				if (!e && q->req_count)
-					e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1) % ROCE_FLOW_OUTSTANDING];
+				if (!e && q->w->req_count)
+					e = flow_req_newest(q->w);
 			}
 			break;
 		case ROCE_SYN_RESERVED:
@@ -734,22 +739,29 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 			rd->ack_seen = true;
 			rd->last_ack_psn = psn;
 			rd->last_syndrome = syn;
+			rd->last_ack_icrc = icrc;
 		}
 	}
 
 	if (e) {
 		r->request_frame = e->frame;
-		r->response_ns = in->ts_ns >= e->ts_ns ? in->ts_ns - e->ts_ns : 0;
-		answer(env, e, in->frame, in->ts_ns);
+		r->response_ns = since(in->ts_ns, e->ts_ns);
+		answer(&ans, e);
+		if (kind == ROCE_K_ATOMIC_ACK)
+			release(q, e, e->bytes_left);
 	}
+	if (kind == ROCE_K_ATOMIC_ACK && q && e)
+		flow_acknowledge(q, (psn + 1) & ROCE_PSN_MASK);
 	/* A response beyond its READ answers nothing: keep its PSN free for
 	 * the next request's responses. */
 	bool extra = false;
 	for (unsigned i = 0; i < r->n_findings; i++)
 		extra |= r->findings[i].code == ROCE_F_READ_RESP_EXTRA;
 	if (!extra)
-		remember(&rd->resp, psn, in->frame, p);
+		flow_remember(env, rd, false, psn, in);
 	r->pmtu = q ? q->pmtu : rd->pmtu;
+	if (q)
+		flow_in_flight(q, r);
 }
 
 static bool connected(enum roce_transport t)
@@ -763,7 +775,7 @@ static struct cm_req *cm_req_of(const struct roce_flow_env *env, uint8_t ipv, co
 				uint32_t comm_id)
 {
 	struct key k;
-	make_key(&k, KIND_CM_REQ, ipv, sender, NULL, comm_id);
+	flow_make_key(&k, KIND_CM_REQ, ipv, sender, NULL, comm_id);
 	return env->record(env->ctx, &k, sizeof k, sizeof(struct cm_req));
 }
 
@@ -804,6 +816,73 @@ static void learn_cm(const struct roce_flow_env *env, const struct roce_flow_inp
 	}
 }
 
+/* The values the result carries in named fields, and the flags its class
+ * means, in the generic form too. */
+static void publish(struct roce_flow_result *r)
+{
+	static const uint32_t class_flag[] = {
+		[ROCE_FLOW_GAP] = ROCE_FLOW_F(PSN_GAP),
+		[ROCE_FLOW_RETRANSMISSION] = ROCE_FLOW_F(RETRANSMISSION),
+		[ROCE_FLOW_OUT_OF_ORDER] = ROCE_FLOW_F(OUT_OF_ORDER),
+		[ROCE_FLOW_RESPONSE] = 0,
+	};
+	r->flags |= class_flag[r->cls];
+	if (r->cls != ROCE_FLOW_RESPONSE && r->cls != ROCE_FLOW_FIRST && r->cls != ROCE_FLOW_UNTRACKED)
+		flow_set(r, ROCE_FLOW_V_EXPECTED_PSN, r->expected_psn);
+	if (r->src_qpn)
+		flow_set(r, ROCE_FLOW_V_SRC_QPN, r->src_qpn);
+	if (r->pmtu)
+		flow_set(r, ROCE_FLOW_V_PMTU, r->pmtu);
+	if (r->request_frame) {
+		flow_set(r, ROCE_FLOW_V_REQUEST_FRAME, r->request_frame);
+		flow_set(r, ROCE_FLOW_V_RESPONSE_TIME, r->response_ns);
+	}
+	if (r->read_index)
+		flow_set(r, ROCE_FLOW_V_READ_INDEX, r->read_index);
+	if (r->read_count)
+		flow_set(r, ROCE_FLOW_V_READ_COUNT, r->read_count);
+	if (r->retransmit_of)
+		flow_set(r, ROCE_FLOW_V_RETRANSMIT_OF, r->retransmit_of);
+	if (r->nak_frame) {
+		flow_set(r, ROCE_FLOW_V_NAK_FRAME, r->nak_frame);
+		flow_set(r, ROCE_FLOW_V_NAK_TO_RESEND, r->nak_to_resend_ns);
+		flow_set(r, ROCE_FLOW_V_NEW_AFTER_NAK, r->new_after_nak);
+	}
+}
+
+static bool ce_marked(const struct roce_pkt *p)
+{
+	const uint8_t *ip;
+	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV4)))
+		return roce_ipv4_ecn(ip) == 3;
+	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV6)))
+		return roce_ipv6_ecn(ip) == 3;
+	return false;
+}
+
+/* The flow a CNP is about: what the reaction point (the CNP's receiver)
+ * sends to the notification point's QP. The CNP travels in the opposite
+ * direction of that flow's connection; without a pairing, the only flow
+ * between the two hosts, or the only one with CE marks since its last CNP. */
+static struct direction *cnp_flow(const struct roce_flow_env *env, struct direction *c,
+				  const struct roce_flow_input *in)
+{
+	if (c->peer)
+		return c->peer;
+	struct pair *pr = pair_of(env, in->ip_version, in->dst, in->src);
+	if (!pr || !pr->n)
+		return NULL;
+	struct direction *marked = NULL;
+	unsigned n_marked = 0;
+	for (unsigned i = 0; i < pr->n; i++) {
+		if (pr->dir[i]->rate.ce_pending) {
+			marked = pr->dir[i];
+			n_marked++;
+		}
+	}
+	return pr->n == 1 ? pr->dir[0] : n_marked == 1 ? marked : NULL;
+}
+
 void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_input *in,
 		      struct roce_flow_result *out)
 {
@@ -812,7 +891,8 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
 	if (!bth || !p->op || !p->op->name)
 		return;
-	if (!connected(p->op->transport)) {
+	bool cnp = p->op->kind == ROCE_K_CNP;
+	if (!connected(p->op->transport) && !cnp) {
 		learn_cm(env, in);
 		return;
 	}
@@ -820,6 +900,16 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 	struct direction *d = direction_of(env, in->ip_version, in->src, in->dst, qpn);
 	if (!d)
 		return;
+	out->dir = (const struct roce_flow_dir *)d;
+	out->dir_id = d->id;
+	bool ce = ce_marked(p);
+	if (ce)
+		out->flags |= ROCE_FLOW_F(CE);
+	if (cnp) {
+		flow_cnp(env, cnp_flow(env, d, in), in, out);
+		return;
+	}
+	flow_rate_packet(env, d, in, ce);
 
 	/* The annex: the source port should stay the same for a connected QP. */
 	if (d->sport_known && d->sport != in->sport) {
@@ -837,12 +927,13 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 				d->in_pair = true;
 			}
 		}
-		request(d, in, out);
+		request(env, d, in, out);
 		if (d->peer)
 			out->src_qpn = d->peer->dest_qpn;
 	} else if (p->op->flags & ROCE_OPF_RESPONSE) {
 		response(env, d, in, out);
 	}
+	publish(out);
 }
 
 bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p)
@@ -881,12 +972,12 @@ void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_c
 		ab->pmtu = ba->pmtu = c->pmtu;
 	if (c->a_psn_known && !ab->started) {
 		ab->started = ab->start_known = true;
-		ab->next_psn = c->a_start_psn & ROCE_PSN_MASK;
+		ab->next_psn = ab->una = c->a_start_psn & ROCE_PSN_MASK;
 		ab->msg = MSG_OUT;
 	}
 	if (c->b_psn_known && !ba->started) {
 		ba->started = ba->start_known = true;
-		ba->next_psn = c->b_start_psn & ROCE_PSN_MASK;
+		ba->next_psn = ba->una = c->b_start_psn & ROCE_PSN_MASK;
 		ba->msg = MSG_OUT;
 	}
 }
@@ -894,9 +985,7 @@ void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_c
 void roce_flow_end(const struct roce_flow_env *env,
 		   void (*report)(void *arg, const struct roce_flow_open_nak *o), void *arg)
 {
-	struct key rk;
-	make_key(&rk, KIND_REGISTRY, 0, NULL, NULL, 0);
-	struct registry *reg = env->record(env->ctx, &rk, sizeof rk, sizeof *reg);
+	struct registry *reg = flow_registry(env);
 	for (struct direction *d = reg ? reg->first : NULL; d; d = d->next) {
 		const struct nak_episode *k = &d->nak;
 		if (!k->open || k->resent)

@@ -25,16 +25,31 @@ struct conv {
 	unsigned pmtu;
 	uint32_t answered_req[64], answered_resp[64];
 	unsigned n_answered;
+	/* LATE values reported through the callback, by frame (< 64) */
+	uint64_t late_rate_after[64];
+	bool late_seen[64];
 };
 
-static void on_answer(void *ctx, void *cookie, uint32_t req, uint32_t resp, uint64_t delta)
+static void on_answer(void *ctx, void *cookie, const struct roce_flow_answer *a)
 {
 	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
-	(void)delta;
+	uint32_t req = a->request_frame, resp = a->response_frame;
 	CHECK((uintptr_t)cookie == req, "cookie %p handed back for frame %u", cookie, req);
 	if (c->n_answered < 64) {
 		c->answered_req[c->n_answered] = req;
 		c->answered_resp[c->n_answered++] = resp;
+	}
+}
+
+static void on_late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value)
+{
+	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
+	uintptr_t frame = (uintptr_t)cookie;
+	CHECK(v == ROCE_FLOW_V_RATE_AFTER && frame < 64, "late value %d for frame %lu", (int)v, (unsigned long)frame);
+	if (frame < 64) {
+		CHECK(!c->late_seen[frame], "frame %lu's late value reported twice", (unsigned long)frame);
+		c->late_seen[frame] = true;
+		c->late_rate_after[frame] = value;
 	}
 }
 
@@ -47,7 +62,7 @@ static void conv_init(struct conv *c, unsigned pmtu)
 {
 	memset(c, 0, sizeof *c);
 	c->table = roce_flow_table_new();
-	c->env = (struct roce_flow_env){ &c->table, record, on_answer };
+	c->env = (struct roce_flow_env){ &c->table, record, on_answer, on_late, 0 };
 	c->pmtu = pmtu;
 	c->now_ns = 1000000000ull;
 }
@@ -63,6 +78,7 @@ struct pkt_opts {
 	uint16_t sport;    /* 0: 0xC0DE */
 	uint64_t gap_ns;   /* time since the previous packet; 0: 10 us */
 	uint32_t copy_of;  /* 0: a packet of its own (IPv4 ID = its frame); N: byte for byte frame N's */
+	uint8_t ecn;       /* the IPv4 ECN bits (3: marked CE on the way) */
 };
 
 /* Feeds one packet; requests go A -> B to QP_B, responses B -> A to QP_A. */
@@ -86,6 +102,7 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
 	/* Each transmission has its own IPv4 ID, as Linux sends them. */
 	roce_ipv4_set_id(d.ip, (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
+	roce_ipv4_set_ecn(d.ip, o->ecn);
 	long n = roce_build_frame(&d, frame, sizeof frame);
 	CHECK(n > 0, "build 0x%02x", opcode);
 	struct roce_pkt p;
@@ -93,7 +110,7 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 	c->now_ns += o->gap_ns ? o->gap_ns : 10000;
 	c->frame++;
 	struct roce_flow_input in = { &p, 4, d.ip + 12, d.ip + 16, o->sport ? o->sport : 0xC0DE,
-				      c->frame, c->now_ns, c->pmtu, (void *)(uintptr_t)c->frame };
+				      c->frame, c->now_ns, c->pmtu, (void *)(uintptr_t)c->frame, (uint32_t)n };
 	struct roce_flow_result r;
 	roce_flow_packet(&c->env, &in, &r);
 	for (unsigned i = 0; i < r.n_findings; i++)
@@ -521,6 +538,83 @@ struct bulk {
 	unsigned long frames, responses, linked, serious;
 };
 
+static uint64_t value_of(const struct roce_flow_result *r, enum roce_flow_value v)
+{
+	uint64_t x = 0;
+	CHECK(roce_flow_value(r, v, &x), "value %s missing", roce_flow_value_info(v)->abbrev);
+	return x;
+}
+
+/* CE marks, the CNPs that answer them and the sender's rate around each:
+ * exact numbers from the frame lengths and times. */
+static void congestion(void)
+{
+	struct conv c;
+	conv_init(&c, 1024);
+	const uint64_t wire = 14 + 20 + 8 + 12 + 1000 + 4; /* a SEND Only of 1000 bytes */
+	struct roce_flow_result r;
+	/* Frames 1-10, 10 us apart from t0 + 10 us; 6-10 marked CE. */
+	for (uint32_t i = 0; i < 10; i++) {
+		struct pkt_opts o = { .ecn = i >= 5 ? 3 : 2 };
+		r = feed(&c, ROCE_OP_RC_SEND_ONLY, i, 1000, &o);
+		CHECK(r.n_findings == 0 || i == 0, "SEND %u: no finding", i);
+		CHECK(!!(r.flags & ROCE_FLOW_F(CE)) == (i >= 5), "SEND %u: CE flag", i);
+		CHECK(value_of(&r, ROCE_FLOW_V_PACKETS_IN_FLIGHT) == i + 1, "SEND %u: %u in flight", i, i + 1);
+		CHECK(value_of(&r, ROCE_FLOW_V_BYTES_IN_FLIGHT) == 1000ull * (i + 1), "SEND %u: bytes in flight", i);
+	}
+	/* Frame 11: the CNP, 10 us later, answers the 5 marks. */
+	r = feed(&c, ROCE_OP_CNP, 0, 0, NULL);
+	CHECK(!(r.flags & ROCE_FLOW_F(CNP_NO_CE)) && !has(&r, ROCE_F_CNP_NO_CE), "the CNP follows CE marks");
+	CHECK(value_of(&r, ROCE_FLOW_V_CNP_CE_PACKETS) == 5, "5 CE-marked packets answered");
+	CHECK(value_of(&r, ROCE_FLOW_V_CNP_CE_FRAME) == 10, "the newest mark in frame 10");
+	CHECK(!(r.has & ROCE_FLOW_HAS(CNP_PREV_FRAME)) && !(r.has & ROCE_FLOW_HAS(CNP_INTERVAL)),
+	      "no previous CNP");
+	/* 10 frames in the 100 us from the first to the CNP. */
+	CHECK(value_of(&r, ROCE_FLOW_V_RATE_BEFORE) == 10 * wire * 8000000000ull / 100000,
+	      "rate before %llu b/s", (unsigned long long)r.value[ROCE_FLOW_V_RATE_BEFORE]);
+	CHECK(value_of(&r, ROCE_FLOW_V_RATE_BEFORE) == 846400000, "rate before 846.4 Mb/s");
+	CHECK(!c.late_seen[11], "the rate after is not known yet");
+	/* Frames 12-16: the sender slows to one SEND per 100 us. */
+	for (uint32_t i = 10; i < 15; i++) {
+		struct pkt_opts o = { .gap_ns = 100000, .ecn = 2 };
+		feed(&c, ROCE_OP_RC_SEND_ONLY, i, 1000, &o);
+	}
+	/* Frame 17: an ACK of everything: nothing in flight. */
+	struct pkt_opts ack = { .gap_ns = 50000 };
+	r = feed(&c, ROCE_OP_RC_ACK, 14, 0, &ack);
+	CHECK(value_of(&r, ROCE_FLOW_V_PACKETS_IN_FLIGHT) == 0 && value_of(&r, ROCE_FLOW_V_BYTES_IN_FLIGHT) == 0,
+	      "the ACK of PSN 14 leaves nothing in flight");
+	CHECK(value_of(&r, ROCE_FLOW_V_ACKED_FRAME) == 16 && value_of(&r, ROCE_FLOW_V_ACK_RTT) == 50000,
+	      "ACK RTT 50 us from frame 16");
+	/* Frame 18: a CNP 50 us later (600 us after the first) with no mark since. */
+	r = feed(&c, ROCE_OP_CNP, 0, 0, &ack);
+	CHECK((r.flags & ROCE_FLOW_F(CNP_NO_CE)) && has(&r, ROCE_F_CNP_NO_CE), "a CNP after no CE mark is noted");
+	CHECK(roce_code_info(ROCE_F_CNP_NO_CE)->severity == ROCE_SEV_NOTE, "only noted");
+	CHECK(value_of(&r, ROCE_FLOW_V_CNP_CE_PACKETS) == 0 && !(r.has & ROCE_FLOW_HAS(CNP_CE_FRAME)),
+	      "no CE mark answered");
+	CHECK(value_of(&r, ROCE_FLOW_V_CNP_PREV_FRAME) == 11, "previous CNP in frame 11");
+	CHECK(value_of(&r, ROCE_FLOW_V_CNP_INTERVAL) == 600000, "600 us since the previous CNP");
+	/* The window after the first CNP ended at this one: 5 SENDs in 600 us. */
+	CHECK(c.late_seen[11] && c.late_rate_after[11] == 5 * wire * 8000000000ull / 600000,
+	      "rate after the first CNP %llu b/s", (unsigned long long)c.late_rate_after[11]);
+	CHECK(c.late_rate_after[11] == 70533333, "rate after 70.5 Mb/s");
+	/* The 1 ms window before it reaches back to the first frame, 700 us
+	 * earlier: 15 SENDs (ACKs are the responder's, CNPs not counted). */
+	CHECK(value_of(&r, ROCE_FLOW_V_RATE_BEFORE) == 15 * wire * 8000000000ull / 700000,
+	      "rate before the second CNP %llu b/s", (unsigned long long)r.value[ROCE_FLOW_V_RATE_BEFORE]);
+	/* The end of the capture closes the window after the second CNP: 2
+	 * SENDs in the 200 us to the end. */
+	for (uint32_t i = 15; i < 17; i++) {
+		struct pkt_opts o = { .gap_ns = 100000 };
+		feed(&c, ROCE_OP_RC_SEND_ONLY, i, 1000, &o);
+	}
+	roce_flow_finish(&c.env, c.now_ns);
+	CHECK(c.late_seen[18] && c.late_rate_after[18] == 2 * wire * 8000000000ull / 200000,
+	      "rate after the second CNP %llu b/s", (unsigned long long)c.late_rate_after[18]);
+	roce_flow_finish(&c.env, c.now_ns + 1000);
+	conv_free(&c);
+}
+
 static void bulk_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
 		      const char *what)
 {
@@ -532,7 +626,7 @@ static void bulk_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us
 	b->frames++;
 	struct roce_flow_input in = { &p, 4, frame + 14 + 12, frame + 14 + 16,
 				      roce_udp_sport(roce_pkt_hdr(&p, ROCE_H_UDP)), (uint32_t)b->frames,
-				      t_us * 1000, 0, (void *)(uintptr_t)b->frames };
+				      t_us * 1000, 0, (void *)(uintptr_t)b->frames, (uint32_t)len };
 	struct roce_flow_result r;
 	roce_flow_packet(&b->c.env, &in, &r);
 	if (p.op->flags & ROCE_OPF_RESPONSE) {
@@ -571,6 +665,7 @@ int main(void)
 	atomics_and_sequence();
 	source_port();
 	connection_manager();
+	congestion();
 	bulk_traffic();
 	for (unsigned code = 0; code < ROCE_CODE_COUNT; code++)
 		if (roce_code_is_flow((enum roce_code)code))

@@ -11,62 +11,12 @@
 set -eu
 dir=$1 cap=$2 jump=$3 png=$4
 work=$(mktemp -d /tmp/rocev2-gui.XXXXXX)
-xvfb_pid="" ws_pid=""
-cleanup() {
-  [ -n "$ws_pid" ] && kill "$ws_pid" 2>/dev/null || true
-  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-chmod 755 "$work"
-mkdir -p "$work/home/.config/wireshark"
-# A large main window without the bytes pane, so that the details show.
-cat >"$work/home/.config/wireshark/recent" <<'RECENT'
-gui.bytes_view_show: FALSE
-gui.geometry_main_x: 0
-gui.geometry_main_y: 0
-gui.geometry_main_width: 1600
-gui.geometry_main_height: 1000
-gui.geometry_main_maximized: TRUE
-RECENT
-cp "$cap" "$work/capture.pcap"
-chmod 644 "$work/capture.pcap"
-
-# A display of our own: the first free number from 90, no TCP listener.
-n=90
-while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp -ac >"$work/xvfb.log" 2>&1 &
-xvfb_pid=$!
-i=0
-while [ ! -e "/tmp/.X11-unix/X$n" ]; do
-  i=$((i + 1)); [ $i -lt 100 ] || { echo "FAIL: Xvfb did not start"; cat "$work/xvfb.log"; exit 1; }
-  sleep 0.1
-done
-export DISPLAY=":$n"
-
-run=""
-if [ "$(id -u)" = 0 ]; then
-  chown -R 65534:65534 "$work/home"
-  run="setpriv --reuid=65534 --regid=65534 --clear-groups"
-fi
-$run env HOME="$work/home" WIRESHARK_PLUGIN_DIR="$dir" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work/home" \
-  ${ROCEV2_TSHARK_PRELOAD:+LD_PRELOAD=$ROCEV2_TSHARK_PRELOAD} \
-  wireshark -r "$work/capture.pcap" -J "$jump" -o gui.update.enabled:FALSE \
-  >"$work/wireshark.log" 2>&1 &
-ws_pid=$!
+. "$(dirname "$0")/gui_lib.sh"
+trap gui_cleanup EXIT
+gui_start "$work" "$dir" "$cap" -J "$jump"
 
 # Wait for the main window, then expand the subtree of the selected field.
-i=0
-win=""
-while [ -z "$win" ]; do
-  i=$((i + 1))
-  if [ $i -gt 120 ] || ! kill -0 "$ws_pid" 2>/dev/null; then
-    echo "FAIL: no Wireshark window"; cat "$work/wireshark.log"; exit 1
-  fi
-  sleep 0.5
-  win=$(xdotool search --onlyvisible --name 'capture\.pcap' 2>/dev/null | head -1 || true)
-done
+win=$(gui_window 'capture\.pcap') || exit 1
 sleep 3
 xdotool windowactivate --sync "$win" 2>/dev/null || xdotool windowfocus "$win" 2>/dev/null || true
 xdotool windowsize "$win" 1600 1000 2>/dev/null || true

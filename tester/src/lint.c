@@ -32,6 +32,10 @@ static void usage(FILE *out)
 	      "  --no-flow     judge each packet on its own, without the per-QP analysis\n"
 	      "  --all         also report frames that are not RoCEv2 at all\n"
 	      "  --tsv         one line per finding: frame, code, rule, severity, text\n"
+	      "  --qp          after each file, the per-QP summary: one row per QP pair\n"
+	      "                (packets, bytes, duration, retransmissions, NAKs, RNR NAKs,\n"
+	      "                CNPs, CE marks, ACK RTT min/avg/max), as tshark -z rocev2,qp\n"
+	      "  --json        the per-QP summary as JSON (implies --qp)\n"
 	      "  -q, --quiet   print only the summary\n"
 	      "  -h, --help    this help\n",
 	      out);
@@ -85,6 +89,7 @@ struct lint_opts {
 	struct roce_check_opts check;
 	unsigned pflags;
 	bool all, quiet, flow, tsv;
+	bool qp, json; /* the per-QP summary after each file, as text or JSON */
 };
 
 struct lint_totals {
@@ -99,9 +104,9 @@ static void *record(void *table, const void *key, size_t klen, size_t size)
 
 /* The flow analysis of one packet, as the plugin feeds it. */
 static bool analyse(const struct roce_flow_env *env, const struct roce_pkt *p, uint32_t frame, uint64_t ts_ns,
-		    unsigned pmtu, struct roce_flow_result *r)
+		    unsigned pmtu, uint32_t wire_len, struct roce_flow_result *r)
 {
-	struct roce_flow_input in = { .frame = frame, .ts_ns = ts_ns, .pmtu = pmtu };
+	struct roce_flow_input in = { .frame = frame, .ts_ns = ts_ns, .pmtu = pmtu, .wire_len = wire_len };
 	if (!roce_flow_input_from(&in, p))
 		return false;
 	roce_flow_packet(env, &in, r);
@@ -159,6 +164,21 @@ static void open_nak(void *arg, const struct roce_flow_open_nak *o)
 			: "; the path lost packets before the capture point, which may have hidden it");
 }
 
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
 static int lint_file(const char *path, const struct lint_opts *o, struct lint_totals *t)
 {
 	char err[PCAP_ERRBUF_SIZE];
@@ -180,7 +200,14 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		pcap_close(pc);
 		return -1;
 	}
-	const struct roce_flow_env env = { table, record, NULL };
+	const struct roce_flow_env env = { table, record, NULL, NULL, 0 };
+	struct roce_flow_summary *summary = o->qp && o->flow ? roce_flow_summary_new() : NULL;
+	if (o->qp && o->flow && !summary) {
+		fprintf(stderr, "roce-tester lint: out of memory\n");
+		roce_flow_table_free(table);
+		pcap_close(pc);
+		return -1;
+	}
 	if (o->tsv)
 		printf("# %s\n", path);
 	else if (!o->quiet)
@@ -202,7 +229,13 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		/* The analysis first: the path MTU it knows drives the payload checks. */
 		struct roce_flow_result r;
 		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u;
-		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, &r);
+		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, h->len, &r);
+		if (analysed && summary) {
+			struct roce_flow_input in = { .pkt = &p, .ts_ns = ts, .wire_len = h->len };
+			struct roce_flow_sample x;
+			roce_flow_sample_of(&x, &in, &r);
+			roce_flow_summary_add(summary, r.dir_id, &x);
+		}
 		struct roce_check_opts co = o->check;
 		if (!co.pmtu && analysed)
 			co.pmtu = r.pmtu;
@@ -239,6 +272,19 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		struct end_ctx e = { o, t };
 		roce_flow_end(&env, open_nak, &e);
 	}
+	if (summary && rc != PCAP_ERROR) {
+		if (o->json) {
+			fputs("{\"file\": ", stdout);
+			json_string(stdout, path);
+			fputs(", \"qp_pairs\": ", stdout);
+		} else {
+			printf("\n");
+		}
+		roce_flow_summary_write(summary, &env, stdout, o->json);
+		if (o->json)
+			fputs("}\n", stdout);
+	}
+	roce_flow_summary_free(summary);
 	roce_flow_table_free(table);
 	pcap_close(pc);
 	return rc == PCAP_ERROR ? -1 : 0;
@@ -251,9 +297,10 @@ int cmd_lint(int argc, char **argv)
 		{ "any-port", no_argument, NULL, 'p' },   { "all", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },      { "help", no_argument, NULL, 'h' },
 		{ "rocev1", no_argument, NULL, '1' },     { "no-flow", no_argument, NULL, 'F' },
-		{ "tsv", no_argument, NULL, 't' },        { NULL, 0, NULL, 0 },
+		{ "tsv", no_argument, NULL, 't' },        { "qp", no_argument, NULL, 'Q' },
+		{ "json", no_argument, NULL, 'J' },       { NULL, 0, NULL, 0 },
 	};
-	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, 0, false, false, true, false };
+	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, 0, false, false, true, false, false, false };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -276,6 +323,8 @@ int cmd_lint(int argc, char **argv)
 		case 'q': o.quiet = true; break;
 		case 'F': o.flow = false; break;
 		case 't': o.tsv = true; break;
+		case 'Q': o.qp = true; break;
+		case 'J': o.qp = o.json = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -293,7 +342,7 @@ int cmd_lint(int argc, char **argv)
 		if (lint_file(argv[i], &o, &t) != 0)
 			status = 2;
 
-	FILE *sum = o.tsv ? stderr : stdout;
+	FILE *sum = o.tsv || o.json ? stderr : stdout;
 	fprintf(sum, "\n%zu frames: %zu RoCE%s, %zu other; %zu with findings, %zu errors\n", t.frames, t.roce,
 		(o.pflags & ROCE_PARSE_ROCEV1) ? " (v1 and v2)" : "v2", t.other, t.with_findings, t.errors);
 	for (size_t r = 0; r < ROCE_RULE_COUNT; r++) {

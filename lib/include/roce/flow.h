@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "roce/check.h"
 #include "roce/packet.h"
@@ -44,6 +45,49 @@ extern "C" {
 #define ROCE_FLOW_PAIR_QPS 16     /* QPs per pair of hosts searched to pair responses */
 #define ROCE_FLOW_MAX_FINDINGS 6
 
+/* What the analysis says about each packet besides its findings: flags
+ * (ROCE_FLOW_F_*) and values (ROCE_FLOW_V_*), from flowvals.def. */
+enum roce_flow_flag {
+#define ROCE_FLOW_FLAG(sym, abbrev, label, desc) ROCE_FLOW_FLAG_##sym,
+#include "roce/flowvals.def"
+#undef ROCE_FLOW_FLAG
+	ROCE_FLOW_FLAG_COUNT
+};
+#define ROCE_FLOW_F(sym) (1u << ROCE_FLOW_FLAG_##sym)
+
+enum roce_flow_value {
+#define ROCE_FLOW_VALUE(sym, abbrev, kind, when, label, desc) ROCE_FLOW_V_##sym,
+#include "roce/flowvals.def"
+#undef ROCE_FLOW_VALUE
+	ROCE_FLOW_V_COUNT
+};
+#define ROCE_FLOW_HAS(sym) (UINT64_C(1) << ROCE_FLOW_V_##sym)
+
+enum roce_flow_value_kind {
+	ROCE_FLOW_KIND_FRAME, ROCE_FLOW_KIND_TIME, ROCE_FLOW_KIND_COUNT, ROCE_FLOW_KIND_BYTES,
+	ROCE_FLOW_KIND_PSN, ROCE_FLOW_KIND_QPN, ROCE_FLOW_KIND_RATE,
+};
+struct roce_flow_item_info {
+	const char *abbrev; /* "analysis.ack_rtt": the plugin's field is "rocev2." this */
+	const char *label;
+	const char *description;
+	enum roce_flow_value_kind kind; /* values only */
+	bool late;                      /* values only: reported through a callback */
+};
+const struct roce_flow_item_info *roce_flow_flag_info(enum roce_flow_flag f);
+const struct roce_flow_item_info *roce_flow_value_info(enum roce_flow_value v);
+
+/* A request answered: the first response (ACK, NAK, READ response or atomic
+ * ACK) that covers it. */
+struct roce_flow_answer {
+	uint32_t request_frame, response_frame;
+	uint64_t delta_ns;
+	enum roce_op_kind kind; /* the request's */
+	/* The request ends an operation: a SEND or WRITE Last or Only, a READ,
+	 * an atomic, a FLUSH (what service response times count). */
+	bool completes;
+};
+
 struct roce_flow_env {
 	void *ctx;
 	/* Returns the record stored under key (klen bytes), creating it with
@@ -51,12 +95,17 @@ struct roce_flow_env {
 	 * Records never move or disappear while the analysis runs. */
 	void *(*record)(void *ctx, const void *key, size_t klen, size_t size);
 	/* Optional: the request fed with `cookie` (its roce_flow_input.cookie)
-	 * in request_frame was answered by response_frame (an ACK, NAK, READ
-	 * response or atomic ACK), delta_ns later. Called once per request,
-	 * for the first response that covers it. */
-	void (*answered)(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
-			 uint64_t delta_ns);
+	 * was answered. Called once per request, for the first response that
+	 * covers it, while that response is fed. */
+	void (*answered)(void *ctx, void *cookie, const struct roce_flow_answer *a);
+	/* Optional: a LATE value of the earlier packet fed with `cookie`
+	 * (ROCE_FLOW_V_RATE_AFTER of a CNP), known only now. */
+	void (*late)(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value);
+	/* The windows the sender's rate is measured in around each CNP; 0 is
+	 * ROCE_FLOW_RATE_WINDOW_NS. */
+	uint64_t rate_window_ns;
 };
+#define ROCE_FLOW_RATE_WINDOW_NS 1000000u
 
 /* One packet as the analysis sees it. */
 struct roce_flow_input {
@@ -67,7 +116,8 @@ struct roce_flow_input {
 	uint32_t frame;             /* capture order, from 1 */
 	uint64_t ts_ns;             /* capture time */
 	unsigned pmtu;              /* path MTU if known, 0 to learn it per QP */
-	void *cookie;               /* the caller's, handed back by answered() */
+	void *cookie;               /* the caller's, handed back by answered() and late() */
+	uint32_t wire_len;          /* the frame's length on the wire (statistics, rates) */
 };
 
 enum roce_flow_class {
@@ -80,8 +130,14 @@ enum roce_flow_class {
 	ROCE_FLOW_RESPONSE,      /* a response (ACK, NAK, READ response, atomic ACK) */
 };
 
+struct roce_flow_dir; /* a direction of a QP: what one host sends to another's QP */
+
 struct roce_flow_result {
 	enum roce_flow_class cls;
+	uint32_t flags;          /* ROCE_FLOW_F() */
+	uint64_t has;            /* the values present, ROCE_FLOW_HAS(); read them with roce_flow_value() */
+	const struct roce_flow_dir *dir; /* the direction it travels in (NULL: not tracked) */
+	uint32_t dir_id;         /* its number, from 1 in the order directions were first seen */
 	uint32_t expected_psn;   /* the next new PSN before this packet (requests) */
 	uint32_t request_frame;  /* responses: the request answered, 0 if not found */
 	uint64_t response_ns;    /* responses: time since that request */
@@ -95,9 +151,14 @@ struct roce_flow_result {
 	uint32_t nak_frame;        /* the NAK */
 	uint64_t nak_to_resend_ns; /* time from the NAK to this resend */
 	uint32_t new_after_nak;    /* new PSNs the requester sent in between: they crossed the NAK */
+	/* Every other value, by ROCE_FLOW_V_*, when `has` says so. */
+	uint64_t value[ROCE_FLOW_V_COUNT];
 	unsigned n_findings;
 	struct roce_finding findings[ROCE_FLOW_MAX_FINDINGS]; /* off/len relative to pkt->buf */
 };
+
+/* A value of the result: false when the packet has none. */
+bool roce_flow_value(const struct roce_flow_result *r, enum roce_flow_value v, uint64_t *out);
 
 /* Analyses one packet; writes its result. */
 void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_input *in,
@@ -137,9 +198,79 @@ struct roce_flow_open_nak {
 	uint64_t after_ns;         /* from the NAK to the last of them */
 	bool clean;                /* the path showed no loss, reordering or duplication */
 };
-/* Calls report once per open NAK, in no particular order. */
+/* Calls report once per open NAK, in the order their QPs were first seen. */
 void roce_flow_end(const struct roce_flow_env *env,
 		   void (*report)(void *arg, const struct roce_flow_open_nak *o), void *arg);
+
+/* The end of the capture at end_ns: closes what waits for later packets
+ * (the rate windows after the last CNPs), reporting their LATE values.
+ * Idempotent; packets fed afterwards start new windows. */
+void roce_flow_finish(const struct roce_flow_env *env, uint64_t end_ns);
+
+/* ---- Directions, connections and their statistics ---- */
+
+struct roce_flow_dir_info {
+	uint32_t id;
+	uint8_t ip_version;
+	const uint8_t *src, *dst;  /* the sending and the receiving host */
+	uint32_t dest_qpn;         /* the receiving QP */
+	uint32_t src_qpn;          /* the sending QP, ROCE_FLOW_QPN_UNKNOWN until paired */
+	uint32_t peer_id;          /* the opposite direction, 0 until paired */
+};
+#define ROCE_FLOW_QPN_UNKNOWN 0xFFFFFFFFu
+void roce_flow_dir_info(const struct roce_flow_dir *d, struct roce_flow_dir_info *out);
+
+/* What one packet adds to its direction's statistics. */
+struct roce_flow_sample {
+	uint32_t flags;
+	uint64_t ts_ns;
+	uint32_t wire_len;
+	bool cnp;
+	bool has_rtt;
+	uint64_t ack_rtt_ns;
+};
+void roce_flow_sample_of(struct roce_flow_sample *s, const struct roce_flow_input *in,
+			 const struct roce_flow_result *r);
+
+/* A direction's (or, merged, a QP pair's) statistics. */
+struct roce_flow_stats {
+	uint64_t packets, bytes;
+	uint64_t first_ns, last_ns;
+	uint32_t retransmissions, spurious, gaps, out_of_order, duplicates;
+	uint32_t naks, seq_naks, rnr_naks, rnr_retries, cnps, ce_marked;
+	uint32_t rtt_count;
+	uint64_t rtt_sum_ns, rtt_min_ns, rtt_max_ns;
+};
+void roce_flow_stats_add(struct roce_flow_stats *s, const struct roce_flow_sample *x);
+void roce_flow_stats_merge(struct roce_flow_stats *into, const struct roce_flow_stats *from);
+
+/* A QP pair: the two directions between QP a at host a and QP b at host b
+ * (ab: a sends to b's QP), or one direction whose peer is unknown (qp_a
+ * ROCE_FLOW_QPN_UNKNOWN, ba_id 0). */
+struct roce_flow_qp_pair {
+	uint8_t ip_version;
+	const uint8_t *a, *b;
+	uint32_t qp_a, qp_b;
+	uint32_t ab_id, ba_id; /* direction ids, 0 when there is none */
+};
+/* Calls report once per QP pair, in the order their first direction was
+ * seen. */
+void roce_flow_qp_pairs(const struct roce_flow_env *env, void (*report)(void *arg, const struct roce_flow_qp_pair *p),
+			void *arg);
+
+/* The per-QP summary: statistics per direction, written per QP pair (in
+ * the order of roce_flow_qp_pairs) as a text table or a JSON array. */
+struct roce_flow_summary;
+struct roce_flow_summary *roce_flow_summary_new(void);
+void roce_flow_summary_free(struct roce_flow_summary *s);
+/* Adds a packet's sample to direction dir_id (0: not tracked, ignored);
+ * false when out of memory. */
+bool roce_flow_summary_add(struct roce_flow_summary *s, uint32_t dir_id, const struct roce_flow_sample *x);
+/* A QP pair's statistics, both directions merged; false when it has no packet. */
+bool roce_flow_summary_pair(const struct roce_flow_summary *s, const struct roce_flow_qp_pair *p,
+			    struct roce_flow_stats *out);
+void roce_flow_summary_write(const struct roce_flow_summary *s, const struct roce_flow_env *env, FILE *out,
+			     bool json);
 
 /* ---- A malloc-backed record store for programs and tests ---- */
 struct roce_flow_table;

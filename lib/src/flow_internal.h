@@ -1,0 +1,198 @@
+/*
+ * The per-QP flow analysis' records and the helpers its files share
+ * (flow.c: PSN order, requests and responses; flow_window.c: the rings of
+ * recent PSNs and requests; flow_measure.c: in-flight work and congestion;
+ * flow_stats.c: the vocabulary and statistics). Internal to libroce.
+ */
+#ifndef ROCE_FLOW_INTERNAL_H
+#define ROCE_FLOW_INTERNAL_H
+
+#include "roce/flow.h"
+
+#define KIND_DIRECTION 1
+#define KIND_PAIR 2
+#define KIND_CM_REQ 3
+#define KIND_REGISTRY 4
+#define KIND_WINDOW 5
+
+#define ICRC_KNOWN 0x80000000u /* in a slot's psn_plus1: the ICRC was captured */
+
+struct request {
+	uint32_t psn;
+	uint32_t span;     /* PSNs it occupies: 1, or a READ's response count */
+	bool span_known;   /* false for a READ while the path MTU is unknown */
+	bool answered;
+	bool completes;    /* ends an operation (roce_flow_answer.completes) */
+	enum roce_op_kind kind;
+	uint32_t frame;
+	uint64_t ts_ns;
+	uint32_t dmalen;   /* READ: bytes asked for */
+	uint32_t responses;/* READ: response packets seen */
+	uint64_t bytes_left; /* bytes of it still in flight */
+	void *cookie;
+	/* A READ re-requested from inside an earlier READ's range: that READ's
+	 * first PSN and packet count (its responses may keep its opcodes). */
+	bool replay;
+	uint32_t orig_psn, orig_span;
+};
+
+/* A PSN sent (a request) or answered (a response), by psn % size. */
+struct slot {
+	uint32_t psn_plus1; /* 0 = empty; | ICRC_KNOWN */
+	uint32_t frame;
+	uint32_t icrc;      /* identifies a byte-identical copy */
+	uint32_t ts_lo;     /* capture time, low and high 32 bits */
+	uint32_t ts_hi;
+};
+
+/* The rings of one direction, sized together and replaced by a larger one
+ * when they fill with what is still needed. */
+struct window {
+	unsigned hist;      /* slots in each history: a power of two, up to ROCE_FLOW_HISTORY */
+	unsigned reqs;      /* request slots, up to ROCE_FLOW_OUTSTANDING */
+	unsigned req_next, req_count;
+	unsigned req_done;  /* the oldest req_done requests are answered and out of flight */
+	struct slot *sent;  /* requests this host sent */
+	struct slot *resp;  /* responses this host sent */
+	struct request *req;
+};
+
+/* A NAK PSN Sequence Error and what the requester did about it. */
+struct nak_episode {
+	bool open;
+	bool resent;         /* the NAKed PSN was seen resent */
+	bool resend_unsure;  /* ... but maybe not by the requester: a byte-identical
+			      * copy (a duplicate?) or its first copy (late?) */
+	bool judged;         /* one going-back finding per NAK */
+	uint32_t psn;        /* the NAKed PSN */
+	uint32_t frame;
+	uint64_t ts_ns;
+	uint32_t new_before; /* new PSNs after the NAK, before the resend */
+	uint32_t after;      /* requester packets after the NAK */
+	uint32_t high;       /* the next new PSN when the resend began */
+	uint32_t resend_next;/* the next PSN the go-back should resend */
+};
+
+#define RATE_SLOTS 8
+/* What this direction sends, for the rate around each CNP: bytes per slot
+ * of an eighth of the window, and the window after the last CNP. */
+struct rate {
+	uint64_t slot_index[RATE_SLOTS]; /* ts / slot width, +1 (0: empty) */
+	uint64_t slot_bytes[RATE_SLOTS];
+	bool started;
+	uint64_t first_ns, last_ns;
+	bool after_open;
+	void *after_cookie;
+	uint64_t after_start_ns, after_bytes;
+	bool cnp_seen;
+	uint32_t cnp_frame;  /* the last CNP about this flow */
+	uint64_t cnp_ns;
+	uint32_t ce_pending; /* CE-marked packets since then */
+	uint32_t ce_frame;   /* the newest of them */
+};
+
+struct direction {
+	uint32_t id;
+	uint32_t dest_qpn;
+	struct direction *peer; /* the opposite direction of the same connection */
+	struct direction *next; /* the registry's list, in the order seen */
+	uint8_t ip_version;
+	uint8_t src[16], dst[16];
+	unsigned pmtu;
+	bool sport_known;
+	uint16_t sport;
+	struct window *w;
+
+	/* Requests this host sends. */
+	bool started;
+	bool start_known;   /* its first PSN came from the CM exchange */
+	bool new_seen;      /* a new PSN in order after the first packet */
+	uint32_t next_psn;  /* next new PSN */
+	uint32_t slack;     /* extra PSNs a READ of unknown length in packets may have taken */
+	enum { MSG_UNKNOWN, MSG_IN, MSG_OUT } msg;
+	bool in_pair;
+	uint32_t disorder;  /* gaps, late packets, unexplained retransmissions seen */
+	bool retx_seen;     /* a retransmission was seen, the last ... */
+	uint32_t last_retx_psn; /* ... of this PSN */
+	bool new_since_retx;    /* the next new PSN in order since then: its run of resends ended */
+	uint64_t last_ts;
+	uint32_t una;       /* the oldest PSN not yet acknowledged */
+	uint64_t bytes_in_flight;
+	/* What the responder (the peer) told this requester. */
+	struct nak_episode nak;
+	bool rnr_pending;
+	uint32_t rnr_psn, rnr_usec, rnr_frame;
+	uint64_t rnr_ts;
+
+	/* Responses this host sends. */
+	bool ack_seen;
+	uint32_t last_ack_psn;
+	uint8_t last_syndrome;
+	uint32_t last_ack_icrc;
+
+	/* What this host sends, for congestion. */
+	struct rate rate;
+};
+
+struct pair {
+	struct direction *dir[ROCE_FLOW_PAIR_QPS];
+	unsigned n;
+};
+
+struct registry {
+	struct direction *first, *last;
+	uint32_t count;
+};
+
+struct key {
+	uint8_t kind, ip_version, pad[2];
+	uint32_t qpn;
+	uint8_t src[16], dst[16];
+};
+
+void flow_make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *src, const uint8_t *dst,
+		   uint32_t qpn);
+struct registry *flow_registry(const struct roce_flow_env *env);
+
+static inline void flow_set(struct roce_flow_result *r, enum roce_flow_value v, uint64_t x)
+{
+	r->value[v] = x;
+	r->has |= UINT64_C(1) << v;
+}
+
+static inline struct request *flow_req_at(const struct window *w, unsigned i) /* i = 0: the oldest */
+{
+	return &w->req[(w->req_next + w->reqs - w->req_count + i) % w->reqs];
+}
+
+static inline struct request *flow_req_newest(const struct window *w)
+{
+	return &w->req[(w->req_next + w->reqs - 1) % w->reqs];
+}
+
+/* ---- flow_window.c ---- */
+/* Gives d its first (smallest) window; false when out of memory. */
+bool flow_window_init(const struct roce_flow_env *env, struct direction *d);
+bool flow_seen(const struct slot *h, unsigned size, uint32_t psn, uint32_t *frame, uint64_t *ts);
+bool flow_copy_of_last(const struct slot *h, unsigned size, uint32_t psn, const struct roce_pkt *p);
+/* Remembers psn in d's request history (sent) or response history. */
+void flow_remember(const struct roce_flow_env *env, struct direction *d, bool sent, uint32_t psn,
+		   const struct roce_flow_input *in);
+/* A new slot for a request, the oldest overwritten when the ring cannot grow. */
+struct request *flow_new_request(const struct roce_flow_env *env, struct direction *d);
+
+/* ---- flow_measure.c ---- */
+/* The request's bytes while in flight: a SEND or WRITE's payload, the
+ * length a READ asks for, an atomic's 8 bytes. */
+uint64_t flow_request_bytes(const struct roce_pkt *p, uint32_t dmalen);
+/* The responder acknowledged every PSN before `upto`. */
+void flow_acknowledge(struct direction *q, uint32_t upto);
+void flow_in_flight(const struct direction *q, struct roce_flow_result *r);
+/* Every packet of a direction, for its rate; ce: marked CE. */
+void flow_rate_packet(const struct roce_flow_env *env, struct direction *d, const struct roce_flow_input *in, bool ce);
+/* A CNP, fed on the direction cnp_dir (the notification point to the
+ * reaction point's QP); flow: what the reaction point sends, if known. */
+void flow_cnp(const struct roce_flow_env *env, struct direction *flow, const struct roce_flow_input *in,
+	      struct roce_flow_result *r);
+
+#endif

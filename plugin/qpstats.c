@@ -1,0 +1,190 @@
+/*
+ * Statistics per QP from the rocev2 tap: the RoCEv2 tab of Conversations
+ * and Endpoints (one row per QP pair: the QPs are the "ports"), Service
+ * Response Time (READ, atomics, SEND/WRITE to ACK) and the per-QP summary
+ * `-z rocev2,qp`, which libroce writes exactly as `roce-tester lint --qp`.
+ */
+#include "stats.h"
+
+#include <epan/conversation.h>
+#include <epan/conversation_table.h>
+#include <epan/srt_table.h>
+#include <epan/stat_tap_ui.h>
+#include <epan/tap.h>
+#include <stdio.h>
+
+/* ---- Conversations and Endpoints ---- */
+
+static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter)
+{
+	bool v6 = conv->src_address.type == AT_IPv6;
+	switch (filter) {
+	case CONV_FT_SRC_ADDRESS: return v6 ? "ipv6.src" : "ip.src";
+	case CONV_FT_DST_ADDRESS: return v6 ? "ipv6.dst" : "ip.dst";
+	case CONV_FT_ANY_ADDRESS: return v6 ? "ipv6.addr" : "ip.addr";
+	case CONV_FT_SRC_PORT: return ROCEV2_FILTER ".analysis.src_qpn";
+	case CONV_FT_DST_PORT: return ROCEV2_FILTER ".bth.destqp";
+	case CONV_FT_ANY_PORT: return ROCEV2_FILTER ".analysis.qp";
+	default: return CONV_FILTER_INVALID;
+	}
+}
+
+static ct_dissector_info_t conv_info = { &conv_filter_type };
+
+static const char *endpoint_filter_type(endpoint_item_t *e, conv_filter_type_e filter)
+{
+	bool v6 = e->myaddress.type == AT_IPv6;
+	switch (filter) {
+	case CONV_FT_SRC_ADDRESS: return v6 ? "ipv6.src" : "ip.src";
+	case CONV_FT_DST_ADDRESS: return v6 ? "ipv6.dst" : "ip.dst";
+	case CONV_FT_ANY_ADDRESS: return v6 ? "ipv6.addr" : "ip.addr";
+	case CONV_FT_SRC_PORT:
+	case CONV_FT_DST_PORT:
+	case CONV_FT_ANY_PORT: return ROCEV2_FILTER ".analysis.qp";
+	default: return CONV_FILTER_INVALID;
+	}
+}
+
+static et_dissector_info_t endpoint_info = { &endpoint_filter_type };
+
+/* The packet's QPs: the sender's (its connection's peer of the destination
+ * QP, once the analysis paired them) and the destination's. */
+static bool qps_of(const struct rocev2_tap_record *r, uint32_t *src_qp, uint32_t *dst_qp)
+{
+	if (!r->dir)
+		return false;
+	struct roce_flow_dir_info di;
+	roce_flow_dir_info(r->dir, &di);
+	*src_qp = di.src_qpn;
+	*dst_qp = di.dest_qpn;
+	return true;
+}
+
+static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
+				     tap_flags_t flags)
+{
+	conv_hash_t *hash = pct;
+	const struct rocev2_tap_record *r = data;
+	uint32_t sq, dq;
+	hash->flags = flags;
+	if (!qps_of(r, &sq, &dq))
+		return TAP_PACKET_DONT_REDRAW;
+	add_conversation_table_data(hash, &pinfo->src, &pinfo->dst, sq, dq, 1, (int)pinfo->fd->pkt_len,
+				    &pinfo->rel_ts, &pinfo->abs_ts, &conv_info, CONVERSATION_IBQP);
+	return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
+					 tap_flags_t flags)
+{
+	conv_hash_t *hash = pit;
+	const struct rocev2_tap_record *r = data;
+	uint32_t sq, dq;
+	hash->flags = flags;
+	if (!qps_of(r, &sq, &dq))
+		return TAP_PACKET_DONT_REDRAW;
+	add_endpoint_table_data(hash, &pinfo->src, sq, TRUE, 1, (int)pinfo->fd->pkt_len, &endpoint_info, ENDPOINT_IBQP);
+	add_endpoint_table_data(hash, &pinfo->dst, dq, FALSE, 1, (int)pinfo->fd->pkt_len, &endpoint_info, ENDPOINT_IBQP);
+	return TAP_PACKET_REDRAW;
+}
+
+/* ---- Service Response Time ---- */
+
+static const char *const srt_names[ROCEV2_SRT_COUNT] = {
+	[ROCEV2_SRT_READ] = "RDMA READ (request to first response)",
+	[ROCEV2_SRT_ATOMIC] = "Atomic (request to atomic ACK)",
+	[ROCEV2_SRT_SEND_WRITE] = "SEND/WRITE (request to ACK)",
+};
+
+static void srt_init(struct register_srt *srt _U_, GArray *srt_array)
+{
+	srt_stat_table *t = init_srt_table("RoCEv2 Service Response Time", NULL, srt_array, ROCEV2_SRT_COUNT,
+					   "Operation", NULL, NULL);
+	for (int i = 0; i < ROCEV2_SRT_COUNT; i++)
+		init_srt_table_row(t, i, srt_names[i]);
+}
+
+static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
+				    tap_flags_t flags _U_)
+{
+	srt_data_t *d = pss;
+	const struct rocev2_tap_record *r = data;
+	if (r->srt_proc < 0)
+		return TAP_PACKET_DONT_REDRAW;
+	srt_stat_table *t = g_array_index(d->srt_array, srt_stat_table *, 0);
+	/* The request's time: the response's less the service time. */
+	nstime_t dt = { (time_t)(r->srt_ns / 1000000000u), (int)(r->srt_ns % 1000000000u) };
+	nstime_t req;
+	nstime_delta(&req, &pinfo->abs_ts, &dt);
+	add_srt_table_data(t, r->srt_proc, &req, pinfo);
+	return TAP_PACKET_REDRAW;
+}
+
+/* ---- The per-QP summary: -z rocev2,qp[,filter] ---- */
+
+struct qp_summary {
+	struct roce_flow_summary *s;
+};
+
+static void qp_reset(void *arg)
+{
+	struct qp_summary *q = arg;
+	roce_flow_summary_free(q->s);
+	q->s = roce_flow_summary_new();
+}
+
+static tap_packet_status qp_packet(void *arg, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *data,
+				   tap_flags_t flags _U_)
+{
+	struct qp_summary *q = arg;
+	const struct rocev2_tap_record *r = data;
+	if (!r->dir || !q->s)
+		return TAP_PACKET_DONT_REDRAW;
+	struct roce_flow_dir_info di;
+	roce_flow_dir_info(r->dir, &di);
+	roce_flow_summary_add(q->s, di.id, &r->sample);
+	return TAP_PACKET_REDRAW;
+}
+
+static void qp_draw(void *arg)
+{
+	struct qp_summary *q = arg;
+	if (!q->s)
+		return;
+	printf("\n===================================================================\n");
+	printf("RoCEv2 per-QP summary\n");
+	roce_flow_summary_write(q->s, rocev2_flow_env(), stdout, false);
+	printf("===================================================================\n");
+}
+
+static void qp_finish(void *arg)
+{
+	struct qp_summary *q = arg;
+	roce_flow_summary_free(q->s);
+	g_free(q);
+}
+
+static void qp_init(const char *opt_arg, void *userdata _U_)
+{
+	const char *filter = NULL;
+	if (!strncmp(opt_arg, "rocev2,qp,", 10))
+		filter = opt_arg + 10;
+	struct qp_summary *q = g_new0(struct qp_summary, 1);
+	q->s = roce_flow_summary_new();
+	GString *err = register_tap_listener(ROCEV2_FILTER, q, filter, TL_REQUIRES_NOTHING, qp_reset, qp_packet,
+					     qp_draw, qp_finish);
+	if (err) {
+		fprintf(stderr, "rocev2,qp: %s\n", err->str);
+		g_string_free(err, TRUE);
+		qp_finish(q);
+	}
+}
+
+static stat_tap_ui qp_ui = { REGISTER_STAT_GROUP_GENERIC, "RoCEv2 per-QP summary", "rocev2,qp", qp_init, 0, NULL };
+
+void rocev2_register_qp_stats(int proto)
+{
+	register_conversation_table(proto, FALSE, conv_packet, endpoint_packet);
+	register_srt_table(proto, ROCEV2_FILTER, 1, srt_packet, srt_init, NULL);
+	register_stat_tap_ui(&qp_ui, NULL);
+}

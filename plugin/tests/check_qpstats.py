@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The per-QP statistics through tshark: the per-QP summary (-z rocev2,qp)
+line for line as `roce-tester lint --qp` prints it from the same libroce
+code, on every flow capture; and known numbers for the sample
+conversations in it, in Service Response Time (-z rocev2,srt) and in the
+RoCEv2 tab of Conversations (-z conv,rocev2).
+
+usage: check_qpstats.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURES-DIR
+"""
+import os
+import re
+import subprocess
+import sys
+
+# capture: the per-QP rows (the numbers of the hand-built conversations in
+# testsupport/, worked out from their frames).
+SUMMARY = {
+    "flows-rc.pcap": [
+        "198.18.0.1 0x000456 198.18.0.2 0x000123 37 10214 0.022731 4 1 1 1 0 0 0.000008/0.000041/0.000508",
+    ],
+    "flows-congestion.pcap": [
+        # 17 WRITEs of 1074 bytes, 2 CNPs of 74, 3 ACKs of 62; 110 us to 1174 us;
+        # ACK RTTs 18, 8 and 8 us.
+        "198.18.0.1 0x000456 198.18.0.2 0x000123 22 18592 0.001064 0 0 0 0 2 4 0.000008/0.000011/0.000018",
+    ],
+}
+# capture: operation: (calls, min, max)
+SRT = {
+    "flows-rc.pcap": {"RDMA READ": (1, "0.000008", "0.000008"),
+                      "Atomic": (2, "0.000008", "0.000008"),
+                      "SEND/WRITE": (10, "0.000008", "0.000508")},
+    "flows-congestion.pcap": {"SEND/WRITE": (3, "0.000008", "0.000018")},
+}
+# capture: (frames B->A, frames A->B, total frames)
+CONV = {
+    "flows-rc.pcap": (17, 20, 37),
+    "flows-congestion.pcap": (5, 17, 22),
+}
+
+
+def tshark(wrapper, plugins, cap, *z):
+    cmd = [wrapper, plugins, "-n", "-2", "-q", "-r", cap]
+    for a in z:
+        cmd += ["-z", a]
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def rows(text):
+    """The data rows of the per-QP table, whitespace normalised."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("A ") and "QP A" in line:
+            inside = True
+            continue
+        if inside:
+            if not line.strip() or line.startswith("==="):
+                inside = False
+                continue
+            out.append(" ".join(line.split()))
+    return out
+
+
+def main():
+    wrapper, plugins, tester, captures = sys.argv[1:5]
+    failures, checked = [], 0
+    caps = sorted(f for f in os.listdir(captures)
+                  if f.endswith(".pcap") and (f.startswith("flows-") or f.startswith("rxe-")))
+    for cap in caps:
+        path = os.path.join(captures, cap)
+        ws = rows(tshark(wrapper, plugins, path, "rocev2,qp"))
+        lint = rows(subprocess.run([tester, "lint", "-q", "--qp", path], capture_output=True,
+                                   text=True).stdout)
+        checked += 1
+        if not ws or ws != lint:
+            failures.append(f"{cap}: tshark -z rocev2,qp and lint --qp differ:\n  "
+                            + "\n  ".join(ws) + "\n  vs\n  " + "\n  ".join(lint))
+        if cap in SUMMARY:
+            checked += 1
+            if ws != SUMMARY[cap]:
+                failures.append(f"{cap}: per-QP rows {ws}, expected {SUMMARY[cap]}")
+    for cap, ops in SRT.items():
+        out = tshark(wrapper, plugins, os.path.join(captures, cap), "rocev2,srt")
+        for op, (calls, lo, hi) in ops.items():
+            checked += 1
+            m = re.search(re.escape(op) + r"[^\n]*?\)\s+(\d+)\s+([\d.]+)\s+([\d.]+)", out)
+            got = (int(m.group(1)), m.group(2), m.group(3)) if m else None
+            if got != (calls, lo, hi):
+                failures.append(f"{cap}: SRT {op}: {got}, expected {(calls, lo, hi)}\n{out}")
+    for cap, (ba, ab, total) in CONV.items():
+        out = tshark(wrapper, plugins, os.path.join(captures, cap), "conv,rocev2")
+        checked += 1
+        m = re.search(r"<->\s+\S+\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out)
+        got = tuple(int(x) for x in m.groups()) if m else None
+        if got != (ba, ab, total):
+            failures.append(f"{cap}: conversation frames {got}, expected {(ba, ab, total)}\n{out}")
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{checked - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures or not checked else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
