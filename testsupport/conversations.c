@@ -2,6 +2,7 @@
 #include "conversations.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define QP1 1
@@ -681,13 +682,26 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
 
 void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps)
 {
+	struct sample_bulk_shape shape = { 4, qps, 1, false };
+	sample_conv_bulk_shaped(emit, ctx, frames, &shape);
+}
+
+void sample_conv_bulk_shaped(sample_emit_fn emit, void *ctx, unsigned long frames,
+			     const struct sample_bulk_shape *shape)
+{
 	struct conv c;
-	conv_init(&c, emit, ctx, 4);
+	conv_init(&c, emit, ctx, shape->ipv == 6 ? 6 : 4);
+	unsigned qps = shape->qps;
 	if (qps == 0)
 		qps = 1;
-	if (qps > 64)
-		qps = 64;
-	uint32_t psn[64], msn[64];
+	if (qps > SAMPLE_BULK_QPS_MAX)
+		qps = SAMPLE_BULK_QPS_MAX;
+	uint32_t *psn = calloc(qps, sizeof *psn), *msn = calloc(qps, sizeof *msn);
+	if (!psn || !msn) {
+		free(psn);
+		free(msn);
+		return;
+	}
 	for (unsigned q = 0; q < qps; q++) {
 		psn[q] = 1000 * (q + 1);
 		msn[q] = 0;
@@ -696,11 +710,11 @@ void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsi
 	for (unsigned long round = 0; sent < frames; round++) {
 		unsigned q = (unsigned)(round % qps);
 		uint32_t qa = SAMPLE_QP_A + q, qb = SAMPLE_QP_B + q;
-		c.sport_a = (uint16_t)(0xC000 + q);
-		c.sport_b = (uint16_t)(0xD000 + q);
+		c.sport_a = (uint16_t)(0xC000 + q % 0x1000);
+		c.sport_b = (uint16_t)(0xD000 + q % 0x1000);
 		unsigned kind = (unsigned)(round % 7);
 		struct roce_desc d;
-		if (kind == 6) { /* a READ of 1..3 packets */
+		if (kind >= 7 - shape->reads) { /* a READ of 1..3 packets */
 			uint32_t len = 512 + (uint32_t)(round % 2500);
 			uint32_t np = (len + PMTU - 1) / PMTU;
 			start(&c, &d, true, ROCE_OP_RC_READ_REQUEST, qb, psn[q], 0);
@@ -736,6 +750,13 @@ void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsi
 				roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), (uint32_t)len);
 			send_frame(&c, &d, 2, ROCE_OK, "request");
 			sent++;
+			if (shape->ack_each && !last) {
+				start(&c, &d, false, ROCE_OP_RC_ACK, qa, (psn[q] + i) & 0xFFFFFF, 0);
+				roce_aeth_set_syndrome(hdr(&d, ROCE_H_AETH), SYN_ACK);
+				roce_aeth_set_msn(hdr(&d, ROCE_H_AETH), msn[q]);
+				send_frame(&c, &d, 1, ROCE_OK, "ACK of one packet");
+				sent++;
+			}
 		}
 		psn[q] = (psn[q] + np) & 0xFFFFFF;
 		start(&c, &d, false, ROCE_OP_RC_ACK, qa, (psn[q] - 1) & 0xFFFFFF, 0);
@@ -744,4 +765,6 @@ void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsi
 		send_frame(&c, &d, 3, ROCE_OK, "ACK");
 		sent++;
 	}
+	free(psn);
+	free(msn);
 }

@@ -7,6 +7,7 @@
 #ifndef ROCE_CONVERSATIONS_H
 #define ROCE_CONVERSATIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,5 +47,18 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);
  * connections between 198.18.0.1 and 198.18.0.2, with path MTU 1024: WRITE
  * and SEND messages of varying length with coalesced ACKs, and READs. */
 void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps);
+/* The same bulk traffic in another shape, for the benchmarks: over IPv6,
+ * over up to SAMPLE_BULK_QPS_MAX connections, with `reads` of every 7
+ * operations READs (sample_conv_bulk: 1), and with every request packet
+ * ACKed on its own (ack_each) instead of one coalesced ACK per message. */
+#define SAMPLE_BULK_QPS_MAX 4096
+struct sample_bulk_shape {
+	int ipv;        /* 4 or 6 */
+	unsigned qps;
+	unsigned reads; /* of 7 */
+	bool ack_each;
+};
+void sample_conv_bulk_shaped(sample_emit_fn emit, void *ctx, unsigned long frames,
+			     const struct sample_bulk_shape *shape);
 
 #endif
