@@ -631,6 +631,81 @@ void sample_conv_lossy(sample_emit_fn emit, void *ctx)
 	cm_disconnect(&c);
 }
 
+/* A WRITE of several packets to QP B (or destqp): its First carries the
+ * RETH for the message's total length. */
+static void write_first(struct conv *c, uint32_t destqp, uint8_t opcode, uint32_t psn, uint32_t total,
+			enum roce_code expect, const char *what)
+{
+	struct roce_desc d;
+	start(c, &d, true, opcode, destqp, psn, PMTU);
+	roce_reth_set_dmalen(hdr(&d, ROCE_H_RETH), total);
+	send_frame(c, &d, 5, expect, what);
+}
+
+void sample_conv_messages(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 4);
+	cm_connect(&c, 3000, 8000);
+	uint32_t msn = 0;
+
+	req(&c, true, ROCE_OP_RC_SEND_FIRST, 3000, PMTU, ROCE_OK, "SEND First of 2348 bytes (message 1/3)");
+	req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 3001, PMTU, ROCE_OK, "SEND Middle (2/3)");
+	req(&c, true, ROCE_OP_RC_SEND_LAST, 3002, 300, ROCE_OK, "SEND Last (3/3): the message is whole");
+	ack(&c, true, ROCE_OP_RC_ACK, 3002, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	write_first(&c, SAMPLE_QP_B, ROCE_OP_RC_WRITE_FIRST, 3003, 2 * PMTU + 200, ROCE_OK,
+		    "RDMA WRITE First of 2248 bytes (1/3)");
+	req(&c, true, ROCE_OP_RC_WRITE_MIDDLE, 3004, PMTU, ROCE_OK, "RDMA WRITE Middle (2/3)");
+	req(&c, true, ROCE_OP_RC_WRITE_LAST, 3005, 200, ROCE_OK, "RDMA WRITE Last (3/3): the message is whole");
+	ack(&c, true, ROCE_OP_RC_ACK, 3005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* The Middle lost before the capture point: the hole is filled by the
+	 * go-back-N resend, which completes the message; the resent Last is a
+	 * copy of a packet of a whole message. */
+	req(&c, true, ROCE_OP_RC_SEND_FIRST, 3006, PMTU, ROCE_OK, "SEND First (1/3)");
+	req(&c, true, ROCE_OP_RC_SEND_LAST, 3008, 100, ROCE_F_PSN_GAP,
+	    "SEND Last (3/3): the Middle 3007 was lost before the capture point");
+	ack(&c, true, ROCE_OP_RC_ACK, 3007, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
+	    "NAK PSN Sequence Error: expected 3007");
+	req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 3007, PMTU, ROCE_F_GBN_RETRANSMISSION,
+	    "SEND Middle resent: the message is whole");
+	req(&c, true, ROCE_OP_RC_SEND_LAST, 3008, 100, ROCE_F_GBN_RETRANSMISSION, "SEND Last resent: a copy");
+	ack(&c, true, ROCE_OP_RC_ACK, 3008, SYN_ACK, msn += 1, 0, ROCE_OK, "ACK");
+
+	/* A lost ACK: the whole message is resent after the timeout. */
+	write_first(&c, SAMPLE_QP_B, ROCE_OP_RC_WRITE_FIRST, 3009, PMTU + 64, ROCE_OK, "RDMA WRITE First (1/2)");
+	req(&c, true, ROCE_OP_RC_WRITE_LAST_WITH_IMM, 3010, 64, ROCE_OK,
+	    "RDMA WRITE Last with Immediate (2/2): the message is whole");
+	c.t_us += 20000;
+	write_first(&c, SAMPLE_QP_B, ROCE_OP_RC_WRITE_FIRST, 3009, PMTU + 64, ROCE_F_RETRANSMISSION,
+		    "RDMA WRITE First resent after the ACK timeout: a copy");
+	req(&c, true, ROCE_OP_RC_WRITE_LAST_WITH_IMM, 3010, 64, ROCE_F_RETRANSMISSION, "RDMA WRITE Last resent: a copy");
+	ack(&c, true, ROCE_OP_RC_ACK, 3010, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* An RPC-over-RDMA call in a SEND of two packets: the ULP sees the
+	 * whole message at its Last. */
+	uint8_t *rpc = c.payload + 6000;
+	memset(rpc, 0, PMTU + 200);
+	rpc_over_rdma(rpc);
+	struct roce_desc d;
+	start(&c, &d, true, ROCE_OP_RC_SEND_FIRST, SAMPLE_QP_B, 3011, PMTU);
+	d.payload = rpc;
+	send_frame(&c, &d, 5, ROCE_OK, "SEND First: RPC-over-RDMA call (NFSv3 NULL) of 1224 bytes");
+	start(&c, &d, true, ROCE_OP_RC_SEND_LAST, SAMPLE_QP_B, 3012, 200);
+	d.payload = rpc + PMTU;
+	send_frame(&c, &d, 5, ROCE_OK, "SEND Last: the RPC-over-RDMA call is whole");
+	ack(&c, true, ROCE_OP_RC_ACK, 3012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* UC never resends: a Middle lost before the capture point leaves a
+	 * hole in the message. */
+	write_first(&c, 0x000300, ROCE_OP_UC_WRITE_FIRST, 400, 2 * PMTU + 100, ROCE_OK, "UC RDMA WRITE First (1/3)");
+	start(&c, &d, true, ROCE_OP_UC_WRITE_LAST, 0x000300, 402, 100);
+	send_frame(&c, &d, 5, ROCE_F_PSN_GAP, "UC RDMA WRITE Last (3/3): the Middle 401 was lost before the capture point");
+	req_to(&c, 0x000300, ROCE_OP_UC_SEND_FIRST, 403, PMTU, "UC SEND First (1/2)");
+	req_to(&c, 0x000300, ROCE_OP_UC_SEND_LAST, 404, 10, "UC SEND Last (2/2): the message is whole");
+	cm_disconnect(&c);
+}
+
 void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
 {
 	struct conv c;
