@@ -306,7 +306,7 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
 		else if (!rocev2_msg_part(t))
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
-		else if (rocev2_reassemble(payload, pinfo, rt, t, &whole) && t->op->kind == ROCE_K_SEND)
+		else if (rocev2_reassemble(payload, pinfo, rt, t, ib_payload_heur && rocev2_prefs.ulp_heuristics, &whole) && t->op->kind == ROCE_K_SEND)
 			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* the whole SEND message */
 		else if (t->op->kind == ROCE_K_WRITE) /* data transfers go to the ULPs packet by packet */
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);

@@ -4,10 +4,14 @@
  * per QP (addresses and destination QP), by PSN, among the few messages
  * the QP carried last, so that a resend (go-back-N, a timeout) fills the
  * hole it was sent for and a copy of a packet of a message already whole
- * is only linked to it. The bytes go to Wireshark's reassembly table; what
- * the first pass learnt about each message (where it starts, how many
- * packets it has, where it became whole) is kept in small file-scope
- * records, so that every later pass shows the same links.
+ * is only linked to it. What the first pass learns about each message
+ * (where it starts, the frame of each of its packets, where it became
+ * whole) is kept in small file-scope records, so that every later pass
+ * shows the same links. The bytes of a SEND message go to Wireshark's
+ * reassembly table when the ULP dissectors are to see them: they read
+ * messages. An RDMA WRITE's bytes are memory contents that the ULPs follow
+ * packet by packet, and a capture's bulk: keeping them would cost as much
+ * memory as the capture's payload, for no reader.
  *
  * A message that never became whole in the capture has a hole: packets
  * lost before the capture point (or a capture that starts or stops inside
@@ -21,7 +25,7 @@
 #include <epan/wmem_scopes.h>
 
 #define RECENT 8                  /* messages remembered per QP */
-#define MAX_PACKETS (1u << 20)    /* packets of a message we reassemble */
+#define MAX_PACKETS (1u << 16)    /* packets of a message we follow (4 bytes each) */
 #define PART_KEY 0x10000u         /* p_add_proto_data key, beside analysis.c's */
 
 static rocev2_pref_bool reassemble_pref = true;
@@ -69,8 +73,10 @@ struct msg {
 	uint32_t reassembled_in; /* the frame that made it whole; 0: never */
 	uint32_t npackets;       /* from its Last; 0 until then */
 	uint32_t distinct;       /* distinct PSNs captured */
-	uint64_t *seen;          /* bitmap of the PSNs captured, by index */
-	uint32_t seen_words;
+	uint32_t *frames;        /* the frame of each packet by index; 0: not captured */
+	uint32_t nframes;        /* entries in frames */
+	uint32_t length;         /* payload bytes of its distinct packets */
+	bool bytes;              /* its bytes go to the reassembly table */
 	enum roce_op_kind kind;
 	uint8_t last_opcode;
 	bool cut;                /* a packet cut by the snapshot length: never whole */
@@ -155,33 +161,39 @@ static uint32_t psn_dist(uint32_t from, uint32_t to)
 	return (to - from) & ROCE_PSN_MASK;
 }
 
-/* Marks index i captured; false when it was already. */
-static bool mark_seen(struct msg *m, uint32_t i)
+/* Records frame as packet i of the message; false when i was captured
+ * before. */
+static bool mark_seen(struct msg *m, uint32_t i, uint32_t frame)
 {
-	uint32_t w = i / 64;
-	if (w >= m->seen_words) {
-		uint32_t n = m->seen_words ? m->seen_words : 1;
-		while (n <= w)
+	if (i >= m->nframes) {
+		uint32_t n = m->nframes ? m->nframes : 4;
+		while (n <= i)
 			n *= 2;
-		m->seen = wmem_realloc(wmem_file_scope(), m->seen, n * sizeof *m->seen);
-		memset(m->seen + m->seen_words, 0, (n - m->seen_words) * sizeof *m->seen);
-		m->seen_words = n;
+		m->frames = wmem_realloc(wmem_file_scope(), m->frames, n * sizeof *m->frames);
+		memset(m->frames + m->nframes, 0, (n - m->nframes) * sizeof *m->frames);
+		m->nframes = n;
 	}
-	uint64_t bit = UINT64_C(1) << (i % 64);
-	if (m->seen[w] & bit)
+	if (m->frames[i])
 		return false;
-	m->seen[w] |= bit;
+	m->frames[i] = frame;
 	m->distinct++;
 	return true;
 }
 
-static struct msg *new_msg(struct qp_msgs *q, const struct roce_pkt *t, uint32_t psn)
+static proto_item *gen(proto_item *ti)
+{
+	proto_item_set_generated(ti);
+	return ti;
+}
+
+static struct msg *new_msg(struct qp_msgs *q, const struct roce_pkt *t, uint32_t psn, bool send_bytes)
 {
 	struct msg *m = wmem_new0(wmem_file_scope(), struct msg);
 	m->id = state.next_id++;
 	m->first_psn = psn;
 	m->span = MAX_PACKETS;
 	m->kind = t->op->kind;
+	m->bytes = t->op->kind == ROCE_K_SEND && send_bytes;
 	q->recent[q->next] = m;
 	q->next = (q->next + 1) % RECENT;
 	return m;
@@ -202,7 +214,7 @@ static struct msg *find_msg(struct qp_msgs *q, enum roce_op_kind kind, uint32_t 
 }
 
 /* First pass: which message the packet belongs to, and its index there. */
-static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t psn)
+static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t psn, bool send_bytes)
 {
 	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	struct qp_key key;
@@ -225,10 +237,10 @@ static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t
 			if (o && d < o->span && d < ROCE_PSN_MASK / 2)
 				o->span = d;
 		}
-		m = new_msg(q, t, psn);
+		m = new_msg(q, t, psn, send_bytes);
 	} else if (!m) {
 		/* Its First was not captured: a message that starts here for us. */
-		m = new_msg(q, t, psn);
+		m = new_msg(q, t, psn, send_bytes);
 	}
 	if (first && !m->first_frame) {
 		m->first_frame = pinfo->num;
@@ -252,42 +264,52 @@ static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t
 	return p;
 }
 
-/* First pass: the packet's bytes into its message, unless the message is
- * whole already (then the packet is a copy) or cannot be put together. */
+/* First pass: the packet into its message, unless the message is whole
+ * already (then the packet is a copy) or cannot be put together; its bytes
+ * into the reassembly table if the message's are kept. */
 static void add(tvbuff_t *payload, packet_info *pinfo, const struct roce_pkt *t, struct part *p)
 {
 	struct msg *m = p->m;
 	if (m->reassembled_in || !m->first_frame || p->index >= MAX_PACKETS)
 		return;
-	bool fresh = mark_seen(m, p->index);
-	if (!t->complete || tvb_captured_length(payload) < tvb_reported_length(payload)) {
+	bool fresh = mark_seen(m, p->index, pinfo->num);
+	if (!t->complete || tvb_captured_length(payload) < tvb_reported_length(payload))
 		m->cut = true;
-		return;
-	}
-	(void)fresh; /* a copy of a PSN still missing elsewhere: the table keeps the first */
 	if (m->cut)
 		return;
-	bool more = t->op->position != ROCE_POS_LAST;
-	p->added = true;
-	p->head = fragment_add_seq_check(&msg_table, payload, 0, pinfo, m->id, NULL, p->index,
-					 tvb_reported_length(payload), more);
-	if (p->head)
+	if (fresh)
+		m->length += tvb_reported_length(payload);
+	bool whole = m->npackets && m->distinct == m->npackets;
+	if (m->bytes) {
+		/* A copy of a PSN still missing elsewhere: the table keeps the first. */
+		p->added = true;
+		p->head = fragment_add_seq_check(&msg_table, payload, 0, pinfo, m->id, NULL, p->index,
+						 tvb_reported_length(payload), t->op->position != ROCE_POS_LAST);
+		whole = p->head != NULL;
+	}
+	if (whole)
 		m->reassembled_in = pinfo->num;
 }
 
-static proto_item *gen(proto_item *ti)
+/* At the frame that made a message whole without its bytes: its packets. */
+static void add_packets(proto_tree *tree, tvbuff_t *tvb, const struct msg *m)
 {
-	proto_item_set_generated(ti);
-	return ti;
+	proto_item *ti = gen(proto_tree_add_item(tree, hf_fragments, tvb, 0, 0, ENC_NA));
+	proto_item_append_text(ti, " (%u packets, %u bytes)", m->npackets, m->length);
+	proto_tree *ft = proto_item_add_subtree(ti, ett_fragments);
+	for (uint32_t i = 0; i < m->npackets && i < m->nframes; i++)
+		gen(proto_tree_add_uint(ft, hf_fragment, tvb, 0, 0, m->frames[i]));
+	gen(proto_tree_add_uint(ft, hf_fragment_count, tvb, 0, 0, m->npackets));
+	gen(proto_tree_add_uint(ft, hf_reassembled_length, tvb, 0, 0, m->length));
 }
 
 bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, const struct roce_pkt *t,
-		       struct rocev2_msg_view *whole)
+		       bool ulps, struct rocev2_msg_view *whole)
 {
 	uint32_t psn = roce_bth_psn(roce_pkt_hdr(t, ROCE_H_BTH));
 	struct part *p = p_get_proto_data(wmem_file_scope(), pinfo, proto, PART_KEY | pinfo->curr_layer_num);
 	if (!p && !PINFO_FD_VISITED(pinfo)) {
-		p = place(pinfo, t, psn);
+		p = place(pinfo, t, psn, ulps);
 		if (!p)
 			return false;
 		p_add_proto_data(wmem_file_scope(), pinfo, proto, PART_KEY | pinfo->curr_layer_num, p);
@@ -326,7 +348,12 @@ bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 		}
 		return false;
 	}
-	if (m->reassembled_in && m->reassembled_in != pinfo->num) {
+	if (m->reassembled_in == pinfo->num) {
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [message of %u packets reassembled]", m->npackets);
+		add_packets(mt, payload, m);
+		return false;
+	}
+	if (m->reassembled_in) {
 		/* A copy of a packet of a message already whole (a resend). */
 		proto_item *ri = gen(proto_tree_add_uint(mt, hf_reassembled_in, payload, 0, 0, m->reassembled_in));
 		proto_item_append_text(ri, " (a copy: the message was whole before this packet)");

@@ -28,8 +28,10 @@ struct rocev2_msg_view {
 /* Places packet t (payload: its payload without the pad) in its message on
  * the first pass, and shows, on every pass, where the message is
  * reassembled, its packets (at the packet that completed it) and a hole.
- * Returns true and fills *whole at the packet that completed the message. */
+ * ulps: a whole SEND message is to go to the ULP dissectors, so its bytes
+ * are kept. Returns true and fills *whole at the packet that completed such
+ * a message. */
 bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, const struct roce_pkt *t,
-		       struct rocev2_msg_view *whole);
+		       bool ulps, struct rocev2_msg_view *whole);
 
 #endif
