@@ -6,6 +6,8 @@
  */
 #include "analysis.h"
 
+#include <stddef.h>
+
 #include <epan/proto_data.h>
 #include <epan/wmem_scopes.h>
 
@@ -54,6 +56,29 @@ struct cache_slot {
 };
 static struct cache_slot *cache;
 
+/* The packets' records, file-scoped: allocated one after the other from
+ * large blocks, each first with room for every finding, then cut after the
+ * findings the analysis wrote (rocev2_analyse), so that the next record
+ * starts there. Records never move: the flow analysis keeps pointers to
+ * requests' records (answered()). */
+#define RECORD_BLOCK (256 * 1024)
+static struct {
+	uint8_t *top, *end;
+} records_arena;
+
+/* The record's size with n findings, rounded up so that the next record is
+ * aligned. */
+static size_t record_size(unsigned n)
+{
+	size_t size = offsetof(struct rocev2_packet, flow.findings) + n * sizeof(struct roce_finding);
+	return (size + 7) & ~(size_t)7;
+}
+
+_Static_assert(offsetof(struct rocev2_packet, flow.findings) +
+			       sizeof(((struct rocev2_packet *)0)->flow.findings) ==
+		       sizeof(struct rocev2_packet),
+	       "the findings must end struct rocev2_packet: rocev2_packet_new cuts records after them");
+
 static guint rkey_hash(gconstpointer k)
 {
 	const struct rkey *r = k;
@@ -95,10 +120,11 @@ static void *record(void *ctx, const void *key, size_t klen, size_t size)
 	return r;
 }
 
-/* The file scope is gone: so is the cache that lived in it. */
+/* The file scope is gone: so are the cache and the records' blocks. */
 static void forget_cache(void)
 {
 	cache = NULL;
+	records_arena.top = records_arena.end = NULL;
 }
 
 static void answered(void *ctx, void *cookie, uint32_t request_frame, uint32_t response_frame,
@@ -124,7 +150,14 @@ struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 
 struct rocev2_packet *rocev2_packet_new(packet_info *pinfo)
 {
-	struct rocev2_packet *rp = wmem_new0(wmem_file_scope(), struct rocev2_packet);
+	size_t full = sizeof(struct rocev2_packet);
+	if (!records_arena.top || (size_t)(records_arena.end - records_arena.top) < full) {
+		records_arena.top = wmem_alloc(wmem_file_scope(), RECORD_BLOCK);
+		records_arena.end = records_arena.top + RECORD_BLOCK;
+	}
+	struct rocev2_packet *rp = (struct rocev2_packet *)(void *)records_arena.top;
+	memset(rp, 0, full);
+	records_arena.top += record_size(0); /* until the analysis writes findings */
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
 	return rp;
 }
@@ -143,8 +176,11 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
 		(unsigned)rocev2_prefs.pmtu, rp,
 	};
+	/* rp is the last record and has room for every finding (rocev2_packet_new). */
 	roce_flow_packet(&env, &in, &rp->flow);
 	rp->analysed = true;
+	if (records_arena.top == (uint8_t *)rp + record_size(0))
+		records_arena.top = (uint8_t *)rp + record_size(rp->flow.n_findings);
 }
 
 void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp)

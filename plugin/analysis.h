@@ -13,9 +13,8 @@ struct rocev2_packet {
 	enum roce_icrc_status icrc_status;
 	uint32_t icrc_wire, icrc_computed;
 	struct roce_icrc_diagnosis icrc_diagnosis; /* when bad */
-	/* Flow analysis */
+	/* Flow analysis (its result is the last member) */
 	bool analysed;
-	struct roce_flow_result flow;
 	uint32_t response_in;    /* requests: the first response covering it */
 	uint64_t response_in_ns;
 	/* Connection manager: the QPs this MAD set up (0 when none). */
@@ -27,6 +26,10 @@ struct rocev2_packet {
 	/* The SEND message of several packets this one belongs to, if the
 	 * first pass followed it (see rocev2_ulp_track_send). */
 	struct rocev2_send_msg *send_msg;
+	/* Last, so that a packet's record ends after its findings: most
+	 * packets have none, and 200,000 records of 6 empty findings each are
+	 * 37 MiB (analysis.c, rocev2_packet_new). */
+	struct roce_flow_result flow;
 };
 
 /* Preferences (packet-rocev2.c). */
