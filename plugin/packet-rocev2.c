@@ -291,6 +291,15 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	return claimed;
 }
 
+/* Whether a ULP reads this QP's SEND messages: one has claimed a packet to
+ * or from it before (first pass; reassembly.c keeps the answer). */
+static bool ulp_reads_qp(packet_info *pinfo, const struct roce_pkt *t)
+{
+	return ib_payload_heur && rocev2_prefs.ulp_heuristics && !PINFO_FD_VISITED(pinfo) &&
+	       t->op->kind == ROCE_K_SEND &&
+	       rocev2_ulp_on_qp(pinfo, (uint32_t)roce_bth_destqp(roce_pkt_hdr(t, ROCE_H_BTH)));
+}
+
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
 			const struct roce_pkt *t, int shift, struct rocev2_packet *rp)
 {
@@ -306,9 +315,9 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
 		else if (!rocev2_msg_part(t))
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
-		else if (rocev2_reassemble(payload, pinfo, rt, t, ib_payload_heur && rocev2_prefs.ulp_heuristics, &whole) && t->op->kind == ROCE_K_SEND)
-			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* the whole SEND message */
-		else if (t->op->kind == ROCE_K_WRITE) /* data transfers go to the ULPs packet by packet */
+		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &whole))
+			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
+		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
 		if (!done || tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);

@@ -8,8 +8,10 @@
  * (where it starts, the frame of each of its packets, where it became
  * whole) is kept in small file-scope records, so that every later pass
  * shows the same links. The bytes of a SEND message go to Wireshark's
- * reassembly table when the ULP dissectors are to see them: they read
- * messages. An RDMA WRITE's bytes are memory contents that the ULPs follow
+ * reassembly table when a ULP dissector is to see the whole message: on a
+ * QP where one has claimed a packet before (what a 4.6 ULP asks the
+ * built-in dissector for, in its own way); elsewhere the packets go to the
+ * ULPs one by one, and a ULP that claims one makes the QP such a QP. An RDMA WRITE's bytes are memory contents that the ULPs follow
  * packet by packet, and a capture's bulk: keeping them would cost as much
  * memory as the capture's payload, for no reader.
  *
@@ -315,9 +317,11 @@ bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 		p_add_proto_data(wmem_file_scope(), pinfo, proto, PART_KEY | pinfo->curr_layer_num, p);
 		add(payload, pinfo, t, p);
 	}
+	whole->held = false;
 	if (!p)
 		return false;
 	const struct msg *m = p->m;
+	whole->held = m->bytes;
 
 	proto_item *ti = gen(proto_tree_add_item(tree, hf_msg, payload, 0, 0, ENC_NA));
 	proto_tree *mt = proto_item_add_subtree(ti, ett_msg);
@@ -342,7 +346,7 @@ bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 			col_append_fstr(pinfo->cinfo, COL_INFO, " [message of %u packets reassembled]", m->npackets);
 			int op = roce_opcode_find(t->op->transport, m->kind, ROCE_POS_ONLY, ROCE_OPF_IMM | ROCE_OPF_INV,
 						  t->op->flags & (ROCE_OPF_IMM | ROCE_OPF_INV));
-			*whole = (struct rocev2_msg_view){ data, (uint8_t)(op < 0 ? t->opcode : op), m->first_psn,
+			*whole = (struct rocev2_msg_view){ true, data, (uint8_t)(op < 0 ? t->opcode : op), m->first_psn,
 							    m->has_reth, m->va, m->rkey, m->dmalen };
 			return true;
 		}

@@ -17,6 +17,7 @@ bool rocev2_msg_part(const struct roce_pkt *t);
 
 /* The whole message, at the packet that completed it. */
 struct rocev2_msg_view {
+	bool held;           /* every call: the packet's message keeps its bytes for the ULPs */
 	tvbuff_t *data;      /* the reassembled payload */
 	uint8_t only_opcode; /* the Only opcode a one-packet message would have had */
 	uint32_t first_psn;
@@ -28,9 +29,10 @@ struct rocev2_msg_view {
 /* Places packet t (payload: its payload without the pad) in its message on
  * the first pass, and shows, on every pass, where the message is
  * reassembled, its packets (at the packet that completed it) and a hole.
- * ulps: a whole SEND message is to go to the ULP dissectors, so its bytes
- * are kept. Returns true and fills *whole at the packet that completed such
- * a message. */
+ * ulps: a ULP reads this QP's messages, so a new SEND message's bytes are
+ * kept for it (whole->held) and it gets the whole message, not the packets.
+ * Returns true and fills *whole at the packet that completed such a
+ * message. */
 bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, const struct roce_pkt *t,
 		       bool ulps, struct rocev2_msg_view *whole);
 

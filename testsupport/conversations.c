@@ -682,19 +682,26 @@ void sample_conv_messages(sample_emit_fn emit, void *ctx)
 	req(&c, true, ROCE_OP_RC_WRITE_LAST_WITH_IMM, 3010, 64, ROCE_F_RETRANSMISSION, "RDMA WRITE Last resent: a copy");
 	ack(&c, true, ROCE_OP_RC_ACK, 3010, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
-	/* An RPC-over-RDMA call in a SEND of two packets: the ULP sees the
-	 * whole message at its Last. */
+	/* RPC-over-RDMA: a call in a SEND Only makes the QP one a ULP reads;
+	 * the next call, in a SEND of two packets, goes to it whole at its Last. */
 	uint8_t *rpc = c.payload + 6000;
+	size_t n = rpc_over_rdma(rpc);
+	struct roce_desc d;
+	start(&c, &d, true, ROCE_OP_RC_SEND_ONLY, SAMPLE_QP_B, 3011, n);
+	d.payload = rpc;
+	send_frame(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
+	ack(&c, true, ROCE_OP_RC_ACK, 3011, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	memset(rpc, 0, PMTU + 200);
 	rpc_over_rdma(rpc);
-	struct roce_desc d;
-	start(&c, &d, true, ROCE_OP_RC_SEND_FIRST, SAMPLE_QP_B, 3011, PMTU);
+	roce_be_store(rpc, 4, 2);      /* RPC-over-RDMA xid */
+	roce_be_store(rpc + 28, 4, 2); /* RPC xid */
+	start(&c, &d, true, ROCE_OP_RC_SEND_FIRST, SAMPLE_QP_B, 3012, PMTU);
 	d.payload = rpc;
 	send_frame(&c, &d, 5, ROCE_OK, "SEND First: RPC-over-RDMA call (NFSv3 NULL) of 1224 bytes");
-	start(&c, &d, true, ROCE_OP_RC_SEND_LAST, SAMPLE_QP_B, 3012, 200);
+	start(&c, &d, true, ROCE_OP_RC_SEND_LAST, SAMPLE_QP_B, 3013, 200);
 	d.payload = rpc + PMTU;
 	send_frame(&c, &d, 5, ROCE_OK, "SEND Last: the RPC-over-RDMA call is whole");
-	ack(&c, true, ROCE_OP_RC_ACK, 3012, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	ack(&c, true, ROCE_OP_RC_ACK, 3013, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* UC never resends: a Middle lost before the capture point leaves a
 	 * hole in the message. */

@@ -43,7 +43,7 @@ void sample_conv_lossy(sample_emit_fn emit, void *ctx);
 /* SEND and RDMA WRITE messages of several packets over RC (IPv4, set up
  * by rdma_cm) for message reassembly: whole ones, one whose Middle was lost
  * before the capture point and filled by the go-back-N resend, one resent
- * whole after a lost ACK, an RPC-over-RDMA call in two packets; then over
+ * whole after a lost ACK, RPC-over-RDMA calls in one and two packets; then over
  * UC a WRITE with a hole (UC never resends) and a whole SEND. */
 void sample_conv_messages(sample_emit_fn emit, void *ctx);
 /* SIDR REQ/REP and UD SENDs, UC messages, XRC with its SRQ number, and a
