@@ -6,6 +6,7 @@
 #ifndef ROCEV2_ANALYSIS_H
 #define ROCEV2_ANALYSIS_H
 
+#include "reassembly.h"
 #include "rocev2.h"
 
 struct rocev2_packet {
@@ -26,6 +27,8 @@ struct rocev2_packet {
 	/* The SEND message of several packets this one belongs to, if the
 	 * first pass followed it (see rocev2_ulp_track_send). */
 	struct rocev2_send_msg *send_msg;
+	/* Its place in a SEND or WRITE message of several packets (reassembly.c). */
+	struct rocev2_msg_part msg_part;
 	/* Last, so that a packet's record ends after its findings: most
 	 * packets have none, and 200,000 records of 6 empty findings each are
 	 * 37 MiB (analysis.c, rocev2_packet_new). */

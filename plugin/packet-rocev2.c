@@ -315,7 +315,7 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
 		else if (!rocev2_msg_part(t))
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
-		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &whole))
+		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &rp->msg_part, &whole))
 			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
 		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);

@@ -22,13 +22,12 @@
  */
 #include "reassembly.h"
 
-#include <epan/proto_data.h>
 #include <epan/reassemble.h>
 #include <epan/wmem_scopes.h>
 
 #define RECENT 8                  /* messages remembered per QP */
 #define MAX_PACKETS (1u << 16)    /* packets of a message we follow (4 bytes each) */
-#define PART_KEY 0x10000u         /* p_add_proto_data key, beside analysis.c's */
+#define INLINE_FRAMES 4           /* most messages: no array of their own */
 
 static rocev2_pref_bool reassemble_pref = true;
 
@@ -77,6 +76,7 @@ struct msg {
 	uint32_t distinct;       /* distinct PSNs captured */
 	uint32_t *frames;        /* the frame of each packet by index; 0: not captured */
 	uint32_t nframes;        /* entries in frames */
+	uint32_t inline_frames[INLINE_FRAMES]; /* frames, while they fit */
 	uint32_t length;         /* payload bytes of its distinct packets */
 	bool bytes;              /* its bytes go to the reassembly table */
 	enum roce_op_kind kind;
@@ -86,14 +86,6 @@ struct msg {
 	bool has_reth;
 	uint64_t va;
 	uint32_t rkey, dmalen;
-};
-
-/* A packet's place in its message. */
-struct part {
-	struct msg *m;
-	uint32_t index;      /* from the First's PSN */
-	bool added;          /* its bytes went to the reassembly table */
-	fragment_head *head; /* the first pass's answer when it completed the message */
 };
 
 /* The messages a QP carried last (first pass). */
@@ -168,11 +160,12 @@ static uint32_t psn_dist(uint32_t from, uint32_t to)
 static bool mark_seen(struct msg *m, uint32_t i, uint32_t frame)
 {
 	if (i >= m->nframes) {
-		uint32_t n = m->nframes ? m->nframes : 4;
+		uint32_t n = m->nframes * 2;
 		while (n <= i)
 			n *= 2;
-		m->frames = wmem_realloc(wmem_file_scope(), m->frames, n * sizeof *m->frames);
-		memset(m->frames + m->nframes, 0, (n - m->nframes) * sizeof *m->frames);
+		uint32_t *frames = wmem_alloc0(wmem_file_scope(), n * sizeof *frames);
+		memcpy(frames, m->frames, m->nframes * sizeof *frames);
+		m->frames = frames;
 		m->nframes = n;
 	}
 	if (m->frames[i])
@@ -194,6 +187,8 @@ static struct msg *new_msg(struct qp_msgs *q, const struct roce_pkt *t, uint32_t
 	m->id = state.next_id++;
 	m->first_psn = psn;
 	m->span = MAX_PACKETS;
+	m->frames = m->inline_frames;
+	m->nframes = INLINE_FRAMES;
 	m->kind = t->op->kind;
 	m->bytes = t->op->kind == ROCE_K_SEND && send_bytes;
 	q->recent[q->next] = m;
@@ -216,12 +211,13 @@ static struct msg *find_msg(struct qp_msgs *q, enum roce_op_kind kind, uint32_t 
 }
 
 /* First pass: which message the packet belongs to, and its index there. */
-static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t psn, bool send_bytes)
+static bool place(packet_info *pinfo, const struct roce_pkt *t, uint32_t psn, bool send_bytes,
+		  struct rocev2_msg_part *p)
 {
 	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	struct qp_key key;
 	if (!make_key(pinfo, (uint32_t)roce_bth_destqp(bth), &key))
-		return NULL;
+		return false;
 	struct qp_msgs *q = wmem_map_lookup(state.qps, &key);
 	if (!q) {
 		struct qp_key *kk = wmem_new(wmem_file_scope(), struct qp_key);
@@ -254,7 +250,6 @@ static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t
 			m->dmalen = roce_reth_dmalen(reth);
 		}
 	}
-	struct part *p = wmem_new0(wmem_file_scope(), struct part);
 	p->m = m;
 	p->index = psn_dist(m->first_psn, psn);
 	if (t->op->position == ROCE_POS_LAST && !m->npackets) {
@@ -263,34 +258,37 @@ static struct part *place(packet_info *pinfo, const struct roce_pkt *t, uint32_t
 		m->last_opcode = t->opcode;
 	}
 	m->last_frame = pinfo->num;
-	return p;
+	return true;
 }
 
 /* First pass: the packet into its message, unless the message is whole
  * already (then the packet is a copy) or cannot be put together; its bytes
  * into the reassembly table if the message's are kept. */
-static void add(tvbuff_t *payload, packet_info *pinfo, const struct roce_pkt *t, struct part *p)
+static fragment_head *add(tvbuff_t *payload, packet_info *pinfo, const struct roce_pkt *t,
+			  struct rocev2_msg_part *p)
 {
 	struct msg *m = p->m;
+	fragment_head *head = NULL;
 	if (m->reassembled_in || !m->first_frame || p->index >= MAX_PACKETS)
-		return;
+		return NULL;
 	bool fresh = mark_seen(m, p->index, pinfo->num);
 	if (!t->complete || tvb_captured_length(payload) < tvb_reported_length(payload))
 		m->cut = true;
 	if (m->cut)
-		return;
+		return NULL;
 	if (fresh)
 		m->length += tvb_reported_length(payload);
 	bool whole = m->npackets && m->distinct == m->npackets;
 	if (m->bytes) {
 		/* A copy of a PSN still missing elsewhere: the table keeps the first. */
 		p->added = true;
-		p->head = fragment_add_seq_check(&msg_table, payload, 0, pinfo, m->id, NULL, p->index,
-						 tvb_reported_length(payload), t->op->position != ROCE_POS_LAST);
-		whole = p->head != NULL;
+		head = fragment_add_seq_check(&msg_table, payload, 0, pinfo, m->id, NULL, p->index,
+					      tvb_reported_length(payload), t->op->position != ROCE_POS_LAST);
+		whole = head != NULL;
 	}
 	if (whole)
 		m->reassembled_in = pinfo->num;
+	return head;
 }
 
 /* At the frame that made a message whole without its bytes: its packets. */
@@ -306,19 +304,16 @@ static void add_packets(proto_tree *tree, tvbuff_t *tvb, const struct msg *m)
 }
 
 bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, const struct roce_pkt *t,
-		       bool ulps, struct rocev2_msg_view *whole)
+		       bool ulps, struct rocev2_msg_part *p, struct rocev2_msg_view *whole)
 {
-	uint32_t psn = roce_bth_psn(roce_pkt_hdr(t, ROCE_H_BTH));
-	struct part *p = p_get_proto_data(wmem_file_scope(), pinfo, proto, PART_KEY | pinfo->curr_layer_num);
-	if (!p && !PINFO_FD_VISITED(pinfo)) {
-		p = place(pinfo, t, psn, ulps);
-		if (!p)
-			return false;
-		p_add_proto_data(wmem_file_scope(), pinfo, proto, PART_KEY | pinfo->curr_layer_num, p);
-		add(payload, pinfo, t, p);
-	}
 	whole->held = false;
-	if (!p)
+	fragment_head *head = NULL;
+	if (!p->m && !PINFO_FD_VISITED(pinfo)) {
+		if (!place(pinfo, t, roce_bth_psn(roce_pkt_hdr(t, ROCE_H_BTH)), ulps, p))
+			return false;
+		head = add(payload, pinfo, t, p);
+	}
+	if (!p->m)
 		return false;
 	const struct msg *m = p->m;
 	whole->held = m->bytes;
@@ -332,12 +327,9 @@ bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 			gen(proto_tree_add_uint(mt, hf_msg_packets, payload, 0, 0, m->npackets));
 	}
 
-	fragment_head *head = NULL;
-	if (p->added)
-		head = PINFO_FD_VISITED(pinfo)
-			? fragment_add_seq_check(&msg_table, payload, 0, pinfo, m->id, NULL, p->index,
-						 tvb_reported_length(payload), t->op->position != ROCE_POS_LAST)
-			: p->head;
+	if (p->added && PINFO_FD_VISITED(pinfo))
+		head = fragment_add_seq_check(&msg_table, payload, 0, pinfo, m->id, NULL, p->index,
+					      tvb_reported_length(payload), t->op->position != ROCE_POS_LAST);
 	if (head) {
 		rocev2_pref_bool update_col = false; /* the Info column stays ours */
 		tvbuff_t *data = process_reassembled_data(payload, 0, pinfo, "Reassembled RoCEv2 message", head,

@@ -15,6 +15,14 @@ void rocev2_register_reassembly(int proto, module_t *prefs);
  * with the preference on. */
 bool rocev2_msg_part(const struct roce_pkt *t);
 
+/* A packet's place in its message, kept in its per-packet record
+ * (analysis.h): set on the first pass. */
+struct rocev2_msg_part {
+	struct msg *m;  /* NULL: not a packet of a message */
+	uint32_t index; /* from the First's PSN */
+	bool added;     /* its bytes went to the reassembly table */
+};
+
 /* The whole message, at the packet that completed it. */
 struct rocev2_msg_view {
 	bool held;           /* every call: the packet's message keeps its bytes for the ULPs */
@@ -34,6 +42,6 @@ struct rocev2_msg_view {
  * Returns true and fills *whole at the packet that completed such a
  * message. */
 bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, const struct roce_pkt *t,
-		       bool ulps, struct rocev2_msg_view *whole);
+		       bool ulps, struct rocev2_msg_part *part, struct rocev2_msg_view *whole);
 
 #endif
