@@ -156,7 +156,7 @@ struct rocev2_packet *rocev2_packet_new(packet_info *pinfo)
 		records_arena.end = records_arena.top + RECORD_BLOCK;
 	}
 	struct rocev2_packet *rp = (struct rocev2_packet *)(void *)records_arena.top;
-	memset(rp, 0, full);
+	memset(rp, 0, record_size(0)); /* the findings are written with their count */
 	records_arena.top += record_size(0); /* until the analysis writes findings */
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
 	return rp;
