@@ -30,6 +30,9 @@
 #define KIND_PAIR 2
 #define KIND_CM_REQ 3
 #define KIND_REGISTRY 4
+#define KIND_SENT 5     /* a direction's requester memory, when it sends requests */
+#define KIND_REQUESTS 6
+#define KIND_RESP 7     /* its responder memory, when it sends responses */
 
 #define ICRC_KNOWN 0x80000000u /* in history.psn_plus1: the ICRC was captured */
 
@@ -90,8 +93,8 @@ struct direction {
 	uint32_t next_psn;  /* next new PSN */
 	uint32_t slack;     /* extra PSNs a READ of unknown length in packets may have taken */
 	enum { MSG_UNKNOWN, MSG_IN, MSG_OUT } msg;
-	struct history sent;
-	struct request req[ROCE_FLOW_OUTSTANDING];
+	struct history *sent;  /* (as_requester) */
+	struct request *req;   /* ROCE_FLOW_OUTSTANDING of them (as_requester) */
 	unsigned req_next, req_count;
 	unsigned req_done; /* the oldest req_done requests are all answered */
 	bool in_pair;
@@ -107,7 +110,7 @@ struct direction {
 	uint64_t rnr_ts;
 
 	/* Responses this host sends. */
-	struct history resp;
+	struct history *resp;  /* (as_responder) */
 	bool ack_seen;
 	uint32_t last_ack_psn;
 	uint8_t last_syndrome;
@@ -171,6 +174,32 @@ static struct direction *direction_of(const struct roce_flow_env *env, uint8_t i
 	memcpy(d->src, k.src, sizeof d->src);
 	memcpy(d->dst, k.dst, sizeof d->dst);
 	return d;
+}
+
+/* A direction's memory of one role (kind), allocated when it first acts in
+ * that role: most directions only send requests or only responses, and
+ * the two memories are most of a direction's size. */
+static void *role_record(const struct roce_flow_env *env, const struct direction *d, uint8_t kind, size_t size)
+{
+	struct key k;
+	make_key(&k, kind, d->ip_version, d->src, d->dst, d->dest_qpn);
+	return env->record(env->ctx, &k, sizeof k, size);
+}
+
+static bool as_requester(const struct roce_flow_env *env, struct direction *d)
+{
+	if (!d->sent)
+		d->sent = role_record(env, d, KIND_SENT, sizeof *d->sent);
+	if (!d->req)
+		d->req = role_record(env, d, KIND_REQUESTS, ROCE_FLOW_OUTSTANDING * sizeof *d->req);
+	return d->sent && d->req;
+}
+
+static bool as_responder(const struct roce_flow_env *env, struct direction *d)
+{
+	if (!d->resp)
+		d->resp = role_record(env, d, KIND_RESP, sizeof *d->resp);
+	return d->resp != NULL;
 }
 
 static struct pair *pair_of(const struct roce_flow_env *env, uint8_t ipv, const uint8_t *src,
@@ -447,8 +476,8 @@ static void behind(struct direction *q, const struct roce_flow_input *in, uint32
 		   uint32_t bth_off, struct roce_flow_result *r)
 {
 	uint32_t earlier = 0;
-	bool was_seen = seen(&q->sent, psn, &earlier);
-	bool copy = was_seen && copy_of_last(&q->sent, psn, in->pkt);
+	bool was_seen = seen(q->sent, psn, &earlier);
+	bool copy = was_seen && copy_of_last(q->sent, psn, in->pkt);
 	bool in_read = find_request(q, psn, ROCE_K_READ_REQ) != NULL;
 	bool after_nak = q->nak.open && (psn == q->nak.psn || (q->nak.resent && psn == q->nak.resend_next));
 	bool in_run = q->retx_seen && psn == ((q->last_retx_psn + 1) & ROCE_PSN_MASK);
@@ -533,7 +562,7 @@ static void request(struct direction *q,
 	if (r->cls == ROCE_FLOW_IN_ORDER)
 		q->new_since_retx = true;
 done:
-	remember(&q->sent, psn, in->frame, p);
+	remember(q->sent, psn, in->frame, p);
 	record_request(q, in, psn, span, span_known, dmalen);
 	q->last_ts = in->ts_ns;
 	r->pmtu = q->pmtu;
@@ -663,7 +692,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	}
 
 	uint32_t earlier = 0;
-	bool repeat = seen(&rd->resp, psn, &earlier);
+	bool repeat = seen(rd->resp, psn, &earlier);
 	enum roce_op_kind kind = p->op->kind;
 	struct request *e = NULL;
 	if (q) {
@@ -748,7 +777,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	for (unsigned i = 0; i < r->n_findings; i++)
 		extra |= r->findings[i].code == ROCE_F_READ_RESP_EXTRA;
 	if (!extra)
-		remember(&rd->resp, psn, in->frame, p);
+		remember(rd->resp, psn, in->frame, p);
 	r->pmtu = q ? q->pmtu : rd->pmtu;
 }
 
@@ -837,10 +866,12 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 				d->in_pair = true;
 			}
 		}
+		if (!as_requester(env, d))
+			return;
 		request(d, in, out);
 		if (d->peer)
 			out->src_qpn = d->peer->dest_qpn;
-	} else if (p->op->flags & ROCE_OPF_RESPONSE) {
+	} else if ((p->op->flags & ROCE_OPF_RESPONSE) && as_responder(env, d)) {
 		response(env, d, in, out);
 	}
 }
