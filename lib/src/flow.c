@@ -94,8 +94,8 @@ struct direction {
 	uint32_t slack;     /* extra PSNs a READ of unknown length in packets may have taken */
 	enum { MSG_UNKNOWN, MSG_IN, MSG_OUT } msg;
 	struct history *sent;  /* (as_requester) */
-	struct request *req;   /* ROCE_FLOW_OUTSTANDING of them (as_requester) */
-	unsigned req_next, req_count;
+	struct request *req;   /* a ring of req_cap (as_requester) */
+	unsigned req_cap, req_next, req_count;
 	unsigned req_done; /* the oldest req_done requests are all answered */
 	bool in_pair;
 	uint32_t disorder;  /* gaps, late packets, unexplained retransmissions seen */
@@ -186,12 +186,35 @@ static void *role_record(const struct roce_flow_env *env, const struct direction
 	return env->record(env->ctx, &k, sizeof k, size);
 }
 
+/* The request ring starts small and grows fourfold while full, up to
+ * ROCE_FLOW_OUTSTANDING entries (8, 32, 128; the smaller rings stay
+ * allocated: 2.5 KiB): most QPs of a capture with many carry only a few
+ * requests. Entries are kept, answered or not, as before. */
+#define REQUESTS_FIRST 8
+_Static_assert(ROCE_FLOW_OUTSTANDING == REQUESTS_FIRST * 4 * 4, "the ring grows 8, 32, 128");
+
+static void grow_requests(const struct roce_flow_env *env, struct direction *d)
+{
+	unsigned cap = d->req ? 4 * d->req_cap : REQUESTS_FIRST;
+	struct key k;
+	make_key(&k, KIND_REQUESTS, d->ip_version, d->src, d->dst, d->dest_qpn);
+	k.pad[0] = (uint8_t)cap; /* one record per size */
+	struct request *r = env->record(env->ctx, &k, sizeof k, cap * sizeof *r);
+	if (!r)
+		return; /* the ring stays as it is: its oldest request is overwritten */
+	for (unsigned n = 0; n < d->req_count; n++)
+		r[n] = d->req[(d->req_next + d->req_cap - d->req_count + n) % d->req_cap];
+	d->req = r;
+	d->req_cap = cap;
+	d->req_next = d->req_count % cap;
+}
+
 static bool as_requester(const struct roce_flow_env *env, struct direction *d)
 {
 	if (!d->sent)
 		d->sent = role_record(env, d, KIND_SENT, sizeof *d->sent);
-	if (!d->req)
-		d->req = role_record(env, d, KIND_REQUESTS, ROCE_FLOW_OUTSTANDING * sizeof *d->req);
+	if (!d->req || (d->req_count == d->req_cap && d->req_cap < ROCE_FLOW_OUTSTANDING))
+		grow_requests(env, d);
 	return d->sent && d->req;
 }
 
@@ -262,7 +285,7 @@ static void remember(struct history *h, uint32_t psn, uint32_t frame, const stru
 static struct request *find_request(struct direction *q, uint32_t psn, enum roce_op_kind kind)
 {
 	for (unsigned n = 0; n < q->req_count; n++) {
-		struct request *e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1 - n) % ROCE_FLOW_OUTSTANDING];
+		struct request *e = &q->req[(q->req_next + q->req_cap - 1 - n) % q->req_cap];
 		int32_t d = roce_psn_diff(psn, e->psn);
 		if (d >= 0 && (uint32_t)d < e->span && (kind == ROCE_K_NONE || e->kind == kind))
 			return e;
@@ -286,8 +309,7 @@ static void answer_through(const struct roce_flow_env *env, struct direction *q,
 {
 	bool prefix = true;
 	for (unsigned n = q->req_done; n < q->req_count; n++) {
-		struct request *e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - q->req_count + n) %
-					    ROCE_FLOW_OUTSTANDING];
+		struct request *e = &q->req[(q->req_next + q->req_cap - q->req_count + n) % q->req_cap];
 		int32_t d = roce_psn_diff(e->psn + e->span - 1, psn);
 		if (d < 0 || (inclusive && d == 0))
 			answer(env, e, frame, ts);
@@ -309,8 +331,8 @@ static void record_request(struct direction *q, const struct roce_flow_input *in
 	if (orig && (!orig->span_known || (!orig->replay && orig->psn == psn)))
 		orig = NULL;
 	struct request *e = &q->req[q->req_next];
-	q->req_next = (q->req_next + 1) % ROCE_FLOW_OUTSTANDING;
-	if (q->req_count < ROCE_FLOW_OUTSTANDING)
+	q->req_next = (q->req_next + 1) % q->req_cap;
+	if (q->req_count < q->req_cap)
 		q->req_count++;
 	else if (q->req_done)
 		q->req_done--; /* the oldest entry is overwritten */
@@ -577,7 +599,7 @@ static bool plausible(struct direction *q, uint32_t psn)
 	if (!q->req_count)
 		return false;
 	const struct request *oldest =
-		&q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - q->req_count) % ROCE_FLOW_OUTSTANDING];
+		&q->req[(q->req_next + q->req_cap - q->req_count) % q->req_cap];
 	return roce_psn_diff(psn, oldest->psn) >= 0 && roce_psn_diff(psn, q->next_psn) <= 0;
 }
 
@@ -703,7 +725,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 		/* A READ response past its READ's range, with no request after
 		 * it: the responder sent too many packets. */
 		if (!e && kind == ROCE_K_READ_RESP && q->req_count) {
-			struct request *last = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1) % ROCE_FLOW_OUTSTANDING];
+			struct request *last = &q->req[(q->req_next + q->req_cap - 1) % q->req_cap];
 			if (last->kind == ROCE_K_READ_REQ && roce_psn_diff(psn, last->psn) >= 0 &&
 			    roce_psn_diff(psn, last->psn) < 1 << 16)
 				e = last;
@@ -753,7 +775,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 				/* The NAK answers the packet that arrived out of sequence: the
 				 * newest request sent before it. */
 				if (!e && q->req_count)
-					e = &q->req[(q->req_next + ROCE_FLOW_OUTSTANDING - 1) % ROCE_FLOW_OUTSTANDING];
+					e = &q->req[(q->req_next + q->req_cap - 1) % q->req_cap];
 			}
 			break;
 		case ROCE_SYN_RESERVED:
