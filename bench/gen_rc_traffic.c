@@ -3,11 +3,16 @@
  * WRITE and SEND messages of 1..4 packets with their ACKs, and READs
  * answered in segments, over several QPs (sample_conv_bulk).
  *
- *   gen_rc_traffic OUT.pcap FRAMES [QPS]
+ *   gen_rc_traffic OUT.pcap FRAMES [QPS [SHAPE]]
+ *
+ * SHAPE (sample_conv_bulk_shape): mixed (the default), ipv6, read-heavy
+ * (READs of 1..16 packets, a WRITE in 8) or ack-heavy (one-packet SENDs and
+ * WRITEs, each ACKed: half the frames are ACKs).
  */
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conversations.h"
 
@@ -33,7 +38,7 @@ static void emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enu
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s OUT.pcap FRAMES [QPS]\n", argv[0]);
+		fprintf(stderr, "usage: %s OUT.pcap FRAMES [QPS [SHAPE]]\n", argv[0]);
 		return 2;
 	}
 	unsigned long frames = strtoul(argv[2], NULL, 10);
@@ -44,7 +49,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[1], pcap_geterr(p));
 		return 1;
 	}
-	sample_conv_bulk(emit, &o, frames, qps);
+	struct sample_bulk_shape shape = { qps, 4, SAMPLE_BULK_MIX };
+	const char *name = argc > 4 ? argv[4] : "mixed";
+	if (!strcmp(name, "ipv6"))
+		shape.ipv = 6;
+	else if (!strcmp(name, "read-heavy"))
+		shape.mix = SAMPLE_BULK_READ_HEAVY;
+	else if (!strcmp(name, "ack-heavy"))
+		shape.mix = SAMPLE_BULK_ACK_HEAVY;
+	else if (strcmp(name, "mixed")) {
+		fprintf(stderr, "%s: unknown shape '%s' (mixed, ipv6, read-heavy, ack-heavy)\n", argv[0], name);
+		return 2;
+	}
+	sample_conv_bulk_shape(emit, &o, frames, &shape);
 	pcap_dump_close(o.dump);
 	pcap_close(p);
 	printf("%s: %lu frames\n", argv[1], o.n);

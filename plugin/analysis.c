@@ -6,6 +6,8 @@
  */
 #include "analysis.h"
 
+#include <stddef.h>
+
 #include <epan/proto_data.h>
 #include <epan/wmem_scopes.h>
 

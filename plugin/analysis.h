@@ -6,6 +6,7 @@
 #ifndef ROCEV2_ANALYSIS_H
 #define ROCEV2_ANALYSIS_H
 
+#include "reassembly.h"
 #include "rocev2.h"
 
 /* A packet's flow analysis, kept small: only the findings and values it
@@ -40,6 +41,8 @@ struct rocev2_packet {
 	/* The SEND message of several packets this one belongs to, if the
 	 * first pass followed it (see rocev2_ulp_track_send). */
 	struct rocev2_send_msg *send_msg;
+	/* Its place in a SEND or WRITE message of several packets (reassembly.c). */
+	struct rocev2_msg_part msg_part;
 };
 
 /* Preferences (packet-rocev2.c). */

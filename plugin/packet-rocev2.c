@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "mad.h"
+#include "reassembly.h"
 #include "stats.h"
 
 int proto_rocev2 = -1;
@@ -239,11 +240,12 @@ static uint32_t ulp_src_qpn(packet_info *pinfo, const struct roce_pkt *t, const 
  * dissector, with the record they expect; a heuristic that claims the
  * payload and then fails on it leaves the payload shown as data. */
 static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, proto_tree *rt,
-		    const struct roce_pkt *t, struct rocev2_packet *rp)
+		    const struct roce_pkt *t, struct rocev2_packet *rp, const struct rocev2_msg_view *msg)
 {
-	rocev2_ulp_track_send(pinfo, t, rp);
+	if (!msg)
+		rocev2_ulp_track_send(pinfo, t, rp);
 	if (!ib_payload_heur || !rocev2_prefs.ulp_heuristics || !t->complete || !offered_to_ulps(t->op) ||
-	    !rocev2_ulp_send_offered(pinfo, t, rp))
+	    (!msg && !rocev2_ulp_send_offered(pinfo, t, rp)))
 		return false;
 	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	uint32_t dst_qpn = (uint32_t)roce_bth_destqp(bth);
@@ -253,7 +255,7 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 	 * call) on it before. Offering the others would only cost time: the
 	 * heuristics are much of what a packet costs. */
 	bool starts = t->op->kind == ROCE_K_SEND &&
-		      (t->op->position == ROCE_POS_FIRST || t->op->position == ROCE_POS_ONLY);
+		      (msg || t->op->position == ROCE_POS_FIRST || t->op->position == ROCE_POS_ONLY);
 	if (!starts) {
 		if (rp->ulp_data == ROCEV2_ULP_UNDECIDED)
 			rp->ulp_data = rocev2_ulp_on_qp(pinfo, dst_qpn) ? ROCEV2_ULP_OFFER : ROCEV2_ULP_SKIP;
@@ -272,13 +274,31 @@ static bool try_ulp(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, pro
 		info.reth_remote_address = roce_reth_va(reth);
 		info.reth_dma_length = roce_reth_dmalen(reth);
 	}
+	if (msg) { /* a whole message, as its one-packet form would carry it */
+		info.opCode = msg->only_opcode;
+		info.pad_count = 0;
+		info.packet_seq_num = msg->first_psn;
+		info.reth_remote_key = msg->rkey;
+		info.reth_remote_address = msg->va;
+		info.reth_dma_length = msg->dmalen;
+	}
 	uint32_t src_qpn = ulp_src_qpn(pinfo, t, rp);
 	bool claimed = rocev2_call_ulps(ib_payload_heur, payload, pinfo, tree, src_qpn, dst_qpn, &info);
 	if (claimed && !PINFO_FD_VISITED(pinfo)) {
 		rocev2_ulp_claimed(pinfo, src_qpn, dst_qpn);
-		rocev2_ulp_send_claimed(pinfo, t, rp);
+		if (!msg)
+			rocev2_ulp_send_claimed(pinfo, t, rp);
 	}
 	return claimed;
+}
+
+/* Whether a ULP reads this QP's SEND messages: one has claimed a packet to
+ * or from it before (first pass; reassembly.c keeps the answer). */
+static bool ulp_reads_qp(packet_info *pinfo, const struct roce_pkt *t)
+{
+	return ib_payload_heur && rocev2_prefs.ulp_heuristics && !PINFO_FD_VISITED(pinfo) &&
+	       t->op->kind == ROCE_K_SEND &&
+	       rocev2_ulp_on_qp(pinfo, (uint32_t)roce_bth_destqp(roce_pkt_hdr(t, ROCE_H_BTH)));
 }
 
 static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, proto_tree *rt,
@@ -291,14 +311,19 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		int cap = len < have - off ? len : have - off;
 		tvbuff_t *payload = tvb_new_subset_length_caplen(tvb, off, cap, len);
 		bool done = false;
+		struct rocev2_msg_view whole;
 		if (rocev2_is_mad(t))
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
-		else
-			done = try_ulp(payload, pinfo, tree, rt, t, rp);
+		else if (!rocev2_msg_part(t))
+			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
+		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &rp->msg_part, &whole))
+			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
+		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
+			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
 		if (!done || tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
 	} else if (len == 0 && t->op->kind == ROCE_K_READ_REQ && off <= have) {
-		try_ulp(tvb_new_subset_length_caplen(tvb, off, 0, 0), pinfo, tree, rt, t, rp);
+		try_ulp(tvb_new_subset_length_caplen(tvb, off, 0, 0), pinfo, tree, rt, t, rp, NULL);
 	}
 	off += len;
 	if (t->pad_len && off < have) {
@@ -526,4 +551,5 @@ void proto_register_rocev2(void)
 				       "Set the UDP dissector's 'ignore zero checksum over IPv6' preference, since "
 				       "RoCEv2 senders send 0 (A17.3.2)",
 				       &rocev2_prefs.ipv6_zero_udp_csum_ok);
+	rocev2_register_reassembly(proto_rocev2, m);
 }

@@ -2,6 +2,7 @@
 #include "conversations.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv_build.h"
@@ -616,6 +617,88 @@ void sample_conv_lossy(sample_emit_fn emit, void *ctx)
 	c.t_us += 2000;
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2020, 64, ROCE_F_RETRANSMISSION, "SEND Only 2020 retried after the RNR timer");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 2020, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_cm_disconnect(&c);
+}
+
+/* A WRITE of several packets to QP B (or destqp): its First carries the
+ * RETH for the message's total length. */
+static void write_first(struct conv *c, uint32_t destqp, uint8_t opcode, uint32_t psn, uint32_t total,
+			enum roce_code expect, const char *what)
+{
+	struct roce_desc d;
+	conv_start(c, &d, true, opcode, destqp, psn, PMTU);
+	roce_reth_set_dmalen(conv_hdr(&d, ROCE_H_RETH), total);
+	conv_send(c, &d, 5, expect, what);
+}
+
+void sample_conv_messages(sample_emit_fn emit, void *ctx)
+{
+	struct conv c;
+	conv_init(&c, emit, ctx, 4);
+	conv_cm_connect(&c, 3000, 8000);
+	uint32_t msn = 0;
+
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 3000, PMTU, ROCE_OK, "SEND First of 2348 bytes (message 1/3)");
+	conv_req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 3001, PMTU, ROCE_OK, "SEND Middle (2/3)");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 3002, 300, ROCE_OK, "SEND Last (3/3): the message is whole");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3002, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	write_first(&c, SAMPLE_QP_B, ROCE_OP_RC_WRITE_FIRST, 3003, 2 * PMTU + 200, ROCE_OK,
+		    "RDMA WRITE First of 2248 bytes (1/3)");
+	conv_req(&c, true, ROCE_OP_RC_WRITE_MIDDLE, 3004, PMTU, ROCE_OK, "RDMA WRITE Middle (2/3)");
+	conv_req(&c, true, ROCE_OP_RC_WRITE_LAST, 3005, 200, ROCE_OK, "RDMA WRITE Last (3/3): the message is whole");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3005, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* The Middle lost before the capture point: the hole is filled by the
+	 * go-back-N resend, which completes the message; the resent Last is a
+	 * copy of a packet of a whole message. */
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 3006, PMTU, ROCE_OK, "SEND First (1/3)");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 3008, 100, ROCE_F_PSN_GAP,
+	    "SEND Last (3/3): the Middle 3007 was lost before the capture point");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3007, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
+	    "NAK PSN Sequence Error: expected 3007");
+	conv_req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 3007, PMTU, ROCE_F_GBN_RETRANSMISSION,
+	    "SEND Middle resent: the message is whole");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 3008, 100, ROCE_F_GBN_RETRANSMISSION, "SEND Last resent: a copy");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3008, SYN_ACK, msn += 1, 0, ROCE_OK, "ACK");
+
+	/* A lost ACK: the whole message is resent after the timeout. */
+	write_first(&c, SAMPLE_QP_B, ROCE_OP_RC_WRITE_FIRST, 3009, PMTU + 64, ROCE_OK, "RDMA WRITE First (1/2)");
+	conv_req(&c, true, ROCE_OP_RC_WRITE_LAST_WITH_IMM, 3010, 64, ROCE_OK,
+	    "RDMA WRITE Last with Immediate (2/2): the message is whole");
+	c.t_us += 20000;
+	write_first(&c, SAMPLE_QP_B, ROCE_OP_RC_WRITE_FIRST, 3009, PMTU + 64, ROCE_F_RETRANSMISSION,
+		    "RDMA WRITE First resent after the ACK timeout: a copy");
+	conv_req(&c, true, ROCE_OP_RC_WRITE_LAST_WITH_IMM, 3010, 64, ROCE_F_RETRANSMISSION, "RDMA WRITE Last resent: a copy");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3010, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* RPC-over-RDMA: a call in a SEND Only makes the QP one a ULP reads;
+	 * the next call, in a SEND of two packets, goes to it whole at its Last. */
+	uint8_t *rpc = c.payload + 6000;
+	size_t n = rpc_over_rdma(rpc);
+	struct roce_desc d;
+	conv_start(&c, &d, true, ROCE_OP_RC_SEND_ONLY, SAMPLE_QP_B, 3011, n);
+	d.payload = rpc;
+	conv_send(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3011, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	memset(rpc, 0, PMTU + 200);
+	rpc_over_rdma(rpc);
+	roce_be_store(rpc, 4, 2);      /* RPC-over-RDMA xid */
+	roce_be_store(rpc + 28, 4, 2); /* RPC xid */
+	conv_start(&c, &d, true, ROCE_OP_RC_SEND_FIRST, SAMPLE_QP_B, 3012, PMTU);
+	d.payload = rpc;
+	conv_send(&c, &d, 5, ROCE_OK, "SEND First: RPC-over-RDMA call (NFSv3 NULL) of 1224 bytes");
+	conv_start(&c, &d, true, ROCE_OP_RC_SEND_LAST, SAMPLE_QP_B, 3013, 200);
+	d.payload = rpc + PMTU;
+	conv_send(&c, &d, 5, ROCE_OK, "SEND Last: the RPC-over-RDMA call is whole");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 3013, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+
+	/* UC never resends: a Middle lost before the capture point leaves a
+	 * hole in the message. */
+	write_first(&c, 0x000300, ROCE_OP_UC_WRITE_FIRST, 400, 2 * PMTU + 100, ROCE_OK, "UC RDMA WRITE First (1/3)");
+	conv_start(&c, &d, true, ROCE_OP_UC_WRITE_LAST, 0x000300, 402, 100);
+	conv_send(&c, &d, 5, ROCE_F_PSN_GAP, "UC RDMA WRITE Last (3/3): the Middle 401 was lost before the capture point");
+	conv_req_to(&c, 0x000300, ROCE_OP_UC_SEND_FIRST, 403, PMTU, "UC SEND First (1/2)");
+	conv_req_to(&c, 0x000300, ROCE_OP_UC_SEND_LAST, 404, 10, "UC SEND Last (2/2): the message is whole");
 	conv_cm_disconnect(&c);
 }
 

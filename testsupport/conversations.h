@@ -7,6 +7,7 @@
 #ifndef ROCE_CONVERSATIONS_H
 #define ROCE_CONVERSATIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,12 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx);
  * First), an RNR NAK followed by a duplicate. Warnings only for what the
  * capture shows (gaps, late packets, a missing resend, an early copy). */
 void sample_conv_lossy(sample_emit_fn emit, void *ctx);
+/* SEND and RDMA WRITE messages of several packets over RC (IPv4, set up
+ * by rdma_cm) for message reassembly: whole ones, one whose Middle was lost
+ * before the capture point and filled by the go-back-N resend, one resent
+ * whole after a lost ACK, RPC-over-RDMA calls in one and two packets; then over
+ * UC a WRITE with a hole (UC never resends) and a whole SEND. */
+void sample_conv_messages(sample_emit_fn emit, void *ctx);
 /* SIDR REQ/REP and UD SENDs, UC messages, XRC with its SRQ number, and a
  * CNP, over IPv6. */
 void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);

@@ -40,6 +40,11 @@ is said and handled for that release only:
 - from 4.6 it can reassemble an RC SEND message for a ULP that asks: the
   per-packet ULP comparison holds only where it did not, so a frame it
   reassembled fails (none in the samples: their ULPs never ask).
+The plugin reassembles every SEND of several packets in every release and
+offers the whole message to the ULPs at the frame that completed it
+(docs/plugin.md, Message reassembly): a ULP that claimed such a message
+would show its fields there, not per packet; in the samples none does
+(their SENDs of several packets carry no ULP), so the comparison holds.
 
 usage: compare_builtin.py TSHARK-WRAPPER PLUGIN-DIR CAPTURE...
 """

@@ -585,6 +585,7 @@ int craft_samples(const char *dir)
 	gen_conversation(dir, "flows-nvme", sample_conv_nvme);
 	gen_conversation(dir, "flows-errors", sample_conv_errors);
 	gen_conversation(dir, "flows-lossy", sample_conv_lossy);
+	gen_conversation(dir, "flows-messages", sample_conv_messages);
 	gen_conversation(dir, "flows-uc-ud-xrc", sample_conv_uc_ud_xrc);
 	gen_conversation(dir, "flows-congestion", sample_conv_congestion);
 	return 0;
