@@ -1,0 +1,432 @@
+/*
+ * The runner's peer steps: the tester's own memory regions and
+ * operations, the peer engine's settings, packets injected as written in
+ * the case, and injection rules.
+ */
+#include "runner_ctx.h"
+
+/* ---- Steps: the tester's side ---- */
+
+void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t size, fill;
+	if (!arg_u64(x, s, "size", 4096, &size, o) || !arg_u64(x, s, "fill", 0, &fill, o))
+		return;
+	unsigned acc = 0;
+	const struct cl_arg *a = cl_step_arg(s, "access");
+	if (!a) {
+		acc = PEER_ACC_WRITE | PEER_ACC_READ | PEER_ACC_ATOMIC;
+	} else {
+		for (unsigned i = 0; i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++) {
+			const char *w = a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word;
+			acc |= !strcasecmp(w, "REMOTE_WRITE") ? PEER_ACC_WRITE : !strcasecmp(w, "REMOTE_READ") ? PEER_ACC_READ
+			       : !strcasecmp(w, "REMOTE_ATOMIC") ? PEER_ACC_ATOMIC : 0;
+		}
+	}
+	const struct peer_mr *pm = peer_mr_add(x->r->peer, size, acc, (uint8_t)fill);
+	if (!pm || x->n_mrs == MAX_MRS) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "the tester cannot register %llu more bytes", (unsigned long long)size);
+		return;
+	}
+	struct case_mr *m = &x->mrs[x->n_mrs++];
+	memset(m, 0, sizeof *m);
+	m->name = s->name;
+	m->peer = true;
+	m->pmr = pm;
+	m->addr = pm->addr;
+	m->rkey = pm->rkey;
+	m->len = size;
+	sym_set(x, s->name, "addr", pm->addr);
+	sym_set(x, s->name, "rkey", pm->rkey);
+	sym_set(x, s->name, "len", size);
+	g_string_printf(o->detail, "tester MR %s: addr 0x%llx rkey 0x%x", s->name, (unsigned long long)pm->addr, pm->rkey);
+}
+
+static void pattern(uint8_t *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)('a' + (i + seed) % 26);
+}
+
+void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct peer_wr wr = { 0 };
+	uint64_t v;
+	if (!arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr.wr_id, o))
+		return;
+	static const struct {
+		const char *name;
+		enum peer_op op;
+	} ops[] = { { "send", PEER_OP_SEND }, { "write", PEER_OP_WRITE }, { "read", PEER_OP_READ },
+		    { "cmp_swap", PEER_OP_CMP_SWAP }, { "fetch_add", PEER_OP_FETCH_ADD } };
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(ops[i].name, s->verb))
+			wr.op = ops[i].op;
+	const struct cl_arg *d = cl_step_arg(s, "data");
+	uint8_t *buf = NULL;
+	if (d) {
+		wr.data = d->v.bytes;
+		wr.len = (uint32_t)d->v.n_bytes;
+	} else {
+		if (!arg_u64(x, s, "len", wr.op == PEER_OP_READ ? 0 : 64, &v, o))
+			return;
+		if (v > (64u << 20)) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "len=%llu is more than the tester's 64 MiB", (unsigned long long)v);
+			return;
+		}
+		wr.len = (uint32_t)v;
+		buf = malloc(wr.len ? wr.len : 1);
+		if (!buf)
+			abort();
+		pattern(buf, wr.len, (unsigned)x->cur_step);
+		wr.data = buf;
+	}
+	if (!arg_u64(x, s, "remote", 0, &wr.remote, o) || !arg_u64(x, s, "rkey", 0, &v, o)) {
+		free(buf);
+		return;
+	}
+	wr.rkey = (uint32_t)v;
+	if (!arg_u64(x, s, "compare", 0, &wr.compare, o) ||
+	    !arg_u64(x, s, wr.op == PEER_OP_FETCH_ADD ? "add" : "swap", 0, &wr.swap_add, o)) {
+		free(buf);
+		return;
+	}
+	if (cl_step_arg(s, "imm")) {
+		wr.has_imm = true;
+		if (!arg_u64(x, s, "imm", 0, &v, o)) {
+			free(buf);
+			return;
+		}
+		wr.imm = (uint32_t)v;
+	}
+	if (cl_step_arg(s, "invalidate")) {
+		wr.has_inv = true;
+		if (!arg_u64(x, s, "invalidate", 0, &v, o)) {
+			free(buf);
+			return;
+		}
+		wr.inv_rkey = (uint32_t)v;
+	}
+	wr.solicited = !strcasecmp(arg_word(s, "solicited", "off"), "on");
+	char err[256];
+	uint64_t now = rawio_now();
+	if (peer_post(x->r->peer, q->tester_qpn, &wr, now, err, sizeof err) != 0) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "%s", err);
+	}
+	x->ref_ns = now;
+	free(buf);
+}
+
+void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	struct peer *p = x->r->peer;
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		bool on = a->v.kind == CL_V_WORD && !strcasecmp(a->v.word, "on");
+		uint64_t v = 0;
+		if (a->v.kind == CL_V_EXPR && !eval(x, &a->v.expr, &v, o))
+			return;
+		if (!strcmp(a->key, "auto"))
+			peer_qp_set_auto(p, q->tester_qpn, on);
+		else if (!strcmp(a->key, "rnr"))
+			peer_qp_set_rnr(p, q->tester_qpn, on);
+		else if (!strcmp(a->key, "ack"))
+			peer_qp_set_ack(p, q->tester_qpn, on);
+		else if (!strcmp(a->key, "rnr_timer"))
+			peer_qp_set_rnr_timer(p, q->tester_qpn, (unsigned)v);
+		else if (!strcmp(a->key, "psn"))
+			peer_qp_set_next_psn(p, q->tester_qpn, (uint32_t)v);
+		else if (!strcmp(a->key, "recv"))
+			peer_qp_set_recv(p, q->tester_qpn, (long)v);
+	}
+}
+
+/* The libroce field a case's key names in a packet with these headers. */
+enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
+{
+	static const struct {
+		const char *key, *field, *alt;
+	} map[] = {
+		{ "psn", "bth.psn", NULL },          { "ackreq", "bth.ackreq", NULL },
+		{ "se", "bth.se", NULL },            { "destqp", "bth.destqp", NULL },
+		{ "pkey", "bth.pkey", NULL },        { "tver", "bth.tver", NULL },
+		{ "padcnt", "bth.padcnt", NULL },    { "fecn", "bth.fecn", NULL },
+		{ "becn", "bth.becn", NULL },        { "migreq", "bth.m", NULL },
+		{ "syndrome", "aeth.syndrome", NULL }, { "msn", "aeth.msn", NULL },
+		{ "remote", "reth.va", "atomiceth.va" }, { "rkey", "reth.rkey", "atomiceth.rkey" },
+		{ "dmalen", "reth.dmalen", NULL },   { "imm", "immdt.imm", NULL },
+		{ "qkey", "deth.qkey", NULL },       { "srcqp", "deth.srcqp", NULL },
+		{ "compare", "atomiceth.cmpdt", NULL }, { "swap", "atomiceth.swapdt", NULL },
+		{ "orig", "atomicacketh.orig", NULL },
+		{ "ecn", "ipv4.ecn", "ipv6.ecn" },   { "dscp", "ipv4.dscp", "ipv6.dscp" },
+		{ "ttl", "ipv4.ttl", "ipv6.hoplimit" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		if (strcmp(map[i].key, key))
+			continue;
+		enum roce_field f = roce_field_by_name(map[i].field);
+		if (map[i].alt) {
+			const struct roce_field_info *fi = roce_field_info(f);
+			bool ip = fi->hdr == ROCE_H_IPV4;
+			if ((ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))))
+				f = roce_field_by_name(map[i].alt);
+		}
+		return f;
+	}
+	return roce_field_by_name(key);
+}
+
+/* Builds and sends one packet of an inject step; its send time in *sent. */
+static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
+{
+	struct runner *r = x->r;
+	struct case_qp *q = find_qp(x, s->qp);
+	const struct roce_opcode_info *oi = roce_opcode((uint8_t)s->opcode);
+	bool request = oi->flags & ROCE_OPF_REQUEST;
+	struct roce_desc d;
+	/* The QP's own addressing, then defaults that make a plausible packet. */
+	struct roce_endpoint ep;
+	make_endpoint(x, q, 0, 0, 0, &ep);
+	/* proto=v1|v2: the encapsulation, by default the QP's (A17.8). */
+	ep.rocev1 = !strcasecmp(arg_word(s, "proto", q->rocev1 ? "v1" : "v2"), "v1");
+	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
+	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
+	if (s->opcode == ROCE_OP_CNP)
+		psn = 0; /* A17 Figure 6 */
+	roce_endpoint_desc(&ep, &d, (uint8_t)s->opcode, psn);
+	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
+	if (request && q->type == ROCE_T_RC && last)
+		roce_bth_set_ackreq(d.bth, 1);
+	uint8_t *h;
+	if ((oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_DETH)) && (h = roce_desc_hdr(&d, ROCE_H_DETH))) {
+		roce_deth_set_qkey(h, q->dut_qkey);
+		roce_deth_set_srcqp(h, q->tester_qpn);
+	}
+	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_AETH)) {
+		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), ROCE_AETH_ACK_UNLIMITED);
+		roce_aeth_set_msn(roce_desc_hdr(&d, ROCE_H_AETH), peer_qp_msn(r->peer, q->tester_qpn));
+	}
+	/* Payload. */
+	static uint8_t payload[9000];
+	const struct cl_arg *da = cl_step_arg(s, "data");
+	uint64_t len = 0;
+	if (da) {
+		len = da->v.n_bytes > sizeof payload ? sizeof payload : da->v.n_bytes;
+		memcpy(payload, da->v.bytes, len);
+	} else {
+		if (!arg_u64(x, s, "len", (oi->flags & ROCE_OPF_PAYLOAD) ? (oi->position == ROCE_POS_FIRST || oi->position == ROCE_POS_MIDDLE ? q->pmtu : 16) : 0, &len, o))
+			return;
+		if (len > sizeof payload) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "len=%llu exceeds the largest frame", (unsigned long long)len);
+			return;
+		}
+		pattern(payload, len, (unsigned)x->cur_step);
+	}
+	d.payload = payload;
+	d.payload_len = len;
+	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH))
+		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), oi->kind == ROCE_K_WRITE && oi->position == ROCE_POS_ONLY ? len : 0);
+	/* IPv4 options, or IPv6 extension headers, between IP and UDP. */
+	const struct cl_arg *opts = cl_step_arg(s, "ip_options");
+	if (opts) {
+		if (q->ipv == 4 && opts->v.n_bytes % 4) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "%s:%u:%u: IPv4 options of %zu bytes; expected a multiple of 4",
+			     x->c->path, opts->v.loc.line, opts->v.loc.col, opts->v.n_bytes);
+			return;
+		}
+		memcpy(d.ip_opts, opts->v.bytes, opts->v.n_bytes);
+		d.ip_opts_len = (unsigned)opts->v.n_bytes;
+	}
+	/* Addresses that are not the connection's: the tester's own source
+	 * or the DUT's destination with the last byte incremented. */
+	if (d.rocev1) {
+		/* RoCE v1: the GIDs in the GRH. */
+		uint8_t *grh = roce_desc_hdr(&d, ROCE_H_GRH);
+		if (cl_step_arg(s, "src_ip"))
+			grh[8 + 15]++;
+		if (cl_step_arg(s, "dst_ip"))
+			grh[24 + 15]++;
+	} else {
+		uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
+		if (cl_step_arg(s, "src_ip")) {
+			uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
+			a[q->ipv == 6 ? 15 : 3]++;
+		}
+		if (cl_step_arg(s, "dst_ip")) {
+			uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
+			a[q->ipv == 6 ? 15 : 3]++;
+		}
+	}
+	/* Every field argument, in order. */
+	bool icrc_bad = false;
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
+		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip") || !strcmp(a->key, "repeat") ||
+		    !strcmp(a->key, "every") || !strcmp(a->key, "proto"))
+			continue;
+		if (!strcmp(a->key, "icrc")) {
+			if (a->v.kind == CL_V_WORD) {
+				icrc_bad = true;
+			} else {
+				uint64_t v;
+				if (!eval(x, &a->v.expr, &v, o))
+					return;
+				d.ovr |= ROCE_OVR_ICRC;
+				d.icrc = (uint32_t)v;
+			}
+			continue;
+		}
+		enum roce_field f = field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
+		uint64_t v;
+		if (!eval(x, &a->v.expr, &v, o))
+			return;
+		const struct roce_field_info *fi = roce_field_info(f);
+		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "%s:%u:%u: %s is not a field of a %s packet %s%d", x->c->path,
+			     a->loc.line, a->loc.col, a->key, oi->name, d.rocev1 ? "of RoCE v1, GIDs of IPv" : "over IPv", q->ipv);
+			return;
+		}
+	}
+	uint8_t frame[PEER_FRAME_MAX];
+	long n = roce_build_frame(&d, frame, sizeof frame);
+	if (n < 0) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "the packet cannot be built (%s)", n == -1 ? "too large" : "inconsistent");
+		return;
+	}
+	if (icrc_bad) {
+		struct roce_pkt pk;
+		roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
+		if (pk.complete)
+			for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
+				frame[pk.icrc_off + i] ^= 0xFF;
+	}
+	/* The engine's PSN follows injected requests that used its PSN. */
+	uint32_t sent_psn = roce_bth_psn(d.bth);
+	if (request && sent_psn == next) {
+		uint32_t adv = 1;
+		if (oi->kind == ROCE_K_READ_REQ)
+			adv = roce_packets_for(roce_reth_dmalen(roce_desc_hdr(&d, ROCE_H_RETH)), q->pmtu);
+		peer_qp_set_next_psn(r->peer, q->tester_qpn, roce_psn_add(next, (int32_t)adv));
+	}
+	uint64_t now = rawio_now();
+	size_t before = x->n_pkts;
+	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "injected") != 0) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "the packet could not be injected");
+		return;
+	}
+	*sent = now;
+	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
+		if (x->pkts[i].tx)
+			o->pkts[o->n_pkts++] = (long)i;
+	char sum[200];
+	struct roce_pkt pk;
+	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
+	roce_pkt_summary(&pk, sum, sizeof sum);
+	g_string_printf(o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+}
+
+#define INJECT_MAX_REPEAT 100000u
+
+
+/* inject, once or repeat=N times every=T apart (each copy rebuilt, so
+ * that copies without an explicit psn= take consecutive PSNs). The
+ * step's event is the first copy's send time. */
+void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	uint64_t n, every, first = 0, sent = 0;
+	if (!arg_u64(x, s, "repeat", 1, &n, o) || !arg_u64(x, s, "every", 0, &every, o))
+		return;
+	if (n < 1 || n > INJECT_MAX_REPEAT) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "repeat=%llu: expected 1..%u", (unsigned long long)n, INJECT_MAX_REPEAT);
+		return;
+	}
+	for (uint64_t i = 0; i < n && o->st == S_OK; i++) {
+		if (i) {
+			uint64_t due = first + i * every;
+			if (due > x->deadline_ns)
+				break;
+			pump_until(x->r, -1, due, false);
+			if (interrupted(x->r))
+				break;
+		}
+		if (s->cm_attr)
+			inject_cm_once(x, s, o, &sent);
+		else
+			inject_once(x, s, o, &sent);
+		if (!i)
+			first = sent;
+	}
+	if (o->st != S_OK)
+		return;
+	x->ref_ns = first;
+	if (n > 1) {
+		gchar *one = g_strdup(o->detail->str);
+		g_string_printf(o->detail, "%llu copies over %.3f ms, the first: %s", (unsigned long long)n,
+		     (double)(sent - first) / 1e6, one);
+		g_free(one);
+	}
+}
+
+void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	struct inj_rule ru;
+	memset(&ru, 0, sizeof ru);
+	ru.rx = s->rx;
+	ru.opcode = s->opcode;
+	ru.round = -1;
+	int ipv = x->ipv;
+	if (s->qp) {
+		struct case_qp *q = find_qp(x, s->qp);
+		ru.qpn = q->tester_qpn;
+		ipv = q->ipv;
+	} else {
+		ru.any_qp = true;
+	}
+	uint64_t v;
+	if (cl_step_arg(s, "psn")) {
+		if (!arg_u64(x, s, "psn", 0, &v, o))
+			return;
+		ru.has_psn = true;
+		ru.psn = (uint32_t)v & ROCE_PSN_MASK;
+	}
+	if (cl_step_arg(s, "round")) {
+		if (!arg_u64(x, s, "round", 0, &v, o))
+			return;
+		ru.round = (int)v;
+	}
+	if (!arg_u64(x, s, "nth", 0, &v, o))
+		return;
+	ru.nth = (unsigned)v;
+	if (!arg_u64(x, s, "count", 0, &v, o))
+		return;
+	ru.count = (unsigned)v;
+	static const enum inj_action acts[] = { [CL_ACT_DROP] = INJ_DROP, [CL_ACT_DUPLICATE] = INJ_DUPLICATE,
+						[CL_ACT_DELAY] = INJ_DELAY, [CL_ACT_REORDER] = INJ_REORDER,
+						[CL_ACT_CORRUPT_ICRC] = INJ_CORRUPT_ICRC, [CL_ACT_ECN_CE] = INJ_ECN_CE,
+						[CL_ACT_SET] = INJ_SET };
+	ru.action = acts[s->action];
+	ru.delay_ns = s->action_ns;
+	ru.reorder_n = s->action_n;
+	if (s->action == CL_ACT_SET) {
+		ru.field = field_for(s->set_field, ipv, 0xFFFF);
+		if (!eval(x, &s->set_value, &ru.value, o))
+			return;
+	}
+	outf(ru.text, sizeof ru.text, "line %u: %s", s->loc.line, s->text);
+	if (inj_add(peer_rules(x->r->peer), &ru) != 0) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "more than %d injection rules", INJ_MAX_RULES);
+	}
+}
