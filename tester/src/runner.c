@@ -158,7 +158,7 @@ static bool session_open(struct runner *r, GString *err)
 	JsonObject *p = json_object_new(), *res = NULL;
 	json_object_set_int_member(p, "version", AGENT_PROTOCOL_VERSION);
 	json_object_set_string_member(p, "token", r->token ? r->token : "");
-	enum agent_status st = agent_call(&r->agent, "hello", p, r->opts.agent_timeout_ns, &res);
+	enum agent_status st = agent_call(&r->agent, AP_M_hello, p, r->opts.agent_timeout_ns, &res);
 	if (st != AGENT_OK) {
 		const char *code = r->agent.fail_code->str;
 		g_string_printf(err, "agent %s: hello failed: %s%s%s", r->opts.agent, code, code[0] ? ": " : "",
@@ -177,7 +177,7 @@ static void session_close(struct runner *r)
 {
 	if (r->agent.fd >= 0 && !r->agent.broken) {
 		JsonObject *res = NULL;
-		if (agent_call(&r->agent, "bye", NULL, r->opts.agent_timeout_ns, &res) == AGENT_OK)
+		if (agent_call(&r->agent, AP_M_bye, NULL, r->opts.agent_timeout_ns, &res) == AGENT_OK)
 			json_object_unref(res);
 	}
 	agent_close(&r->agent);
@@ -242,7 +242,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 	struct step_out o;
 	step_out_init(&o);
 	JsonObject *res;
-	if (call(x, &o, "query_device", NULL, &res)) {
+	if (call(x, &o, AP_M_query_device, NULL, &res)) {
 		r->dut_device = res;
 		JsonNode *cn = json_object_get_member(res, "capabilities");
 		if (cn && JSON_NODE_HOLDS_ARRAY(cn)) {
@@ -253,11 +253,11 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 	}
 	JsonObject *p = json_object_new();
 	json_object_set_int_member(p, "port", 1);
-	if (call(x, &o, "query_port", p, &res))
+	if (call(x, &o, AP_M_query_port, p, &res))
 		r->dut_port = res;
 	p = json_object_new();
 	json_object_set_int_member(p, "port", 1);
-	if (call(x, &o, "list_gids", p, &res)) {
+	if (call(x, &o, AP_M_list_gids, p, &res)) {
 		JsonNode *gn = json_object_get_member(res, "gids");
 		if (gn && JSON_NODE_HOLDS_ARRAY(gn))
 			r->dut_gids = json_array_ref(json_node_get_array(gn));
@@ -491,7 +491,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	 * rules: such a case ends in error. */
 	if (session && v == V_FAIL) {
 		JsonObject *res = NULL;
-		if (agent_call(&r->agent, "query_port", NULL, r->opts.agent_timeout_ns, &res) == AGENT_BROKEN) {
+		if (agent_call(&r->agent, AP_M_query_port, NULL, r->opts.agent_timeout_ns, &res) == AGENT_BROKEN) {
 			gchar *was = g_strdup(reason->str);
 			v = V_ERROR;
 			g_string_printf(reason, "lost the agent (%s); the earlier failure may follow from it: %s",

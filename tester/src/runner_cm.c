@@ -142,7 +142,7 @@ void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct step_out
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	json_object_set_int_member(p, "port", (gint64)port);
-	if (!call(x, o, "cm_listen", p, &res))
+	if (!call(x, o, AP_M_cm_listen, p, &res))
 		return;
 	json_object_unref(res);
 	/* The service ID follows from the port (A11); the agent's echo of it

@@ -141,7 +141,7 @@ struct case_mr *find_mr(struct run_ctx *x, const char *name);
 
 /* ---- DUT steps: verbs through the agent (runner_dut.c) ---- */
 
-bool call(struct run_ctx *x, struct step_out *o, const char *method, JsonObject *params, JsonObject **res);
+bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *params, JsonObject **res);
 void hex_text(char *out, size_t n, const uint8_t *d, size_t len);
 void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint32_t fl, uint16_t sport,

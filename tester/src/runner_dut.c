@@ -7,11 +7,12 @@
 
 /* ---- Agent calls ---- */
 
-bool call(struct run_ctx *x, struct step_out *o, const char *method, JsonObject *params, JsonObject **res)
+bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *params, JsonObject **res)
 {
 	struct runner *r = x->r;
 	JsonObject *result = NULL;
-	enum agent_status st = agent_call(&r->agent, method, params, r->opts.agent_timeout_ns, &result);
+	const char *method = ap_method_name(m);
+	enum agent_status st = agent_call(&r->agent, m, params, r->opts.agent_timeout_ns, &result);
 	const char *code = r->agent.fail_code->str, *msg = r->agent.fail_msg->str;
 	if (st == AGENT_OK) {
 		if (res)
@@ -56,7 +57,7 @@ static bool ensure_pd(struct run_ctx *x, struct step_out *o)
 	if (x->have_pd)
 		return true;
 	JsonObject *res;
-	if (!call(x, o, "alloc_pd", NULL, &res))
+	if (!call(x, o, AP_M_alloc_pd, NULL, &res))
 		return false;
 	uint64_t pd;
 	bool ok = agent_get_u64(res, "pd", &pd);
@@ -108,7 +109,7 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	agent_set_u64(p, "length", size);
 	json_object_set_array_member(p, "access", access_list(s, "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC"));
 	json_object_set_int_member(p, "fill", (gint64)(fill & 0xFF));
-	if (!call(x, o, "reg_mr", p, &res))
+	if (!call(x, o, AP_M_reg_mr, p, &res))
 		return;
 	struct case_mr *m = &x->mrs[x->n_mrs];
 	memset(m, 0, sizeof *m);
@@ -205,7 +206,7 @@ static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, con
 	}
 	json_object_set_int_member(attrs, "qp", q->dut_qp);
 	json_object_set_string_member(attrs, "state", state);
-	if (!call(x, o, "modify_qp", attrs, NULL))
+	if (!call(x, o, AP_M_modify_qp, attrs, NULL))
 		return false;
 	static const char *const known[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
@@ -238,7 +239,7 @@ static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out
 	json_object_set_int_member(p, "flow_label", q->flow_label);
 	json_object_set_int_member(p, "sl", q->sl);
 	json_object_set_int_member(p, "port", 1);
-	if (!call(x, o, "create_ah", p, &res))
+	if (!call(x, o, AP_M_create_ah, p, &res))
 		return false;
 	uint64_t h;
 	bool ok = agent_get_u64(res, "ah", &h);
@@ -343,7 +344,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	q->dut_ah[0] = q->dut_ah[1] = -1;
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "cqe", 256);
-	if (!call(x, o, "create_cq", p, &res))
+	if (!call(x, o, AP_M_create_cq, p, &res))
 		return;
 	uint64_t h;
 	bool ok = agent_get_u64(res, "cq", &h);
@@ -360,7 +361,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	json_object_set_int_member(p, "send_cq", q->dut_cq);
 	json_object_set_int_member(p, "recv_cq", q->dut_cq);
 	json_object_set_boolean_member(p, "sq_sig_all", FALSE);
-	if (!call(x, o, "create_qp", p, &res))
+	if (!call(x, o, AP_M_create_qp, p, &res))
 		return;
 	uint64_t qpn = 0;
 	ok = agent_get_u64(res, "qp", &h) && agent_get_u64(res, "qpn", &qpn);
@@ -493,7 +494,7 @@ void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	agent_set_u64(p, "wr_id", wr_id);
 	json_object_set_array_member(p, "sge", sge_list(m, off, len));
-	call(x, o, "post_recv", p, NULL);
+	call(x, o, AP_M_post_recv, p, NULL);
 }
 
 void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -540,7 +541,7 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 		json_object_set_int_member(p, "remote_qpn", q->tester_qpn);
 		agent_set_u64(p, "remote_qkey", qk);
 	}
-	if (call(x, o, "post_send", p, NULL))
+	if (call(x, o, AP_M_post_send, p, NULL))
 		q->posted++;
 }
 
@@ -555,7 +556,7 @@ void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	json_object_set_int_member(p, "mr", m->handle);
 	agent_set_u64(p, "offset", off);
 	b64_member(p, "data", d->v.bytes, d->v.n_bytes);
-	call(x, o, "write_mr", p, NULL);
+	call(x, o, AP_M_write_mr, p, NULL);
 }
 
 /* The DUT memory check of a UD receive's first 40 bytes (A17.4.5): the L3
@@ -592,7 +593,7 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 	json_object_set_int_member(p, "mr", m->handle);
 	agent_set_u64(p, "offset", off + at);
 	agent_set_u64(p, "length", hl);
-	if (!call(x, o, "read_mr", p, &res))
+	if (!call(x, o, AP_M_read_mr, p, &res))
 		return;
 	const char *b64 = json_object_has_member(res, "data") ? json_object_get_string_member(res, "data") : NULL;
 	gsize n = 0;
@@ -631,7 +632,7 @@ void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	json_object_set_int_member(p, "mr", m->handle);
 	agent_set_u64(p, "offset", off);
 	agent_set_u64(p, "length", len);
-	if (!call(x, o, "read_mr", p, &res))
+	if (!call(x, o, AP_M_read_mr, p, &res))
 		return;
 	const char *b64 = json_object_has_member(res, "data") ? json_object_get_string_member(res, "data") : NULL;
 	gsize n = 0;
@@ -653,7 +654,7 @@ void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	struct case_qp *q = find_qp(x, s->qp);
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "qp", q->dut_qp);
-	if (!call(x, o, "query_qp", p, &res))
+	if (!call(x, o, AP_M_query_qp, p, &res))
 		return;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];

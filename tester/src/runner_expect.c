@@ -430,7 +430,7 @@ static JsonObject *poll_dut_cq(struct run_ctx *x, struct case_qp *q, uint64_t en
 		json_object_set_int_member(p, "cq", q->dut_cq);
 		json_object_set_int_member(p, "max", 1);
 		json_object_set_int_member(p, "timeout_ms", 0);
-		if (!call(x, o, "poll_cq", p, &res))
+		if (!call(x, o, AP_M_poll_cq, p, &res))
 			return NULL;
 		JsonNode *cn = json_object_get_member(res, "completions");
 		JsonArray *arr = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
