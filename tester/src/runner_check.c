@@ -59,16 +59,16 @@ void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 		g_string_append_printf(o->detail, "; gaps %s .. %s", g1, g2);
 	x->ref_ns = end;
 	static const struct {
-		const char *key;
+		enum cl_key key;
 		enum sym_unit unit;
-	} units[] = { { "count", SYM_PLAIN }, { "bytes", SYM_BYTES }, { "rate", SYM_BYTES_PER_S },
-		      { "pps", SYM_PER_S }, { "first", SYM_NS }, { "last", SYM_NS },
-		      { "min_gap", SYM_NS }, { "max_gap", SYM_NS } };
+	} units[] = { { CL_K_count, SYM_PLAIN }, { CL_K_bytes, SYM_BYTES }, { CL_K_rate, SYM_BYTES_PER_S },
+		      { CL_K_pps, SYM_PER_S }, { CL_K_first, SYM_NS }, { CL_K_last, SYM_NS },
+		      { CL_K_min_gap, SYM_NS }, { CL_K_max_gap, SYM_NS } };
 	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
-			if (strcmp(units[k].key, a->key))
+			if (units[k].key != a->id)
 				continue;
 			if (a->v.kind == CL_V_BIND) {
 				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);

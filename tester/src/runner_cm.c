@@ -132,7 +132,7 @@ void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct step_out
 {
 	struct case_qp *q = find_qp(x, s->qp);
 	uint64_t port;
-	if (!arg_u64(x, s, "port", 0, &port, o))
+	if (!param_u64(x, &s->a.dut_listen.port, &port, o))
 		return;
 	if (!port || port > 65535) {
 		o->st = S_ERROR;
@@ -170,9 +170,9 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "repeat") || !strcmp(a->key, "every"))
+		if (a->id == CL_K_repeat || a->id == CL_K_every)
 			continue;
-		if (!strcmp(a->key, "icrc") && a->v.kind == CL_V_WORD) {
+		if (a->id == CL_K_icrc && a->v.kind == CL_V_WORD) {
 			icrc_bad = true;
 			continue;
 		}
@@ -185,7 +185,7 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 			}
 			return;
 		}
-		if (!strcmp(a->key, "icrc")) {
+		if (a->id == CL_K_icrc) {
 			d.ovr |= ROCE_OVR_ICRC;
 			d.icrc = (uint32_t)v;
 			continue;

@@ -133,9 +133,15 @@ void format_value(uint64_t v, enum sym_unit u, char *buf, size_t n);
 bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, struct step_out *o);
 enum sym_unit expr_unit(struct run_ctx *x, const struct cl_expr *e);
 gchar *expr_text(const struct cl_expr *e);
-bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
-		    struct step_out *o);
-const char *arg_word(const struct cl_step *s, const char *key, const char *def);
+/* Step arguments (cl_step.a): the value written, else the default of
+ * the argument table. A default the table leaves to the run
+ * (CL_DEF_RUN) is run_value. */
+bool param_u64(struct run_ctx *x, const struct cl_param *p, uint64_t *v, struct step_out *o);
+bool param_u64_run(struct run_ctx *x, const struct cl_param *p, uint64_t run_value, uint64_t *v, struct step_out *o);
+const char *param_word(const struct cl_param *p);
+const char *param_word_run(const struct cl_param *p, const char *run_value);
+/* Whether the argument's word (or its default's) is word, in any case. */
+bool param_word_is(const struct cl_param *p, const char *run_value, const char *word);
 struct case_qp *find_qp(struct run_ctx *x, const char *name);
 struct case_mr *find_mr(struct run_ctx *x, const char *name);
 

@@ -34,10 +34,12 @@ bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *p
 	return false;
 }
 
-static JsonArray *access_list(const struct cl_step *s, const char *def_csv)
+/* access=, as written or its default's words; only_write: of the
+ * default, REMOTE_WRITE alone (a UC QP has no READ or atomics). */
+static JsonArray *access_list(const struct cl_param *p, bool only_write)
 {
 	JsonArray *a = json_array_new();
-	const struct cl_arg *arg = cl_step_arg(s, "access");
+	const struct cl_arg *arg = p->arg;
 	if (arg) {
 		for (unsigned i = 0; i < arg->v.n_list; i++)
 			json_array_add_string_element(a, arg->v.list[i]);
@@ -46,9 +48,10 @@ static JsonArray *access_list(const struct cl_step *s, const char *def_csv)
 		return a;
 	}
 	char buf[128];
-	outf(buf, sizeof buf, "%s", def_csv);
+	outf(buf, sizeof buf, "%s", param_word(p) ? param_word(p) : "");
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-		json_array_add_string_element(a, tok);
+		if (!only_write || !strcmp(tok, ap_access_name(AP_ACCESS_REMOTE_WRITE)))
+			json_array_add_string_element(a, tok);
 	return a;
 }
 
@@ -96,8 +99,9 @@ void hex_text(char *out, size_t n, const uint8_t *d, size_t len)
 
 void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
+	const struct cl_dut_mr_args *a = &s->a.dut_mr;
 	uint64_t size, fill;
-	if (!arg_u64(x, s, "size", 4096, &size, o) || !arg_u64(x, s, "fill", 0, &fill, o) || !ensure_pd(x, o))
+	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !ensure_pd(x, o))
 		return;
 	if (x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
@@ -107,7 +111,7 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "pd", x->pd);
 	agent_set_u64(p, "length", size);
-	json_object_set_array_member(p, "access", access_list(s, "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC"));
+	json_object_set_array_member(p, "access", access_list(&a->access, false));
 	json_object_set_int_member(p, "fill", (gint64)(fill & 0xFF));
 	if (!call(x, o, AP_M_reg_mr, p, &res))
 		return;
@@ -261,23 +265,25 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		g_string_printf(o->detail, "more than %d QPs in one case", MAX_QPS);
 		return;
 	}
-	const char *type = arg_word(s, "type", "RC");
+	const struct cl_dut_qp_args *a = &s->a.dut_qp;
+	const char *type = param_word(&a->type);
 	enum roce_transport t = !strcasecmp(type, "UC") ? ROCE_T_UC : !strcasecmp(type, "UD") ? ROCE_T_UD : ROCE_T_RC;
 	uint64_t pmtu, psn, peer_psn, timeout, retry, rnr_retry, min_rnr, max_rd, max_dest_rd, qkey, tc, hl, fl,
 		sport, peer_timeout, peer_retry;
 	/* A UD message may take the whole port MTU unless the case says less. */
-	if (!arg_u64(x, s, "pmtu", t == ROCE_T_UD ? dut_port_mtu(r) : x->c->pmtu, &pmtu, o) || !arg_u64(x, s, "psn", random_psn(), &psn, o) ||
-	    !arg_u64(x, s, "peer_psn", random_psn(), &peer_psn, o) || !arg_u64(x, s, "timeout", 14, &timeout, o) ||
-	    !arg_u64(x, s, "retry_cnt", 7, &retry, o) || !arg_u64(x, s, "rnr_retry", 7, &rnr_retry, o) ||
-	    !arg_u64(x, s, "min_rnr_timer", 12, &min_rnr, o) || !arg_u64(x, s, "max_rd_atomic", 4, &max_rd, o) ||
-	    !arg_u64(x, s, "max_dest_rd_atomic", 4, &max_dest_rd, o) || !arg_u64(x, s, "qkey", 0x11111111, &qkey, o) ||
-	    !arg_u64(x, s, "traffic_class", 0, &tc, o) || !arg_u64(x, s, "hop_limit", 64, &hl, o) ||
-	    !arg_u64(x, s, "flow_label", 0, &fl, o) || !arg_u64(x, s, "udp_sport", 0, &sport, o) ||
-	    !arg_u64(x, s, "peer_timeout", 50, &peer_timeout, o) || !arg_u64(x, s, "peer_retry_cnt", 7, &peer_retry, o))
+	if (!param_u64_run(x, &a->pmtu, t == ROCE_T_UD ? dut_port_mtu(r) : x->c->pmtu, &pmtu, o) ||
+	    !param_u64_run(x, &a->psn, random_psn(), &psn, o) || !param_u64_run(x, &a->peer_psn, random_psn(), &peer_psn, o) ||
+	    !param_u64(x, &a->timeout, &timeout, o) || !param_u64(x, &a->retry_cnt, &retry, o) ||
+	    !param_u64(x, &a->rnr_retry, &rnr_retry, o) || !param_u64(x, &a->min_rnr_timer, &min_rnr, o) ||
+	    !param_u64(x, &a->max_rd_atomic, &max_rd, o) || !param_u64(x, &a->max_dest_rd_atomic, &max_dest_rd, o) ||
+	    !param_u64(x, &a->qkey, &qkey, o) || !param_u64(x, &a->traffic_class, &tc, o) ||
+	    !param_u64(x, &a->hop_limit, &hl, o) || !param_u64(x, &a->flow_label, &fl, o) ||
+	    !param_u64(x, &a->udp_sport, &sport, o) || !param_u64(x, &a->peer_timeout, &peer_timeout, o) ||
+	    !param_u64(x, &a->peer_retry_cnt, &peer_retry, o))
 		return;
 	/* The SL of the DUT's address vector: by default the run's priority. */
 	uint64_t sl;
-	if (!arg_u64(x, s, "sl", r->opts.vlan >= 0 ? (uint64_t)r->opts.vlan_pcp : 0, &sl, o))
+	if (!param_u64_run(x, &a->sl, r->opts.vlan >= 0 ? (uint64_t)r->opts.vlan_pcp : 0, &sl, o))
 		return;
 	if (!roce_mtu_enum((unsigned)pmtu)) {
 		o->st = S_ERROR;
@@ -294,7 +300,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	peer_psn &= ROCE_PSN_MASK;
 	/* A QP may pin its IP version (a case that needs both at once). */
 	uint64_t ipv;
-	if (!arg_u64(x, s, "ip", (uint64_t)x->ipv, &ipv, o))
+	if (!param_u64_run(x, &a->ip, (uint64_t)x->ipv, &ipv, o))
 		return;
 	if (ipv != 4 && ipv != 6) {
 		o->st = S_ERROR;
@@ -315,13 +321,13 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		}
 	}
 	/* proto=v1: a RoCE v1 source GID of the same address (dual-mode port). */
-	bool v1 = !strcasecmp(arg_word(s, "proto", "v2"), "v1");
+	bool v1 = param_word_is(&a->proto, NULL, "v1");
 	if (v1 && r->fam[ipv == 6].sgid_index_v1 < 0) {
 		o->st = S_NA;
 		g_string_printf(o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", (int)ipv);
 		return;
 	}
-	const char *upto = arg_word(s, "state", "RTS");
+	const char *upto = param_word(&a->state);
 	if (!ensure_pd(x, o))
 		return;
 	struct case_qp *q = &x->qps[x->n_qps];
@@ -387,7 +393,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	if (t == ROCE_T_UD)
 		agent_set_u64(p, "qkey", qkey);
 	else
-		json_object_set_array_member(p, "access", access_list(s, t == ROCE_T_RC ? "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC" : "REMOTE_WRITE"));
+		json_object_set_array_member(p, "access", access_list(&a->access, t != ROCE_T_RC));
 	/* state=RESET: the DUT's connection manager brings it up (dut listen). */
 	bool reset = !strcasecmp(upto, "RESET");
 	if (reset) {
@@ -486,9 +492,10 @@ void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out 
 {
 	struct case_qp *q = find_qp(x, s->qp);
 	struct case_mr *m = find_mr(x, s->mr);
+	const struct cl_post_recv_args *a = &s->a.post_recv;
 	uint64_t off, len, wr_id;
-	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", m->len, &len, o) ||
-	    !arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr_id, o))
+	if (!param_u64(x, &a->offset, &off, o) || !param_u64_run(x, &a->len, m->len, &len, o) ||
+	    !param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr_id, o))
 		return;
 	JsonObject *p = json_object_new();
 	json_object_set_int_member(p, "qp", q->dut_qp);
@@ -501,26 +508,29 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 {
 	struct case_qp *q = find_qp(x, s->qp);
 	struct case_mr *m = s->mr ? find_mr(x, s->mr) : NULL;
+	const struct cl_post_send_args *a = &s->a.post_send;
 	uint64_t off, len, wr_id, v;
-	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", m ? m->len : 0, &len, o) ||
-	    !arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr_id, o))
+	if (!param_u64(x, &a->offset, &off, o) || !param_u64_run(x, &a->len, m ? m->len : 0, &len, o) ||
+	    !param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr_id, o))
 		return;
 	JsonObject *p = json_object_new();
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	agent_set_u64(p, "wr_id", wr_id);
 	json_object_set_string_member(p, "opcode", s->verb);
 	json_object_set_array_member(p, "sge", m ? sge_list(m, off, len) : json_array_new());
-	json_object_set_boolean_member(p, "signaled", strcasecmp(arg_word(s, "signaled", "on"), "off") != 0);
-	if (!strcasecmp(arg_word(s, "solicited", "off"), "on"))
+	json_object_set_boolean_member(p, "signaled", !param_word_is(&a->signaled, NULL, "off"));
+	if (param_word_is(&a->solicited, NULL, "on"))
 		json_object_set_boolean_member(p, "solicited", TRUE);
-	static const struct {
-		const char *arg, *member;
-	} nums[] = { { "remote", "remote_addr" }, { "rkey", "rkey" }, { "imm", "imm_data" }, { "compare", "compare_add" },
-		     { "add", "compare_add" }, { "swap", "swap" }, { "invalidate", "invalidate_rkey" } };
+	/* The work request's numbers, those the case gives. */
+	const struct {
+		const struct cl_param *arg;
+		const char *member;
+	} nums[] = { { &a->remote, "remote_addr" }, { &a->rkey, "rkey" }, { &a->imm, "imm_data" }, { &a->compare, "compare_add" },
+		     { &a->add, "compare_add" }, { &a->swap, "swap" }, { &a->invalidate, "invalidate_rkey" } };
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-		if (!cl_step_arg(s, nums[i].arg))
+		if (!nums[i].arg->arg)
 			continue;
-		if (!arg_u64(x, s, nums[i].arg, 0, &v, o)) {
+		if (!param_u64(x, nums[i].arg, &v, o)) {
 			json_object_unref(p);
 			return;
 		}
@@ -528,11 +538,11 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	}
 	if (q->type == ROCE_T_UD) {
 		uint64_t qk;
-		if (!arg_u64(x, s, "remote_qkey", q->tester_qkey, &qk, o)) {
+		if (!param_u64_run(x, &a->remote_qkey, q->tester_qkey, &qk, o)) {
 			json_object_unref(p);
 			return;
 		}
-		bool v1 = !strcasecmp(arg_word(s, "proto", q->rocev1 ? "v1" : "v2"), "v1");
+		bool v1 = param_word_is(&a->proto, q->rocev1 ? "v1" : "v2", "v1");
 		if (!ud_ah(x, q, v1, o)) {
 			json_object_unref(p);
 			return;
@@ -549,9 +559,9 @@ void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct step_out 
 {
 	struct case_mr *m = find_mr(x, s->mr);
 	uint64_t off;
-	if (!arg_u64(x, s, "offset", 0, &off, o))
+	if (!param_u64(x, &s->a.dut_write.offset, &off, o))
 		return;
-	const struct cl_arg *d = cl_step_arg(s, "data");
+	const struct cl_arg *d = s->a.dut_write.data.arg;
 	JsonObject *p = json_object_new();
 	json_object_set_int_member(p, "mr", m->handle);
 	agent_set_u64(p, "offset", off);
@@ -567,7 +577,7 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 	struct case_mr *m = find_mr(x, s->mr);
 	struct case_qp *q = find_qp(x, qpname);
 	uint64_t off;
-	if (!arg_u64(x, s, "offset", 0, &off, o))
+	if (!param_u64(x, &s->a.dut_read.offset, &off, o))
 		return;
 	const struct case_pkt *sent = NULL;
 	long sent_idx = -1;
@@ -619,14 +629,15 @@ static void step_dut_read_l3(struct run_ctx *x, const struct cl_step *s, struct 
 void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_mr *m = find_mr(x, s->mr);
-	const struct cl_arg *l3 = cl_step_arg(s, "l3_header");
+	const struct cl_dut_read_args *a = &s->a.dut_read;
+	const struct cl_arg *l3 = a->l3_header.arg;
 	if (l3) {
 		step_dut_read_l3(x, s, o, l3->v.word);
 		return;
 	}
-	const struct cl_arg *d = cl_step_arg(s, "data");
+	const struct cl_arg *d = a->data.arg;
 	uint64_t off, len;
-	if (!arg_u64(x, s, "offset", 0, &off, o) || !arg_u64(x, s, "len", d->v.n_bytes, &len, o))
+	if (!param_u64(x, &a->offset, &off, o) || !param_u64_run(x, &a->len, d->v.n_bytes, &len, o))
 		return;
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "mr", m->handle);
@@ -658,7 +669,7 @@ void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct step_out 
 		return;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "state")) {
+		if (a->id == CL_K_state) {
 			const char *st = json_object_has_member(res, "state") ? json_object_get_string_member(res, "state") : "?";
 			bool eq = st && !strcasecmp(st, a->v.word);
 			if ((a->cmp == CL_EQ) != eq) {
@@ -697,10 +708,10 @@ void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out
 	JsonObject *p = json_object_new();
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "state"))
+		if (a->id == CL_K_state)
 			continue;
-		if (!strcmp(a->key, "access")) {
-			json_object_set_array_member(p, "access", access_list(s, ""));
+		if (a->id == CL_K_access) {
+			json_object_set_array_member(p, "access", access_list(&s->a.dut_modify.access, false));
 			continue;
 		}
 		uint64_t v;
@@ -710,5 +721,5 @@ void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out
 		}
 		agent_set_u64(p, a->key, v);
 	}
-	modify(x, o, q, arg_word(s, "state", "RTS"), p, false);
+	modify(x, o, q, param_word(&s->a.dut_modify.state), p, false);
 }

@@ -118,7 +118,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 	}
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "data")) {
+		if (a->id == CL_K_data) {
 			bool eq = pk.payload_len == a->v.n_bytes && !memcmp(pk.buf + pk.payload_off, a->v.bytes, a->v.n_bytes);
 			if (!eq) {
 				char e[200], g[200];
@@ -130,7 +130,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			}
 			continue;
 		}
-		if (!strcmp(a->key, "icrc")) {
+		if (a->id == CL_K_icrc) {
 			enum roce_icrc_status st = roce_icrc_check(&pk, NULL, NULL);
 			bool want_good = !strcmp(a->v.word, "good");
 			if ((st == ROCE_ICRC_GOOD) != want_good) {
@@ -140,7 +140,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			}
 			continue;
 		}
-		if (!strcmp(a->key, "proto")) {
+		if (a->id == CL_K_proto) {
 			bool want_v1 = !strcmp(a->v.word, "v1");
 			if (pk.rocev1 != want_v1) {
 				ok = false;
@@ -149,7 +149,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			}
 			continue;
 		}
-		if (!strcmp(a->key, "aeth")) {
+		if (a->id == CL_K_aeth) {
 			/* One kind, or a list of those the rule allows (the NAK
 			 * that rejects a request may depend on the order of the
 			 * responder's checks): the kind seen is reported. */
@@ -200,16 +200,16 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 				continue;
 			}
 			mad_mask = mi->mask >> __builtin_ctzll(mi->mask);
-		} else if (!strcmp(a->key, "len")) {
+		} else if (a->id == CL_K_len) {
 			got = pk.payload_len;
 			label = "payload length";
-		} else if (!strcmp(a->key, "delay")) {
+		} else if (a->id == CL_K_delay) {
 			got = p->ts_ns > x->ref_ns ? p->ts_ns - x->ref_ns : 0;
 			label = "delay since the previous step's event";
 			unit = SYM_NS;
-		} else if (!strcmp(a->key, "pcp") || !strcmp(a->key, "vid")) {
+		} else if (a->id == CL_K_pcp || a->id == CL_K_vid) {
 			/* The innermost 802.1Q tag, the one the DUT's VLAN gives. */
-			bool pcp = a->key[0] == 'p';
+			bool pcp = a->id == CL_K_pcp;
 			if (!pk.n_vlan) {
 				ok = false;
 				g_string_append_printf(o->expected, "an 802.1Q tag (%s); ", pcp ? "PCP" : "VLAN ID");
@@ -252,7 +252,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (mad_mask) {
 			want &= mad_mask;
-		} else if (strcmp(a->key, "len") && strcmp(a->key, "pcp") && strcmp(a->key, "vid")) {
+		} else if (a->id == CL_K_FIELD) {
 			const struct roce_field_info *fi = roce_field_info(field_for(a->key, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
 		}
@@ -383,7 +383,7 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 {
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "status") || !strcmp(a->key, "opcode")) {
+		if (a->id == CL_K_status || a->id == CL_K_opcode) {
 			/* A status may be any of several (or not one): the one
 			 * seen is reported either way. */
 			const char *got = wc_member_string(wc, a->key);
@@ -398,7 +398,7 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			}
 			continue;
 		}
-		const char *member = !strcmp(a->key, "imm") ? "imm_data" : a->key;
+		const char *member = a->id == CL_K_imm ? "imm_data" : a->key;
 		uint64_t got;
 		if (!agent_get_u64(wc, member, &got)) {
 			o->st = S_FAIL;
@@ -513,7 +513,7 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	     peer_op_name(wc.op), ap_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "status")) {
+		if (a->id == CL_K_status) {
 			if (!cl_word_arg_accepts(a, ap_wc_status_name(wc.status))) {
 				char want[400];
 				cl_word_arg_text(a, want, sizeof want);
@@ -521,7 +521,7 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 				g_string_append_printf(o->expected, "status %s; ", want);
 				g_string_append_printf(o->observed, "status %s; ", ap_wc_status_name(wc.status));
 			}
-		} else if (!strcmp(a->key, "data")) {
+		} else if (a->id == CL_K_data) {
 			if (!wc.data || wc.byte_len != a->v.n_bytes || memcmp(wc.data, a->v.bytes, a->v.n_bytes)) {
 				char e[200], g[200] = "none";
 				hex_text(e, sizeof e, a->v.bytes, a->v.n_bytes);
@@ -532,7 +532,7 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 				g_string_append_printf(o->observed, "data %s; ", g);
 			}
 		} else {
-			uint64_t v = !strcmp(a->key, "wr_id") ? wc.wr_id : wc.value;
+			uint64_t v = a->id == CL_K_wr_id ? wc.wr_id : wc.value;
 			if (a->v.kind == CL_V_BIND) {
 				sym_set(x, a->v.word, NULL, v);
 				continue;
@@ -557,9 +557,9 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 void step_expect_mem(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_mr *m = find_mr(x, s->mr);
-	const struct cl_arg *d = cl_step_arg(s, "data");
+	const struct cl_arg *d = s->a.expect_mem.data.arg;
 	uint64_t off;
-	if (!arg_u64(x, s, "offset", 0, &off, o))
+	if (!param_u64(x, &s->a.expect_mem.offset, &off, o))
 		return;
 	if (off > m->len || d->v.n_bytes > m->len - off) {
 		o->st = S_ERROR;

@@ -146,21 +146,47 @@ gchar *expr_text(const struct cl_expr *e)
 	return g_string_free(buf, FALSE);
 }
 
-bool arg_u64(struct run_ctx *x, const struct cl_step *s, const char *key, uint64_t def, uint64_t *v,
-		    struct step_out *o)
+/* A default from the step's argument table: its number, or run_value
+ * where the table says the run supplies it. */
+static uint64_t default_u64(const struct cl_param *p, uint64_t run_value)
 {
-	const struct cl_arg *a = cl_step_arg(s, key);
-	if (!a || a->v.kind != CL_V_EXPR) {
-		*v = def;
-		return true;
-	}
-	return eval(x, &a->v.expr, v, o);
+	if (!p->def)
+		return 0;
+	return p->def->kind == CL_DEF_NUM ? p->def->num : p->def->kind == CL_DEF_RUN ? run_value : 0;
 }
 
-const char *arg_word(const struct cl_step *s, const char *key, const char *def)
+bool param_u64(struct run_ctx *x, const struct cl_param *p, uint64_t *v, struct step_out *o)
 {
-	const struct cl_arg *a = cl_step_arg(s, key);
-	return a && (a->v.kind == CL_V_WORD || a->v.kind == CL_V_LIST) ? a->v.word : def;
+	return param_u64_run(x, p, 0, v, o);
+}
+
+bool param_u64_run(struct run_ctx *x, const struct cl_param *p, uint64_t run_value, uint64_t *v, struct step_out *o)
+{
+	if (!p->arg || p->arg->v.kind != CL_V_EXPR) {
+		*v = default_u64(p, run_value);
+		return true;
+	}
+	return eval(x, &p->arg->v.expr, v, o);
+}
+
+const char *param_word_run(const struct cl_param *p, const char *run_value)
+{
+	if (p->arg && (p->arg->v.kind == CL_V_WORD || p->arg->v.kind == CL_V_LIST))
+		return p->arg->v.word;
+	if (!p->def)
+		return NULL;
+	return p->def->kind == CL_DEF_WORD ? p->def->word : p->def->kind == CL_DEF_RUN ? run_value : NULL;
+}
+
+const char *param_word(const struct cl_param *p)
+{
+	return param_word_run(p, NULL);
+}
+
+bool param_word_is(const struct cl_param *p, const char *run_value, const char *word)
+{
+	const char *w = param_word_run(p, run_value);
+	return w && !strcasecmp(w, word);
 }
 
 struct case_qp *find_qp(struct run_ctx *x, const char *name)

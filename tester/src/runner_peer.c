@@ -7,22 +7,43 @@
 
 /* ---- Steps: the tester's side ---- */
 
+/* The tester's MR access: access= as written, else its default's words. */
+static unsigned peer_access(const struct cl_param *p)
+{
+	static const struct {
+		enum ap_access word;
+		unsigned bit;
+	} bits[] = { { AP_ACCESS_REMOTE_WRITE, PEER_ACC_WRITE }, { AP_ACCESS_REMOTE_READ, PEER_ACC_READ },
+		     { AP_ACCESS_REMOTE_ATOMIC, PEER_ACC_ATOMIC } };
+	unsigned acc = 0;
+	const struct cl_arg *a = p->arg;
+	char buf[128];
+	text_copy(buf, sizeof buf, a ? "" : param_word(p));
+	for (unsigned i = 0;; i++) {
+		const char *w;
+		if (a) {
+			if (i >= (a->v.kind == CL_V_LIST ? a->v.n_list : 1))
+				break;
+			w = a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word;
+		} else {
+			w = strtok(i ? NULL : buf, ",");
+			if (!w)
+				break;
+		}
+		for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
+			if (!strcasecmp(w, ap_access_name(bits[k].word)))
+				acc |= bits[k].bit;
+	}
+	return acc;
+}
+
 void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
+	const struct cl_peer_mr_args *pa = &s->a.peer_mr;
 	uint64_t size, fill;
-	if (!arg_u64(x, s, "size", 4096, &size, o) || !arg_u64(x, s, "fill", 0, &fill, o))
+	if (!param_u64(x, &pa->size, &size, o) || !param_u64(x, &pa->fill, &fill, o))
 		return;
-	unsigned acc = 0;
-	const struct cl_arg *a = cl_step_arg(s, "access");
-	if (!a) {
-		acc = PEER_ACC_WRITE | PEER_ACC_READ | PEER_ACC_ATOMIC;
-	} else {
-		for (unsigned i = 0; i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++) {
-			const char *w = a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word;
-			acc |= !strcasecmp(w, "REMOTE_WRITE") ? PEER_ACC_WRITE : !strcasecmp(w, "REMOTE_READ") ? PEER_ACC_READ
-			       : !strcasecmp(w, "REMOTE_ATOMIC") ? PEER_ACC_ATOMIC : 0;
-		}
-	}
+	unsigned acc = peer_access(&pa->access);
 	const struct peer_mr *pm = peer_mr_add(x->r->peer, size, acc, (uint8_t)fill);
 	if (!pm || x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
@@ -52,9 +73,10 @@ static void pattern(uint8_t *b, size_t n, unsigned seed)
 void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_qp *q = find_qp(x, s->qp);
+	const struct cl_peer_op_args *a = &s->a.peer_op;
 	struct peer_wr wr = { 0 };
 	uint64_t v;
-	if (!arg_u64(x, s, "wr_id", (uint64_t)x->cur_step, &wr.wr_id, o))
+	if (!param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr.wr_id, o))
 		return;
 	static const struct {
 		const char *name;
@@ -64,13 +86,13 @@ void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
 		if (!strcmp(ops[i].name, s->verb))
 			wr.op = ops[i].op;
-	const struct cl_arg *d = cl_step_arg(s, "data");
+	const struct cl_arg *d = a->data.arg;
 	uint8_t *buf = NULL;
 	if (d) {
 		wr.data = d->v.bytes;
 		wr.len = (uint32_t)d->v.n_bytes;
 	} else {
-		if (!arg_u64(x, s, "len", wr.op == PEER_OP_READ ? 0 : 64, &v, o))
+		if (!param_u64_run(x, &a->len, wr.op == PEER_OP_READ ? 0 : 64, &v, o))
 			return;
 		if (v > (64u << 20)) {
 			o->st = S_ERROR;
@@ -84,33 +106,33 @@ void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 		pattern(buf, wr.len, (unsigned)x->cur_step);
 		wr.data = buf;
 	}
-	if (!arg_u64(x, s, "remote", 0, &wr.remote, o) || !arg_u64(x, s, "rkey", 0, &v, o)) {
+	if (!param_u64(x, &a->remote, &wr.remote, o) || !param_u64(x, &a->rkey, &v, o)) {
 		free(buf);
 		return;
 	}
 	wr.rkey = (uint32_t)v;
-	if (!arg_u64(x, s, "compare", 0, &wr.compare, o) ||
-	    !arg_u64(x, s, wr.op == PEER_OP_FETCH_ADD ? "add" : "swap", 0, &wr.swap_add, o)) {
+	if (!param_u64(x, &a->compare, &wr.compare, o) ||
+	    !param_u64(x, wr.op == PEER_OP_FETCH_ADD ? &a->add : &a->swap, &wr.swap_add, o)) {
 		free(buf);
 		return;
 	}
-	if (cl_step_arg(s, "imm")) {
+	if (a->imm.arg) {
 		wr.has_imm = true;
-		if (!arg_u64(x, s, "imm", 0, &v, o)) {
+		if (!param_u64(x, &a->imm, &v, o)) {
 			free(buf);
 			return;
 		}
 		wr.imm = (uint32_t)v;
 	}
-	if (cl_step_arg(s, "invalidate")) {
+	if (a->invalidate.arg) {
 		wr.has_inv = true;
-		if (!arg_u64(x, s, "invalidate", 0, &v, o)) {
+		if (!param_u64(x, &a->invalidate, &v, o)) {
 			free(buf);
 			return;
 		}
 		wr.inv_rkey = (uint32_t)v;
 	}
-	wr.solicited = !strcasecmp(arg_word(s, "solicited", "off"), "on");
+	wr.solicited = param_word_is(&a->solicited, NULL, "on");
 	char err[256];
 	uint64_t now = rawio_now();
 	if (peer_post(x->r->peer, q->tester_qpn, &wr, now, err, sizeof err) != 0) {
@@ -131,18 +153,15 @@ void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *
 		uint64_t v = 0;
 		if (a->v.kind == CL_V_EXPR && !eval(x, &a->v.expr, &v, o))
 			return;
-		if (!strcmp(a->key, "auto"))
-			peer_qp_set_auto(p, q->tester_qpn, on);
-		else if (!strcmp(a->key, "rnr"))
-			peer_qp_set_rnr(p, q->tester_qpn, on);
-		else if (!strcmp(a->key, "ack"))
-			peer_qp_set_ack(p, q->tester_qpn, on);
-		else if (!strcmp(a->key, "rnr_timer"))
-			peer_qp_set_rnr_timer(p, q->tester_qpn, (unsigned)v);
-		else if (!strcmp(a->key, "psn"))
-			peer_qp_set_next_psn(p, q->tester_qpn, (uint32_t)v);
-		else if (!strcmp(a->key, "recv"))
-			peer_qp_set_recv(p, q->tester_qpn, (long)v);
+		switch (a->id) {
+		case CL_K_auto: peer_qp_set_auto(p, q->tester_qpn, on); break;
+		case CL_K_rnr: peer_qp_set_rnr(p, q->tester_qpn, on); break;
+		case CL_K_ack: peer_qp_set_ack(p, q->tester_qpn, on); break;
+		case CL_K_rnr_timer: peer_qp_set_rnr_timer(p, q->tester_qpn, (unsigned)v); break;
+		case CL_K_psn: peer_qp_set_next_psn(p, q->tester_qpn, (uint32_t)v); break;
+		case CL_K_recv: peer_qp_set_recv(p, q->tester_qpn, (long)v); break;
+		default: break;
+		}
 	}
 }
 
@@ -185,6 +204,7 @@ enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
 static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
 {
 	struct runner *r = x->r;
+	const struct cl_inject_args *ia = &s->a.inject;
 	struct case_qp *q = find_qp(x, s->qp);
 	const struct roce_opcode_info *oi = roce_opcode((uint8_t)s->opcode);
 	bool request = oi->flags & ROCE_OPF_REQUEST;
@@ -193,7 +213,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	struct roce_endpoint ep;
 	make_endpoint(x, q, 0, 0, 0, &ep);
 	/* proto=v1|v2: the encapsulation, by default the QP's (A17.8). */
-	ep.rocev1 = !strcasecmp(arg_word(s, "proto", q->rocev1 ? "v1" : "v2"), "v1");
+	ep.rocev1 = param_word_is(&ia->proto, q->rocev1 ? "v1" : "v2", "v1");
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
 	if (s->opcode == ROCE_OP_CNP)
@@ -213,13 +233,13 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	}
 	/* Payload. */
 	static uint8_t payload[9000];
-	const struct cl_arg *da = cl_step_arg(s, "data");
+	const struct cl_arg *da = ia->data.arg;
 	uint64_t len = 0;
 	if (da) {
 		len = da->v.n_bytes > sizeof payload ? sizeof payload : da->v.n_bytes;
 		memcpy(payload, da->v.bytes, len);
 	} else {
-		if (!arg_u64(x, s, "len", (oi->flags & ROCE_OPF_PAYLOAD) ? (oi->position == ROCE_POS_FIRST || oi->position == ROCE_POS_MIDDLE ? q->pmtu : 16) : 0, &len, o))
+		if (!param_u64_run(x, &ia->len, (oi->flags & ROCE_OPF_PAYLOAD) ? (oi->position == ROCE_POS_FIRST || oi->position == ROCE_POS_MIDDLE ? q->pmtu : 16) : 0, &len, o))
 			return;
 		if (len > sizeof payload) {
 			o->st = S_ERROR;
@@ -233,7 +253,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	if (oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH))
 		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), oi->kind == ROCE_K_WRITE && oi->position == ROCE_POS_ONLY ? len : 0);
 	/* IPv4 options, or IPv6 extension headers, between IP and UDP. */
-	const struct cl_arg *opts = cl_step_arg(s, "ip_options");
+	const struct cl_arg *opts = ia->ip_options.arg;
 	if (opts) {
 		if (q->ipv == 4 && opts->v.n_bytes % 4) {
 			o->st = S_ERROR;
@@ -249,17 +269,17 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	if (d.rocev1) {
 		/* RoCE v1: the GIDs in the GRH. */
 		uint8_t *grh = roce_desc_hdr(&d, ROCE_H_GRH);
-		if (cl_step_arg(s, "src_ip"))
+		if (ia->src_ip.arg)
 			grh[8 + 15]++;
-		if (cl_step_arg(s, "dst_ip"))
+		if (ia->dst_ip.arg)
 			grh[24 + 15]++;
 	} else {
 		uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
-		if (cl_step_arg(s, "src_ip")) {
+		if (ia->src_ip.arg) {
 			uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3));
 			a[q->ipv == 6 ? 15 : 3]++;
 		}
-		if (cl_step_arg(s, "dst_ip")) {
+		if (ia->dst_ip.arg) {
 			uint8_t *a = (uint8_t *)(q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3));
 			a[q->ipv == 6 ? 15 : 3]++;
 		}
@@ -268,11 +288,9 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		if (!strcmp(a->key, "len") || !strcmp(a->key, "data") || !strcmp(a->key, "ip_options") ||
-		    !strcmp(a->key, "src_ip") || !strcmp(a->key, "dst_ip") || !strcmp(a->key, "repeat") ||
-		    !strcmp(a->key, "every") || !strcmp(a->key, "proto"))
-			continue;
-		if (!strcmp(a->key, "icrc")) {
+		if (a->id != CL_K_FIELD && a->id != CL_K_icrc)
+			continue; /* read by name above */
+		if (a->id == CL_K_icrc) {
 			if (a->v.kind == CL_V_WORD) {
 				icrc_bad = true;
 			} else {
@@ -345,7 +363,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	uint64_t n, every, first = 0, sent = 0;
-	if (!arg_u64(x, s, "repeat", 1, &n, o) || !arg_u64(x, s, "every", 0, &every, o))
+	if (!param_u64(x, &s->a.inject.repeat, &n, o) || !param_u64(x, &s->a.inject.every, &every, o))
 		return;
 	if (n < 1 || n > INJECT_MAX_REPEAT) {
 		o->st = S_ERROR;
@@ -394,22 +412,23 @@ void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	} else {
 		ru.any_qp = true;
 	}
+	const struct cl_rule_args *a = &s->a.rule;
 	uint64_t v;
-	if (cl_step_arg(s, "psn")) {
-		if (!arg_u64(x, s, "psn", 0, &v, o))
+	if (a->psn.arg) {
+		if (!param_u64(x, &a->psn, &v, o))
 			return;
 		ru.has_psn = true;
 		ru.psn = (uint32_t)v & ROCE_PSN_MASK;
 	}
-	if (cl_step_arg(s, "round")) {
-		if (!arg_u64(x, s, "round", 0, &v, o))
+	if (a->round.arg) {
+		if (!param_u64(x, &a->round, &v, o))
 			return;
 		ru.round = (int)v;
 	}
-	if (!arg_u64(x, s, "nth", 0, &v, o))
+	if (!param_u64(x, &a->nth, &v, o))
 		return;
 	ru.nth = (unsigned)v;
-	if (!arg_u64(x, s, "count", 0, &v, o))
+	if (!param_u64(x, &a->count, &v, o))
 		return;
 	ru.count = (unsigned)v;
 	static const enum inj_action acts[] = { [CL_ACT_DROP] = INJ_DROP, [CL_ACT_DUPLICATE] = INJ_DUPLICATE,
