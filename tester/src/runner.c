@@ -271,23 +271,22 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 			JsonObject *g = json_array_get_object_element(r->dut_gids, i);
 			const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
 			const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
-			uint8_t a[16];
+			uint8_t a[ROCE_GID_LEN], ip[ROCE_GID_LEN];
 			if (!gid || !type || strcasecmp(type, "RoCEv2") || inet_pton(AF_INET6, gid, a) != 1)
 				continue;
-			bool mapped = roce_gid_is_ipv4(a);
 			bool link_local = roce_ipv6_is_link_local(a);
-			if (mapped != (ipv == 4) || (have && link_local))
+			if (roce_gid_to_ip(a, ip) != ipv || (have && link_local))
 				continue;
+			size_t iplen = ipv == 4 ? 4 : ROCE_GID_LEN;
 			if (override) {
-				uint8_t want[16];
-				if (inet_pton(fi ? AF_INET6 : AF_INET, override, want) != 1 ||
-				    memcmp(fi ? a : a + 12, want, fi ? 16 : 4))
+				uint8_t want[ROCE_GID_LEN];
+				if (inet_pton(fi ? AF_INET6 : AF_INET, override, want) != 1 || memcmp(ip, want, iplen))
 					continue;
 			}
 			uint64_t idx = 0;
 			agent_get_u64(g, "index", &idx);
 			r->fam[fi].sgid_index = (int)idx;
-			memcpy(r->fam[fi].ip, fi ? a : a + 12, fi ? 16 : 4);
+			memcpy(r->fam[fi].ip, ip, iplen);
 			outf(r->fam[fi].gid, sizeof r->fam[fi].gid, "%s", gid);
 			have = true;
 			if (!link_local)
@@ -710,7 +709,7 @@ JsonObject *runner_setup_json(struct runner *r)
 		json_object_set_null_member(i, "vlan");
 	json_object_set_string_member(i, "timestamps", r->io.tstamp);
 	json_object_set_string_member(i, "icmp_guard", r->io.guard_note[0] ? r->io.guard_note
-					   : "UDP port 4791 held by the tester: the kernel sends no ICMP port unreachable");
+					   : "UDP port " G_STRINGIFY(ROCE_UDP_PORT) " held by the tester: the kernel sends no ICMP port unreachable");
 	json_object_set_int_member(i, "frames_sent", (gint64)r->io.tx_frames);
 	json_object_set_int_member(i, "frames_received", (gint64)r->io.rx_frames);
 	json_object_set_int_member(i, "send_errors", (gint64)r->io.tx_errors);

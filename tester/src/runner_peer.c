@@ -270,9 +270,9 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		/* RoCE v1: the GIDs in the GRH. */
 		uint8_t *grh = roce_desc_hdr(&d, ROCE_H_GRH);
 		if (ia->src_ip.arg)
-			grh[8 + 15]++;
+			roce_grh_sgid_ptr(grh)[ROCE_GID_LEN - 1]++;
 		if (ia->dst_ip.arg)
-			grh[24 + 15]++;
+			roce_grh_dgid_ptr(grh)[ROCE_GID_LEN - 1]++;
 	} else {
 		uint8_t *l3 = roce_desc_hdr(&d, q->ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4);
 		if (ia->src_ip.arg) {
