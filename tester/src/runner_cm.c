@@ -157,7 +157,6 @@ void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct step_out
  * over the QP's IP version. */
 void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
 {
-	struct runner *r = x->r;
 	struct case_qp *q = find_qp(x, s->qp);
 	static uint8_t mad[ROCE_MAD_LEN];
 	cm_default(x, q, s->cm_attr, mad);
@@ -222,17 +221,8 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 		for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
 			frame[pk.icrc_off + i] ^= 0xFF;
 	x->last_cm_qp = q;
-	uint64_t now = rawio_now();
-	size_t before = x->n_pkts;
-	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "CM") != 0) {
-		o->st = S_ERROR;
-		g_string_printf(o->detail, "the CM MAD could not be injected");
+	if (!inject_frame(x, q, frame, (size_t)n, "CM", "the CM MAD", sent, o))
 		return;
-	}
-	*sent = now;
-	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
-		if (x->pkts[i].tx)
-			o->pkts[o->n_pkts++] = (long)i;
 	g_string_printf(o->detail, "sent CM %s (communication ID 0x%08x, remote 0x%08x) to QP1 over IPv%d%s",
 	     roce_cm_msg_name(s->cm_attr), q->cm_local_id, q->cm_remote_id, q->ipv, icrc_bad ? " with a corrupted ICRC" : "");
 }

@@ -168,6 +168,11 @@ void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *
 enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs);
 void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* Sends a frame the case built to the DUT from QP q's side (the engine
+ * records it, with note); its send time in *sent and the frames sent in
+ * o, or o says that what ("the packet") could not be injected. */
+bool inject_frame(struct run_ctx *x, const struct case_qp *q, const uint8_t *frame, size_t len, const char *note,
+		  const char *what, uint64_t *sent, struct step_out *o);
 
 /* ---- CM steps (runner_cm.c) ---- */
 
@@ -181,6 +186,10 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 bool dut_pkt_for(struct run_ctx *x, size_t i, const struct case_qp *q);
 bool same_stream(const struct cl_step *s, const struct case_pkt *p);
 bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want);
+/* A number the DUT or the agent reported, against a constraint of the
+ * step: ?name binds it; otherwise a mismatch goes to o (S_FAIL). False
+ * when the constraint cannot be evaluated (o says why). */
+bool check_number(struct run_ctx *x, const struct cl_arg *a, uint64_t got, struct step_out *o);
 const char *cmp_text(enum cl_cmp c);
 void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o);

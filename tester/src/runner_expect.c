@@ -70,6 +70,23 @@ const char *cmp_text(enum cl_cmp c)
 	return t[c];
 }
 
+bool check_number(struct run_ctx *x, const struct cl_arg *a, uint64_t got, struct step_out *o)
+{
+	if (a->v.kind == CL_V_BIND) {
+		sym_set(x, a->v.word, NULL, got);
+		return true;
+	}
+	uint64_t want;
+	if (!eval(x, &a->v.expr, &want, o))
+		return false;
+	if (!cmp_ok(a->cmp, got, want)) {
+		o->st = S_FAIL;
+		g_string_append_printf(o->expected, "%s %s %llu; ", a->key, cmp_text(a->cmp), (unsigned long long)want);
+		g_string_append_printf(o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
+	}
+	return true;
+}
+
 /* Checks one packet against the step's opcode and constraints; fills
  * expected/observed with the mismatches. */
 static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struct case_pkt *p, struct step_out *o,
@@ -406,18 +423,8 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			g_string_append_printf(o->observed, "no %s in the completion; ", member);
 			continue;
 		}
-		if (a->v.kind == CL_V_BIND) {
-			sym_set(x, a->v.word, NULL, got);
-			continue;
-		}
-		uint64_t want;
-		if (!eval(x, &a->v.expr, &want, o))
+		if (!check_number(x, a, got, o))
 			return;
-		if (!cmp_ok(a->cmp, got, want)) {
-			o->st = S_FAIL;
-			g_string_append_printf(o->expected, "%s %s %llu; ", a->key, cmp_text(a->cmp), (unsigned long long)want);
-			g_string_append_printf(o->observed, "%s = %llu; ", a->key, (unsigned long long)got);
-		}
 	}
 }
 

@@ -200,6 +200,23 @@ enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
 	return roce_field_by_name(key);
 }
 
+bool inject_frame(struct run_ctx *x, const struct case_qp *q, const uint8_t *frame, size_t len, const char *note,
+		  const char *what, uint64_t *sent, struct step_out *o)
+{
+	uint64_t now = rawio_now();
+	size_t before = x->n_pkts;
+	if (peer_inject(x->r->peer, q->tester_qpn, frame, len, now, note) != 0) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "%s could not be injected", what);
+		return false;
+	}
+	*sent = now;
+	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
+		if (x->pkts[i].tx)
+			o->pkts[o->n_pkts++] = (long)i;
+	return true;
+}
+
 /* Builds and sends one packet of an inject step; its send time in *sent. */
 static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent)
 {
@@ -336,17 +353,8 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			adv = roce_packets_for(roce_reth_dmalen(roce_desc_hdr(&d, ROCE_H_RETH)), q->pmtu);
 		peer_qp_set_next_psn(r->peer, q->tester_qpn, roce_psn_add(next, (int32_t)adv));
 	}
-	uint64_t now = rawio_now();
-	size_t before = x->n_pkts;
-	if (peer_inject(r->peer, q->tester_qpn, frame, (size_t)n, now, "injected") != 0) {
-		o->st = S_ERROR;
-		g_string_printf(o->detail, "the packet could not be injected");
+	if (!inject_frame(x, q, frame, (size_t)n, "injected", "the packet", sent, o))
 		return;
-	}
-	*sent = now;
-	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
-		if (x->pkts[i].tx)
-			o->pkts[o->n_pkts++] = (long)i;
 	char sum[200];
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
