@@ -17,7 +17,6 @@ const char *verdict_name(enum verdict v)
 	}
 }
 
-
 static const char *step_status_name(enum step_status s)
 {
 	switch (s) {
@@ -30,7 +29,6 @@ static const char *step_status_name(enum step_status s)
 }
 
 /* ---- Small helpers ---- */
-
 
 /* The DUT port's active MTU (query_port), or 4096 when it did not say. */
 unsigned dut_port_mtu(struct runner *r)

@@ -40,7 +40,6 @@
 
 enum step_status { S_OK, S_FAIL, S_ERROR, S_NA };
 
-
 /* What a step did: details, expected and observed values hold text of the
  * case, the DUT and the agent, of any length. */
 struct step_out {

@@ -181,12 +181,16 @@ void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint3
 	ep->dest_qpn = q->dut_qpn;
 }
 
-static const char *const bringup_states[3] = { "INIT", "RTR", "RTS" };
+/* A QP state's name in the agent protocol ("RTS"). */
+#define QP_STATE(SYM) ap_qp_state_name(AP_QPS_##SYM)
+
+/* The bring-up's transitions, by the state each reaches. */
+static const enum ap_qp_state bringup_states[3] = { AP_QPS_INIT, AP_QPS_RTR, AP_QPS_RTS };
 
 static int bringup_index(const char *state)
 {
 	for (int i = 0; i < 3; i++)
-		if (!strcasecmp(state, bringup_states[i]))
+		if (!strcasecmp(state, ap_qp_state_name(bringup_states[i])))
 			return i;
 	return -1;
 }
@@ -198,7 +202,7 @@ static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, con
 		   bool remember)
 {
 	int bi = bringup_index(state);
-	bool next_in_path = bi >= 0 && !strcasecmp(q->state, bi ? bringup_states[bi - 1] : "RESET");
+	bool next_in_path = bi >= 0 && !strcasecmp(q->state, ap_qp_state_name(bi ? bringup_states[bi - 1] : AP_QPS_RESET));
 	if (remember && bi >= 0) {
 		q->bringup[bi] = json_object_ref(attrs);
 	} else if (next_in_path && q->bringup[bi]) {
@@ -212,10 +216,9 @@ static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, con
 	json_object_set_string_member(attrs, "state", state);
 	if (!call(x, o, AP_M_modify_qp, attrs, NULL))
 		return false;
-	static const char *const known[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (!strcasecmp(state, known[i]))
-			q->state = known[i];
+	for (int i = 0; i < AP_QP_STATE_COUNT; i++)
+		if (!strcasecmp(state, ap_qp_state_name((enum ap_qp_state)i)))
+			q->state = ap_qp_state_name((enum ap_qp_state)i);
 	return true;
 }
 
@@ -336,7 +339,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	q->type = t;
 	q->ipv = (int)ipv;
 	q->fi = ipv == 6;
-	q->state = "RESET";
+	q->state = QP_STATE(RESET);
 	q->pmtu = (unsigned)pmtu;
 	q->dut_psn = (uint32_t)psn;
 	q->tester_psn = (uint32_t)peer_psn;
@@ -395,11 +398,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	else
 		json_object_set_array_member(p, "access", access_list(&a->access, t != ROCE_T_RC));
 	/* state=RESET: the DUT's connection manager brings it up (dut listen). */
-	bool reset = !strcasecmp(upto, "RESET");
+	bool reset = !strcasecmp(upto, QP_STATE(RESET));
 	if (reset) {
 		q->bringup[0] = json_object_ref(p);
 		json_object_unref(p);
-	} else if (!modify(x, o, q, "INIT", p, true)) {
+	} else if (!modify(x, o, q, QP_STATE(INIT), p, true)) {
 		return;
 	}
 	p = json_object_new();
@@ -420,11 +423,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
 		}
 	}
-	bool stop = reset || !strcasecmp(upto, "INIT");
+	bool stop = reset || !strcasecmp(upto, QP_STATE(INIT));
 	if (stop) {
 		q->bringup[1] = json_object_ref(p);
 		json_object_unref(p);
-	} else if (!modify(x, o, q, "RTR", p, true)) {
+	} else if (!modify(x, o, q, QP_STATE(RTR), p, true)) {
 		return;
 	}
 	p = json_object_new();
@@ -435,11 +438,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		json_object_set_int_member(p, "rnr_retry", (gint64)rnr_retry);
 		json_object_set_int_member(p, "max_rd_atomic", (gint64)max_rd);
 	}
-	stop = stop || !strcasecmp(upto, "RTR");
+	stop = stop || !strcasecmp(upto, QP_STATE(RTR));
 	if (stop) {
 		q->bringup[2] = json_object_ref(p);
 		json_object_unref(p);
-	} else if (!modify(x, o, q, "RTS", p, true)) {
+	} else if (!modify(x, o, q, QP_STATE(RTS), p, true)) {
 		return;
 	}
 	if (t == ROCE_T_UD && !ud_ah(x, q, v1, o))

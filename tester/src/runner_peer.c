@@ -364,7 +364,6 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 
 #define INJECT_MAX_REPEAT 100000u
 
-
 /* inject, once or repeat=N times every=T apart (each copy rebuilt, so
  * that copies without an explicit psn= take consecutive PSNs). The
  * step's event is the first copy's send time. */

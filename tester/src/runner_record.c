@@ -8,7 +8,6 @@
 
 /* ---- Packets of the case ---- */
 
-
 long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint64_t ts, bool tx, uint32_t qpn,
 		const char *note)
 {
@@ -200,7 +199,6 @@ static void check_stateless(struct run_ctx *x, long idx, const struct roce_pkt *
 		add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg);
 	}
 }
-
 
 /* On a VLAN run the DUT's frames of a QP carry the run's VLAN ID and, as
  * priority, the SL of the QP's address vector (A17.4). A CNP's priority

@@ -42,7 +42,6 @@ void on_engine_note(void *ctx, const struct peer_tx_info *info, const char *what
 		      info->why ? info->why : "", what, info->rule ? " by rule: " : "", info->rule ? info->rule : "");
 }
 
-
 static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, uint64_t ts)
 {
 	struct runner *r = ctx;
