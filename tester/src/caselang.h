@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "agent_protocol.h"
+#include "roce/hdr.h"
 
 /* Where something is in a case file (1-based line and column). */
 struct cl_loc {
@@ -406,5 +407,11 @@ int cl_opcode_lookup(int transport, const char *word);
  * with the runner: AETH words (ACK, RNR, NAK_SEQ, NAK_INVALID, NAK_ACCESS,
  * NAK_OPERATIONAL) to a syndrome pattern. Returns false when unknown. */
 bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
+
+/* The libroce field a header-field argument names (psn, rkey, ttl ... or
+ * a full name, bth.tver) in a packet over IP version ipv with the
+ * extension headers xhdrs (ROCE_XHDR_BIT): rkey is the RETH's, or the
+ * AtomicETH's in an atomic request. ROCE_F_COUNT when none. */
+enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs);
 
 #endif

@@ -394,18 +394,47 @@ static const struct argspec a_dut_listen[] = { ARG(dut_listen, port, F_EXPR, NUL
 
 /* Shorthands for packet fields in inject, expect and injection rules. The
  * runner maps each to the libroce field of the packet's headers. */
-static const char *const pseudo_fields[] = {
-	"psn", "ackreq", "se", "destqp", "pkey", "tver", "padcnt", "fecn", "becn", "migreq",
-	"syndrome", "msn", "remote", "rkey", "dmalen", "imm", "qkey", "srcqp", "compare",
-	"swap", "orig", "ecn", "dscp", "ttl", NULL
+static const struct {
+	const char *name, *field, *alt; /* alt: where field's header is not in the packet */
+} pseudo_fields[] = {
+	{ "psn", "bth.psn", NULL },          { "ackreq", "bth.ackreq", NULL },
+	{ "se", "bth.se", NULL },            { "destqp", "bth.destqp", NULL },
+	{ "pkey", "bth.pkey", NULL },        { "tver", "bth.tver", NULL },
+	{ "padcnt", "bth.padcnt", NULL },    { "fecn", "bth.fecn", NULL },
+	{ "becn", "bth.becn", NULL },        { "migreq", "bth.m", NULL },
+	{ "syndrome", "aeth.syndrome", NULL }, { "msn", "aeth.msn", NULL },
+	{ "remote", "reth.va", "atomiceth.va" }, { "rkey", "reth.rkey", "atomiceth.rkey" },
+	{ "dmalen", "reth.dmalen", NULL },   { "imm", "immdt.imm", NULL },
+	{ "qkey", "deth.qkey", NULL },       { "srcqp", "deth.srcqp", NULL },
+	{ "compare", "atomiceth.cmpdt", NULL }, { "swap", "atomiceth.swapdt", NULL },
+	{ "orig", "atomicacketh.orig", NULL },
+	{ "ecn", "ipv4.ecn", "ipv6.ecn" },   { "dscp", "ipv4.dscp", "ipv6.dscp" },
+	{ "ttl", "ipv4.ttl", "ipv6.hoplimit" },
 };
 
 static bool is_pseudo_field(const char *name)
 {
-	for (const char *const *p = pseudo_fields; *p; p++)
-		if (!strcmp(*p, name))
+	for (size_t i = 0; i < sizeof pseudo_fields / sizeof pseudo_fields[0]; i++)
+		if (!strcmp(pseudo_fields[i].name, name))
 			return true;
 	return false;
+}
+
+enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs)
+{
+	for (size_t i = 0; i < sizeof pseudo_fields / sizeof pseudo_fields[0]; i++) {
+		if (strcmp(pseudo_fields[i].name, name))
+			continue;
+		enum roce_field f = roce_field_by_name(pseudo_fields[i].field);
+		if (pseudo_fields[i].alt) {
+			const struct roce_field_info *fi = roce_field_info(f);
+			bool ip = fi->hdr == ROCE_H_IPV4;
+			if ((ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))))
+				f = roce_field_by_name(pseudo_fields[i].alt);
+		}
+		return f;
+	}
+	return roce_field_by_name(name);
 }
 
 /* ---- The parser ---- */

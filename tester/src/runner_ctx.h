@@ -164,7 +164,6 @@ void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out
 void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
-enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs);
 void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 /* Sends a frame the case built to the DUT from QP q's side (the engine

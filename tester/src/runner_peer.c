@@ -165,41 +165,6 @@ void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	}
 }
 
-/* The libroce field a case's key names in a packet with these headers. */
-enum roce_field field_for(const char *key, int ipv, uint16_t xhdrs)
-{
-	static const struct {
-		const char *key, *field, *alt;
-	} map[] = {
-		{ "psn", "bth.psn", NULL },          { "ackreq", "bth.ackreq", NULL },
-		{ "se", "bth.se", NULL },            { "destqp", "bth.destqp", NULL },
-		{ "pkey", "bth.pkey", NULL },        { "tver", "bth.tver", NULL },
-		{ "padcnt", "bth.padcnt", NULL },    { "fecn", "bth.fecn", NULL },
-		{ "becn", "bth.becn", NULL },        { "migreq", "bth.m", NULL },
-		{ "syndrome", "aeth.syndrome", NULL }, { "msn", "aeth.msn", NULL },
-		{ "remote", "reth.va", "atomiceth.va" }, { "rkey", "reth.rkey", "atomiceth.rkey" },
-		{ "dmalen", "reth.dmalen", NULL },   { "imm", "immdt.imm", NULL },
-		{ "qkey", "deth.qkey", NULL },       { "srcqp", "deth.srcqp", NULL },
-		{ "compare", "atomiceth.cmpdt", NULL }, { "swap", "atomiceth.swapdt", NULL },
-		{ "orig", "atomicacketh.orig", NULL },
-		{ "ecn", "ipv4.ecn", "ipv6.ecn" },   { "dscp", "ipv4.dscp", "ipv6.dscp" },
-		{ "ttl", "ipv4.ttl", "ipv6.hoplimit" },
-	};
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-		if (strcmp(map[i].key, key))
-			continue;
-		enum roce_field f = roce_field_by_name(map[i].field);
-		if (map[i].alt) {
-			const struct roce_field_info *fi = roce_field_info(f);
-			bool ip = fi->hdr == ROCE_H_IPV4;
-			if ((ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))))
-				f = roce_field_by_name(map[i].alt);
-		}
-		return f;
-	}
-	return roce_field_by_name(key);
-}
-
 bool inject_frame(struct run_ctx *x, const struct case_qp *q, const uint8_t *frame, size_t len, const char *note,
 		  const char *what, uint64_t *sent, struct step_out *o)
 {
@@ -319,7 +284,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			}
 			continue;
 		}
-		enum roce_field f = field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
+		enum roce_field f = cl_field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
 		uint64_t v;
 		if (!eval(x, &a->v.expr, &v, o))
 			return;
@@ -446,7 +411,7 @@ void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	ru.delay_ns = s->action_ns;
 	ru.reorder_n = s->action_n;
 	if (s->action == CL_ACT_SET) {
-		ru.field = field_for(s->set_field, ipv, 0xFFFF);
+		ru.field = cl_field_for(s->set_field, ipv, 0xFFFF);
 		if (!eval(x, &s->set_value, &ru.value, o))
 			return;
 	}
