@@ -215,7 +215,7 @@ static int cmd_check(const char *ifname, unsigned long n, enum rawio_path path)
 		fprintf(stderr, "check: %s\n", err);
 		return 1;
 	}
-	printf("ready\n");
+	printf("ready (%s; %s)\n", io.path_note, io.stack_bypass_note);
 	fflush(stdout);
 	struct checker c = { 0 };
 	double cpu0 = 0;

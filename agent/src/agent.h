@@ -124,6 +124,8 @@ void session_start_poll_timer(struct session *s);
 /* hostile.c: true when an agent-layer hostile mode takes the request (no
  * reply: the session hangs, or is to be closed). */
 bool agent_hostile_intercept(struct session *s, const char *method);
+/* agent-refuse: whether the method is refused as unknown. */
+bool agent_hostile_refuses(const struct session *s, const char *method);
 
 /* session.c */
 void session_init_handles(struct session *s);

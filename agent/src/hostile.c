@@ -58,3 +58,9 @@ bool agent_hostile_intercept(struct session *s, const char *method)
 	}
 	return false;
 }
+
+bool agent_hostile_refuses(const struct session *s, const char *method)
+{
+	const struct agent *a = s->agent;
+	return a->hostile == AGENT_HOSTILE_AGENT_REFUSE && a->hostile_at && !strcmp(method, a->hostile_at);
+}

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 		{ "rcm-line-rate", 0, 0, G_OPTION_ARG_INT, &line_rate, "soft: a QP's rate before any CNP, Mb/s (default 1000)", "MBPS" },
 		{ "rcm-recovery-us", 0, 0, G_OPTION_ARG_INT, &recovery, "soft: rate recovery period (default 2000)", "US" },
 		{ "hostile", 0, 0, G_OPTION_ARG_STRING, &hostile, "Misbehave wholesale on purpose, to test the tester (see --list-hostile)", "MODE" },
-		{ "hostile-at", 0, 0, G_OPTION_ARG_STRING, &hostile_at, "agent-hang, agent-disconnect: the method they strike at (default poll_cq)", "METHOD" },
+		{ "hostile-at", 0, 0, G_OPTION_ARG_STRING, &hostile_at, "agent-hang, agent-refuse, agent-disconnect: the method they strike at (default poll_cq)", "METHOD" },
 		{ "hostile-count", 0, 0, G_OPTION_ARG_INT64, &hostile_count, "soft: at most this many hostile frames (default 100000)", "N" },
 		{ "vlan", 0, 0, G_OPTION_ARG_INT, &vlan, "soft: tag the DUT's own frames with this 802.1Q VLAN ID (1..4094), PCP from the address vector's SL, and take only that VLAN's frames", "ID" },
 		{ "rocev1", 0, 0, G_OPTION_ARG_NONE, &rocev1, "soft: a dual-mode port: RoCE v1 GIDs next to the RoCEv2 ones, each QP's protocol from its GID's type (A17.8)", NULL },

@@ -1229,6 +1229,8 @@ void agent_dispatch(struct session *s, const char *line, size_t len)
 	}
 	if (!s->authenticated && m->fn != m_hello)
 		req_fail(&r, AE_UNAUTHENTICATED, "%s: say hello with the token first", m->name);
+	else if (s->authenticated && agent_hostile_refuses(s, m->name))
+		req_fail(&r, AE_UNKNOWN_METHOD, "method: no method '%.60s'", name);
 	else if (s->authenticated && agent_hostile_intercept(s, m->name))
 		r.deferred = true; /* no reply, ever */
 	else

@@ -20,7 +20,7 @@ for f in sorted(os.listdir(src)):
         text = re.sub(r"/\*.*?\*/", "", open(os.path.join(src, f)).read(), flags=re.S)
         code[f] = text
 
-home = {"TX": "fault_tx.c", "RX": "fault_rx.c"}
+home = {"TX": "fault_tx.c", "RX": "fault_rx.c", "COUNT": "fault_count.c"}
 problems = []
 for sym, name, hook in rows:
     pat = re.compile(r"SOFT_FAULT_ON\([^,()]*(?:\([^()]*\))?[^,()]*,\s*%s\)|\bSOFT_FAULT_%s\b" % (sym, sym))
@@ -37,9 +37,9 @@ for sym, name, hook in rows:
     else:
         problems.append("%s: unknown hook %s" % (name, hook))
 
-counts = {h: sum(1 for r in rows if r[2] == h) for h in ("TX", "RX", "DECIDE")}
+counts = {h: sum(1 for r in rows if r[2] == h) for h in ("TX", "RX", "DECIDE", "COUNT")}
 for p in problems:
     print("FAIL: " + p)
-print("%d profiles: %d transmit rewrites, %d receive filters, %d decision points; %d misplaced" %
-      (len(rows), counts["TX"], counts["RX"], counts["DECIDE"], len(problems)))
+print("%d profiles: %d transmit rewrites, %d receive filters, %d decision points, %d counter reads; %d misplaced" %
+      (len(rows), counts["TX"], counts["RX"], counts["DECIDE"], counts["COUNT"], len(problems)))
 sys.exit(1 if problems or len(rows) < 90 else 0)

@@ -36,6 +36,14 @@ const char *roce_counter_meaning_name(enum roce_counter_meaning m)
 	return NULL;
 }
 
+enum roce_counter_meaning roce_counter_meaning_by_name(const char *name)
+{
+	for (int m = ROCE_CNT_NONE + 1; name && m < ROCE_CNT_MEANING_COUNT; m++)
+		if (!strcmp(roce_counter_meaning_name((enum roce_counter_meaning)m), name))
+			return (enum roce_counter_meaning)m;
+	return ROCE_CNT_NONE;
+}
+
 const char *roce_counter_meaning_text(enum roce_counter_meaning m)
 {
 	switch (m) {

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "textbuf.h"
+
 #define PKT ROCE_SCOPE_PKT
 #define FLOW ROCE_SCOPE_FLOW
 #define DUT ROCE_SCOPE_DUT
@@ -87,32 +89,20 @@ unsigned roce_role_by_name(const char *name)
 	return 0;
 }
 
-/* Appends text at w, cutting it where buf ends; returns the new length. */
-static size_t append_cut(char *buf, size_t n, size_t w, const char *text)
-{
-	size_t len = strlen(text);
-	if (w + len >= n)
-		len = n - 1 - w;
-	memcpy(buf + w, text, len);
-	buf[w + len] = '\0';
-	return w + len;
-}
-
 const char *roce_roles_format(unsigned roles, char *buf, size_t n)
 {
-	size_t w = 0;
 	if (!n)
 		return buf;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof role_names / sizeof role_names[0]; i++) {
 		if (!(roles & role_names[i].bit))
 			continue;
-		if (w)
-			w = append_cut(buf, n, w, ", ");
-		w = append_cut(buf, n, w, role_names[i].name);
+		if (buf[0])
+			textbuf_append(buf, n, ", ");
+		textbuf_append(buf, n, role_names[i].name);
 	}
-	if (!w)
-		append_cut(buf, n, 0, "none");
+	if (!buf[0])
+		textbuf_append(buf, n, "none");
 	return buf;
 }
 

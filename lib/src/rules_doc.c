@@ -5,11 +5,14 @@
 
 #include <string.h>
 
+#include "textbuf.h"
+
 /* Appends ", item" (or the first item) to the list in buf. */
 static void list_add(char *buf, size_t n, const char *item)
 {
-	size_t len = strlen(buf);
-	snprintf(buf + len, n - len, "%s%s", len ? ", " : "", item);
+	if (buf[0])
+		textbuf_append(buf, n, ", ");
+	textbuf_append(buf, n, item);
 }
 
 int roce_rule_scope_text(unsigned scope, char *buf, size_t n)
@@ -30,7 +33,7 @@ int roce_rule_scope_text(unsigned scope, char *buf, size_t n)
 		if (scope & names[i].bit)
 			list_add(buf, n, names[i].name);
 	if (!buf[0])
-		snprintf(buf, n, "not on the wire");
+		textbuf_append(buf, n, "not on the wire");
 	return (int)strlen(buf);
 }
 

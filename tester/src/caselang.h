@@ -108,14 +108,15 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
  * field given as an argument (psn, reth.rkey, rej.reason ...) has the
  * key CL_K_FIELD and its name in cl_arg.key. */
 #define CL_ARG_KEYS(K)                                                                                              \
-	K(access) K(ack) K(add) K(aeth) K(auto) K(byte_len) K(bytes) K(compare) K(count) K(data) K(delay)        \
-	K(dst_ip) K(every) K(fill) K(first) K(flow_label) K(hop_limit) K(icrc) K(imm) K(invalidate) K(ip)        \
-	K(ip_options) K(l3_header) K(last) K(len) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(min_gap)  \
-	K(min_rnr_timer) K(nth) K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_timeout)        \
-	K(pmtu) K(port) K(pps) K(proto) K(psn) K(qkey) K(rate) K(recv) K(remote) K(remote_qkey) K(repeat)       \
-	K(retry_cnt) K(rkey) K(rnr) K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl)      \
-	K(solicited) K(sq_psn) K(src_ip) K(src_qp) K(state) K(status) K(swap) K(timeout) K(traffic_class)       \
-	K(type) K(udp_sport) K(value) K(vid) K(wr_id)
+	K(access) K(achieved) K(ack) K(add) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)             \
+	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
+	K(flow_label) K(hop_limit) K(icrc) K(imm) K(invalidate) K(ip) K(ip_options) K(l3_header) K(last) K(len) \
+	K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(min_gap) K(min_rnr_timer) K(naks) K(nth)    \
+	K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_timeout) K(pmtu) K(port) K(posted)      \
+	K(pps) K(proto) K(psn) K(qkey) K(rate) K(recv) K(remote) K(remote_qkey) K(repeat) K(retransmissions)    \
+	K(retry_cnt) K(rkey) K(rnr) K(rnr_naks) K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled)        \
+	K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) K(src_qp) K(state) K(status) K(swap) K(timeout)          \
+	K(traffic_class) K(type) K(udp_sport) K(value) K(vid) K(wr_id)
 
 enum cl_key {
 	CL_K_FIELD, /* a header field */
@@ -160,7 +161,7 @@ struct cl_param {
 
 /* The arguments of each step kind that the runner reads by name. Steps
  * whose arguments are constraints checked in written order (query,
- * expect, measure, peer set) are read through cl_step.args and
+ * expect, measure, load's results, peer set) are read through cl_step.args and
  * cl_arg.id. */
 struct cl_dut_mr_args { struct cl_param size, access, fill; };
 struct cl_dut_qp_args {
@@ -184,6 +185,7 @@ struct cl_inject_args { struct cl_param len, data, icrc, ip_options, src_ip, dst
 struct cl_expect_mem_args { struct cl_param offset, data; };
 struct cl_rule_args { struct cl_param opcode, psn, round, nth, count; };
 struct cl_dut_listen_args { struct cl_param port; };
+struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate; };
 
 enum cl_step_kind {
 	CL_DUT_MR,        /* dut mr NAME args */
@@ -211,6 +213,7 @@ enum cl_step_kind {
 	CL_CHECK,         /* check EXPR CMP EXPR [else inform [RULE] "text"] */
 	CL_MEASURE,       /* measure QP OPCODE|any for T -> count=... rate=... */
 	CL_DUT_LISTEN,    /* dut listen QP port=N: the DUT's CM accepts a connection on QP */
+	CL_LOAD,          /* load QP send|write|read args (count=N | duration=T) [rate=N] -> completed=... */
 	CL_STEP_KIND_COUNT
 };
 
@@ -256,6 +259,7 @@ struct cl_step {
 		struct cl_expect_mem_args expect_mem;
 		struct cl_rule_args rule;
 		struct cl_dut_listen_args dut_listen;
+		struct cl_load_args load;
 	} a;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
 	bool has_within;

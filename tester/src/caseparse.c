@@ -16,6 +16,7 @@
 
 #include "caselang.h"
 #include "caselex.h"
+#include "roce/counters.h"
 #include "roce/roce.h"
 #include "text.h"
 
@@ -77,6 +78,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_CHECK] = "check",
 	[CL_MEASURE] = "measure",
 	[CL_DUT_LISTEN] = "dut listen",
+	[CL_LOAD] = "load",
 };
 
 static const char *const key_names[CL_K_COUNT] = {
@@ -384,6 +386,16 @@ static const struct argspec a_rule[] = {
 	ARG(rule, count, F_EXPR, NULL, NUM(0)), END
 };
 #define MEASURED (F_EXPR | F_BIND | F_CMP | F_RESULT)
+/* count, duration and rate bound the load only when given (load_step.h:
+ * 0 is no bound of that kind). */
+static const struct argspec a_load[] = {
+	ARG(load, len, F_EXPR, NULL, NUM(64)), ARG(load, remote, F_EXPR, NULL, NO_DEF),
+	ARG(load, rkey, F_EXPR, NULL, NO_DEF), ARG(load, count, F_EXPR, NULL, NO_DEF),
+	ARG(load, duration, F_EXPR, NULL, NO_DEF), ARG(load, rate, F_EXPR, NULL, NO_DEF),
+	CHK(posted, MEASURED, NULL), CHK(completed, MEASURED, NULL), CHK(errors, MEASURED, NULL),
+	CHK(lost, MEASURED, NULL), CHK(achieved, MEASURED, NULL), CHK(retransmissions, MEASURED, NULL),
+	CHK(naks, MEASURED, NULL), CHK(rnr_naks, MEASURED, NULL), CHK(cnps, MEASURED, NULL), END
+};
 static const struct argspec a_measure[] = {
 	CHK(count, MEASURED, NULL), CHK(bytes, MEASURED, NULL), CHK(rate, MEASURED, NULL), CHK(pps, MEASURED, NULL),
 	CHK(first, MEASURED, NULL), CHK(last, MEASURED, NULL), CHK(min_gap, MEASURED, NULL),
@@ -447,6 +459,7 @@ struct parser {
 	struct cl_case *c;
 	struct cl_arena **arena;
 	bool in_body;
+	bool in_check; /* parsing a check statement: $counters.MEANING may be used */
 	bool seen_title, seen_rules, seen_requires, seen_unless, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
 	const char *line_start;
 };
@@ -569,6 +582,15 @@ static struct cl_sym *use_name(struct parser *ps, const char *name, enum cl_sym_
 	return s;
 }
 
+/* "bad_icrc_dropped, duplicate_requests, ...": every counter meaning. */
+static void counter_meanings_text(char *text, size_t n)
+{
+	text[0] = '\0';
+	for (int m = ROCE_CNT_NONE + 1; m < ROCE_CNT_MEANING_COUNT; m++)
+		text_appendf(text, n, "%s%s", m > ROCE_CNT_NONE + 1 ? ", " : "",
+			     roce_counter_meaning_name((enum roce_counter_meaning)m));
+}
+
 static void check_member(struct parser *ps, const struct cl_token *t)
 {
 	struct cl_sym *s = find_sym(ps, t->text);
@@ -576,6 +598,20 @@ static void check_member(struct parser *ps, const struct cl_token *t)
 	if (!s && !strcmp(t->text, "port")) {
 		if (!t->member || strcmp(t->member, "mtu"))
 			fail_at(ps, CL_ERR_MEMBER, t->loc, "$port has the member mtu only; expected $port.mtu");
+		return;
+	}
+	/* $counters.MEANING: the DUT's counters of that meaning, their delta
+	 * since the case began, in check statements. */
+	if (!s && !strcmp(t->text, "counters")) {
+		if (!ps->in_check)
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$counters is for check statements only; expected "
+				"'check $counters.MEANING OP VALUE'");
+		if (!t->member || roce_counter_meaning_by_name(t->member) == ROCE_CNT_NONE) {
+			char meanings[512];
+			counter_meanings_text(meanings, sizeof meanings);
+			fail_at(ps, CL_ERR_MEMBER, t->loc, "$counters has the members %s; expected $counters.MEANING",
+				meanings);
+		}
 		return;
 	}
 	if (!s)
@@ -1336,6 +1372,7 @@ static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
 static void parse_check(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = new_step(ps, CL_CHECK, loc);
+	ps->in_check = true;
 	parse_expr(ps, &st->lhs);
 	if (!parse_cmp(ps, &st->cmp))
 		fail_expected(ps, "a comparison (=, !=, <, <=, >, >=)");
@@ -1360,6 +1397,7 @@ static void parse_check(struct parser *ps, struct cl_loc loc)
 			st->has_cond = true;
 		}
 	}
+	ps->in_check = false;
 }
 
 /* measure QP OPCODE|any for T -> count=... rate=?r ... */
@@ -1377,6 +1415,34 @@ static void parse_measure(struct parser *ps, struct cl_loc loc)
 	st->within_max = ps->tok.num;
 	next(ps);
 	parse_args(ps, st, a_measure, false, false);
+}
+
+/* load QP send|write|read [len= remote= rkey=] (count=N | duration=T)
+ * [rate=N] [within T] -> completed=... : sustained traffic from the
+ * tester's engine, bounded in count and time. */
+static void parse_load(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = new_step(ps, CL_LOAD, loc);
+	struct cl_sym *q = qp_arg(ps, st);
+	struct cl_loc vl = ps->tok.loc;
+	const char *op = take_word(ps, "an operation of the load: send, write or read");
+	static const char *const ops[] = { "send", "write", "read", NULL };
+	if (!word_allowed(ops, op))
+		fail_at(ps, CL_ERR_STATEMENT, vl, "unknown load operation '%s'; expected send, write or read", op);
+	if (q->qp_type == ROCE_T_UD && strcmp(op, "send"))
+		fail_at(ps, CL_ERR_VALUE, vl, "a UD QP can only send; expected 'send'");
+	if (q->qp_type == ROCE_T_UC && !strcmp(op, "read"))
+		fail_at(ps, CL_ERR_VALUE, vl, "UC has no read; expected send or write");
+	st->verb = (char *)op;
+	parse_args(ps, st, a_load, true, false);
+	const struct cl_load_args *la = &st->a.load;
+	if (strcmp(op, "send") && (!la->remote.arg || !la->rkey.arg))
+		fail_at(ps, CL_ERR_MISSING, vl, "'load %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
+	const struct cl_arg *dur = la->duration.arg;
+	if (!la->count.arg && !dur)
+		fail_at(ps, CL_ERR_MISSING, vl, "a load needs count= or duration= (or both); expected e.g. count=10000 rate=100000");
+	if (dur && (dur->v.kind != CL_V_EXPR || dur->v.expr.n != 1 || !dur->v.expr.terms[0].duration))
+		fail_at(ps, CL_ERR_VALUE, dur->loc, "duration= takes a duration; expected e.g. duration=2s");
 }
 
 /* inform [RULE] "text" [$a, $b ...]: an informative finding that shows
@@ -1638,6 +1704,8 @@ static void parse_statement(struct parser *ps)
 		parse_check(ps, loc);
 	} else if (!strcmp(kw, "measure")) {
 		parse_measure(ps, loc);
+	} else if (!strcmp(kw, "load")) {
+		parse_load(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -1646,7 +1714,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, on, off, wait, check or inform", kw);
+		fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, load, on, off, wait, check or inform", kw);
 	}
 	if (is_word(ps, "as"))
 		parse_roles(ps, &ps->c->steps[ps->c->n_steps - 1]);

@@ -31,6 +31,7 @@ bool cl_step_checks(enum cl_step_kind k)
 	case CL_DUT_QUERY:
 	case CL_CHECK:
 	case CL_MEASURE:
+	case CL_LOAD:
 		return true;
 	default:
 		return false;
@@ -71,6 +72,7 @@ static unsigned stimulus_roles(const struct cl_step *s)
 	case CL_DUT_POST_SEND:
 		return ROCE_ROLE_SENDER | ROCE_ROLE_REQUESTER;
 	case CL_PEER_OP:
+	case CL_LOAD:
 		return ROCE_ROLE_RECEIVER | ROCE_ROLE_RESPONDER;
 	case CL_DUT_LISTEN:
 		return ROCE_ROLE_CM;
@@ -92,6 +94,10 @@ void cl_derive_roles(struct cl_case *c)
 			continue;
 		if ((s->kind == CL_EXPECT_PKT || s->kind == CL_MEASURE) && (s->opcode >= 0 || s->cm_attr)) {
 			s->roles = sent_roles(s);
+			continue;
+		}
+		if (s->kind == CL_LOAD) { /* its own stimulus: the DUT answers the load */
+			s->roles = stimulus_roles(s);
 			continue;
 		}
 		/* The stimulus: the last one on the step's QP, else the last. */

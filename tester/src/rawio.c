@@ -2,6 +2,7 @@
 #include "rawio.h"
 #include "rawio_clock.h"
 #include "rawio_ring.h"
+#include "rawio_tcx.h"
 #include "rdma_port.h"
 
 #include <arpa/inet.h>
@@ -88,9 +89,10 @@ static int guard(int family, const char *ifname, char *note, size_t n)
 		r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	}
 	if (r != 0) {
-		size_t w = strlen(note);
-		snprintf(note + w, n - w, "%sIPv%d UDP port %d is already bound (%s): something else on this host (the kernel's rdma_rxe?) receives RoCEv2 on it",
-			 w ? "; " : "", family == AF_INET ? 4 : 6, ROCE_UDP_PORT, strerror(errno));
+		text_appendf(note, n,
+			     "%sIPv%d UDP port %d is already bound (%s): something else on this host (the kernel's rdma_rxe?) "
+			     "receives RoCEv2 on it",
+			     note[0] ? "; " : "", family == AF_INET ? 4 : 6, ROCE_UDP_PORT, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -169,10 +171,10 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 	if (types)
 		pcap_free_tstamp_types(types);
 	if (chosen >= 0 && pcap_set_tstamp_type(io->pc, chosen) == 0)
-		snprintf(io->tstamp, sizeof io->tstamp, "%s (%s)", pcap_tstamp_type_val_to_name(chosen),
+		text_printf(io->tstamp, sizeof io->tstamp, "%s (%s)", pcap_tstamp_type_val_to_name(chosen),
 			 pcap_tstamp_type_val_to_description(chosen));
 	else
-		snprintf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
+		text_printf(io->tstamp, sizeof io->tstamp, "host (kernel default)");
 	if (chosen == PCAP_TSTAMP_ADAPTER || chosen == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
 		io->clocks.rx = RAWIO_CLOCK_ADAPTER;
 		io->clocks.tx = RAWIO_CLOCK_HOST;
@@ -267,7 +269,7 @@ static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, bool blocks,
 	if (r != 0)
 		return -1;
 	io->tstamp_nano = true;
-	snprintf(io->tstamp, sizeof io->tstamp, "%s",
+	text_printf(io->tstamp, sizeof io->tstamp, "%s",
 		 io->clocks.rx == RAWIO_CLOCK_ADAPTER ? "adapter (hardware, PHC)" : "kernel (software, CLOCK_REALTIME)");
 	return 0;
 }
@@ -282,7 +284,7 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		    char *err, size_t errlen)
 {
 	memset(io, 0, sizeof *io);
-	io->guard4 = io->guard6 = -1;
+	io->guard4 = io->guard6 = io->stack_bypass = -1;
 	io->fd = -1;
 	io->vlan = vlan;
 	if (strlen(ifname) >= sizeof io->ifname) {
@@ -308,16 +310,16 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		rc = open_ring(io, pref, blocks, err, errlen);
 		if (rc == 0) {
 			io->path = blocks ? RAWIO_PATH_BLOCKS : RAWIO_PATH_RING;
-			snprintf(io->path_note, sizeof io->path_note, "%s: %s receive ring, sendmmsg batches with PACKET_QDISC_BYPASS",
+			text_printf(io->path_note, sizeof io->path_note, "%s: %s receive ring, sendmmsg batches with PACKET_QDISC_BYPASS",
 				 rawio_path_name(io->path), blocks ? "TPACKET_V3 (read in blocks)" : "TPACKET_V2");
 		} else if (path != RAWIO_PATH_AUTO) {
 			rawio_close(io);
 			return -1;
 		} else {
-			snprintf(why, sizeof why, "%s", err);
+			text_printf(why, sizeof why, "%s", err);
 			rawio_close(io);
 			memset(io, 0, sizeof *io);
-			io->guard4 = io->guard6 = -1;
+			io->guard4 = io->guard6 = io->stack_bypass = -1;
 			io->fd = -1;
 			io->vlan = vlan;
 			snprintf(io->ifname, sizeof io->ifname, "%s", ifname);
@@ -336,12 +338,22 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		}
 		io->path = RAWIO_PATH_PCAP;
 		if (path == RAWIO_PATH_PCAP)
-			snprintf(io->path_note, sizeof io->path_note, "pcap: libpcap (--io pcap)");
+			text_printf(io->path_note, sizeof io->path_note, "pcap: libpcap (--io pcap)");
 		else
-			snprintf(io->path_note, sizeof io->path_note, "pcap: libpcap, the fallback (the ring path: %s)", why);
+			text_printf(io->path_note, sizeof io->path_note, "pcap: libpcap, the fallback (the ring path: %s)", why);
 	}
 	io->guard4 = guard(AF_INET, ifname, io->guard_note, sizeof io->guard_note);
 	io->guard6 = guard(AF_INET6, ifname, io->guard_note, sizeof io->guard_note);
+	/* Only with port 4791 ours: else something on this host receives
+	 * those datagrams and must go on doing so. */
+	if (io->guard4 >= 0 && io->guard6 >= 0)
+		io->stack_bypass = rawio_tcx_drop_rocev2(ifname, io->stack_bypass_note, sizeof io->stack_bypass_note);
+	else
+		snprintf(io->stack_bypass_note, sizeof io->stack_bypass_note,
+			 "not attached: UDP port 4791 is not the tester's alone");
+	if (io->stack_bypass >= 0)
+		snprintf(io->stack_bypass_note, sizeof io->stack_bypass_note,
+			 "RoCEv2 frames dropped at tc ingress after capture (tcx), kept from the IP stack");
 	return 0;
 }
 
@@ -359,6 +371,9 @@ void rawio_close(struct rawio *io)
 	if (io->guard6 >= 0)
 		close(io->guard6);
 	io->guard4 = io->guard6 = -1;
+	if (io->stack_bypass >= 0)
+		close(io->stack_bypass);
+	io->stack_bypass = -1;
 }
 
 int rawio_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *ts_ns, enum rawio_clock *clock,

@@ -17,6 +17,8 @@
  *           not for a conversation whose deadlines are tighter than a tick;
  *   pcap    libpcap (pcap_inject, pcap_dispatch): the portable fallback.
  * RAWIO_PATH_AUTO takes the ring and falls back to libpcap, saying why.
+ * On every path the port's RoCEv2 datagrams are kept out of the local IP
+ * stack once captured where the kernel allows it (rawio_tcx.h).
  */
 #ifndef ROCE_TESTER_RAWIO_H
 #define ROCE_TESTER_RAWIO_H
@@ -102,6 +104,10 @@ struct rawio {
 	uint64_t rx_timed[RAWIO_CLOCK_COUNT], tx_timed[RAWIO_CLOCK_COUNT];
 	int guard4, guard6; /* UDP sockets on 4791; -1 when not held */
 	char guard_note[256];
+	/* The tc ingress program that keeps RoCEv2 frames out of the local
+	 * IP stack (rawio_tcx.h): its link, -1 when not attached, and why. */
+	int stack_bypass;
+	char stack_bypass_note[160];
 	uint64_t rx_frames, tx_frames, tx_errors;
 };
 

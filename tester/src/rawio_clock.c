@@ -3,9 +3,9 @@
  * offers (ETHTOOL_GET_TS_INFO), the choice between the adapter's clock
  * and the kernel's, and the adapter clock's offset to CLOCK_REALTIME.
  */
+#include "rawio_clock.h"
 #include "rawio.h"
 #include "text.h"
-#include "rawio_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,15 +72,15 @@ void rawio_choose_clocks(const struct rawio_ts_caps *caps, enum rawio_tstamp_pre
 	out->rx = RAWIO_CLOCK_KERNEL;
 	out->tx = RAWIO_CLOCK_HOST;
 	if (pref == RAWIO_TS_HOST) {
-		snprintf(out->why, sizeof out->why,
+		text_printf(out->why, sizeof out->why,
 			 "kernel receive timestamps and host send times, both CLOCK_REALTIME (--tstamp host)");
 		return;
 	}
 	if (!caps->known) {
-		snprintf(out->why, sizeof out->why,
+		text_printf(out->why, sizeof out->why,
 			 "%s did not say what it can timestamp: kernel receive timestamps, host send times", ifname);
 	} else if (!rawio_ts_caps_hardware(caps)) {
-		snprintf(out->why, sizeof out->why,
+		text_printf(out->why, sizeof out->why,
 			 "%s has no hardware clock that stamps every frame both ways (PHC %d, %s%s): kernel receive "
 			 "timestamps, host send times",
 			 ifname, caps->phc_index,
@@ -88,13 +88,13 @@ void rawio_choose_clocks(const struct rawio_ts_caps *caps, enum rawio_tstamp_pre
 			 caps->so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE ? ", hardware receive stamps"
 									       : ", no hardware receive stamps");
 	} else if (path == RAWIO_PATH_PCAP) {
-		snprintf(out->why, sizeof out->why,
+		text_printf(out->why, sizeof out->why,
 			 "%s has a hardware clock (/dev/ptp%d), but libpcap stamps only received frames with it: kernel "
 			 "receive timestamps and host send times, so both ends of an interval share a clock (use the ring path)",
 			 ifname, caps->phc_index);
 	} else {
 		out->rx = out->tx = RAWIO_CLOCK_ADAPTER;
-		snprintf(out->why, sizeof out->why, "the adapter's clock (/dev/ptp%d) stamps sent and received frames",
+		text_printf(out->why, sizeof out->why, "the adapter's clock (/dev/ptp%d) stamps sent and received frames",
 			 caps->phc_index);
 	}
 }

@@ -46,6 +46,14 @@ int report_write_all(const char *results_path, const char *dir, char *err, size_
  * adds the frames it links to to linked (unless NULL). */
 void report_ladder_svg(GString *s, JsonObject *c, const char *tester_name, const char *dut_name, GHashTable *linked);
 
+/* The DUT's counter deltas of a case record (report_counters.c): as text
+ * lines (the JUnit log), as JUnit properties named
+ * counters.LABEL.portN.COUNTER, and as an HTML table. */
+void report_counters_text(GString *t, JsonObject *c);
+void report_counters_properties(GString *x, JsonObject *c, const char *label,
+				void (*property)(GString *x, const char *name, const char *value));
+void report_counters_html(GString *o, JsonObject *c);
+
 /* The comparison of two runs (roce-tester report --compare). */
 struct report_diff_counts {
 	unsigned regressions, fixes, new_cases, removed, changed, unchanged;

@@ -49,7 +49,7 @@ static const char css[] =
 	".issue.err{border-left-color:var(--err);background:#fffaf0}.issue.obs{border-left-color:var(--info);background:#f6fafe}\n"
 	".issue h3{margin:2px 0 4px}.issue ul{margin:4px 0 2px;padding-left:20px}\n"
 	".exp{color:var(--pass)}.obs-t{color:var(--fail)}\n"
-	"tr.r-fail td{background:#fff6f6}tr:target td,tr.hl td{background:#fff1b8 !important}\n"
+	"tr.r-fail td{background:#fff6f6}tr.r-info td{background:#f4f8ff}tr:target td,tr.hl td{background:#fff1b8 !important}\n"
 	"article.case{border:1px solid var(--line);border-radius:6px;margin:10px 0;background:#fff}\n"
 	"article.case>details>summary{cursor:pointer;padding:8px 12px;font-size:15px;list-style-position:inside}\n"
 	"article.case[data-verdict=fail]{border-color:#e3a3a3}article.case[data-verdict=error]{border-color:#e6c27a}\n"
@@ -668,7 +668,7 @@ static void issues_section(struct ctx *x)
 		JsonArray *fd = jarr(c, "findings");
 		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
 			JsonObject *fo = json_array_get_object_element(fd, f);
-			if (strcmp(jstr(fo, "source", ""), "case"))
+			if (strcmp(jstr(fo, "source", ""), "case") && strcmp(jstr(fo, "source", ""), "counter check"))
 				continue;
 			if (!infos++)
 				g_string_append(o, "<div class=\"issue obs\" id=\"issue-informative\"><h3>Informative findings</h3>"
@@ -779,6 +779,10 @@ static void steps_table(struct ctx *x, JsonObject *c)
 		g_string_append(o, "</td><td>");
 		if (jstr(s, "detail", NULL))
 			h(o, jstr(s, "detail", ""));
+		JsonObject *sc = jobj(s, "clocks");
+		if (sc)
+			g_string_append_printf(o, "<div class=\"small muted\">timed from the %s clock to the %s clock</div>",
+					       jstr(sc, "start", "?"), jstr(sc, "end", "?"));
 		if (jstr(s, "expected", NULL)) {
 			g_string_append(o, "<div>expected <span class=\"exp\">");
 			h(o, jstr(s, "expected", ""));
@@ -915,6 +919,26 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 	char d[64];
 	duration(d, sizeof d, jint(c, "duration_ns", 0));
 	kv(o, "duration", d);
+	JsonObject *ck = jobj(c, "clocks");
+	if (ck) {
+		GString *t = g_string_new(NULL);
+		g_string_append_printf(t, "received frames: %s, sent frames: %s (", jstr(ck, "rx", "?"), jstr(ck, "tx", "?"));
+		const char *dir[] = { "rx_frames", "tx_frames" };
+		for (int k = 0; k < 2; k++) {
+			JsonObject *n = jobj(ck, dir[k]);
+			GList *names = n ? json_object_get_members(n) : NULL;
+			g_string_append(t, k ? "; sent " : "this case: received ");
+			for (GList *l = names; l; l = l->next)
+				g_string_append_printf(t, "%s%lld by %s", l == names ? "" : ", ", (long long)jint(n, l->data, 0),
+						       (const char *)l->data);
+			if (!names)
+				g_string_append(t, "none");
+			g_list_free(names);
+		}
+		g_string_append(t, "); each step's interval names its clocks");
+		kv(o, "clocks", t->str);
+		g_string_free(t, TRUE);
+	}
 	g_string_append(o, "</table>\n");
 	if (*jstr(c, "reason", "")) {
 		g_string_append(o, "<p class=\"reason\"><b>");
@@ -965,6 +989,7 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 		}
 		g_string_append(o, "</table>\n");
 	}
+	report_counters_html(o, c);
 	g_string_append(o, "<h4>Ladder diagram</h4><div class=\"ladderbox\">");
 	report_ladder_svg(o, c, x->tester_name, x->dut_short, x->linked);
 	g_string_append(o, "</div>\n");
@@ -973,7 +998,7 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 	JsonArray *tm = jarr(c, "timings");
 	if (tm && json_array_get_length(tm)) {
 		g_string_append(o, "<h4>Timings</h4><table class=\"timings\"><tr><th>QP</th><th>PSN</th><th>Opcode</th>"
-				   "<th>What</th><th>Delta</th></tr>\n");
+				   "<th>What</th><th>Delta</th><th>Clocks</th></tr>\n");
 		for (guint k = 0; k < json_array_get_length(tm); k++) {
 			JsonObject *t = json_array_get_object_element(tm, k);
 			char dd[64];
@@ -984,7 +1009,9 @@ static void case_article(struct ctx *x, JsonObject *c, guint i)
 			h(o, jstr(t, "opcode", ""));
 			g_string_append(o, "</td><td>");
 			h(o, jstr(t, "what", ""));
-			g_string_append_printf(o, "</td><td>%s</td></tr>\n", dd);
+			g_string_append_printf(o, "</td><td>%s</td><td>", dd);
+			h(o, jstr(t, "clocks", ""));
+			g_string_append(o, "</td></tr>\n");
 		}
 		g_string_append(o, "</table>\n");
 	}

@@ -133,6 +133,7 @@ static void case_log(GString *t, JsonObject *c, const char *capture)
 		if (n > 200)
 			g_string_append_printf(t, "  ... %u more packets in the capture\n", n - 200);
 	}
+	report_counters_text(t, c);
 }
 
 struct suite {
@@ -225,6 +226,13 @@ int report_write_junit(const struct report_run *run, const char *path, char *err
 		property(x, "tester.interface", jstr(iface, "name", NULL));
 		property(x, "capture", capture);
 		property(x, "run.complete", jbool(r, "complete", false) ? "true" : "false");
+		/* JUnit has properties per suite only: each case's counter deltas
+		 * are named by the case. */
+		for (guint i = 0; i < s->cases->len; i++) {
+			gchar *label = case_label(s->cases->pdata[i]);
+			report_counters_properties(x, s->cases->pdata[i], label, property);
+			g_free(label);
+		}
 		g_string_append(x, "    </properties>\n");
 		for (guint i = 0; i < s->cases->len; i++) {
 			JsonObject *c = s->cases->pdata[i];

@@ -4,6 +4,7 @@
  * verdict and the case's record; and the helpers every runner file uses.
  */
 #include "runner_ctx.h"
+#include "counters.h"
 
 const char *verdict_name(enum verdict v)
 {
@@ -105,6 +106,8 @@ static void step_out_init(struct step_out *o)
 
 static void step_out_free(struct step_out *o)
 {
+	if (o->record)
+		json_object_unref(o->record);
 	g_string_free(o->detail, TRUE);
 	g_string_free(o->expected, TRUE);
 	g_string_free(o->observed, TRUE);
@@ -138,6 +141,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_CHECK: step_check(x, s, o); break;
 	case CL_MEASURE: step_measure(x, s, o); break;
 	case CL_DUT_LISTEN: step_dut_listen(x, s, o); break;
+	case CL_LOAD: step_load(x, s, o); break;
 	default: break;
 	}
 }
@@ -198,6 +202,8 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 		json_object_set_string_member(j, "expected", o->expected->str);
 	if (o->observed->len)
 		json_object_set_string_member(j, "observed", o->observed->str);
+	if (o->record)
+		json_object_set_object_member(j, "load", json_object_ref(o->record));
 	JsonArray *pk = json_array_new();
 	for (unsigned i = 0; i < o->n_pkts; i++)
 		json_array_add_int_element(pk, o->pkts[i]);
@@ -216,6 +222,7 @@ static JsonObject *step_json(struct run_ctx *x, int idx, const struct cl_step *s
 		json_array_add_object_element(calls, c);
 	}
 	json_object_set_array_member(j, "agent_calls", calls);
+	case_clocks_step(j, x->c, idx, &x->r->io);
 	return j;
 }
 
@@ -344,6 +351,7 @@ static void free_ctx(struct run_ctx *x)
 		free(x->syms[i].name);
 	free(x->syms);
 	flowcheck_free(x->flow);
+	case_counters_free(x->counters);
 	g_free(x->first_informative);
 }
 
@@ -362,6 +370,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->failed_rules = json_array_new();
 	x->flow = flowcheck_new();
 	x->flow_idx = -1;
+	case_clocks_begin(&x->clocks, &r->io);
 	r->rc = x;
 	peer_reset(r->peer);
 	agent_log_clear(&r->agent);
@@ -418,8 +427,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_NOT_APPLICABLE;
 		g_string_printf(reason, "%s", err);
 	}
-	if (v == V_PASS)
+	if (v == V_PASS) {
 		sym_set(x, "port", "mtu", dut_port_mtu(r));
+		x->counters = case_counters_begin(&r->agent, r->opts.agent_timeout_ns, &r->counter_ports);
+	}
 	for (unsigned i = 0; v == V_PASS && !x->stop && i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
 		x->cur_step = (int)i;
@@ -501,6 +512,10 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
+	if (x->counters) {
+		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns, rawio_now());
+		check_counters(x);
+	}
 	check_traffic(x);
 	note_suppressed_findings(x);
 	/* Packets that broke a rule fail a case that otherwise passed. */
@@ -581,6 +596,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		json_object_set_string_member(j, "what", tm[i].what);
 		json_object_set_int_member(j, "rx_ns", (gint64)tm[i].rx_ns);
 		json_object_set_int_member(j, "delta_ns", (gint64)tm[i].delta_ns);
+		char clk[32];
+		json_object_set_string_member(j, "clocks", case_clocks_timing(&r->io, clk, sizeof clk));
 		json_array_add_object_element(timings, j);
 	}
 	const struct peer_stats *ps = peer_stats(r->peer);
@@ -625,6 +642,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_int_member(rx, "late", x->late_frames);
 	json_object_set_object_member(rec, "received", rx);
 	json_object_set_object_member(rec, "symbols", symbols);
+	json_object_set_object_member(rec, "counters", case_counters_json(x->counters));
+	json_object_set_object_member(rec, "clocks", case_clocks_json(&x->clocks, &r->io));
 	r->rc = NULL;
 	free_ctx(x);
 	agent_log_clear(&r->agent);

@@ -126,6 +126,7 @@ struct runner {
 	unsigned dut_caps;
 	JsonObject *dut_hello, *dut_device, *dut_port;
 	JsonArray *dut_gids;
+	unsigned counter_ports; /* ports the DUT's counter snapshots cover; 0: not known yet */
 	struct {
 		bool ok;
 		bool no_gid; /* the DUT lists no RoCEv2 GID of this version */

@@ -1,9 +1,43 @@
 /*
  * The runner's measurements and checks: the DUT's packets counted and
- * timed over a window, checks on symbols, and the case's informative
- * findings.
+ * timed over a window, the results of a step checked or bound, checks on
+ * symbols (the DUT's counters among them), and the case's informative
+ * findings (the DUT's counters held against the wire among them).
  */
 #include "runner_ctx.h"
+#include "counters.h"
+
+/* A step's results (measure, load): RESULT=?x binds the value, RESULT OP
+ * VALUE checks it; a check that does not hold fails the step. */
+void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const struct step_result *res,
+		  size_t n)
+{
+	for (unsigned i = 0; i < s->n_args; i++) {
+		const struct cl_arg *a = &s->args[i];
+		for (size_t k = 0; a->result && k < n; k++) {
+			if (res[k].key != a->id)
+				continue;
+			if (a->v.kind == CL_V_BIND) {
+				sym_set_unit(x, a->v.word, NULL, res[k].value, res[k].unit);
+				break;
+			}
+			uint64_t want;
+			if (!eval(x, &a->v.expr, &want, o))
+				return;
+			if (!cmp_ok(a->cmp, res[k].value, want)) {
+				char g[64], e[64];
+				format_value(res[k].value, res[k].unit, g, sizeof g);
+				format_value(want, res[k].unit, e, sizeof e);
+				o->st = S_FAIL;
+				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
+				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
+			}
+			break;
+		}
+	}
+	if (o->st == S_FAIL)
+		g_string_append_printf(o->observed, "[%s]", o->detail->str);
+}
 
 /* measure: the DUT's packets of a QP (of one opcode, or any) during a
  * window that starts at the previous step's event; counts, bytes, rate,
@@ -58,38 +92,11 @@ void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	if (count > 1)
 		g_string_append_printf(o->detail, "; gaps %s .. %s", g1, g2);
 	x->ref_ns = end;
-	static const struct {
-		enum cl_key key;
-		enum sym_unit unit;
-	} units[] = { { CL_K_count, SYM_PLAIN }, { CL_K_bytes, SYM_BYTES }, { CL_K_rate, SYM_BYTES_PER_S },
-		      { CL_K_pps, SYM_PER_S }, { CL_K_first, SYM_NS }, { CL_K_last, SYM_NS },
-		      { CL_K_min_gap, SYM_NS }, { CL_K_max_gap, SYM_NS } };
-	const uint64_t vals[] = { count, bytes, rate, pps, first, last, min_gap, max_gap };
-	for (unsigned i = 0; i < s->n_args; i++) {
-		const struct cl_arg *a = &s->args[i];
-		for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
-			if (units[k].key != a->id)
-				continue;
-			if (a->v.kind == CL_V_BIND) {
-				sym_set_unit(x, a->v.word, NULL, vals[k], units[k].unit);
-				break;
-			}
-			uint64_t want;
-			if (!eval(x, &a->v.expr, &want, o))
-				return;
-			if (!cmp_ok(a->cmp, vals[k], want)) {
-				char g[64], e[64];
-				format_value(vals[k], units[k].unit, g, sizeof g);
-				format_value(want, units[k].unit, e, sizeof e);
-				o->st = S_FAIL;
-				g_string_append_printf(o->expected, "%s %s %s; ", a->key, cmp_text(a->cmp), e);
-				g_string_append_printf(o->observed, "%s = %s; ", a->key, g);
-			}
-			break;
-		}
-	}
-	if (o->st == S_FAIL)
-		g_string_append_printf(o->observed, "[%s]", o->detail->str);
+	const struct step_result res[] = { { CL_K_count, SYM_PLAIN, count }, { CL_K_bytes, SYM_BYTES, bytes },
+					   { CL_K_rate, SYM_BYTES_PER_S, rate }, { CL_K_pps, SYM_PER_S, pps },
+					   { CL_K_first, SYM_NS, first }, { CL_K_last, SYM_NS, last },
+					   { CL_K_min_gap, SYM_NS, min_gap }, { CL_K_max_gap, SYM_NS, max_gap } };
+	step_results(x, s, o, res, sizeof res / sizeof res[0]);
 }
 
 /* ---- Informative findings ---- */
@@ -128,9 +135,23 @@ void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned
 	g_string_printf(o->detail, "does not hold, informative (not judged: %s)", why);
 }
 
+static void bind_counter(void *ctx, const char *member, uint64_t v)
+{
+	sym_set(ctx, "counters", member, v);
+}
+
 void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	uint64_t a, b;
+	/* $counters.MEANING: a fresh snapshot of the DUT's counters. */
+	const struct cl_expr *ex[] = { &s->lhs, &s->rhs, &s->cond_lhs, &s->cond_rhs };
+	GString *why = g_string_new(NULL);
+	bool bound = case_counters_bind(x->counters, &x->r->agent, x->r->opts.agent_timeout_ns, ex, 4, bind_counter, x, why);
+	if (!bound)
+		g_string_printf(o->detail, "not checked: %s", why->str);
+	g_string_free(why, TRUE);
+	if (!bound)
+		return;
 	if (!eval(x, &s->lhs, &a, o) || !eval(x, &s->rhs, &b, o))
 		return;
 	char va[64], vb[64];
@@ -180,4 +201,23 @@ void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	add_informative(x, s, msg->str);
 	g_string_printf(o->detail, "informative: %s", msg->str);
 	g_string_free(msg, TRUE);
+}
+
+/* The DUT's counter deltas held against what the tester saw on the wire:
+ * a disagreement is informative, never a failure. */
+void check_counters(struct run_ctx *x)
+{
+	uint32_t qpns[MAX_QPS];
+	for (unsigned i = 0; i < x->n_qps; i++)
+		qpns[i] = x->qps[i].tester_qpn;
+	struct counter_wire w;
+	counter_wire_tally(x->pkts, x->n_pkts, qpns, x->n_qps, x->r->fam[0].ok ? x->r->fam[0].ip : NULL,
+			   x->r->fam[1].ok ? x->r->fam[1].ip : NULL, case_counters_after_ns(x->counters),
+			   !x->rx_unrecorded && x->n_pkts < MAX_CASE_PKTS, &w);
+	gchar *first = NULL;
+	x->n_informative += case_counters_check(x->counters, &w, x->findings, &first);
+	if (first && !x->first_informative)
+		x->first_informative = first;
+	else
+		g_free(first);
 }

@@ -7,6 +7,7 @@
 #define ROCE_TESTER_RUNNER_CTX_H
 
 #include "runner.h"
+#include "caseclocks.h"
 #include "flowcheck.h"
 
 #include <arpa/inet.h>
@@ -49,6 +50,7 @@ struct step_out {
 	GString *observed;
 	long pkts[16];
 	unsigned n_pkts;
+	JsonObject *record; /* what the step measured, for results.json (load) */
 };
 
 struct run_ctx {
@@ -86,6 +88,8 @@ struct run_ctx {
 	struct flowcheck *flow;
 	long flow_idx;
 	struct roce_flow_result flow_result;
+	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
+	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */
 };
 
 /* ---- Shared helpers and case orchestration (runner.c) ---- */
@@ -162,6 +166,10 @@ void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out
 /* ---- Peer steps, injection and injection rules (runner_peer.c) ---- */
 
 void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* The engine's operation for a peer or load verb ("send", "write" ...). */
+enum peer_op peer_op_of(const char *verb);
+/* The case's payload bytes: a pattern that differs per seed (the step). */
+void pattern(uint8_t *b, size_t n, unsigned seed);
 void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
@@ -197,10 +205,27 @@ void step_expect_mem(struct run_ctx *x, const struct cl_step *s, struct step_out
 
 /* ---- Measurements, checks and informative findings (runner_check.c) ---- */
 
+/* What a step measured (measure, load), under the result's name. */
+struct step_result {
+	enum cl_key key;
+	enum sym_unit unit;
+	uint64_t value;
+};
+/* RESULT=?x binds the value, RESULT OP VALUE checks it; one that does not
+ * hold fails the step. */
+void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const struct step_result *res,
+		  size_t n);
 void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg);
 void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
 void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* After the case: the DUT's counter deltas against the wire, informative
+ * findings where they disagree. */
+void check_counters(struct run_ctx *x);
+
+/* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
+
+void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 
 #endif

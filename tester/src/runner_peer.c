@@ -64,10 +64,23 @@ void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	g_string_printf(o->detail, "tester MR %s: addr 0x%llx rkey 0x%x", s->name, (unsigned long long)pm->addr, pm->rkey);
 }
 
-static void pattern(uint8_t *b, size_t n, unsigned seed)
+void pattern(uint8_t *b, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
 		b[i] = (uint8_t)('a' + (i + seed) % 26);
+}
+
+enum peer_op peer_op_of(const char *verb)
+{
+	static const struct {
+		const char *name;
+		enum peer_op op;
+	} ops[] = { { "send", PEER_OP_SEND }, { "write", PEER_OP_WRITE }, { "read", PEER_OP_READ },
+		    { "cmp_swap", PEER_OP_CMP_SWAP }, { "fetch_add", PEER_OP_FETCH_ADD } };
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(ops[i].name, verb))
+			return ops[i].op;
+	return PEER_OP_SEND;
 }
 
 void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -78,14 +91,7 @@ void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	uint64_t v;
 	if (!param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr.wr_id, o))
 		return;
-	static const struct {
-		const char *name;
-		enum peer_op op;
-	} ops[] = { { "send", PEER_OP_SEND }, { "write", PEER_OP_WRITE }, { "read", PEER_OP_READ },
-		    { "cmp_swap", PEER_OP_CMP_SWAP }, { "fetch_add", PEER_OP_FETCH_ADD } };
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(ops[i].name, s->verb))
-			wr.op = ops[i].op;
+	wr.op = peer_op_of(s->verb);
 	const struct cl_arg *d = a->data.arg;
 	uint8_t *buf = NULL;
 	if (d) {

@@ -11,10 +11,11 @@ int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const struct pee
 {
 	struct runner *r = ctx;
 	char err[256];
-	/* Stamped before the send: on a veth the frame reaches the DUT (and
-	 * may be answered) before the send call returns. */
+	/* Stamped before the send (on a veth the frame reaches the DUT, and
+	 * may be answered, before the send call returns), or by the adapter. */
 	uint64_t ts = rawio_now();
-	int rc = rawio_send(&r->io, frame, len, err, sizeof err);
+	enum rawio_clock clock;
+	int rc = rawio_send_ts(&r->io, frame, len, &ts, &clock, err, sizeof err);
 	if (r->rc) {
 		char note[512]; /* the engine's word, a rule's label (160) and a send error (256) */
 		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",

@@ -69,6 +69,9 @@ CELLS = [
      r"did not answer poll_cq within %d ms" % AGENT_TIMEOUT_MS, []),
     ("agent-disconnect", ["--hostile", "agent-disconnect"], EXCHANGE, ["error", "error"], 3, 10,
      r"agent [^ ]+ closed the connection", []),
+    # An agent that cannot snapshot counters: a note per case, no error.
+    ("agent-refuse", ["--hostile", "agent-refuse", "--hostile-at", "snapshot_counters"], EXCHANGE, ["pass", "pass"], 0,
+     10, None, []),
 ]
 
 
@@ -244,6 +247,16 @@ class Matrix:
             if not self.sanitized and maxrss > 512 * 1024:
                 self.bad(name, "roce-tester's peak RSS was %d MiB under the flood" % (maxrss // 1024))
                 ok = False
+        if name in ("baseline", "agent-refuse"):
+            for c in cs:
+                k = c.get("counters", {})
+                if name == "baseline" and not (k.get("available") and k.get("ports")):
+                    self.bad(name, "no counter deltas: %s" % json.dumps(k)[:300])
+                    ok = False
+                if name == "agent-refuse" and (k.get("available") or "gave no counter snapshot (unknown_method"
+                                               not in k.get("note", "")):
+                    self.bad(name, "counters without a snapshot: %s" % json.dumps(k)[:300])
+                    ok = False
         summary = "; ".join("%s %s" % (c["verdict"], c["reason"][:140]) for c in cs)
         ok = ok and len(self.failures) == failures_before
         print("%s: %s: %.1f s (bound %.0f), exit %d, peak RSS %d MiB: %s" % (

@@ -66,7 +66,9 @@ static const char *const good =
 	"expect q ACK delay<2ms\n"
 	"inject q SEND_ONLY len=8 repeat=3 every=10us\n"
 	"measure q ACK for 5ms -> count=3 rate=?rt min_gap>=1us\n"
-	"measure q any for 1ms\n";
+	"measure q any for 1ms\n"
+	"check $counters.bad_icrc_dropped >= $old else inform \"not counted\"\n"
+	"load q write len=64 remote=$t.addr rkey=$t.rkey count=1000 rate=100000 duration=2s within 1s -> completed=1000 lost=0 achieved=?ach\n";
 
 static void test_good(void)
 {
@@ -82,7 +84,7 @@ static void test_good(void)
 	CHECK(c->unless_caps == (CL_CAP_RCM | CL_CAP_UD), "unless caps");
 	CHECK(c->n_mutants == 2 && !strcmp(c->mutants[1], "psn-seq-nak-repeat"), "mutants");
 	CHECK(c->ip_versions == 1u << 4 && c->pmtu == 512 && c->timeout_ns == 20000000000ull, "ip, pmtu, timeout");
-	CHECK(c->n_steps == 42, "42 steps, got %u", c->n_steps);
+	CHECK(c->n_steps == 44, "44 steps, got %u", c->n_steps);
 	const struct cl_step *s = &c->steps[0];
 	CHECK(s->kind == CL_DUT_MR && !strcmp(s->name, "m") && s->loc.line == 12 && s->loc.col == 1, "dut mr at 12:1");
 	const struct cl_arg *acc = cl_step_arg(s, "access");
@@ -138,6 +140,14 @@ static void test_good(void)
 		      cl_step_arg(s, "count")->result && cl_step_arg(s, "rate")->v.kind == CL_V_BIND &&
 		      cl_step_arg(s, "min_gap")->cmp == CL_GE, "measure with results");
 	CHECK(c->steps[41].kind == CL_MEASURE && c->steps[41].opcode == -1 && !c->steps[41].n_args, "measure any");
+	s = &c->steps[42];
+	CHECK(s->kind == CL_CHECK && s->lhs.terms[0].is_sym && !strcmp(s->lhs.terms[0].sym, "counters") &&
+		      !strcmp(s->lhs.terms[0].member, "bad_icrc_dropped"), "check $counters.MEANING");
+	s = &c->steps[43];
+	CHECK(s->kind == CL_LOAD && !strcmp(s->verb, "write") && s->within_max == 1000000000ull &&
+		      cl_step_arg(s, "duration")->v.expr.terms[0].num == 2000000000ull &&
+		      cl_step_arg(s, "completed")->result && cl_step_arg(s, "achieved")->v.kind == CL_V_BIND &&
+		      !cl_step_arg(s, "count")->result, "load with bounds, a rate and results");
 	cl_case_free(c);
 }
 
@@ -214,6 +224,14 @@ static const struct bad bads[] = {
 	{ "dut qp q\ninject q SEND_ONLY psn=$q.colour\n", CL_ERR_MEMBER, 5, 24, "q has no member 'colour'" },
 	{ "dut qp q\ninject q SEND_ONLY psn=$q\n", CL_ERR_MEMBER, 5, 24, "expected $q.MEMBER" },
 	{ "dut qp q\ninject q SEND_ONLY len=$port.speed\n", CL_ERR_MEMBER, 5, 24, "expected $port.mtu" },
+	{ "check $counters.colour >= 1\n", CL_ERR_MEMBER, 4, 7, "$counters has the members bad_icrc_dropped, " },
+	{ "dut qp q\nload q send len=8\n", CL_ERR_MISSING, 5, 8, "a load needs count= or duration=" },
+	{ "dut qp q\nload q write count=5\n", CL_ERR_MISSING, 5, 8, "'load write' needs remote= and rkey=" },
+	{ "dut qp q\nload q flood count=5\n", CL_ERR_STATEMENT, 5, 8, "unknown load operation 'flood'" },
+	{ "dut qp q\nload q send duration=5\n", CL_ERR_VALUE, 5, 13, "duration= takes a duration" },
+	{ "dut qp q\nload q send count=5 -> speed=5\n", CL_ERR_ARGUMENT, 5, 24, "unknown argument 'speed' for 'load'" },
+	{ "check $counters >= 1\n", CL_ERR_MEMBER, 4, 7, "expected $counters.MEANING" },
+	{ "dut qp q\ninject q SEND_ONLY len=$counters.cnps_sent\n", CL_ERR_MEMBER, 5, 24, "$counters is for check statements only" },
 	{ "dut qp q\ndut mr m\ndut post_recv m m\n", CL_ERR_KIND, 6, 15, "'m' is a DUT MR; expected a QP" },
 	{ "dut qp q type=UC\nexpect q RDMA_READ_REQUEST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of UC" },
 	{ "dut qp q\ninject q SEND_ALMOST\n", CL_ERR_OPCODE, 5, 10, "is not an opcode of RC" },
@@ -478,7 +496,8 @@ static void test_typed_args(void)
 		"inject q SEND_ONLY psn=3 repeat=2\n"
 		"expect q ACK aeth=ACK psn=3 len>=0\n"
 		"on tx q count=1 do drop\n"
-		"dut listen q port=18515\n";
+		"dut listen q port=18515\n"
+		"load q send count=50 -> completed=50 naks=?n\n";
 	struct cl_diag d;
 	struct cl_case *c = cl_parse_text("typed.case", text, strlen(text), &d);
 	CHECK(c != NULL, "typed case parses: %s", d.msg);
@@ -513,6 +532,15 @@ static void test_typed_args(void)
 	const struct cl_rule_args *ru = &c->steps[6].a.rule;
 	CHECK(ru->count.arg && !ru->nth.arg && ru->nth.def->num == 0 && !ru->psn.arg, "rule count, nth default");
 	CHECK(c->steps[7].a.dut_listen.port.arg && c->steps[7].a.dut_listen.port.arg->v.expr.terms[0].num == 18515, "listen port");
+	const struct cl_step *ld = &c->steps[8];
+	const struct cl_load_args *la = &ld->a.load;
+	CHECK(ld->kind == CL_LOAD && la->count.arg && la->count.arg->v.expr.terms[0].num == 50 && !la->len.arg &&
+		      la->len.def->kind == CL_DEF_NUM && la->len.def->num == 64 && !la->rate.arg &&
+		      la->rate.def->kind == CL_DEF_NONE && !la->duration.arg,
+	      "load: count given, len defaults to 64, rate and duration bound only when given");
+	CHECK(ld->n_args == 3 && ld->args[1].id == CL_K_completed && ld->args[1].result && ld->args[2].id == CL_K_naks &&
+		      ld->args[2].v.kind == CL_V_BIND,
+	      "load results keyed in written order");
 	CHECK(!strcmp(cl_key_name(CL_K_max_dest_rd_atomic), "max_dest_rd_atomic") && !strcmp(cl_key_name(CL_K_auto), "auto"),
 	      "key names");
 	cl_case_free(c);

@@ -59,7 +59,6 @@ void soft_cc_on_ce(struct be_qp *qp, const struct soft_rx *rx)
 		ep.dest_qpn = qp->attr.dest_qpn;
 	struct roce_desc d;
 	roce_endpoint_desc(&ep, &d, ROCE_OP_CNP, 0);
-	dev->cnt.tx_cnp++;
 	soft_xmit(dev, &d);
 }
 

@@ -348,6 +348,39 @@ bool soft_send_frame(struct soft_dev *dev, const uint8_t *frame, size_t len, con
 	return sendto(dev->raw_fd, frame, len, 0, (struct sockaddr *)&to, sizeof to) == (ssize_t)len;
 }
 
+/* What the device sent, counted by kind once it is on the wire: what a
+ * transmit fault rewrote counts as what it became, and what it withheld
+ * (or a send that failed) does not count. */
+static void count_tx(struct soft_dev *dev, struct roce_desc *d)
+{
+	const struct roce_opcode_info *op = roce_opcode(d->bth[0]);
+	struct soft_counters *c = &dev->cnt;
+	c->tx_packets++;
+	if (!op)
+		return;
+	switch (op->kind) {
+	case ROCE_K_CNP: c->tx_cnp++; return;
+	case ROCE_K_READ_RESP: c->tx_read_responses++; return;
+	case ROCE_K_ATOMIC_ACK: c->tx_atomic_acks++; return;
+	case ROCE_K_ACK: break;
+	default: return;
+	}
+	const uint8_t *aeth = roce_desc_hdr(d, ROCE_H_AETH);
+	switch (roce_aeth_type(aeth)) {
+	case ROCE_SYN_ACK: c->tx_acks++; return;
+	case ROCE_SYN_RNR_NAK: c->tx_rnr_nak++; return;
+	case ROCE_SYN_NAK: break;
+	default: return;
+	}
+	switch (roce_aeth_value(aeth)) {
+	case ROCE_NAK_PSN_SEQ_ERR: c->tx_nak_psn_seq++; break;
+	case ROCE_NAK_INVALID_REQUEST: c->tx_nak_inv_req++; break;
+	case ROCE_NAK_REMOTE_ACCESS: c->tx_nak_rem_access++; break;
+	case ROCE_NAK_REMOTE_OP: c->tx_nak_rem_op++; break;
+	default: break;
+	}
+}
+
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 {
 	if (!soft_fault_tx(dev, d) || !soft_hostile_may_send(dev))
@@ -356,7 +389,7 @@ void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 	if (n <= 0)
 		return;
 	if (soft_send_frame(dev, dev->txbuf, (size_t)n, d->eth_dst))
-		dev->cnt.tx_packets++;
+		count_tx(dev, d);
 	if (dev->hostile.mode)
 		soft_hostile_after_tx(dev, d);
 }

@@ -29,6 +29,7 @@ const char *soft_fault_hook_name(enum soft_fault_hook h)
 	case SOFT_HOOK_TX: return "transmit rewrite";
 	case SOFT_HOOK_RX: return "receive filter";
 	case SOFT_HOOK_DECIDE: return "decision point";
+	case SOFT_HOOK_COUNT: return "counter read";
 	default: return "none";
 	}
 }

@@ -500,6 +500,12 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 	struct soft_dev *dev = qp->dev;
 	uint32_t psn = rx->psn;
 	unsigned type = roce_aeth_type(aeth), value = roce_aeth_value(aeth);
+	/* Counted as received, whether or not it still matters (an older
+	 * NAK than one already acted on is ignored below). */
+	if (type == ROCE_SYN_RNR_NAK)
+		dev->cnt.req_rnr_naks++;
+	else if (type == ROCE_SYN_NAK && value == ROCE_NAK_PSN_SEQ_ERR)
+		dev->cnt.req_seq_naks++;
 	if (!in_window(qp, psn)) {
 		uint32_t newest = roce_psn_add(qp->req.next_psn, -1);
 		if (soft_psn_diff(qp->dev, psn, newest) > 0) {
@@ -522,7 +528,6 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 		ack_upto(qp, psn);
 		break;
 	case ROCE_SYN_RNR_NAK: {
-		dev->cnt.req_rnr_naks++;
 		if (!ack_upto(qp, roce_psn_add(psn, -1)))
 			break;
 		struct soft_swqe *w = wqe_of(qp, psn);
@@ -543,7 +548,6 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 	}
 	case ROCE_SYN_NAK:
 		if (value == ROCE_NAK_PSN_SEQ_ERR) {
-			dev->cnt.req_seq_naks++;
 			if (ack_upto(qp, roce_psn_add(psn, -1)))
 				go_back(qp, psn, true);
 		} else {

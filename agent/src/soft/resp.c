@@ -61,7 +61,6 @@ static void send_aeth(struct be_qp *qp, const struct soft_rx *rx, unsigned type,
 
 static void send_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t psn)
 {
-	qp->dev->cnt.tx_acks++;
 	send_aeth(qp, rx, ROCE_SYN_ACK, ROCE_AETH_ACK_UNLIMITED, psn);
 }
 
@@ -69,13 +68,6 @@ static void send_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t psn)
  * Operational errors are fatal to the responder's QP (classes A and C). */
 static void send_nak(struct be_qp *qp, const struct soft_rx *rx, enum roce_nak_code code)
 {
-	struct soft_counters *c = &qp->dev->cnt;
-	switch (code) {
-	case ROCE_NAK_INVALID_REQUEST: c->tx_nak_inv_req++; break;
-	case ROCE_NAK_REMOTE_ACCESS: c->tx_nak_rem_access++; break;
-	case ROCE_NAK_REMOTE_OP: c->tx_nak_rem_op++; break;
-	default: break;
-	}
 	send_aeth(qp, rx, ROCE_SYN_NAK, code, rx->psn);
 }
 
@@ -117,7 +109,6 @@ static void send_read_response(struct be_qp *qp, const struct soft_rx *rx, const
 		uint64_t off = (uint64_t)i * seg;
 		d.payload = mem ? mem + off : NULL;
 		d.payload_len = len - off < seg ? (size_t)(len - off) : seg;
-		qp->dev->cnt.tx_read_responses++;
 		soft_xmit(qp->dev, &d);
 	}
 }
@@ -133,7 +124,6 @@ static void send_atomic_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t
 	roce_aeth_set_value(aeth, ROCE_AETH_ACK_UNLIMITED);
 	roce_aeth_set_msn(aeth, msn_of(qp));
 	roce_atomicacketh_set_orig(roce_desc_hdr(&d, ROCE_H_ATOMICACKETH), orig);
-	qp->dev->cnt.tx_atomic_acks++;
 	soft_xmit(qp->dev, &d);
 }
 
@@ -515,7 +505,6 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 	case ROCE_K_SEND:
 	case ROCE_K_WRITE:
 		if (SOFT_FAULT_ON(dev, NAK_EVERY_DUP)) {
-			dev->cnt.tx_nak_psn_seq++;
 			send_aeth(qp, rx, ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR, qp->resp.epsn);
 			return;
 		}
@@ -574,7 +563,6 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 
 static void send_rnr(struct be_qp *qp, const struct soft_rx *rx)
 {
-	qp->dev->cnt.tx_rnr_nak++;
 	send_aeth(qp, rx, ROCE_SYN_RNR_NAK, qp->attr.min_rnr_timer, rx->psn);
 }
 
@@ -586,7 +574,6 @@ static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
 	case ROCE_PSN_AHEAD:
 		if (!qp->resp.psn_nak_sent || SOFT_FAULT_ON(dev, PSN_SEQ_NAK_REPEAT)) {
 			qp->resp.psn_nak_sent = true;
-			dev->cnt.tx_nak_psn_seq++;
 			send_aeth(qp, rx, ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR, qp->resp.epsn);
 		}
 		return;

@@ -36,7 +36,7 @@ enum soft_fault {
 };
 
 /* Where a profile acts (fault.def). */
-enum soft_fault_hook { SOFT_HOOK_NONE, SOFT_HOOK_TX, SOFT_HOOK_RX, SOFT_HOOK_DECIDE };
+enum soft_fault_hook { SOFT_HOOK_NONE, SOFT_HOOK_TX, SOFT_HOOK_RX, SOFT_HOOK_DECIDE, SOFT_HOOK_COUNT };
 
 struct soft_fault_info {
 	const char *name;
@@ -486,5 +486,8 @@ bool soft_fault_rx(struct soft_dev *dev, const uint8_t **frame, size_t *len);
 /* The transmit rewrite: the profile's changes to a packet about to be
  * sent; false when the profile withholds it. */
 bool soft_fault_tx(struct soft_dev *dev, struct roce_desc *d);
+/* fault_count.c: the counter read: the profile's misreport of the counters
+ * (c is a copy of the device's own, which stay exact). */
+void soft_fault_counters(const struct soft_dev *dev, struct soft_counters *c);
 
 #endif

@@ -739,7 +739,9 @@ static int soft_read_counters(struct backend *be, unsigned port, be_counter_fn f
 	struct soft_dev *dev = (struct soft_dev *)be;
 	if (port != 1)
 		return be_error_set(err, BE_BAD_REQUEST, "port %u: the soft device has port 1 only", port);
-#define SOFT_COUNTER_EMIT(n, text) fn(ctx, #n, dev->cnt.n);
+	struct soft_counters c = dev->cnt;
+	soft_fault_counters(dev, &c);
+#define SOFT_COUNTER_EMIT(n, text) fn(ctx, #n, c.n);
 	SOFT_COUNTERS(SOFT_COUNTER_EMIT)
 #undef SOFT_COUNTER_EMIT
 	return 0;

@@ -43,6 +43,9 @@ struct roce_counter_info {
 
 /* "bad_icrc_dropped", ...: the names reports and the agent protocol use. */
 const char *roce_counter_meaning_name(enum roce_counter_meaning m);
+/* The meaning of a name roce_counter_meaning_name gives; ROCE_CNT_NONE
+ * for any other. */
+enum roce_counter_meaning roce_counter_meaning_by_name(const char *name);
 /* In words, for reports. */
 const char *roce_counter_meaning_text(enum roce_counter_meaning m);
 
