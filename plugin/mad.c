@@ -35,10 +35,9 @@ static wmem_map_t *cm_reqs;
 static heur_dissector_list_t cm_private_heur; /* "infiniband.mad.cm.private" */
 
 static const value_string mgmt_classes[] = {
-	{ 0x01, "Subnet Management (LID routed)" }, { 0x03, "Subnet Administration" },
-	{ 0x04, "Performance Management" }, { 0x05, "Baseboard Management" },
-	{ 0x06, "Device Management" }, { ROCE_MAD_CLASS_CM, "Communication Management" },
-	{ 0x08, "SNMP Tunneling" }, { 0x81, "Subnet Management (directed route)" },
+#define MGMT_CLASS_VALUE(SYM, value, name) { (value), (name) },
+	ROCE_MAD_CLASSES(MGMT_CLASS_VALUE)
+#undef MGMT_CLASS_VALUE
 	{ 0, NULL },
 };
 

@@ -168,3 +168,14 @@ unsigned roce_ib_mtu_bytes(unsigned code)
 {
 	return code >= 1 && code <= 5 ? 128u << code : 0;
 }
+
+const char *roce_mad_class_name(unsigned mgmt_class)
+{
+	switch (mgmt_class) {
+#define ROCE_MAD_CLASS_NAME(SYM, value, name) \
+	case (value): return (name);
+		ROCE_MAD_CLASSES(ROCE_MAD_CLASS_NAME)
+#undef ROCE_MAD_CLASS_NAME
+	default: return NULL;
+	}
+}

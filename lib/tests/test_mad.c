@@ -58,8 +58,20 @@ static void cm_lid_checks(void)
 	CHECK(cm_finding(m, 0) == ROCE_OK, "only the CM class is judged");
 }
 
+/* The class names, against IBA Table 110's numbers. */
+static void class_names(void)
+{
+	CHECK(ROCE_MAD_CLASS_CM == 0x07, "CM is class 7");
+	CHECK(roce_mad_class_name(0x07) && !strcmp(roce_mad_class_name(0x07), "Communication Management"), "class 7");
+	CHECK(roce_mad_class_name(0x81) && !strcmp(roce_mad_class_name(0x81), "Subnet Management (directed route)"),
+	      "class 0x81");
+	CHECK(roce_mad_class_name(0x04) && !strcmp(roce_mad_class_name(0x04), "Performance Management"), "class 4");
+	CHECK(roce_mad_class_name(0x02) == NULL && roce_mad_class_name(0xFF) == NULL, "no name for unknown classes");
+}
+
 int main(void)
 {
+	class_names();
 	for (int h = 0; h < ROCE_MH_COUNT; h++) {
 		const struct roce_mad_hdr_info *hi = roce_mad_hdr_info((enum roce_mad_hdr)h);
 		enum roce_mad_field f0;

@@ -218,9 +218,10 @@ static long read_line(struct agent *a, uint64_t deadline)
 	}
 }
 
-enum agent_status agent_call(struct agent *a, const char *method, JsonObject *params, uint64_t timeout_ns,
+enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *params, uint64_t timeout_ns,
 			     JsonObject **result)
 {
+	const char *method = ap_method_name(which);
 	*result = NULL;
 	if (!a->fail_code)
 		a->fail_code = g_string_new(NULL);

@@ -58,11 +58,11 @@ void agent_close(struct agent *a);
 /* Frees the exchange log. */
 void agent_log_clear(struct agent *a);
 
-/* Sends method with params (taken over; may be NULL) and waits for the
+/* Sends method (from the protocol's vocabulary) with params (taken over; may be NULL) and waits for the
  * reply. On AGENT_OK *result is the result object (caller unrefs); on
  * AGENT_ERROR_REPLY a->fail_code and a->fail_msg hold the agent's error;
  * on AGENT_BROKEN a->fail_msg says what went wrong. */
-enum agent_status agent_call(struct agent *a, const char *method, JsonObject *params, uint64_t timeout_ns,
+enum agent_status agent_call(struct agent *a, enum ap_method method, JsonObject *params, uint64_t timeout_ns,
 			     JsonObject **result);
 
 /* 64-bit values as the protocol writes them: a number below 2^53, else a

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "agent_protocol.h"
+#include "roce/hdr.h"
 
 /* Where something is in a case file (1-based line and column). */
 struct cl_loc {
@@ -102,8 +103,35 @@ struct cl_value {
 
 enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 
+/* Every argument name of the language, once. The parser gives each
+ * argument its key, so that nobody after it compares names; a header
+ * field given as an argument (psn, reth.rkey, rej.reason ...) has the
+ * key CL_K_FIELD and its name in cl_arg.key. */
+#define CL_ARG_KEYS(K)                                                                                              \
+	K(access) K(achieved) K(ack) K(add) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)             \
+	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
+	K(flow_label) K(hop_limit) K(icrc) K(imm) K(invalidate) K(ip) K(ip_options) K(l3_header) K(last) K(len) \
+	K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(min_gap) K(min_rnr_timer) K(naks) K(nth)    \
+	K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_timeout) K(pmtu) K(port) K(posted)      \
+	K(pps) K(proto) K(psn) K(qkey) K(rate) K(recv) K(remote) K(remote_qkey) K(repeat) K(retransmissions)    \
+	K(retry_cnt) K(rkey) K(rnr) K(rnr_naks) K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled)        \
+	K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) K(src_qp) K(state) K(status) K(swap) K(timeout)          \
+	K(traffic_class) K(type) K(udp_sport) K(value) K(vid) K(wr_id)
+
+enum cl_key {
+	CL_K_FIELD, /* a header field */
+#define CL_KEY_ENUM(name) CL_K_##name,
+	CL_ARG_KEYS(CL_KEY_ENUM)
+#undef CL_KEY_ENUM
+	CL_K_COUNT
+};
+
+/* An argument's name ("timeout"); "a header field" for CL_K_FIELD. */
+const char *cl_key_name(enum cl_key k);
+
 struct cl_arg {
-	char *key;
+	enum cl_key id;
+	char *key; /* as written: the argument's name, or the header field's */
 	bool result; /* after '->': a constraint on the verb's result */
 	enum cl_cmp cmp; /* only constraints of expect use other than CL_EQ */
 	struct cl_value v;
@@ -111,6 +139,53 @@ struct cl_arg {
 };
 
 /* ---- Steps ---- */
+
+/* An argument's default, from the step's argument table (caseparse.c):
+ * a number, a word (or comma-separated words), or one the run supplies
+ * (the DUT port's MTU, the MR's length ...), with the text that says
+ * which (docs). CL_DEF_NONE: the argument counts only when given. */
+enum cl_default_kind { CL_DEF_NONE, CL_DEF_NUM, CL_DEF_WORD, CL_DEF_RUN };
+
+struct cl_default {
+	enum cl_default_kind kind;
+	uint64_t num;
+	const char *word; /* CL_DEF_WORD: the words; CL_DEF_RUN: what the run takes */
+};
+
+/* One argument of a step, resolved by the parser: what the case wrote
+ * (NULL: left out) and its default. */
+struct cl_param {
+	const struct cl_arg *arg;
+	const struct cl_default *def;
+};
+
+/* The arguments of each step kind that the runner reads by name. Steps
+ * whose arguments are constraints checked in written order (query,
+ * expect, measure, load's results, peer set) are read through cl_step.args and
+ * cl_arg.id. */
+struct cl_dut_mr_args { struct cl_param size, access, fill; };
+struct cl_dut_qp_args {
+	struct cl_param type, pmtu, psn, peer_psn, timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic,
+		max_dest_rd_atomic, access, qkey, traffic_class, hop_limit, flow_label, udp_sport, peer_timeout,
+		peer_retry_cnt, ip, state, sl, proto;
+};
+struct cl_post_recv_args { struct cl_param offset, len, wr_id; };
+struct cl_post_send_args {
+	struct cl_param offset, len, wr_id, remote, rkey, imm, compare, swap, add, signaled, solicited, invalidate,
+		remote_qkey, proto;
+};
+struct cl_dut_write_args { struct cl_param offset, data; };
+struct cl_dut_read_args { struct cl_param offset, len, data, l3_header; };
+struct cl_dut_modify_args { struct cl_param state, access; };
+struct cl_peer_mr_args { struct cl_param size, fill, access; };
+struct cl_peer_op_args {
+	struct cl_param len, data, imm, invalidate, wr_id, remote, rkey, compare, swap, add, solicited;
+};
+struct cl_inject_args { struct cl_param len, data, icrc, ip_options, src_ip, dst_ip, repeat, every, proto; };
+struct cl_expect_mem_args { struct cl_param offset, data; };
+struct cl_rule_args { struct cl_param opcode, psn, round, nth, count; };
+struct cl_dut_listen_args { struct cl_param port; };
+struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate; };
 
 enum cl_step_kind {
 	CL_DUT_MR,        /* dut mr NAME args */
@@ -168,6 +243,24 @@ struct cl_step {
 	uint16_t cm_attr;
 	struct cl_arg *args;
 	unsigned n_args;
+	/* The same arguments by name, per step kind (the member of the kind
+	 * parsed, zero for the others). */
+	union {
+		struct cl_dut_mr_args dut_mr;
+		struct cl_dut_qp_args dut_qp;
+		struct cl_post_recv_args post_recv;
+		struct cl_post_send_args post_send;
+		struct cl_dut_write_args dut_write;
+		struct cl_dut_read_args dut_read;
+		struct cl_dut_modify_args dut_modify;
+		struct cl_peer_mr_args peer_mr;
+		struct cl_peer_op_args peer_op;
+		struct cl_inject_args inject;
+		struct cl_expect_mem_args expect_mem;
+		struct cl_rule_args rule;
+		struct cl_dut_listen_args dut_listen;
+		struct cl_load_args load;
+	} a;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
 	bool has_within;
 	uint64_t within_min, within_max;
@@ -318,5 +411,11 @@ int cl_opcode_lookup(int transport, const char *word);
  * with the runner: AETH words (ACK, RNR, NAK_SEQ, NAK_INVALID, NAK_ACCESS,
  * NAK_OPERATIONAL) to a syndrome pattern. Returns false when unknown. */
 bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
+
+/* The libroce field a header-field argument names (psn, rkey, ttl ... or
+ * a full name, bth.tver) in a packet over IP version ipv with the
+ * extension headers xhdrs (ROCE_XHDR_BIT): rkey is the RETH's, or the
+ * AtomicETH's in an atomic request. ROCE_F_COUNT when none. */
+enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs);
 
 #endif

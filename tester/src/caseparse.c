@@ -81,6 +81,18 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_LOAD] = "load",
 };
 
+static const char *const key_names[CL_K_COUNT] = {
+	[CL_K_FIELD] = "a header field",
+#define CL_KEY_NAME(name) [CL_K_##name] = #name,
+	CL_ARG_KEYS(CL_KEY_NAME)
+#undef CL_KEY_NAME
+};
+
+const char *cl_key_name(enum cl_key k)
+{
+	return (unsigned)k < CL_K_COUNT ? key_names[k] : "?";
+}
+
 const char *cl_step_kind_name(enum cl_step_kind k)
 {
 	return (unsigned)k < CL_STEP_KIND_COUNT ? step_names[k] : "?";
@@ -221,10 +233,25 @@ bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask)
 #define F_FIELD 0x100u /* stands for a table of packet fields (inject, expect, on) */
 
 struct argspec {
-	const char *key;
+	const char *key; /* "*": any header field */
+	enum cl_key id;
 	unsigned forms;
 	const char *const *words; /* allowed words for F_WORD / F_LIST, NULL: any */
+	size_t slot;              /* where the step keeps it by name (cl_step.a), 0: nowhere */
+	struct cl_default def;
 };
+
+/* An argument the runner reads by name, with its default: ARG(step kind
+ * member of cl_step.a, name, forms, words, default). CHK: one read in
+ * written order (a constraint, a setting), without a default. */
+#define ARG(kind, name, forms, words, def) { #name, CL_K_##name, forms, words, offsetof(struct cl_step, a.kind.name), def }
+#define CHK(name, forms, words) { #name, CL_K_##name, forms, words, 0, NO_DEF }
+#define FIELDS(forms) { "*", CL_K_FIELD, (forms) | F_FIELD, NULL, 0, NO_DEF }
+#define END { NULL, CL_K_FIELD, 0, NULL, 0, NO_DEF }
+#define NO_DEF { CL_DEF_NONE, 0, NULL }
+#define NUM(n) { CL_DEF_NUM, (n), NULL }
+#define WORD(w) { CL_DEF_WORD, 0, (w) }
+#define RUN(what) { CL_DEF_RUN, 0, (what) }
 
 /* The agent protocol's words (protocol/agent_protocol.def). */
 #define w_qp_type ap_qp_type_words
@@ -237,123 +264,189 @@ static const char *const w_bringup[] = { "RESET", "INIT", "RTR", "RTS", NULL };
 static const char *const w_icrc[] = { "good", "bad", NULL };
 static const char *const w_proto[] = { "v1", "v2", NULL };
 
+#define STEP_INDEX RUN("the step's index")
+#define QP_PROTO RUN("the QP's (its GID's protocol)")
+#define ALL_REMOTE "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC"
+
 static const struct argspec a_dut_mr[] = {
-	{ "size", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { "fill", F_EXPR, NULL }, { NULL, 0, NULL }
+	ARG(dut_mr, size, F_EXPR, NULL, NUM(4096)),
+	ARG(dut_mr, access, F_WORD | F_LIST, w_access, WORD("LOCAL_WRITE," ALL_REMOTE)),
+	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)), END
 };
 static const struct argspec a_dut_qp[] = {
-	{ "type", F_WORD, w_qp_type }, { "pmtu", F_EXPR, NULL }, { "psn", F_EXPR, NULL },
-	{ "peer_psn", F_EXPR, NULL }, { "timeout", F_EXPR, NULL }, { "retry_cnt", F_EXPR, NULL },
-	{ "rnr_retry", F_EXPR, NULL }, { "min_rnr_timer", F_EXPR, NULL },
-	{ "max_rd_atomic", F_EXPR, NULL }, { "max_dest_rd_atomic", F_EXPR, NULL },
-	{ "access", F_WORD | F_LIST, w_access }, { "qkey", F_EXPR, NULL },
-	{ "traffic_class", F_EXPR, NULL }, { "hop_limit", F_EXPR, NULL }, { "flow_label", F_EXPR, NULL },
-	{ "udp_sport", F_EXPR, NULL }, { "peer_timeout", F_EXPR, NULL }, { "peer_retry_cnt", F_EXPR, NULL },
-	{ "ip", F_EXPR, NULL }, { "state", F_WORD, w_bringup }, { "sl", F_EXPR, NULL },
-	{ "proto", F_WORD, w_proto }, { NULL, 0, NULL }
+	ARG(dut_qp, type, F_WORD, w_qp_type, WORD("RC")),
+	ARG(dut_qp, pmtu, F_EXPR, NULL, RUN("the case's pmtu; for UD the DUT port's active MTU")),
+	ARG(dut_qp, psn, F_EXPR, NULL, RUN("random")),
+	ARG(dut_qp, peer_psn, F_EXPR, NULL, RUN("random")),
+	ARG(dut_qp, timeout, F_EXPR, NULL, NUM(14)),
+	ARG(dut_qp, retry_cnt, F_EXPR, NULL, NUM(7)),
+	ARG(dut_qp, rnr_retry, F_EXPR, NULL, NUM(7)),
+	ARG(dut_qp, min_rnr_timer, F_EXPR, NULL, NUM(12)),
+	ARG(dut_qp, max_rd_atomic, F_EXPR, NULL, NUM(4)),
+	ARG(dut_qp, max_dest_rd_atomic, F_EXPR, NULL, NUM(4)),
+	/* Of these, those the transport has (UC: REMOTE_WRITE). */
+	ARG(dut_qp, access, F_WORD | F_LIST, w_access, WORD(ALL_REMOTE)),
+	ARG(dut_qp, qkey, F_EXPR, NULL, NUM(0x11111111)),
+	ARG(dut_qp, traffic_class, F_EXPR, NULL, NUM(0)),
+	ARG(dut_qp, hop_limit, F_EXPR, NULL, NUM(64)),
+	ARG(dut_qp, flow_label, F_EXPR, NULL, NUM(0)),
+	ARG(dut_qp, udp_sport, F_EXPR, NULL, NUM(0)),
+	ARG(dut_qp, peer_timeout, F_EXPR, NULL, NUM(50)),
+	ARG(dut_qp, peer_retry_cnt, F_EXPR, NULL, NUM(7)),
+	ARG(dut_qp, ip, F_EXPR, NULL, RUN("the run's IP version")),
+	ARG(dut_qp, state, F_WORD, w_bringup, WORD("RTS")),
+	ARG(dut_qp, sl, F_EXPR, NULL, RUN("the run's VLAN priority (run --vlan-pcp), 0 without a VLAN")),
+	ARG(dut_qp, proto, F_WORD, w_proto, WORD("v2")), END
 };
 static const struct argspec a_post_recv[] = {
-	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { NULL, 0, NULL }
+	ARG(post_recv, offset, F_EXPR, NULL, NUM(0)),
+	ARG(post_recv, len, F_EXPR, NULL, RUN("the MR's length")),
+	ARG(post_recv, wr_id, F_EXPR, NULL, STEP_INDEX), END
 };
 static const struct argspec a_post_send[] = {
-	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL },
-	{ "remote", F_EXPR, NULL }, { "rkey", F_EXPR, NULL }, { "imm", F_EXPR, NULL },
-	{ "compare", F_EXPR, NULL }, { "swap", F_EXPR, NULL }, { "add", F_EXPR, NULL },
-	{ "signaled", F_WORD, w_onoff }, { "solicited", F_WORD, w_onoff },
-	{ "invalidate", F_EXPR, NULL }, { "remote_qkey", F_EXPR, NULL }, { "proto", F_WORD, w_proto },
-	{ NULL, 0, NULL }
+	ARG(post_send, offset, F_EXPR, NULL, NUM(0)),
+	ARG(post_send, len, F_EXPR, NULL, RUN("the MR's length; 0 without an MR")),
+	ARG(post_send, wr_id, F_EXPR, NULL, STEP_INDEX),
+	ARG(post_send, remote, F_EXPR, NULL, NO_DEF), ARG(post_send, rkey, F_EXPR, NULL, NO_DEF),
+	ARG(post_send, imm, F_EXPR, NULL, NO_DEF), ARG(post_send, compare, F_EXPR, NULL, NO_DEF),
+	ARG(post_send, swap, F_EXPR, NULL, NO_DEF), ARG(post_send, add, F_EXPR, NULL, NO_DEF),
+	ARG(post_send, signaled, F_WORD, w_onoff, WORD("on")),
+	ARG(post_send, solicited, F_WORD, w_onoff, WORD("off")),
+	ARG(post_send, invalidate, F_EXPR, NULL, NO_DEF),
+	ARG(post_send, remote_qkey, F_EXPR, NULL, RUN("the tester QP's Q_Key")),
+	ARG(post_send, proto, F_WORD, w_proto, QP_PROTO), END
 };
 static const struct argspec a_dut_write[] = {
-	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
+	ARG(dut_write, offset, F_EXPR, NULL, NUM(0)), ARG(dut_write, data, F_BYTES, NULL, NO_DEF), END
 };
 static const struct argspec a_dut_read[] = {
-	{ "offset", F_EXPR, NULL }, { "len", F_EXPR, NULL }, { "data", F_BYTES | F_RESULT, NULL },
-	{ "l3_header", F_WORD | F_RESULT, NULL }, { NULL, 0, NULL }
+	ARG(dut_read, offset, F_EXPR, NULL, NUM(0)),
+	ARG(dut_read, len, F_EXPR, NULL, RUN("the length of data=")),
+	ARG(dut_read, data, F_BYTES | F_RESULT, NULL, NO_DEF),
+	ARG(dut_read, l3_header, F_WORD | F_RESULT, NULL, NO_DEF), END
 };
+#define QUERIED (F_EXPR | F_BIND | F_RESULT | F_CMP)
 static const struct argspec a_dut_query[] = {
-	{ "state", F_WORD | F_RESULT | F_CMP, w_state }, { "sq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
-	{ "rq_psn", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
+	CHK(state, F_WORD | F_RESULT | F_CMP, w_state), CHK(sq_psn, QUERIED, NULL), CHK(rq_psn, QUERIED, NULL),
 	/* The address vector as the device holds it (RC, UC). */
-	{ "hop_limit", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
-	{ "traffic_class", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
-	{ "flow_label", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL }, { "sl", F_EXPR | F_BIND | F_RESULT | F_CMP, NULL },
-	{ NULL, 0, NULL }
+	CHK(hop_limit, QUERIED, NULL), CHK(traffic_class, QUERIED, NULL), CHK(flow_label, QUERIED, NULL),
+	CHK(sl, QUERIED, NULL), END
 };
+/* The attributes other than state go to modify_qp by their names. */
 static const struct argspec a_dut_modify[] = {
-	{ "state", F_WORD, w_state }, { "sq_psn", F_EXPR, NULL }, { "rq_psn", F_EXPR, NULL },
-	{ "timeout", F_EXPR, NULL }, { "retry_cnt", F_EXPR, NULL }, { "rnr_retry", F_EXPR, NULL },
-	{ "min_rnr_timer", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { NULL, 0, NULL }
+	ARG(dut_modify, state, F_WORD, w_state, WORD("RTS")), CHK(sq_psn, F_EXPR, NULL), CHK(rq_psn, F_EXPR, NULL),
+	CHK(timeout, F_EXPR, NULL), CHK(retry_cnt, F_EXPR, NULL), CHK(rnr_retry, F_EXPR, NULL),
+	CHK(min_rnr_timer, F_EXPR, NULL), ARG(dut_modify, access, F_WORD | F_LIST, w_access, NO_DEF), END
 };
 static const struct argspec a_peer_mr[] = {
-	{ "size", F_EXPR, NULL }, { "fill", F_EXPR, NULL }, { "access", F_WORD | F_LIST, w_access }, { NULL, 0, NULL }
+	ARG(peer_mr, size, F_EXPR, NULL, NUM(4096)), ARG(peer_mr, fill, F_EXPR, NULL, NUM(0)),
+	ARG(peer_mr, access, F_WORD | F_LIST, w_access, WORD(ALL_REMOTE)), END
 };
 static const struct argspec a_peer_op[] = {
-	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "imm", F_EXPR, NULL },
-	{ "invalidate", F_EXPR, NULL }, { "wr_id", F_EXPR, NULL }, { "remote", F_EXPR, NULL },
-	{ "rkey", F_EXPR, NULL }, { "compare", F_EXPR, NULL }, { "swap", F_EXPR, NULL },
-	{ "add", F_EXPR, NULL }, { "solicited", F_WORD, w_onoff }, { NULL, 0, NULL }
+	ARG(peer_op, len, F_EXPR, NULL, RUN("64; 0 for read")), ARG(peer_op, data, F_BYTES, NULL, NO_DEF),
+	ARG(peer_op, imm, F_EXPR, NULL, NO_DEF), ARG(peer_op, invalidate, F_EXPR, NULL, NO_DEF),
+	ARG(peer_op, wr_id, F_EXPR, NULL, STEP_INDEX), ARG(peer_op, remote, F_EXPR, NULL, NUM(0)),
+	ARG(peer_op, rkey, F_EXPR, NULL, NUM(0)), ARG(peer_op, compare, F_EXPR, NULL, NUM(0)),
+	ARG(peer_op, swap, F_EXPR, NULL, NUM(0)), ARG(peer_op, add, F_EXPR, NULL, NUM(0)),
+	ARG(peer_op, solicited, F_WORD, w_onoff, WORD("off")), END
 };
 static const struct argspec a_peer_set[] = {
-	{ "auto", F_WORD, w_onoff }, { "rnr", F_WORD, w_onoff }, { "ack", F_WORD, w_onoff },
-	{ "rnr_timer", F_EXPR, NULL }, { "psn", F_EXPR, NULL }, { "recv", F_EXPR, NULL }, { NULL, 0, NULL }
+	CHK(auto, F_WORD, w_onoff), CHK(rnr, F_WORD, w_onoff), CHK(ack, F_WORD, w_onoff),
+	CHK(rnr_timer, F_EXPR, NULL), CHK(psn, F_EXPR, NULL), CHK(recv, F_EXPR, NULL), END
 };
 static const char *const w_other[] = { "other", NULL };
 static const struct argspec a_inject[] = {
-	{ "len", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD | F_EXPR, w_icrc },
-	{ "ip_options", F_BYTES, NULL }, { "src_ip", F_WORD, w_other }, { "dst_ip", F_WORD, w_other },
-	{ "repeat", F_EXPR, NULL }, { "every", F_EXPR, NULL }, { "proto", F_WORD, w_proto },
-	{ "*", F_EXPR | F_FIELD, NULL }, { NULL, 0, NULL }
+	ARG(inject, len, F_EXPR, NULL, RUN("the PMTU for a First or Middle packet, 16 for other packets with a payload, else 0")),
+	ARG(inject, data, F_BYTES, NULL, NO_DEF), ARG(inject, icrc, F_WORD | F_EXPR, w_icrc, NO_DEF),
+	ARG(inject, ip_options, F_BYTES, NULL, NO_DEF), ARG(inject, src_ip, F_WORD, w_other, NO_DEF),
+	ARG(inject, dst_ip, F_WORD, w_other, NO_DEF), ARG(inject, repeat, F_EXPR, NULL, NUM(1)),
+	ARG(inject, every, F_EXPR, NULL, NUM(0)), ARG(inject, proto, F_WORD, w_proto, QP_PROTO),
+	FIELDS(F_EXPR), END
 };
+#define OBSERVED (F_EXPR | F_BIND | F_CMP)
 static const struct argspec a_expect_pkt[] = {
-	{ "len", F_EXPR | F_BIND | F_CMP, NULL }, { "data", F_BYTES, NULL }, { "icrc", F_WORD, w_icrc },
-	{ "delay", F_EXPR | F_BIND | F_CMP, NULL }, { "pcp", F_EXPR | F_BIND | F_CMP, NULL },
-	{ "vid", F_EXPR | F_BIND | F_CMP, NULL }, { "aeth", F_WORD | F_LIST, NULL }, { "proto", F_WORD, w_proto }, { "*", F_EXPR | F_BIND | F_CMP | F_FIELD, NULL }, { NULL, 0, NULL }
+	CHK(len, OBSERVED, NULL), CHK(data, F_BYTES, NULL), CHK(icrc, F_WORD, w_icrc), CHK(delay, OBSERVED, NULL),
+	CHK(pcp, OBSERVED, NULL), CHK(vid, OBSERVED, NULL), CHK(aeth, F_WORD | F_LIST, NULL), CHK(proto, F_WORD, w_proto),
+	FIELDS(OBSERVED), END
 };
 static const struct argspec a_expect_completion[] = {
-	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD | F_LIST | F_CMP, w_status }, { "opcode", F_WORD, w_wc_opcode },
-	{ "byte_len", F_EXPR | F_BIND | F_CMP, NULL }, { "imm", F_EXPR | F_BIND, NULL },
-	{ "src_qp", F_EXPR | F_BIND, NULL }, { NULL, 0, NULL }
+	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, w_status), CHK(opcode, F_WORD, w_wc_opcode),
+	CHK(byte_len, OBSERVED, NULL), CHK(imm, F_EXPR | F_BIND, NULL), CHK(src_qp, F_EXPR | F_BIND, NULL), END
 };
 static const struct argspec a_expect_peer[] = {
-	{ "wr_id", F_EXPR | F_BIND, NULL }, { "status", F_WORD | F_LIST | F_CMP, w_status }, { "value", F_EXPR | F_BIND, NULL },
-	{ "data", F_BYTES, NULL }, { NULL, 0, NULL }
+	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, w_status), CHK(value, F_EXPR | F_BIND, NULL),
+	CHK(data, F_BYTES, NULL), END
 };
 static const struct argspec a_expect_mem[] = {
-	{ "offset", F_EXPR, NULL }, { "data", F_BYTES, NULL }, { NULL, 0, NULL }
+	ARG(expect_mem, offset, F_EXPR, NULL, NUM(0)), ARG(expect_mem, data, F_BYTES, NULL, NO_DEF), END
 };
 static const struct argspec a_rule[] = {
-	{ "opcode", F_WORD, NULL }, { "psn", F_EXPR, NULL }, { "round", F_EXPR, NULL },
-	{ "nth", F_EXPR, NULL }, { "count", F_EXPR, NULL }, { NULL, 0, NULL }
+	ARG(rule, opcode, F_WORD, NULL, NO_DEF), ARG(rule, psn, F_EXPR, NULL, NO_DEF),
+	ARG(rule, round, F_EXPR, NULL, NO_DEF), ARG(rule, nth, F_EXPR, NULL, NUM(0)),
+	ARG(rule, count, F_EXPR, NULL, NUM(0)), END
 };
 #define MEASURED (F_EXPR | F_BIND | F_CMP | F_RESULT)
+/* count, duration and rate bound the load only when given (load_step.h:
+ * 0 is no bound of that kind). */
 static const struct argspec a_load[] = {
-	{ "len", F_EXPR, NULL }, { "remote", F_EXPR, NULL }, { "rkey", F_EXPR, NULL },
-	{ "count", F_EXPR, NULL }, { "duration", F_EXPR, NULL }, { "rate", F_EXPR, NULL },
-	{ "posted", MEASURED, NULL }, { "completed", MEASURED, NULL }, { "errors", MEASURED, NULL },
-	{ "lost", MEASURED, NULL }, { "achieved", MEASURED, NULL }, { "retransmissions", MEASURED, NULL },
-	{ "naks", MEASURED, NULL }, { "rnr_naks", MEASURED, NULL }, { "cnps", MEASURED, NULL }, { NULL, 0, NULL }
+	ARG(load, len, F_EXPR, NULL, NUM(64)), ARG(load, remote, F_EXPR, NULL, NO_DEF),
+	ARG(load, rkey, F_EXPR, NULL, NO_DEF), ARG(load, count, F_EXPR, NULL, NO_DEF),
+	ARG(load, duration, F_EXPR, NULL, NO_DEF), ARG(load, rate, F_EXPR, NULL, NO_DEF),
+	CHK(posted, MEASURED, NULL), CHK(completed, MEASURED, NULL), CHK(errors, MEASURED, NULL),
+	CHK(lost, MEASURED, NULL), CHK(achieved, MEASURED, NULL), CHK(retransmissions, MEASURED, NULL),
+	CHK(naks, MEASURED, NULL), CHK(rnr_naks, MEASURED, NULL), CHK(cnps, MEASURED, NULL), END
 };
 static const struct argspec a_measure[] = {
-	{ "count", MEASURED, NULL }, { "bytes", MEASURED, NULL }, { "rate", MEASURED, NULL },
-	{ "pps", MEASURED, NULL }, { "first", MEASURED, NULL }, { "last", MEASURED, NULL },
-	{ "min_gap", MEASURED, NULL }, { "max_gap", MEASURED, NULL }, { NULL, 0, NULL }
+	CHK(count, MEASURED, NULL), CHK(bytes, MEASURED, NULL), CHK(rate, MEASURED, NULL), CHK(pps, MEASURED, NULL),
+	CHK(first, MEASURED, NULL), CHK(last, MEASURED, NULL), CHK(min_gap, MEASURED, NULL),
+	CHK(max_gap, MEASURED, NULL), END
 };
-static const struct argspec a_none[] = { { NULL, 0, NULL } };
-static const struct argspec a_dut_listen[] = { { "port", F_EXPR, NULL }, { NULL, 0, NULL } };
+static const struct argspec a_none[] = { END };
+static const struct argspec a_dut_listen[] = { ARG(dut_listen, port, F_EXPR, NULL, NO_DEF), END };
 
 /* Shorthands for packet fields in inject, expect and injection rules. The
  * runner maps each to the libroce field of the packet's headers. */
-static const char *const pseudo_fields[] = {
-	"psn", "ackreq", "se", "destqp", "pkey", "tver", "padcnt", "fecn", "becn", "migreq",
-	"syndrome", "msn", "remote", "rkey", "dmalen", "imm", "qkey", "srcqp", "compare",
-	"swap", "orig", "ecn", "dscp", "ttl", NULL
+static const struct {
+	const char *name, *field, *alt; /* alt: where field's header is not in the packet */
+} pseudo_fields[] = {
+	{ "psn", "bth.psn", NULL },          { "ackreq", "bth.ackreq", NULL },
+	{ "se", "bth.se", NULL },            { "destqp", "bth.destqp", NULL },
+	{ "pkey", "bth.pkey", NULL },        { "tver", "bth.tver", NULL },
+	{ "padcnt", "bth.padcnt", NULL },    { "fecn", "bth.fecn", NULL },
+	{ "becn", "bth.becn", NULL },        { "migreq", "bth.m", NULL },
+	{ "syndrome", "aeth.syndrome", NULL }, { "msn", "aeth.msn", NULL },
+	{ "remote", "reth.va", "atomiceth.va" }, { "rkey", "reth.rkey", "atomiceth.rkey" },
+	{ "dmalen", "reth.dmalen", NULL },   { "imm", "immdt.imm", NULL },
+	{ "qkey", "deth.qkey", NULL },       { "srcqp", "deth.srcqp", NULL },
+	{ "compare", "atomiceth.cmpdt", NULL }, { "swap", "atomiceth.swapdt", NULL },
+	{ "orig", "atomicacketh.orig", NULL },
+	{ "ecn", "ipv4.ecn", "ipv6.ecn" },   { "dscp", "ipv4.dscp", "ipv6.dscp" },
+	{ "ttl", "ipv4.ttl", "ipv6.hoplimit" },
 };
 
 static bool is_pseudo_field(const char *name)
 {
-	for (const char *const *p = pseudo_fields; *p; p++)
-		if (!strcmp(*p, name))
+	for (size_t i = 0; i < sizeof pseudo_fields / sizeof pseudo_fields[0]; i++)
+		if (!strcmp(pseudo_fields[i].name, name))
 			return true;
 	return false;
+}
+
+enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs)
+{
+	for (size_t i = 0; i < sizeof pseudo_fields / sizeof pseudo_fields[0]; i++) {
+		if (strcmp(pseudo_fields[i].name, name))
+			continue;
+		enum roce_field f = roce_field_by_name(pseudo_fields[i].field);
+		if (pseudo_fields[i].alt) {
+			const struct roce_field_info *fi = roce_field_info(f);
+			bool ip = fi->hdr == ROCE_H_IPV4;
+			if ((ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))))
+				f = roce_field_by_name(pseudo_fields[i].alt);
+		}
+		return f;
+	}
+	return roce_field_by_name(name);
 }
 
 /* ---- The parser ---- */
@@ -819,6 +912,7 @@ static void parse_args(struct parser *ps, struct cl_step *st, const struct argsp
 			fail_at(ps, CL_ERR_ARGUMENT, kl, "too many arguments; expected at most 64");
 		struct cl_arg *a = &args[n];
 		memset(a, 0, sizeof *a);
+		a->id = spec->id;
 		a->key = key;
 		a->loc = kl;
 		a->result = result;
@@ -848,6 +942,17 @@ static void parse_args(struct parser *ps, struct cl_step *st, const struct argsp
 	st->n_args = n;
 	st->args = cl_arena_alloc(ps->arena, (n ? n : 1) * sizeof *args);
 	memcpy(st->args, args, n * sizeof *args);
+	/* The arguments the runner reads by name, each with its default. */
+	for (const struct argspec *sp = specs; sp->key; sp++) {
+		if (!sp->slot)
+			continue;
+		struct cl_param *prm = (struct cl_param *)((char *)st + sp->slot);
+		prm->def = &sp->def;
+		prm->arg = NULL;
+		for (unsigned i = 0; i < n; i++)
+			if (st->args[i].id == sp->id)
+				prm->arg = &st->args[i];
+	}
 }
 
 /* ---- Statements ---- */
@@ -926,12 +1031,12 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 		st->name = (char *)name_token(ps, qp ? "a name for the new QP" : "a name for the new MR");
 		parse_args(ps, st, qp ? a_dut_qp : a_dut_mr, false, false);
 		int type = ROCE_T_RC;
-		const struct cl_arg *t = cl_step_arg(st, "type");
+		const struct cl_arg *t = qp ? st->a.dut_qp.type.arg : NULL;
 		if (t && !strcasecmp(t->v.word, "UC"))
 			type = ROCE_T_UC;
 		else if (t && !strcasecmp(t->v.word, "UD"))
 			type = ROCE_T_UD;
-		const struct cl_arg *ip = cl_step_arg(st, "ip");
+		const struct cl_arg *ip = qp ? st->a.dut_qp.ip.arg : NULL;
 		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
 			fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
@@ -945,7 +1050,7 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			fail_at(ps, CL_ERR_KIND, loc, "'%s' is not an RC QP; expected the RC QP (state=RESET) that accepts the connection",
 				st->qp);
 		parse_args(ps, st, a_dut_listen, false, false);
-		if (!cl_step_arg(st, "port"))
+		if (!st->a.dut_listen.port.arg)
 			fail_at(ps, CL_ERR_MISSING, loc, "'dut listen' needs port=; expected e.g. port=18515");
 		return;
 	}
@@ -979,7 +1084,7 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 		parse_args(ps, st, a_post_send, false, false);
 		/* A connected QP's protocol is its GID's (dut qp ... proto=);
 		 * only a UD QP picks it per work request (A17.8). */
-		const struct cl_arg *proto = cl_step_arg(st, "proto");
+		const struct cl_arg *proto = st->a.post_send.proto.arg;
 		if (proto && q->qp_type != ROCE_T_UD)
 			fail_at(ps, CL_ERR_VALUE, proto->loc,
 				"proto= on a work request is for a UD QP; expected it on 'dut qp %s' (a connected QP speaks its GID's protocol)",
@@ -993,7 +1098,7 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 		st->mr = (char *)name_token(ps, "a DUT MR name");
 		use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		parse_args(ps, st, rd ? a_dut_read : a_dut_write, false, false);
-		const struct cl_arg *l3 = rd ? cl_step_arg(st, "l3_header") : NULL;
+		const struct cl_arg *l3 = rd ? st->a.dut_read.l3_header.arg : NULL;
 		if (l3) {
 			/* -> l3_header=QP: the L3 header of the last packet the
 			 * tester sent to that UD QP. */
@@ -1001,11 +1106,11 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 			if (q->qp_type != ROCE_T_UD)
 				fail_at(ps, CL_ERR_KIND, l3->v.loc, "'%s' is not a UD QP; expected the UD QP whose receive holds the header",
 					l3->v.word);
-			if (cl_step_arg(st, "data") || cl_step_arg(st, "len"))
+			if (st->a.dut_read.data.arg || st->a.dut_read.len.arg)
 				fail_at(ps, CL_ERR_ARGUMENT, l3->loc, "l3_header= reads 40 bytes itself; expected no data= or len= with it");
 			return;
 		}
-		if (!cl_step_arg(st, "data"))
+		if (!(rd ? st->a.dut_read.data.arg : st->a.dut_write.data.arg))
 			fail_at(ps, CL_ERR_MISSING, loc, "'%s' needs data=; expected %s", cl_step_kind_name(st->kind),
 				rd ? "'-> data=\"...\"' or '-> l3_header=QP' with the contents to expect" : "data=\"...\" or data=x\"...\"");
 		return;
@@ -1015,7 +1120,7 @@ static void parse_dut(struct parser *ps, struct cl_loc loc)
 		st = new_step(ps, q ? CL_DUT_QUERY : CL_DUT_MODIFY, loc);
 		qp_arg(ps, st);
 		parse_args(ps, st, q ? a_dut_query : a_dut_modify, false, false);
-		if (!q && !cl_step_arg(st, "state"))
+		if (!q && !st->a.dut_modify.state.arg)
 			fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
@@ -1055,11 +1160,12 @@ static void parse_peer(struct parser *ps, struct cl_loc loc)
 	st->verb = (char *)op;
 	parse_args(ps, st, a_peer_op, false, false);
 	bool needs_remote = strcmp(op, "send") != 0;
-	if (needs_remote && (!cl_step_arg(st, "remote") || !cl_step_arg(st, "rkey")))
+	const struct cl_peer_op_args *pa = &st->a.peer_op;
+	if (needs_remote && (!pa->remote.arg || !pa->rkey.arg))
 		fail_at(ps, CL_ERR_MISSING, vl, "'peer %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
-	if (!strcmp(op, "cmp_swap") && (!cl_step_arg(st, "compare") || !cl_step_arg(st, "swap")))
+	if (!strcmp(op, "cmp_swap") && (!pa->compare.arg || !pa->swap.arg))
 		fail_at(ps, CL_ERR_MISSING, vl, "'peer cmp_swap' needs compare= and swap=");
-	if (!strcmp(op, "fetch_add") && !cl_step_arg(st, "add"))
+	if (!strcmp(op, "fetch_add") && !pa->add.arg)
 		fail_at(ps, CL_ERR_MISSING, vl, "'peer fetch_add' needs add=");
 }
 
@@ -1069,7 +1175,7 @@ static void check_field_args(struct parser *ps, struct cl_step *st)
 	 * rejected already); aeth= must be an AETH word. */
 	for (unsigned i = 0; i < st->n_args; i++) {
 		struct cl_arg *a = &st->args[i];
-		if (!strcmp(a->key, "aeth")) {
+		if (a->id == CL_K_aeth) {
 			uint8_t v, m;
 			for (unsigned k = 0; k < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); k++) {
 				const char *w = a->v.kind == CL_V_LIST ? a->v.list[k] : a->v.word;
@@ -1078,9 +1184,9 @@ static void check_field_args(struct parser *ps, struct cl_step *st)
 						w);
 			}
 		}
-		if (!strcmp(a->key, "ip_options") && (a->v.n_bytes == 0 || a->v.n_bytes > 40))
+		if (a->id == CL_K_ip_options && (a->v.n_bytes == 0 || a->v.n_bytes > 40))
 			fail_at(ps, CL_ERR_VALUE, a->v.loc, "ip_options= has %zu bytes; expected 1 to 40", a->v.n_bytes);
-		if (!strcmp(a->key, "icrc") && st->kind == CL_INJECT && a->v.kind == CL_V_WORD &&
+		if (a->id == CL_K_icrc && st->kind == CL_INJECT && a->v.kind == CL_V_WORD &&
 		    strcmp(a->v.word, "bad"))
 			fail_at(ps, CL_ERR_VALUE, a->v.loc, "inject takes icrc=bad or a number; expected one of those");
 	}
@@ -1134,7 +1240,7 @@ static void parse_expect(struct parser *ps, struct cl_loc loc)
 		st->mr = (char *)name_token(ps, "a tester MR name defined by 'peer mr'");
 		use_name(ps, st->mr, CL_SYM_PEER_MR, ml);
 		parse_args(ps, st, a_expect_mem, false, false);
-		if (!cl_step_arg(st, "data"))
+		if (!st->a.expect_mem.data.arg)
 			fail_at(ps, CL_ERR_MISSING, loc, "'expect mem' needs data=; expected data=\"...\" or data=x\"...\"");
 		return;
 	}
@@ -1176,7 +1282,7 @@ static void parse_rule(struct parser *ps, struct cl_loc loc)
 		transport = q->qp_type;
 	}
 	parse_args(ps, st, a_rule, false, true);
-	const struct cl_arg *opa = cl_step_arg(st, "opcode");
+	const struct cl_arg *opa = st->a.rule.opcode.arg;
 	if (opa) {
 		int op = cl_opcode_lookup(transport, opa->v.word);
 		if (op < 0 || !roce_opcode_defined((uint8_t)op))
@@ -1329,10 +1435,11 @@ static void parse_load(struct parser *ps, struct cl_loc loc)
 		fail_at(ps, CL_ERR_VALUE, vl, "UC has no read; expected send or write");
 	st->verb = (char *)op;
 	parse_args(ps, st, a_load, true, false);
-	if (strcmp(op, "send") && (!cl_step_arg(st, "remote") || !cl_step_arg(st, "rkey")))
+	const struct cl_load_args *la = &st->a.load;
+	if (strcmp(op, "send") && (!la->remote.arg || !la->rkey.arg))
 		fail_at(ps, CL_ERR_MISSING, vl, "'load %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
-	const struct cl_arg *dur = cl_step_arg(st, "duration");
-	if (!cl_step_arg(st, "count") && !dur)
+	const struct cl_arg *dur = la->duration.arg;
+	if (!la->count.arg && !dur)
 		fail_at(ps, CL_ERR_MISSING, vl, "a load needs count= or duration= (or both); expected e.g. count=10000 rate=100000");
 	if (dur && (dur->v.kind != CL_V_EXPR || dur->v.expr.n != 1 || !dur->v.expr.terms[0].duration))
 		fail_at(ps, CL_ERR_VALUE, dur->loc, "duration= takes a duration; expected e.g. duration=2s");
@@ -1579,7 +1686,7 @@ static void parse_statement(struct parser *ps)
 		opcode_arg(ps, st, q->qp_type, false);
 		parse_args(ps, st, a_inject, false, false);
 		check_field_args(ps, st);
-		if (cl_step_arg(st, "every") && !cl_step_arg(st, "repeat"))
+		if (st->a.inject.every.arg && !st->a.inject.repeat.arg)
 			fail_at(ps, CL_ERR_MISSING, loc, "'every' spaces repetitions; expected repeat=N with it");
 	} else if (!strcmp(kw, "expect")) {
 		parse_expect(ps, loc);

@@ -52,7 +52,7 @@ static bool take(struct case_counters *cc, struct agent *a, uint64_t timeout_ns,
 	snap_clear(s);
 	JsonObject *p = json_object_new(), *res = NULL;
 	json_object_set_int_member(p, "port", port);
-	enum agent_status st = agent_call(a, "snapshot_counters", p, timeout_ns, &res);
+	enum agent_status st = agent_call(a, AP_M_snapshot_counters, p, timeout_ns, &res);
 	if (st != AGENT_OK) {
 		const char *code = a->fail_code->str;
 		g_string_printf(why, "%s%s%s", code, code[0] ? ": " : "", a->fail_msg->str);

@@ -25,7 +25,7 @@ unsigned coverage_case_ips(const struct cl_case *c)
 	unsigned ips = c->ip_versions;
 	for (unsigned i = 0; i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
-		const struct cl_arg *ip = s->kind == CL_DUT_QP ? cl_step_arg(s, "ip") : NULL;
+		const struct cl_arg *ip = s->kind == CL_DUT_QP ? s->a.dut_qp.ip.arg : NULL;
 		if (ip && ip->v.kind == CL_V_EXPR && ip->v.expr.n == 1 && !ip->v.expr.terms[0].is_sym)
 			ips |= 1u << ip->v.expr.terms[0].num;
 	}

@@ -318,7 +318,7 @@ static void gen_bad_icrc(const char *dir)
 	};
 	for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
 		struct roce_desc d;
-		sample_desc(&d, 0x04, combos[i].ipv, payload, 5);
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, combos[i].ipv, payload, 5);
 		roce_bth_set_becn(d.bth, 1);
 		roce_udp_set_csum(d.udp, 0x1234);
 		size_t n = build(&d, frame);
@@ -358,7 +358,7 @@ static void gen_malformed_icrc(const char *dir)
 		for (int good = 1; good >= 0; good--) {
 			/* RC SEND Only with no payload and a pad count of 3. */
 			struct roce_desc d;
-			sample_desc(&d, 0x04, ipv, payload, 0);
+			sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 0);
 			size_t n = build(&d, frame);
 			struct roce_pkt p;
 			roce_parse_frame(&p, frame, n, n, 0);
@@ -369,10 +369,10 @@ static void gen_malformed_icrc(const char *dir)
 				  good ? "ICRC good (the sender built it so)" : "ICRC bad (damaged on the way)");
 			/* RC SEND Only of 4 bytes whose opcode became RDMA WRITE Only,
 			 * whose RETH the datagram cannot hold. */
-			sample_desc(&d, 0x04, ipv, payload, 4);
+			sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 4);
 			n = build(&d, frame);
 			roce_parse_frame(&p, frame, n, n, 0);
-			roce_bth_set_opcode(frame + p.hdr_off[ROCE_H_BTH], 0x0A);
+			roce_bth_set_opcode(frame + p.hdr_off[ROCE_H_BTH], ROCE_OP_RC_WRITE_ONLY);
 			if (good)
 				seal(frame, n);
 			cap_frame(&c, frame, n, n, ROCE_E_TRUNC_XHDR, "IPv%d RDMA WRITE Only with no room for its RETH: %s",
@@ -382,7 +382,7 @@ static void gen_malformed_icrc(const char *dir)
 		static const uint8_t opcodes[] = { 0x1E, 0xF0 };
 		for (size_t i = 0; i < sizeof opcodes; i++) {
 			struct roce_desc d;
-			sample_desc(&d, 0x04, ipv, payload, 8);
+			sample_desc(&d, ROCE_OP_RC_SEND_ONLY, ipv, payload, 8);
 			size_t n = build(&d, frame);
 			struct roce_pkt p;
 			roce_parse_frame(&p, frame, n, n, 0);
@@ -441,7 +441,7 @@ static void gen_low_ports(const char *dir)
 	};
 	for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
 		struct roce_desc d;
-		sample_desc(&d, 0x04, low[i].ipv, payload, 32);
+		sample_desc(&d, ROCE_OP_RC_SEND_ONLY, low[i].ipv, payload, 32);
 		roce_udp_set_sport(d.udp, low[i].port);
 		size_t n = build(&d, frame);
 		cap_frame(&c, frame, n, n, ROCE_OK, "IPv%d RoCEv2 SEND Only from UDP source port %u (%s's)", low[i].ipv,
@@ -451,16 +451,16 @@ static void gen_low_ports(const char *dir)
 	 * to Wireshark (DNS keeps it); one from port 69 after the good one
 	 * above: the same flow, RoCEv2, its ICRC judged. */
 	struct roce_desc d;
-	sample_desc(&d, 0x04, 4, payload, 32);
+	sample_desc(&d, ROCE_OP_RC_SEND_ONLY, 4, payload, 32);
 	roce_udp_set_sport(d.udp, 53);
 	static const uint8_t other_host[4] = { 198, 18, 0, 9 };
-	memcpy(d.ip + 12, other_host, 4);
+	memcpy(roce_ipv4_src_ptr(d.ip), other_host, sizeof other_host);
 	d.ovr |= ROCE_OVR_ICRC;
 	d.icrc = 0x0BADC0DE;
 	size_t n = build(&d, frame);
 	cap_frame_with(&c, frame, n, n, ROCE_OK, "proto=dns",
 		       "IPv4 SEND Only from port 53 with a bad ICRC, from a host with no good one: DNS's");
-	sample_desc(&d, 0x04, 4, payload, 32);
+	sample_desc(&d, ROCE_OP_RC_SEND_ONLY, 4, payload, 32);
 	roce_udp_set_sport(d.udp, 69);
 	roce_bth_set_psn(d.bth, 43);
 	d.ovr |= ROCE_OVR_ICRC;

@@ -480,9 +480,76 @@ static void test_fuzz(void)
 	free(buf);
 }
 
+/* Each step's arguments resolved by name into its kind's struct, with the
+ * default of the argument table where the case gives none, and every
+ * argument keyed (header fields CL_K_FIELD). */
+static void test_typed_args(void)
+{
+	static const char *const text =
+		"case RC-RESP-TYPED-001\n"
+		"title \"typed arguments\"\n"
+		"rules CA17-24\n"
+		"dut mr m size=8192\n"
+		"dut qp q type=RC timeout=9 proto=v1\n"
+		"dut post_send q RDMA_WRITE m rkey=5\n"
+		"peer q send len=10\n"
+		"inject q SEND_ONLY psn=3 repeat=2\n"
+		"expect q ACK aeth=ACK psn=3 len>=0\n"
+		"on tx q count=1 do drop\n"
+		"dut listen q port=18515\n"
+		"load q send count=50 -> completed=50 naks=?n\n";
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("typed.case", text, strlen(text), &d);
+	CHECK(c != NULL, "typed case parses: %s", d.msg);
+	if (!c)
+		return;
+	const struct cl_dut_mr_args *mr = &c->steps[0].a.dut_mr;
+	CHECK(mr->size.arg && mr->size.arg->id == CL_K_size && mr->size.arg->v.expr.terms[0].num == 8192, "mr size given");
+	CHECK(!mr->fill.arg && mr->fill.def->kind == CL_DEF_NUM && mr->fill.def->num == 0, "mr fill defaults to 0");
+	CHECK(!mr->access.arg && mr->access.def->kind == CL_DEF_WORD && strstr(mr->access.def->word, "LOCAL_WRITE"),
+	      "mr access defaults to the table's words");
+	const struct cl_dut_qp_args *qp = &c->steps[1].a.dut_qp;
+	CHECK(qp->timeout.arg && qp->timeout.arg->v.expr.terms[0].num == 9 && qp->timeout.def->num == 14,
+	      "qp timeout given; its default 14 in the table");
+	CHECK(!qp->qkey.arg && qp->qkey.def->kind == CL_DEF_NUM && qp->qkey.def->num == 0x11111111, "qkey default");
+	CHECK(!qp->retry_cnt.arg && qp->retry_cnt.def->num == 7 && !qp->hop_limit.arg && qp->hop_limit.def->num == 64,
+	      "retry_cnt and hop_limit defaults");
+	CHECK(!qp->pmtu.arg && qp->pmtu.def->kind == CL_DEF_RUN && qp->pmtu.def->word, "pmtu default from the run, described");
+	CHECK(qp->proto.arg && !strcmp(qp->proto.arg->v.word, "v1") && !strcmp(qp->state.def->word, "RTS"), "proto, state");
+	const struct cl_post_send_args *ps = &c->steps[2].a.post_send;
+	CHECK(ps->rkey.arg && !ps->remote.arg && ps->remote.def->kind == CL_DEF_NONE && !strcmp(ps->signaled.def->word, "on"),
+	      "post_send: rkey given, remote not, signaled on by default");
+	const struct cl_peer_op_args *po = &c->steps[3].a.peer_op;
+	CHECK(po->len.arg && po->len.arg->id == CL_K_len && !po->data.arg && po->remote.def->num == 0, "peer op");
+	const struct cl_step *inj = &c->steps[4];
+	CHECK(inj->a.inject.repeat.arg && !inj->a.inject.every.arg && inj->a.inject.every.def->num == 0 &&
+		      inj->a.inject.repeat.def->num == 1, "inject repeat given, every defaults");
+	CHECK(inj->n_args == 2 && inj->args[0].id == CL_K_FIELD && !strcmp(inj->args[0].key, "psn") &&
+		      inj->args[1].id == CL_K_repeat, "a header field is CL_K_FIELD, keyed arguments their key");
+	const struct cl_step *ex = &c->steps[5];
+	CHECK(ex->n_args == 3 && ex->args[0].id == CL_K_aeth && ex->args[1].id == CL_K_FIELD && ex->args[2].id == CL_K_len,
+	      "expect: constraints keyed in written order");
+	const struct cl_rule_args *ru = &c->steps[6].a.rule;
+	CHECK(ru->count.arg && !ru->nth.arg && ru->nth.def->num == 0 && !ru->psn.arg, "rule count, nth default");
+	CHECK(c->steps[7].a.dut_listen.port.arg && c->steps[7].a.dut_listen.port.arg->v.expr.terms[0].num == 18515, "listen port");
+	const struct cl_step *ld = &c->steps[8];
+	const struct cl_load_args *la = &ld->a.load;
+	CHECK(ld->kind == CL_LOAD && la->count.arg && la->count.arg->v.expr.terms[0].num == 50 && !la->len.arg &&
+		      la->len.def->kind == CL_DEF_NUM && la->len.def->num == 64 && !la->rate.arg &&
+		      la->rate.def->kind == CL_DEF_NONE && !la->duration.arg,
+	      "load: count given, len defaults to 64, rate and duration bound only when given");
+	CHECK(ld->n_args == 3 && ld->args[1].id == CL_K_completed && ld->args[1].result && ld->args[2].id == CL_K_naks &&
+		      ld->args[2].v.kind == CL_V_BIND,
+	      "load results keyed in written order");
+	CHECK(!strcmp(cl_key_name(CL_K_max_dest_rd_atomic), "max_dest_rd_atomic") && !strcmp(cl_key_name(CL_K_auto), "auto"),
+	      "key names");
+	cl_case_free(c);
+}
+
 int main(void)
 {
 	test_good();
+	test_typed_args();
 	test_lengths();
 	test_bad();
 	test_cm();

@@ -509,12 +509,12 @@ static int open_sink(struct soft_dev *dev, int family, char *err, size_t errlen)
 	}
 	if (rc != 0) {
 		if (errno == EADDRINUSE) {
-			g_message("soft: UDP port 4791 (%s) is already bound; leaving it to its owner",
+			g_message("soft: UDP port %d (%s) is already bound; leaving it to its owner", ROCE_UDP_PORT,
 				  family == AF_INET ? "IPv4" : "IPv6");
 			close(fd);
 			return -2;
 		}
-		text_printf(err, errlen, "binding UDP port 4791: %s", strerror(errno));
+		text_printf(err, errlen, "binding UDP port %d: %s", ROCE_UDP_PORT, strerror(errno));
 		close(fd);
 		return -1;
 	}

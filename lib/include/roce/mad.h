@@ -21,7 +21,22 @@ extern "C" {
 #define ROCE_MAD_LEN 256       /* a MAD: 24-byte header and 232 bytes of data */
 #define ROCE_MAD_HDR_LEN 24
 #define ROCE_MAD_BASE_VERSION 1
-#define ROCE_MAD_CLASS_CM 0x07
+/* The management classes (IBA Table 110, MAD Management Classes): X(SYM,
+ * value, "name"). CM is the one RoCE's connection management uses. */
+#define ROCE_MAD_CLASSES(X)                                              \
+	X(SUBN_LID_ROUTED, 0x01, "Subnet Management (LID routed)")       \
+	X(SUBN_ADM, 0x03, "Subnet Administration")                       \
+	X(PERF_MGT, 0x04, "Performance Management")                      \
+	X(BM, 0x05, "Baseboard Management")                              \
+	X(DEVICE_MGT, 0x06, "Device Management")                         \
+	X(CM, 0x07, "Communication Management")                          \
+	X(SNMP, 0x08, "SNMP Tunneling")                                  \
+	X(SUBN_DIRECTED_ROUTE, 0x81, "Subnet Management (directed route)")
+enum roce_mad_class {
+#define ROCE_MAD_CLASS_ENUM(SYM, value, name) ROCE_MAD_CLASS_##SYM = (value),
+	ROCE_MAD_CLASSES(ROCE_MAD_CLASS_ENUM)
+#undef ROCE_MAD_CLASS_ENUM
+};
 #define ROCE_MAD_CM_CLASS_VERSION 2
 #define ROCE_MAD_METHOD_SEND 0x03
 #define ROCE_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
@@ -138,6 +153,9 @@ bool roce_pkt_is_mad(const struct roce_pkt *p);
 enum roce_mad_hdr roce_cm_msg(uint16_t attr_id);
 /* "REQ", "REP", ...; NULL when unknown. */
 const char *roce_cm_msg_name(uint16_t attr_id);
+/* A management class's name ("Communication Management"), NULL if the
+ * table does not know it. */
+const char *roce_mad_class_name(unsigned mgmt_class);
 /* Service IDs of the RDMA IP CM Service (Annex A11): 0x0000000001PPNNNN,
  * PP the IP protocol, NNNN the port. */
 static inline bool roce_cm_service_is_ip(uint64_t sid)

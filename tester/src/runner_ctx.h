@@ -1,0 +1,231 @@
+/*
+ * What the runner's files share (internal to the runner; runner.h is the
+ * API): the context of the case being run, what a step reports, and the
+ * functions one runner file offers the others.
+ */
+#ifndef ROCE_TESTER_RUNNER_CTX_H
+#define ROCE_TESTER_RUNNER_CTX_H
+
+#include "runner.h"
+#include "caseclocks.h"
+#include "flowcheck.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "text.h"
+
+#define MAX_CASE_PKTS 200000u
+/* What one case keeps of the frames it receives: a DUT that floods the
+ * tester gets its frames counted and processed, but only this many (and
+ * this many bytes) recorded and written to the capture, so that memory, the
+ * capture and results.json stay bounded. A conforming device sends far
+ * fewer in any case of the suite (the largest, an 8 MiB WRITE, is 8192
+ * packets at a PMTU of 1024). */
+#define MAX_CASE_RX_PKTS 50000u
+#define MAX_CASE_RX_BYTES (128u << 20)
+/* Findings of the stateless checks listed per case and rule; the rest are
+ * counted in one more finding that says how many there were. */
+#define MAX_FINDINGS_PER_RULE 50u
+#define MAX_QPS 16
+#define MAX_MRS 32
+#define NS_PER_MS 1000000ull
+
+enum step_status { S_OK, S_FAIL, S_ERROR, S_NA };
+
+/* What a step did: details, expected and observed values hold text of the
+ * case, the DUT and the agent, of any length. */
+struct step_out {
+	enum step_status st;
+	GString *detail;
+	GString *expected;
+	GString *observed;
+	long pkts[16];
+	unsigned n_pkts;
+	JsonObject *record; /* what the step measured, for results.json (load) */
+};
+
+struct run_ctx {
+	struct runner *r;
+	const struct cl_case *c;
+	int ipv, fi;
+	struct case_pkt *pkts;
+	size_t n_pkts, cap_pkts;
+	struct sym_val *syms;
+	size_t n_syms, cap_syms;
+	struct case_qp qps[MAX_QPS];
+	unsigned n_qps;
+	struct case_mr mrs[MAX_MRS];
+	unsigned n_mrs;
+	int64_t pd;
+	bool have_pd;
+	int cur_step;
+	uint64_t ref_ns, deadline_ns;
+	JsonArray *events, *findings, *evidence, *failed_rules;
+	bool pkt_error; /* a DUT packet broke a stateless rule */
+	/* Frames received during the case, and those not recorded (a flood). */
+	uint64_t rx_frames, rx_bytes, rx_unrecorded, rx_unrecorded_bytes;
+	uint64_t rx_first_ns, rx_last_ns;
+	size_t rx_recorded, rx_recorded_bytes;
+	/* Packet-check findings per rule, listed up to MAX_FINDINGS_PER_RULE. */
+	unsigned rule_findings[ROCE_RULE_COUNT];
+	unsigned late_frames; /* DUT frames for the QPs of earlier cases */
+	unsigned n_informative; /* informative findings of the case's own statements */
+	gchar *first_informative;
+	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
+	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
+	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
+	/* libroce's flow analysis over the case's packets (flowcheck.h): the
+	 * result of the packet recorded last, for check_dut_packet. */
+	struct flowcheck *flow;
+	long flow_idx;
+	struct roce_flow_result flow_result;
+	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
+	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */
+};
+
+/* ---- Shared helpers and case orchestration (runner.c) ---- */
+
+unsigned dut_port_mtu(struct runner *r);
+void outf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void appendf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool interrupted(struct runner *r);
+void add_failed_rule(struct run_ctx *x, const char *id);
+void event(struct run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool family_usable(struct runner *r, int ipv, char *why, size_t n);
+
+/* ---- Packet recording and the DUT's packet checks (runner_record.c) ---- */
+
+long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint64_t ts, bool tx, uint32_t qpn,
+		const char *note);
+void annotate(struct run_ctx *x, long idx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn);
+void note_suppressed_findings(struct run_ctx *x);
+void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q);
+bool is_neighbour_frame(const uint8_t *d, size_t len);
+bool from_dut(struct runner *r, const uint8_t *d, size_t len);
+void check_stray_packet(struct run_ctx *x, long idx);
+void account_dut_packet(struct case_qp *q, const uint8_t *data, size_t len);
+void check_traffic(struct run_ctx *x);
+void pkt_summary(const struct case_pkt *p, char *buf, size_t n);
+JsonArray *flush_packets(struct run_ctx *x, const char *label);
+gint64 frame_of(struct run_ctx *x, long idx);
+void frames_for(struct run_ctx *x, JsonObject *o, const char *from, const char *to);
+
+/* ---- The wire pump (runner_wire.c) ---- */
+
+int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const struct peer_tx_info *info);
+void on_engine_note(void *ctx, const struct peer_tx_info *info, const char *what);
+void pump_until(struct runner *r, int fd, uint64_t deadline, bool stop_on_rx);
+void agent_pump(void *ctx, int fd, uint64_t deadline);
+
+/* ---- Symbols, expressions and arguments (runner_expr.c) ---- */
+
+void sym_set_unit(struct run_ctx *x, const char *name, const char *member, uint64_t v, enum sym_unit u);
+void sym_set(struct run_ctx *x, const char *name, const char *member, uint64_t v);
+const struct sym_val *sym_find(struct run_ctx *x, const char *name, const char *member);
+void format_value(uint64_t v, enum sym_unit u, char *buf, size_t n);
+bool eval(struct run_ctx *x, const struct cl_expr *e, uint64_t *out, struct step_out *o);
+enum sym_unit expr_unit(struct run_ctx *x, const struct cl_expr *e);
+gchar *expr_text(const struct cl_expr *e);
+/* Step arguments (cl_step.a): the value written, else the default of
+ * the argument table. A default the table leaves to the run
+ * (CL_DEF_RUN) is run_value. */
+bool param_u64(struct run_ctx *x, const struct cl_param *p, uint64_t *v, struct step_out *o);
+bool param_u64_run(struct run_ctx *x, const struct cl_param *p, uint64_t run_value, uint64_t *v, struct step_out *o);
+const char *param_word(const struct cl_param *p);
+const char *param_word_run(const struct cl_param *p, const char *run_value);
+/* Whether the argument's word (or its default's) is word, in any case. */
+bool param_word_is(const struct cl_param *p, const char *run_value, const char *word);
+struct case_qp *find_qp(struct run_ctx *x, const char *name);
+struct case_mr *find_mr(struct run_ctx *x, const char *name);
+
+/* ---- DUT steps: verbs through the agent (runner_dut.c) ---- */
+
+bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *params, JsonObject **res);
+void hex_text(char *out, size_t n, const uint8_t *d, size_t len);
+void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint32_t fl, uint16_t sport,
+			  struct roce_endpoint *ep);
+void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_read(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+
+/* ---- Peer steps, injection and injection rules (runner_peer.c) ---- */
+
+void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* The engine's operation for a peer or load verb ("send", "write" ...). */
+enum peer_op peer_op_of(const char *verb);
+/* The case's payload bytes: a pattern that differs per seed (the step). */
+void pattern(uint8_t *b, size_t n, unsigned seed);
+void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_inject(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* Sends a frame the case built to the DUT from QP q's side (the engine
+ * records it, with note); its send time in *sent and the frames sent in
+ * o, or o says that what ("the packet") could not be injected. */
+bool inject_frame(struct run_ctx *x, const struct case_qp *q, const uint8_t *frame, size_t len, const char *note,
+		  const char *what, uint64_t *sent, struct step_out *o);
+
+/* ---- CM steps (runner_cm.c) ---- */
+
+const uint8_t *cm_mad(const struct roce_pkt *pk);
+struct case_qp *cm_qp_of(struct run_ctx *x, const uint8_t *data, size_t len);
+void step_dut_listen(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out *o, uint64_t *sent);
+
+/* ---- Expectations (runner_expect.c) ---- */
+
+bool dut_pkt_for(struct run_ctx *x, size_t i, const struct case_qp *q);
+bool same_stream(const struct cl_step *s, const struct case_pkt *p);
+bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want);
+/* A number the DUT or the agent reported, against a constraint of the
+ * step: ?name binds it; otherwise a mismatch goes to o (S_FAIL). False
+ * when the constraint cannot be evaluated (o says why). */
+bool check_number(struct run_ctx *x, const struct cl_arg *a, uint64_t got, struct step_out *o);
+const char *cmp_text(enum cl_cmp c);
+void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_expect_completion(struct run_ctx *x, const struct cl_step *s, struct step_out *o, bool none);
+void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_expect_mem(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+
+/* ---- Measurements, checks and informative findings (runner_check.c) ---- */
+
+/* What a step measured (measure, load), under the result's name. */
+struct step_result {
+	enum cl_key key;
+	enum sym_unit unit;
+	uint64_t value;
+};
+/* RESULT=?x binds the value, RESULT OP VALUE checks it; one that does not
+ * hold fails the step. */
+void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o, const struct step_result *res,
+		  size_t n);
+void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg);
+void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
+void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* After the case: the DUT's counter deltas against the wire, informative
+ * findings where they disagree. */
+void check_counters(struct run_ctx *x);
+
+/* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
+
+void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+
+#endif
