@@ -64,6 +64,8 @@ static void usage(FILE *out)
 	      "                          send times use; adapter needs CAP_NET_ADMIN)\n"
 	      "      --agent-timeout MS  bound on each agent call (default 10000)\n"
 	      "      --wait MS           bound on an expectation without 'within' (default 1000)\n"
+	      "      --record-frames N   DUT frames a case records and captures at most; the rest of a\n"
+	      "                          flood is counted (default 50000)\n"
 	      "      --list              list the selected cases and exit\n"
 	      "      --check             parse the cases, report errors, and exit\n"
 	      "      --list-mutants      print FILE, ID, fault profile, required capabilities\n"
@@ -156,7 +158,7 @@ int cmd_run(int argc, char **argv)
 	unsigned nf = 0;
 	bool list = false, check = false, list_mutants = false;
 	enum colour_mode cm = COLOUR_AUTO;
-	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS, O_RESOLVE, O_COLOR };
+	enum { O_IP = 256, O_VLAN, O_TSTAMP, O_ATO, O_WAIT, O_LIST, O_CHECK, O_DUT4, O_DUT6, O_MUTANTS, O_RESOLVE, O_COLOR, O_RECORD };
 	static const struct option longopts[] = {
 		{ "iface", required_argument, NULL, 'i' },     { "agent", required_argument, NULL, 'a' },
 		{ "token-file", required_argument, NULL, 't' }, { "report-dir", required_argument, NULL, 'r' },
@@ -167,6 +169,7 @@ int cmd_run(int argc, char **argv)
 		{ "list", no_argument, NULL, O_LIST },         { "check", no_argument, NULL, O_CHECK },
 		{ "list-mutants", no_argument, NULL, O_MUTANTS }, { "resolve", required_argument, NULL, O_RESOLVE },
 		{ "color", required_argument, NULL, O_COLOR }, { "colour", required_argument, NULL, O_COLOR },
+		{ "record-frames", required_argument, NULL, O_RECORD },
 		{ "quiet", no_argument, NULL, 'q' },           { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
 	};
@@ -233,6 +236,16 @@ int cmd_run(int argc, char **argv)
 				o.agent_timeout_ns = (uint64_t)ms * 1000000;
 			else
 				o.default_wait_ns = (uint64_t)ms * 1000000;
+			break;
+		}
+		case O_RECORD: {
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 100 || n > 1000000) {
+				fprintf(stderr, "roce-tester run: --record-frames %s: expected a count of frames (100-1000000)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.record_frames = (unsigned)n;
 			break;
 		}
 		case O_DUT4: o.dut_ip4 = optarg; break;

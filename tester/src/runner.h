@@ -23,6 +23,13 @@
 enum verdict { V_PASS, V_FAIL, V_NOT_APPLICABLE, V_ERROR, V_INFORMATIVE, V_COUNT };
 const char *verdict_name(enum verdict v);
 
+/* DUT frames one case records (and writes to the capture) by default: a
+ * DUT that floods the tester gets the rest counted, not kept, so that
+ * memory, the capture and results.json stay bounded. A conforming device
+ * sends far fewer in any case of the suite (the largest, an 8 MiB WRITE,
+ * is 8192 packets at a PMTU of 1024). */
+#define RUNNER_RECORD_FRAMES 50000u
+
 struct runner_opts {
 	const char *iface;
 	const char *agent;      /* HOST:PORT */
@@ -33,6 +40,7 @@ struct runner_opts {
 	enum rawio_tstamp_pref tstamp;
 	uint64_t agent_timeout_ns; /* per agent call */
 	uint64_t default_wait_ns;  /* expect without 'within' */
+	unsigned record_frames;    /* DUT frames a case records at most; 0: RUNNER_RECORD_FRAMES */
 	const char *dut_ip4, *dut_ip6; /* override the addresses taken from the DUT's GIDs */
 	bool resolve_self; /* skip the kernel's neighbour table */
 	bool quiet, verbose;

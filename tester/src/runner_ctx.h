@@ -24,13 +24,8 @@
 #include "text.h"
 
 #define MAX_CASE_PKTS 200000u
-/* What one case keeps of the frames it receives: a DUT that floods the
- * tester gets its frames counted and processed, but only this many (and
- * this many bytes) recorded and written to the capture, so that memory, the
- * capture and results.json stay bounded. A conforming device sends far
- * fewer in any case of the suite (the largest, an 8 MiB WRITE, is 8192
- * packets at a PMTU of 1024). */
-#define MAX_CASE_RX_PKTS 50000u
+/* The bytes of DUT frames one case records at most (the frames:
+ * runner_opts.record_frames). */
 #define MAX_CASE_RX_BYTES (128u << 20)
 /* Findings of the stateless checks listed per case and rule; the rest are
  * counted in one more finding that says how many there were. */

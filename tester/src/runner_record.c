@@ -13,7 +13,8 @@ long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint64_t ts,
 {
 	if (x->n_pkts == MAX_CASE_PKTS)
 		return -1;
-	if (!tx && (x->rx_recorded == MAX_CASE_RX_PKTS || x->rx_recorded_bytes + len > MAX_CASE_RX_BYTES)) {
+	unsigned max_rx = x->r->opts.record_frames ? x->r->opts.record_frames : RUNNER_RECORD_FRAMES;
+	if (!tx && (x->rx_recorded >= max_rx || x->rx_recorded_bytes + len > MAX_CASE_RX_BYTES)) {
 		x->rx_unrecorded++;
 		x->rx_unrecorded_bytes += len;
 		return -1;
