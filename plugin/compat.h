@@ -27,6 +27,20 @@ typedef bool rocev2_pref_bool;
 typedef gboolean rocev2_pref_bool;
 #endif
 
+/* 4.6's -z handlers (stat_tap_init_cb) say whether they set up their tap;
+ * earlier ones return nothing. */
+#if ROCEV2_WS_AT_LEAST(4, 6)
+typedef bool rocev2_tap_init_ret;
+#define ROCEV2_TAP_INIT_RETURN(ok) return (ok)
+#else
+typedef void rocev2_tap_init_ret;
+#define ROCEV2_TAP_INIT_RETURN(ok)                                                 \
+	do {                                                                       \
+		(void)(ok);                                                        \
+		return;                                                            \
+	} while (0)
+#endif
+
 /* 4.4 deprecates the glib-typed tvb getters; 4.0 has only those. */
 #if ROCEV2_WS_AT_LEAST(4, 4)
 #define rocev2_tvb_get_u8 tvb_get_uint8

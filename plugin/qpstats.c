@@ -164,7 +164,7 @@ static void qp_finish(void *arg)
 	g_free(q);
 }
 
-static void qp_init(const char *opt_arg, void *userdata _U_)
+static rocev2_tap_init_ret qp_init(const char *opt_arg, void *userdata _U_)
 {
 	const char *filter = NULL;
 	if (!strncmp(opt_arg, "rocev2,qp,", 10))
@@ -177,7 +177,9 @@ static void qp_init(const char *opt_arg, void *userdata _U_)
 		fprintf(stderr, "rocev2,qp: %s\n", err->str);
 		g_string_free(err, TRUE);
 		qp_finish(q);
+		ROCEV2_TAP_INIT_RETURN(false);
 	}
+	ROCEV2_TAP_INIT_RETURN(true);
 }
 
 static stat_tap_ui qp_ui = { REGISTER_STAT_GROUP_GENERIC, "RoCEv2 per-QP summary", "rocev2,qp", qp_init, 0, NULL };
