@@ -674,14 +674,14 @@ void sample_conv_messages(sample_emit_fn emit, void *ctx)
 	/* RPC-over-RDMA: a call in a SEND Only makes the QP one a ULP reads;
 	 * the next call, in a SEND of two packets, goes to it whole at its Last. */
 	uint8_t *rpc = c.payload + 6000;
-	size_t n = rpc_over_rdma(rpc);
+	size_t n = conv_rpc_over_rdma(rpc);
 	struct roce_desc d;
 	conv_start(&c, &d, true, ROCE_OP_RC_SEND_ONLY, SAMPLE_QP_B, 3011, n);
 	d.payload = rpc;
 	conv_send(&c, &d, 5, ROCE_OK, "SEND Only: RPC-over-RDMA call (NFSv3 NULL)");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 3011, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	memset(rpc, 0, PMTU + 200);
-	rpc_over_rdma(rpc);
+	conv_rpc_over_rdma(rpc);
 	roce_be_store(rpc, 4, 2);      /* RPC-over-RDMA xid */
 	roce_be_store(rpc + 28, 4, 2); /* RPC xid */
 	conv_start(&c, &d, true, ROCE_OP_RC_SEND_FIRST, SAMPLE_QP_B, 3012, PMTU);
