@@ -16,7 +16,11 @@
 #include "flow_internal.h"
 
 #define FIRST_HIST 32u
-#define FIRST_REQS 16u
+/* A request ring starts with FIRST_REQS slots and, while it has fewer than
+ * KEPT_REQS, grows when full whatever its oldest entry: it then holds just
+ * what a ring of KEPT_REQS would, and the analysis sees no difference. */
+#define FIRST_REQS 8u
+#define KEPT_REQS 16u
 
 /* One ring of d (kind KIND_SENT, KIND_RESP or KIND_REQUESTS) with n
  * entries of size bytes: a record of its own per size, so that a direction
@@ -155,6 +159,8 @@ struct request *flow_new_request(const struct roce_flow_env *env, struct directi
 	struct window *w = &d->w;
 	if (!w->req && !(w->req = ring_new(env, d, KIND_REQUESTS, w->reqs, sizeof *w->req)))
 		return NULL;
+	if (w->req_count == w->reqs && w->reqs < KEPT_REQS)
+		grow(env, d, w->hist, 2 * w->reqs);
 	if (w->req_count == w->reqs) {
 		const struct request *oldest = flow_req_at(w, 0);
 		bool needed = !oldest->answered || oldest->bytes_left ||
