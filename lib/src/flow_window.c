@@ -15,7 +15,11 @@
 
 #include "flow_internal.h"
 
-#define FIRST_HIST 32u
+/* Likewise a history starts with FIRST_HIST slots and, while it has fewer
+ * than KEPT_HIST, grows rather than overwrite another PSN: it then holds
+ * just what a history of KEPT_HIST would. */
+#define FIRST_HIST 8u
+#define KEPT_HIST 32u
 /* A request ring starts with FIRST_REQS slots and, while it has fewer than
  * KEPT_REQS, grows when full whatever its oldest entry: it then holds just
  * what a ring of KEPT_REQS would, and the analysis sees no difference. */
@@ -33,6 +37,13 @@ static void *ring_new(const struct roce_flow_env *env, const struct direction *d
 	k.pad[0] = (uint8_t)n; /* one record per size (n <= 256) */
 	k.pad[1] = (uint8_t)(n >> 8);
 	return env->record(env->ctx, &k, sizeof k, n * size);
+}
+
+/* The history size the analysis sees: a smaller history holds what one of
+ * KEPT_HIST slots would. */
+static unsigned kept_hist(const struct window *w)
+{
+	return w->hist < KEPT_HIST ? KEPT_HIST : w->hist;
 }
 
 void flow_window_init(struct direction *d)
@@ -144,8 +155,12 @@ void flow_remember(const struct roce_flow_env *env, struct direction *d, bool se
 	if (!h)
 		return;
 	struct slot *s = &h[psn % d->w.hist];
+	while (s->psn_plus1 && (s->psn_plus1 & ~ICRC_KNOWN) != psn + 1 && d->w.hist < KEPT_HIST &&
+	       grow(env, d, 2 * d->w.hist, d->w.reqs))
+		s = &(sent ? d->w.sent : d->w.resp)[psn % d->w.hist];
 	uint32_t old = (s->psn_plus1 & ~ICRC_KNOWN) - 1;
-	if (s->psn_plus1 && old != psn && still_needed(&d->w, old) && grow(env, d, 2 * d->w.hist, d->w.reqs))
+	if (s->psn_plus1 && old != psn && still_needed(&d->w, old) &&
+	    grow(env, d, 2 * kept_hist(&d->w), d->w.reqs))
 		s = &(sent ? d->w.sent : d->w.resp)[psn % d->w.hist];
 	s->psn_plus1 = (psn + 1) | (p->complete ? ICRC_KNOWN : 0);
 	s->frame = in->frame;
@@ -166,7 +181,7 @@ struct request *flow_new_request(const struct roce_flow_env *env, struct directi
 		bool needed = !oldest->answered || oldest->bytes_left ||
 			      (oldest->kind == ROCE_K_READ_REQ && oldest->responses < oldest->span);
 		if (needed)
-			grow(env, d, 2 * w->hist, 2 * w->reqs);
+			grow(env, d, 2 * kept_hist(w), 2 * w->reqs);
 	}
 	struct request *e = &w->req[w->req_next];
 	if (w->req_count == w->reqs) {
