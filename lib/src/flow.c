@@ -69,8 +69,7 @@ static struct direction *direction_of(const struct roce_flow_env *env, uint8_t i
 	d->ip_version = ipv;
 	memcpy(d->src, k.src, sizeof d->src);
 	memcpy(d->dst, k.dst, sizeof d->dst);
-	if (!flow_window_init(env, d))
-		return NULL;
+	flow_window_init(d);
 	d->id = ++reg->count;
 	if (reg->last)
 		reg->last->next = d;
@@ -115,7 +114,7 @@ static uint64_t since(uint64_t now, uint64_t then)
 /* The newest request whose PSN range holds psn, optionally of one kind. */
 static struct request *find_request(struct direction *q, uint32_t psn, enum roce_op_kind kind)
 {
-	const struct window *w = q->w;
+	const struct window *w = &q->w;
 	for (unsigned n = 0; n < w->req_count; n++) {
 		struct request *e = flow_req_at(w, w->req_count - 1 - n);
 		int32_t d = roce_psn_diff(psn, e->psn);
@@ -170,7 +169,7 @@ static void release(struct direction *q, struct request *e, uint64_t bytes)
  * answered and out of flight. */
 static void answer_through(const struct answering *a, struct direction *q, uint32_t psn, bool inclusive)
 {
-	struct window *w = q->w;
+	struct window *w = &q->w;
 	bool prefix = true;
 	for (unsigned n = w->req_done; n < w->req_count; n++) {
 		struct request *e = flow_req_at(w, n);
@@ -218,7 +217,9 @@ static void record_request(const struct roce_flow_env *env, struct direction *q,
 		r.bytes_left = flow_request_bytes(in->pkt, dmalen);
 		q->bytes_in_flight += r.bytes_left;
 	}
-	*flow_new_request(env, q) = r;
+	struct request *e = flow_new_request(env, q);
+	if (e)
+		*e = r;
 }
 
 static void note_pmtu(struct direction *d, const struct roce_flow_input *in)
@@ -381,8 +382,8 @@ static bool behind(struct direction *q, const struct roce_flow_input *in, uint32
 {
 	uint32_t earlier = 0;
 	uint64_t earlier_ts = 0;
-	bool was_seen = flow_seen(q->w->sent, q->w->hist, psn, &earlier, &earlier_ts);
-	bool copy = was_seen && flow_copy_of_last(q->w->sent, q->w->hist, psn, in->pkt);
+	bool was_seen = flow_seen(q->w.sent, q->w.hist, psn, &earlier, &earlier_ts);
+	bool copy = was_seen && flow_copy_of_last(q->w.sent, q->w.hist, psn, in->pkt);
 	const struct request *read = find_request(q, psn, ROCE_K_READ_REQ);
 	bool after_nak = q->nak.open && (psn == q->nak.psn || (q->nak.resent && psn == q->nak.resend_next));
 	bool in_run = q->retx_seen && psn == ((q->last_retx_psn + 1) & ROCE_PSN_MASK);
@@ -496,9 +497,9 @@ static bool plausible(struct direction *q, uint32_t psn)
 {
 	if (find_request(q, psn, ROCE_K_NONE))
 		return true;
-	if (!q->w->req_count)
+	if (!q->w.req_count)
 		return false;
-	const struct request *oldest = flow_req_at(q->w, 0);
+	const struct request *oldest = flow_req_at(&q->w, 0);
 	return roce_psn_diff(psn, oldest->psn) >= 0 && roce_psn_diff(psn, q->next_psn) <= 0;
 }
 
@@ -584,7 +585,7 @@ static void read_response(struct direction *q, struct request *e, const struct r
  * NAK: the oldest of the requests sent since the last one up to psn. */
 static const struct request *out_of_sequence(const struct direction *q, uint32_t psn)
 {
-	const struct window *w = q->w;
+	const struct window *w = &q->w;
 	const struct request *first = NULL;
 	for (unsigned n = 0; n < w->req_count; n++) {
 		const struct request *e = flow_req_at(w, w->req_count - 1 - n);
@@ -644,7 +645,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	}
 
 	uint32_t earlier = 0;
-	bool repeat = flow_seen(rd->w->resp, rd->w->hist, psn, &earlier, NULL);
+	bool repeat = flow_seen(rd->w.resp, rd->w.hist, psn, &earlier, NULL);
 	enum roce_op_kind kind = p->op->kind;
 	struct request *e = NULL;
 	if (q) {
@@ -654,8 +655,8 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 			e = NULL;
 		/* A READ response past its READ's range, with no request after
 		 * it: the responder sent too many packets. */
-		if (!e && kind == ROCE_K_READ_RESP && q->w->req_count) {
-			struct request *last = flow_req_newest(q->w);
+		if (!e && kind == ROCE_K_READ_RESP && q->w.req_count) {
+			struct request *last = flow_req_newest(&q->w);
 			if (last->kind == ROCE_K_READ_REQ && roce_psn_diff(psn, last->psn) >= 0 &&
 			    roce_psn_diff(psn, last->psn) < 1 << 16)
 				e = last;
@@ -666,7 +667,7 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 		if (repeat) {
 			r->retransmit_of = earlier;
 			r->flags |= ROCE_FLOW_F(DUP_READ_RESP);
-			if (flow_copy_of_last(rd->w->resp, rd->w->hist, psn, p))
+			if (flow_copy_of_last(rd->w.resp, rd->w.hist, psn, p))
 				r->flags |= ROCE_FLOW_F(DUPLICATE);
 			add(r, ROCE_F_DUP_READ_RESP, bth_off + 9, 3, psn, 0);
 		}
@@ -728,8 +729,8 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 				flow_acknowledge(q, psn);
 				/* The NAK answers the packet that arrived out of sequence: the
 				 * newest request sent before it. */
-				if (!e && q->w->req_count)
-					e = flow_req_newest(q->w);
+				if (!e && q->w.req_count)
+					e = flow_req_newest(&q->w);
 			}
 			break;
 		case ROCE_SYN_RESERVED:

@@ -13,7 +13,9 @@
 #define KIND_PAIR 2
 #define KIND_CM_REQ 3
 #define KIND_REGISTRY 4
-#define KIND_WINDOW 5
+#define KIND_SENT 5     /* a direction's history of requests sent (as a requester) */
+#define KIND_REQUESTS 6 /* its request ring (as a requester) */
+#define KIND_RESP 7     /* its history of responses sent (as a responder) */
 
 #define ICRC_KNOWN 0x80000000u /* in a slot's psn_plus1: the ICRC was captured */
 
@@ -45,8 +47,10 @@ struct slot {
 	uint32_t ts_hi;
 };
 
-/* The rings of one direction, sized together and replaced by a larger one
- * when they fill with what is still needed. */
+/* The rings of one direction, replaced by larger ones when they fill with
+ * what is still needed. Each is allocated when the direction first acts in
+ * its role (most directions only send requests or only responses): until
+ * then it is NULL and, to lookups, empty. */
 struct window {
 	unsigned hist;      /* slots in each history: a power of two, up to ROCE_FLOW_HISTORY */
 	unsigned reqs;      /* request slots, up to ROCE_FLOW_OUTSTANDING */
@@ -101,7 +105,7 @@ struct direction {
 	unsigned pmtu;
 	bool sport_known;
 	uint16_t sport;
-	struct window *w;
+	struct window w;
 
 	/* Requests this host sends. */
 	bool started;
@@ -171,14 +175,16 @@ static inline struct request *flow_req_newest(const struct window *w)
 }
 
 /* ---- flow_window.c ---- */
-/* Gives d its first (smallest) window; false when out of memory. */
-bool flow_window_init(const struct roce_flow_env *env, struct direction *d);
+/* Gives d its first (smallest) window sizes; its rings come when used. */
+void flow_window_init(struct direction *d);
+/* Both return false for a ring not allocated yet (h NULL): nothing seen. */
 bool flow_seen(const struct slot *h, unsigned size, uint32_t psn, uint32_t *frame, uint64_t *ts);
 bool flow_copy_of_last(const struct slot *h, unsigned size, uint32_t psn, const struct roce_pkt *p);
 /* Remembers psn in d's request history (sent) or response history. */
 void flow_remember(const struct roce_flow_env *env, struct direction *d, bool sent, uint32_t psn,
 		   const struct roce_flow_input *in);
-/* A new slot for a request, the oldest overwritten when the ring cannot grow. */
+/* A new slot for a request, the oldest overwritten when the ring cannot
+ * grow; NULL when out of memory. */
 struct request *flow_new_request(const struct roce_flow_env *env, struct direction *d);
 
 /* ---- flow_measure.c ---- */

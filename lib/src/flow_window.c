@@ -5,40 +5,61 @@
  * QPs have many connections: each direction starts with small rings and
  * gets larger ones (up to ROCE_FLOW_HISTORY PSNs and ROCE_FLOW_OUTSTANDING
  * requests) only when they fill with what is still needed: a request not
- * yet answered, or a PSN newer than the oldest request remembered. The
- * store never frees a record, so the rings of a direction take at most
- * twice their final size.
+ * yet answered, or a PSN newer than the oldest request remembered. Each
+ * ring is a record of its own, allocated when the direction first acts in
+ * its role: a direction that only sends responses never holds a request
+ * ring or a history of requests. The store never frees a record, so the
+ * rings of a direction take at most twice their final size.
  */
 #include <string.h>
 
 #include "flow_internal.h"
 
-#define FIRST_HIST 32u
-#define FIRST_REQS 16u
+/* Likewise a history starts with FIRST_HIST slots and, while it has fewer
+ * than KEPT_HIST, grows rather than overwrite another PSN: it then holds
+ * just what a history of KEPT_HIST would. */
+#define FIRST_HIST 8u
+#define KEPT_HIST 32u
+/* A request ring starts with FIRST_REQS slots and, while it has fewer than
+ * KEPT_REQS, grows when full whatever its oldest entry: it then holds just
+ * what a ring of KEPT_REQS would, and the analysis sees no difference. */
+#define FIRST_REQS 8u
+#define KEPT_REQS 16u
 
-static struct window *window_new(const struct roce_flow_env *env, const struct direction *d, unsigned hist,
-				 unsigned reqs)
+/* One ring of d (kind KIND_SENT, KIND_RESP or KIND_REQUESTS) with n
+ * entries of size bytes: a record of its own per size, so that a direction
+ * that acts in one role only never holds the other role's rings. */
+static void *ring_new(const struct roce_flow_env *env, const struct direction *d, uint8_t kind, unsigned n,
+		      size_t size)
 {
 	struct key k;
-	flow_make_key(&k, KIND_WINDOW, d->ip_version, d->src, d->dst, d->dest_qpn);
-	k.pad[0] = (uint8_t)(hist >> 4); /* one record per size */
-	k.pad[1] = (uint8_t)reqs;
-	size_t size = sizeof(struct window) + 2 * hist * sizeof(struct slot) + reqs * sizeof(struct request);
-	struct window *w = env->record(env->ctx, &k, sizeof k, size);
-	if (!w || w->hist)
-		return NULL; /* out of memory, or (a second direction on the key: never) in use */
-	w->hist = hist;
-	w->reqs = reqs;
-	w->req = (struct request *)(w + 1);
-	w->sent = (struct slot *)(w->req + reqs);
-	w->resp = w->sent + hist;
-	return w;
+	flow_make_key(&k, kind, d->ip_version, d->src, d->dst, d->dest_qpn);
+	k.pad[0] = (uint8_t)n; /* one record per size (n <= 256) */
+	k.pad[1] = (uint8_t)(n >> 8);
+	return env->record(env->ctx, &k, sizeof k, n * size);
 }
 
-bool flow_window_init(const struct roce_flow_env *env, struct direction *d)
+/* The history size the analysis sees: a smaller history holds what one of
+ * KEPT_HIST slots would. */
+static unsigned kept_hist(const struct window *w)
 {
-	d->w = window_new(env, d, FIRST_HIST, FIRST_REQS);
-	return d->w != NULL;
+	return w->hist < KEPT_HIST ? KEPT_HIST : w->hist;
+}
+
+void flow_window_init(struct direction *d)
+{
+	d->w.hist = FIRST_HIST;
+	d->w.reqs = FIRST_REQS;
+}
+
+/* The history of requests (sent) or of responses d sends, allocated at the
+ * window's present size when first needed; NULL when out of memory. */
+static struct slot *history(const struct roce_flow_env *env, struct direction *d, bool sent)
+{
+	struct slot **h = sent ? &d->w.sent : &d->w.resp;
+	if (!*h)
+		*h = ring_new(env, d, sent ? KIND_SENT : KIND_RESP, d->w.hist, sizeof **h);
+	return *h;
 }
 
 static void reslot(struct slot *to, unsigned to_size, const struct slot *from, unsigned from_size)
@@ -51,10 +72,12 @@ static void reslot(struct slot *to, unsigned to_size, const struct slot *from, u
 	}
 }
 
-/* Replaces d's window by one with at least hist PSN and reqs request slots. */
+/* Gives d's window at least hist PSN and reqs request slots, moving what
+ * its rings hold into larger ones (the rings it has not allocated yet get
+ * the new sizes when they come). */
 static bool grow(const struct roce_flow_env *env, struct direction *d, unsigned hist, unsigned reqs)
 {
-	struct window *o = d->w;
+	struct window *o = &d->w;
 	if (hist > ROCE_FLOW_HISTORY)
 		hist = ROCE_FLOW_HISTORY;
 	if (reqs > ROCE_FLOW_OUTSTANDING)
@@ -65,22 +88,37 @@ static bool grow(const struct roce_flow_env *env, struct direction *d, unsigned 
 		hist = o->hist;
 	if (reqs < o->reqs)
 		reqs = o->reqs;
-	struct window *w = window_new(env, d, hist, reqs);
-	if (!w)
+	struct slot *sent = NULL, *resp = NULL;
+	struct request *req = NULL;
+	if (hist != o->hist && o->sent && !(sent = ring_new(env, d, KIND_SENT, hist, sizeof *sent)))
 		return false;
-	reslot(w->sent, hist, o->sent, o->hist);
-	reslot(w->resp, hist, o->resp, o->hist);
-	for (unsigned i = 0; i < o->req_count; i++)
-		w->req[i] = *flow_req_at(o, i);
-	w->req_count = o->req_count;
-	w->req_next = o->req_count % reqs;
-	w->req_done = o->req_done;
-	d->w = w;
+	if (hist != o->hist && o->resp && !(resp = ring_new(env, d, KIND_RESP, hist, sizeof *resp)))
+		return false;
+	if (reqs != o->reqs && o->req && !(req = ring_new(env, d, KIND_REQUESTS, reqs, sizeof *req)))
+		return false;
+	if (sent) {
+		reslot(sent, hist, o->sent, o->hist);
+		o->sent = sent;
+	}
+	if (resp) {
+		reslot(resp, hist, o->resp, o->hist);
+		o->resp = resp;
+	}
+	if (req) {
+		for (unsigned i = 0; i < o->req_count; i++)
+			req[i] = *flow_req_at(o, i);
+		o->req = req;
+		o->req_next = o->req_count % reqs;
+	}
+	o->hist = hist;
+	o->reqs = reqs;
 	return true;
 }
 
 bool flow_seen(const struct slot *h, unsigned size, uint32_t psn, uint32_t *frame, uint64_t *ts)
 {
+	if (!h)
+		return false;
 	const struct slot *s = &h[psn % size];
 	if ((s->psn_plus1 & ~ICRC_KNOWN) != psn + 1)
 		return false;
@@ -95,6 +133,8 @@ bool flow_seen(const struct slot *h, unsigned size, uint32_t psn, uint32_t *fram
  * them, so a copy made by the network has the same one. */
 bool flow_copy_of_last(const struct slot *h, unsigned size, uint32_t psn, const struct roce_pkt *p)
 {
+	if (!h)
+		return false;
 	const struct slot *s = &h[psn % size];
 	return p->complete && s->psn_plus1 == ((psn + 1) | ICRC_KNOWN) &&
 	       s->icrc == roce_le32_load(p->buf + p->icrc_off);
@@ -111,10 +151,17 @@ void flow_remember(const struct roce_flow_env *env, struct direction *d, bool se
 		   const struct roce_flow_input *in)
 {
 	const struct roce_pkt *p = in->pkt;
-	struct slot *s = &(sent ? d->w->sent : d->w->resp)[psn % d->w->hist];
+	struct slot *h = history(env, d, sent);
+	if (!h)
+		return;
+	struct slot *s = &h[psn % d->w.hist];
+	while (s->psn_plus1 && (s->psn_plus1 & ~ICRC_KNOWN) != psn + 1 && d->w.hist < KEPT_HIST &&
+	       grow(env, d, 2 * d->w.hist, d->w.reqs))
+		s = &(sent ? d->w.sent : d->w.resp)[psn % d->w.hist];
 	uint32_t old = (s->psn_plus1 & ~ICRC_KNOWN) - 1;
-	if (s->psn_plus1 && old != psn && still_needed(d->w, old) && grow(env, d, 2 * d->w->hist, d->w->reqs))
-		s = &(sent ? d->w->sent : d->w->resp)[psn % d->w->hist];
+	if (s->psn_plus1 && old != psn && still_needed(&d->w, old) &&
+	    grow(env, d, 2 * kept_hist(&d->w), d->w.reqs))
+		s = &(sent ? d->w.sent : d->w.resp)[psn % d->w.hist];
 	s->psn_plus1 = (psn + 1) | (p->complete ? ICRC_KNOWN : 0);
 	s->frame = in->frame;
 	s->icrc = p->complete ? roce_le32_load(p->buf + p->icrc_off) : 0;
@@ -124,13 +171,17 @@ void flow_remember(const struct roce_flow_env *env, struct direction *d, bool se
 
 struct request *flow_new_request(const struct roce_flow_env *env, struct direction *d)
 {
-	struct window *w = d->w;
+	struct window *w = &d->w;
+	if (!w->req && !(w->req = ring_new(env, d, KIND_REQUESTS, w->reqs, sizeof *w->req)))
+		return NULL;
+	if (w->req_count == w->reqs && w->reqs < KEPT_REQS)
+		grow(env, d, w->hist, 2 * w->reqs);
 	if (w->req_count == w->reqs) {
 		const struct request *oldest = flow_req_at(w, 0);
 		bool needed = !oldest->answered || oldest->bytes_left ||
 			      (oldest->kind == ROCE_K_READ_REQ && oldest->responses < oldest->span);
-		if (needed && grow(env, d, 2 * w->hist, 2 * w->reqs))
-			w = d->w;
+		if (needed)
+			grow(env, d, 2 * kept_hist(w), 2 * w->reqs);
 	}
 	struct request *e = &w->req[w->req_next];
 	if (w->req_count == w->reqs) {
