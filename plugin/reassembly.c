@@ -377,7 +377,7 @@ bool rocev2_reassemble(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 	return false;
 }
 
-void rocev2_register_reassembly(int proto_id, module_t *prefs)
+void rocev2_register_reassembly(int proto_id, module_t *module)
 {
 	static hf_register_info hf[] = {
 		{ &hf_msg, { "Message", ROCEV2_FILTER ".msg", FT_NONE, BASE_NONE, NULL, 0,
@@ -428,7 +428,7 @@ void rocev2_register_reassembly(int proto_id, module_t *prefs)
 	reassembly_table_register(&msg_table, &addresses_reassembly_table_functions);
 	state.qps = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), qp_key_hash, qp_key_equal);
 	register_init_routine(reset);
-	prefs_register_bool_preference(prefs, "reassemble", "Reassemble SEND and RDMA WRITE messages",
+	prefs_register_bool_preference(module, "reassemble", "Reassemble SEND and RDMA WRITE messages",
 				       "Put the packets of a SEND or RDMA WRITE message of several packets together "
 				       "per QP by PSN, link each to its message, and offer a whole SEND message to "
 				       "the ULP dissectors",

@@ -8,7 +8,7 @@
 
 #include "rocev2.h"
 
-void rocev2_register_reassembly(int proto, module_t *prefs);
+void rocev2_register_reassembly(int proto, module_t *module);
 
 /* Whether t is a packet of a message of several packets that reassembly
  * handles (a SEND or RDMA WRITE First, Middle or Last of RC, UC or XRC)
