@@ -41,6 +41,23 @@
  * to wait in) are retried for this long. */
 #define TX_BUSY_NS 20000000ull
 
+/* After a send refused with errno: whether to try again. A full device
+ * queue (and no qdisc to wait in) is waited out for up to TX_BUSY_NS from
+ * the first refusal (*give_up, 0 until then). */
+static uint64_t realtime_ns(void);
+static bool tx_busy_retry(uint64_t *give_up)
+{
+	if (errno != ENOBUFS && errno != EAGAIN)
+		return false;
+	uint64_t now = realtime_ns();
+	if (!*give_up)
+		*give_up = now + TX_BUSY_NS;
+	if (now >= *give_up)
+		return false;
+	sched_yield();
+	return true;
+}
+
 struct rawio_ring {
 	int rx_fd;
 	uint8_t *rx_map;
@@ -238,17 +255,8 @@ int ring_flush(struct rawio *io, char *err, size_t errlen)
 			io->tx_frames += (unsigned)k;
 			continue;
 		}
-		if (errno == EINTR)
+		if (errno == EINTR || tx_busy_retry(&give_up))
 			continue;
-		if (errno == ENOBUFS || errno == EAGAIN) {
-			uint64_t now = realtime_ns();
-			if (!give_up)
-				give_up = now + TX_BUSY_NS;
-			if (now < give_up) {
-				sched_yield();
-				continue;
-			}
-		}
 		/* This frame is refused: counted, and the batch goes on. */
 		text_printf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
 		io->tx_errors++;
@@ -342,18 +350,8 @@ int ring_send_ts(struct rawio *io, const uint8_t *frame, size_t len, uint64_t *t
 	*clock = RAWIO_CLOCK_HOST;
 	uint64_t give_up = 0;
 	while (send(r->tx_fd, frame, len, 0) != (ssize_t)len) {
-		if (errno == EINTR)
+		if (errno == EINTR || tx_busy_retry(&give_up))
 			continue;
-		if (errno == ENOBUFS || errno == EAGAIN) {
-			/* A full device queue, and no qdisc to wait in. */
-			uint64_t now = realtime_ns();
-			if (!give_up)
-				give_up = now + TX_BUSY_NS;
-			if (now < give_up) {
-				sched_yield();
-				continue;
-			}
-		}
 		io->tx_errors++;
 		text_printf(err, errlen, "%s: send: %s", io->ifname, strerror(errno));
 		return -1;
