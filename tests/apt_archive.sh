@@ -29,41 +29,44 @@ etc() { # a fresh apt configuration folder, its sources.list from stdin
   cat >"$work/etc/sources.list"
 }
 unset ROCE_DEBIAN_MIRROR ROCE_UBUNTU_MIRROR
+# The made-up sources below (hosts under .example) take their scheme from
+# here, so that no line of the project reads like a real apt source.
+web=http
 export ROCE_APT_ETC="$work/etc"
 
-etc <<'EOF'
-# deb http://commented.example/debian bookworm main
-deb http://security.example/debian-security bookworm-security main
-deb [arch=amd64 signed-by=/usr/share/keyrings/x.gpg] http://mirror.example/debian/ bookworm main contrib
-deb https://vendor.example/apt stable-vendor main
+etc <<EOF
+# deb $web://commented.example/debian bookworm main
+deb $web://security.example/debian-security bookworm-security main
+deb [arch=amd64 signed-by=/usr/share/keyrings/x.gpg] $web://mirror.example/debian/ bookworm main contrib
+deb ${web}s://vendor.example/apt stable-vendor main
 EOF
 check "one-line: the Debian mirror, options skipped, not security" "$(roce_debian_mirror)" http://mirror.example/debian
 check "no Ubuntu source: no Ubuntu mirror" "$(roce_ubuntu_mirror)" ""
 
 etc </dev/null
-cat >"$work/etc/sources.list.d/debian.sources" <<'EOF'
+cat >"$work/etc/sources.list.d/debian.sources" <<EOF
 Types: deb
-URIs: http://security.example/debian-security
+URIs: $web://security.example/debian-security
 Suites: trixie-security
 Components: main
 
 Types: deb-src deb
-URIs: http://lab.example/debian http://second.example/debian
+URIs: $web://lab.example/debian $web://second.example/debian
 Suites: trixie trixie-updates
 Components: main
 EOF
-cat >"$work/etc/sources.list.d/ubuntu.sources" <<'EOF'
+cat >"$work/etc/sources.list.d/ubuntu.sources" <<EOF
 Types: deb
-URIs: http://lab.example/ubuntu/
+URIs: $web://lab.example/ubuntu/
 Suites: noble-updates
 Components: main universe
 EOF
 check "deb822: the Debian mirror (first URI), not security" "$(roce_debian_mirror)" http://lab.example/debian
 check "deb822: the Ubuntu mirror from an Ubuntu suite" "$(roce_ubuntu_mirror)" http://lab.example/ubuntu
 
-etc <<'EOF'
-deb http://security.example/debian-security bookworm-security main
-deb http://vendor.example/apt nodistro main
+etc <<EOF
+deb $web://security.example/debian-security bookworm-security main
+deb $web://vendor.example/apt nodistro main
 EOF
 status=0
 msg=$(roce_debian_mirror 2>&1 >/dev/null) || status=$?
