@@ -57,6 +57,7 @@ struct ib_backend {
 	char name[64];
 	unsigned caps;        /* BE_CAP_*, probed once at open */
 	guint async_watch;    /* GLib source draining asynchronous events */
+	gint64 counters_read_us; /* monotonic time of the last hw_counters read, 0: never */
 };
 
 struct be_pd {
@@ -1103,6 +1104,9 @@ static int ib_poll_cq(struct be_cq *cq, struct be_wc *out, unsigned max, unsigne
 
 /* ---- Counters ---- */
 
+/* Bounds of the wait for fresh hw_counters (wait_counters_fresh). */
+enum { COUNTERS_LIFESPAN_MAX_MS = 1000, COUNTERS_TICK_SLACK_MS = 21 };
+
 static gint by_name(gconstpointer a, gconstpointer b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -1143,12 +1147,51 @@ static void read_counter_dir(const char *dir, GHashTable *seen, be_counter_fn fn
 	g_ptr_array_free(names, TRUE);
 }
 
+/* The longest "lifespan" (ms) of the device's and the port's hw_counters
+ * directories: 0 when neither has one. */
+static unsigned counters_lifespan_ms(const struct ib_backend *ib, unsigned port)
+{
+	unsigned longest = 0;
+	char path[PATH_MAX], val[32];
+	for (int device_wide = 0; device_wide < 2; device_wide++) {
+		if (device_wide)
+			snprintf(path, sizeof path, SYSFS_IB "/%s/hw_counters/lifespan", ib->name);
+		else
+			snprintf(path, sizeof path, SYSFS_IB "/%s/ports/%u/hw_counters/lifespan", ib->name, port);
+		char *end;
+		if (read_sysfs(path, val, sizeof val) != 0)
+			continue;
+		unsigned long ms = strtoul(val, &end, 10);
+		if (*end == '\0' && ms > longest)
+			longest = ms > COUNTERS_LIFESPAN_MAX_MS ? COUNTERS_LIFESPAN_MAX_MS : (unsigned)ms;
+	}
+	return longest;
+}
+
+/* The kernel answers a hw_counters read from a cache for "lifespan" ms
+ * (rxe: 10) after the read that filled it, counted in jiffies. A snapshot
+ * taken sooner after the previous one would repeat it and hide what the
+ * case did, so wait until the cache has expired: the lifespan rounded up
+ * to whole jiffies, plus the jiffy the previous read fell in, is at most
+ * lifespan + 2 ticks, 20 ms at the slowest tick (HZ=100). */
+static void wait_counters_fresh(struct ib_backend *ib, unsigned port)
+{
+	unsigned lifespan = counters_lifespan_ms(ib, port);
+	if (!lifespan || !ib->counters_read_us)
+		return;
+	gint64 due = ib->counters_read_us + (gint64)(lifespan + COUNTERS_TICK_SLACK_MS) * 1000;
+	gint64 now = g_get_monotonic_time();
+	if (now < due)
+		g_usleep((gulong)(due - now));
+}
+
 static int ib_read_counters(struct backend *be, unsigned port, be_counter_fn fn, void *ctx,
 			    struct be_error *err)
 {
 	struct ib_backend *ib = ib_of(be);
 	if (check_port(ib, port, err))
 		return -1;
+	wait_counters_fresh(ib, port);
 	char dir[PATH_MAX];
 	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	/* The driver's own counters first (rxe: duplicate_request, rcvd_seq_err,
@@ -1160,6 +1203,8 @@ static int ib_read_counters(struct backend *be, unsigned port, be_counter_fn fn,
 	snprintf(dir, sizeof dir, SYSFS_IB "/%s/hw_counters", ib->name);
 	read_counter_dir(dir, seen, fn, ctx);
 	g_hash_table_destroy(seen);
+	/* Taken after the reads: the cache they filled is at least this new. */
+	ib->counters_read_us = g_get_monotonic_time();
 	return 0;
 }
 

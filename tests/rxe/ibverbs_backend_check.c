@@ -484,9 +484,18 @@ int main(int argc, char **argv)
 		MUST(&c, c.ops->create_ah(pd, &av, &ah, &err), &err);
 		memcpy(a.mi.buf, "datagram", 8);
 		post_recv(&c, &b, 0, 40 + 64, 11);
+		/* Two snapshots around one packet, milliseconds apart: the second
+		 * must not be the kernel's cached copy of the first (lifespan). */
+		uint64_t sent_just_before = 0, sent_just_after = 0;
+		MUST(&c, c.ops->read_counters(c.be, 1, counter_sum, &sent_just_before, &err), &err);
 		struct be_send_wr x = { .ah = ah, .remote_qpn = b.qpn, .remote_qkey = 0x11111111 };
 		CHECK(&c, post_send(&c, &a, BE_WR_SEND, 0, 8, &x, &err) == 0, "UD: SEND");
 		CHECK(&c, wait_wc(&c, a.cq, &wc) && wc.status == BE_WC_SUCCESS, "UD: SEND completion");
+		MUST(&c, c.ops->read_counters(c.be, 1, counter_sum, &sent_just_after, &err), &err);
+		CHECK(&c, sent_just_after > sent_just_before,
+		      "read_counters right after one SEND: sent_pkts went from %" PRIu64 " to %" PRIu64
+		      " (a cached snapshot?)",
+		      sent_just_before, sent_just_after);
 		CHECK(&c, wait_wc(&c, b.cq, &wc) && wc.status == BE_WC_SUCCESS && wc.byte_len == 48 &&
 				 (wc.wc_flags & BE_WC_GRH) && wc.src_qp == a.qpn &&
 				 !memcmp(b.mi.buf + 40, "datagram", 8),
