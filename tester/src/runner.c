@@ -727,6 +727,14 @@ JsonObject *runner_setup_json(struct runner *r)
 	json_object_set_string_member(i, "timestamps", r->io.tstamp);
 	json_object_set_string_member(i, "icmp_guard", r->io.guard_note[0] ? r->io.guard_note
 					   : "UDP port " G_STRINGIFY(ROCE_UDP_PORT) " held by the tester: the kernel sends no ICMP port unreachable");
+	JsonObject *io_path = json_object_new();
+	json_object_set_string_member(io_path, "name", rawio_path_name(r->io.path));
+	json_object_set_string_member(io_path, "note", r->io.path_note);
+	json_object_set_object_member(i, "io_path", io_path);
+	JsonObject *bypass = json_object_new();
+	json_object_set_boolean_member(bypass, "attached", r->io.stack_bypass >= 0);
+	json_object_set_string_member(bypass, "note", r->io.stack_bypass_note);
+	json_object_set_object_member(i, "stack_bypass", bypass);
 	json_object_set_int_member(i, "frames_sent", (gint64)r->io.tx_frames);
 	json_object_set_int_member(i, "frames_received", (gint64)r->io.rx_frames);
 	json_object_set_int_member(i, "send_errors", (gint64)r->io.tx_errors);

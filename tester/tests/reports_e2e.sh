@@ -64,6 +64,17 @@ case $? in
   77) cat "$work/validate.log" ;;
   *) bad "results do not validate"; cat "$work/validate.log" ;;
 esac
+/usr/bin/python3 - "$work/clean/results.json" <<'PY' && ok "results.json says which I/O path ran and whether the stack bypass attached" \
+  || bad "results.json: io_path / stack_bypass"
+import json, sys
+i = json.load(open(sys.argv[1]))["setup"]["interface"]
+p, b = i["io_path"], i["stack_bypass"]
+print("io_path: %s (%s); stack_bypass: %s (%s)" % (p["name"], p["note"], b["attached"], b["note"]))
+assert p["name"] in ("ring", "blocks", "pcap") and p["note"].startswith(p["name"] + ":"), p
+assert isinstance(b["attached"], bool) and b["note"], b
+# The note says what the flag says: attached, or why not.
+assert b["attached"] == ("dropped at tc ingress" in b["note"]), b
+PY
 /usr/bin/python3 - "$work/wrongpsn" "$work/nonak" <<'PY' && ok "junit failures name the rule and cite frames the capture holds" \
   || bad "junit content against the capture"
 import subprocess, sys, xml.etree.ElementTree as ET, re
