@@ -7,6 +7,7 @@
  *   client.c      the agent protocol: sessions, QPs on the DUT, CQs, MRs
  *   wire.c        packets to the DUT, packets from it and their checks
  *   sc_rc.c       RC responder: SEND, SEND with Invalidate, QP after NAKs
+ *   sc_req.c      RC requester: a multi-packet SEND with Immediate
  *   sc_drops.c    every silent drop with its counter
  *   sc_ud.c       UD receive and send
  *   sc_cm.c       the connection manager on QP1
@@ -168,6 +169,7 @@ bool expect_req(struct dq *q, const char *opname, uint32_t psn, int ms, struct g
 bool sc_send_only(void);
 bool sc_send_inv(void);
 bool sc_resp_errors(void);
+bool sc_req_send(void);
 bool sc_drops(void);
 bool sc_ud_send(void);
 bool sc_req_ud_send(void);

@@ -2,7 +2,8 @@
  * dutpeer: the soft DUT's smoke test, a scenario for each path of its own
  * that no conformance case judges: the responder's SEND with its
  * completion and data, SEND with Invalidate, the responder's QP state
- * after each kind of NAK, every silent drop with the counter it raises,
+ * after each kind of NAK, the requester's multi-packet SEND with its bytes
+ * and immediate, every silent drop with the counter it raises,
  * UD receive and send (the completion's GRH flag, a Q_Key with the MSB
  * set), its connection manager end to end with the QP states it drives,
  * thousands of random packets, and CNP pacing. Whether the soft DUT
@@ -55,6 +56,7 @@ static const struct scenario scenarios[] = {
 	{ "send-only", sc_send_only, "CA17-25", false },
 	{ "send-inv", sc_send_inv, "CA17-25", false },
 	{ "resp-errors", sc_resp_errors, "IBA9.7-ACCESS", false },
+	{ "req-send", sc_req_send, "CA17-25", false },
 	{ "drops", sc_drops, "CA17-24", false },
 	{ "ud-send", sc_ud_send, "A17.4.5-UD-L3HDR", false },
 	{ "req-ud-send", sc_req_ud_send, "IBA9.8-UD-LEN", false },
