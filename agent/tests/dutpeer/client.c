@@ -107,6 +107,29 @@ const char *peer_gid(void)
 	return text;
 }
 
+/* The peer's side of q: addresses, UDP source port, P_Key, DestQP (and,
+ * under netns-pair --vlan, the tag: the soft DUT takes only its VLAN's
+ * frames and gets them back untagged, the kernel keeping the tag aside). */
+void peer_endpoint(struct dq *q)
+{
+	struct roce_endpoint *ep = &q->ep;
+	memset(ep, 0, sizeof *ep);
+	ep->ip_version = P.ipv;
+	memcpy(ep->src_mac, P.my_mac, 6);
+	memcpy(ep->dst_mac, P.dut_mac, 6);
+	memcpy(ep->src_ip, P.my_ip, 16);
+	memcpy(ep->dst_ip, P.dut_ip, 16);
+	ep->hop_limit = 64;
+	ep->udp_sport = 0xC123;
+	ep->pkey = 0xFFFF;
+	ep->dest_qpn = q->qpn;
+	const char *vlan = getenv("ROCE_VLAN");
+	if (vlan && *vlan) {
+		ep->n_vlan = 1;
+		ep->vlan_tci[0] = (uint16_t)(atoi(vlan) & 0xFFF);
+	}
+}
+
 bool dut_qp(struct dq *q, struct dq_opts o)
 {
 	memset(q, 0, sizeof *q);
@@ -175,24 +198,7 @@ bool dut_qp(struct dq *q, struct dq_opts o)
 		else
 			REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"RTS\",\"sq_psn\":%u}", q->qp, q->dut_psn), "RTS");
 	}
-	struct roce_endpoint *ep = &q->ep;
-	memset(ep, 0, sizeof *ep);
-	ep->ip_version = P.ipv;
-	memcpy(ep->src_mac, P.my_mac, 6);
-	memcpy(ep->dst_mac, P.dut_mac, 6);
-	memcpy(ep->src_ip, P.my_ip, 16);
-	memcpy(ep->dst_ip, P.dut_ip, 16);
-	ep->hop_limit = 64;
-	ep->udp_sport = 0xC123;
-	ep->pkey = 0xFFFF;
-	ep->dest_qpn = q->qpn;
-	/* netns-pair --vlan: the soft DUT takes only its VLAN's frames (it
-	 * gets them back untagged: the kernel keeps the tag aside). */
-	const char *vlan = getenv("ROCE_VLAN");
-	if (vlan && *vlan) {
-		ep->n_vlan = 1;
-		ep->vlan_tci[0] = (uint16_t)(atoi(vlan) & 0xFFF);
-	}
+	peer_endpoint(q);
 	return true;
 }
 

@@ -133,6 +133,8 @@ int64_t jint(JsonObject *o, const char *m); /* -1 when absent */
 bool session_start(void);
 uint64_t counter(const char *name);
 const char *peer_gid(void);
+/* q->ep: the peer's side of the DUT's QP q (q->qpn set). */
+void peer_endpoint(struct dq *q);
 /* A QP on the DUT as o asks, connected to a peer QP of its own. */
 bool dut_qp(struct dq *q, struct dq_opts o);
 /* Polls the DUT's CQ; returns how many completions (first in *w), -1 on error. */

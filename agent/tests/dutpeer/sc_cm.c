@@ -58,17 +58,7 @@ static bool cm_qp(struct dq *q, bool listen)
 		REQUIRE((uint64_t)jint(r, "service_id") == roce_cm_ip_service_id(CM_PORT), "cm_listen: service_id %lld",
 			(long long)jint(r, "service_id"));
 	}
-	struct roce_endpoint *ep = &q->ep;
-	memset(ep, 0, sizeof *ep);
-	ep->ip_version = P.ipv;
-	memcpy(ep->src_mac, P.my_mac, 6);
-	memcpy(ep->dst_mac, P.dut_mac, 6);
-	memcpy(ep->src_ip, P.my_ip, 16);
-	memcpy(ep->dst_ip, P.dut_ip, 16);
-	ep->hop_limit = 64;
-	ep->udp_sport = 0xC123;
-	ep->pkey = 0xFFFF;
-	ep->dest_qpn = q->qpn;
+	peer_endpoint(q);
 	return true;
 }
 
