@@ -1,7 +1,7 @@
 /*
  * roce-agent's protocol side: the TCP server (server.c), sessions and
  * their handles (session.c), and the methods of docs/agent-protocol.md
- * (methods.c).
+ * (dispatch.c, request.c and methods_*.c: see methods.h).
  */
 #ifndef ROCE_AGENT_AGENT_H
 #define ROCE_AGENT_AGENT_H
@@ -138,12 +138,12 @@ void session_remove(struct session *s, struct handle *h);
  * second call does nothing. */
 void session_cleanup(struct session *s);
 
-/* methods.c */
+/* dispatch.c */
 void agent_dispatch(struct session *s, const char *line, size_t len);
-/* Re-polls a waiting poll_cq; true when it replied. */
+/* methods_datapath.c: re-polls a waiting poll_cq; true when it replied. */
 bool agent_poll_retry(struct session *s, bool final);
 
-/* json helpers (methods.c) */
+/* request.c: sets r's error (the first one stays); returns false. */
 bool req_fail(struct req *r, enum agent_err e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * The backend interface of roce-agent: what the protocol layer asks of a
  * device. Two backends implement it: `soft` (the embedded software DUT,
- * backend_soft.c) and `ibverbs` (libibverbs, backend_ibverbs.c).
+ * soft/) and `ibverbs` (libibverbs, ibverbs/).
  *
  * Contract, for every backend:
  * - The protocol layer owns handles, sessions, dependency order and bounds
@@ -328,7 +328,7 @@ struct backend_factory {
 };
 
 /* The backends compiled in: "soft" always, "ibverbs" when
- * agent/src/backend_ibverbs.c and libibverbs are there (it defines
+ * agent/src/ibverbs/ and libibverbs are there (ibverbs/open.c defines
  * backend_ibverbs_factory). NULL when unknown. */
 const struct backend_factory *backend_find(const char *name);
 /* Names of the compiled-in backends, for --help: "soft, ibverbs". */

@@ -254,7 +254,7 @@ static gboolean poll_tick(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-/* methods.c calls this when poll_cq has to wait. */
+/* methods_datapath.c calls this when poll_cq has to wait. */
 void session_start_poll_timer(struct session *s)
 {
 	s->poll_timer = g_timeout_add(1, poll_tick, s);

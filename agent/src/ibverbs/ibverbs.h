@@ -1,0 +1,135 @@
+/*
+ * The `ibverbs` backend: the protocol's verbs on a real RDMA device through
+ * libibverbs (rdma-core): a hardware RoCE NIC, or Linux Soft-RoCE (rxe).
+ *
+ * The backend is thin on purpose: the device's own behaviour is what the
+ * tester measures, so every verb goes to libibverbs as asked, and a refusal
+ * comes back with the verb, what was asked and the errno text. It adds only
+ * what a user needs to understand a refusal: before modify_qp it names the
+ * attributes a transition requires but lacks (qp.c), and it refuses a post
+ * to a QP whose state cannot take it itself (datapath.c).
+ *
+ *   open.c         open and close the device, its operations, async events
+ *   device.c       the device's attributes and capabilities, ports, GIDs
+ *   resources.c    PDs, CQs, MRs (and their memory), AHs
+ *   qp.c           QPs and their state transitions
+ *   cm.c           the connection manager's passive side (librdmacm)
+ *   datapath.c     posting work requests, polling completions
+ *   hw_counters.c  the port's counters from sysfs, never a cached copy
+ *   common.c       errors from errno, values to and from libibverbs', sysfs
+ */
+#ifndef ROCE_AGENT_IBVERBS_H
+#define ROCE_AGENT_IBVERBS_H
+
+#include "backend.h"
+
+#include <glib.h>
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYSFS_IB "/sys/class/infiniband"
+
+struct ib_backend {
+	struct backend base;
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+	char name[64];
+	unsigned caps;        /* BE_CAP_*, probed once at open */
+	guint async_watch;    /* GLib source draining asynchronous events */
+	gint64 counters_read_us; /* monotonic time of the last hw_counters read, 0: never */
+};
+
+struct be_pd {
+	struct ib_backend *be;
+	struct ibv_pd *pd;
+};
+
+struct be_cq {
+	struct ib_backend *be;
+	struct ibv_cq *cq;
+};
+
+struct be_mr {
+	struct ib_backend *be;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t map_len; /* buf's mapping, whole pages */
+	uint64_t length;
+};
+
+struct be_qp {
+	struct ib_backend *be;
+	struct ibv_qp *qp;
+	enum be_qp_type type;
+	uint32_t max_send_sge, max_recv_sge;
+	enum ibv_qp_state state_set; /* the last state modify_qp moved it to */
+	struct ib_listen *cm;        /* cm_listen: the listener and connection, or NULL */
+};
+
+struct be_ah {
+	struct ibv_ah *ah;
+};
+
+static inline struct ib_backend *ib_of(struct backend *be)
+{
+	return (struct ib_backend *)be;
+}
+
+/* common.c */
+/* Sets err from errno value e: "<what>: <strerror>". Returns -1. */
+int ib_verb_failed(struct be_error *err, int e, const char *what);
+const char *ib_state_name(enum ibv_qp_state s);
+unsigned ib_mtu_bytes(enum ibv_mtu m); /* 0: not an MTU */
+unsigned ib_access_to_ibv(unsigned a);
+void ib_av_to_ah_attr(const struct be_av *av, uint8_t default_port, struct ibv_ah_attr *ah);
+/* 0, or -1 with err set when the device has no such port. */
+int ib_check_port(struct ib_backend *ib, unsigned port, struct be_error *err);
+/* Reads a small sysfs file into buf, without the trailing newline; -1 with errno. */
+int ib_read_sysfs(const char *path, char *buf, size_t len);
+
+/* device.c */
+unsigned ib_probe_caps(struct ib_backend *ib); /* BE_CAP_* */
+int ib_query_device(struct backend *be, struct be_device_attr *out, struct be_error *err);
+int ib_query_port(struct backend *be, unsigned port, struct be_port_attr *out, struct be_error *err);
+int ib_list_gids(struct backend *be, unsigned port, struct be_gid *out, unsigned max, unsigned *n,
+		 struct be_error *err);
+
+/* resources.c */
+int ib_alloc_pd(struct backend *be, struct be_pd **out, struct be_error *err);
+int ib_dealloc_pd(struct be_pd *pd, struct be_error *err);
+int ib_create_cq(struct backend *be, unsigned cqe, struct be_cq **out, struct be_error *err);
+int ib_destroy_cq(struct be_cq *cq, struct be_error *err);
+int ib_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8_t fill, struct be_mr **out,
+	      struct be_error *err);
+int ib_dereg_mr(struct be_mr *mr, struct be_error *err);
+void ib_mr_info(struct be_mr *mr, struct be_mr_info *out);
+int ib_create_ah(struct be_pd *pd, const struct be_av *av, struct be_ah **out, struct be_error *err);
+int ib_destroy_ah(struct be_ah *ah, struct be_error *err);
+
+/* qp.c */
+int ib_create_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp **out, uint32_t *qpn,
+		 struct be_error *err);
+int ib_modify_qp(struct be_qp *qp, const struct be_qp_attr *attr, struct be_error *err);
+int ib_query_qp(struct be_qp *qp, struct be_qp_attr *out, struct be_error *err);
+int ib_destroy_qp(struct be_qp *qp, struct be_error *err);
+/* The QP's state as the device has it now. */
+int ib_current_state(struct be_qp *qp, enum ibv_qp_state *state, struct be_error *err);
+
+/* cm.c */
+#ifdef ROCE_AGENT_HAVE_RDMACM
+int ib_cm_listen(struct be_qp *qp, uint16_t port, struct be_error *err);
+#endif
+/* Drops the QP's listener and connection, if it has them. */
+void ib_cm_release(struct be_qp *qp);
+
+/* datapath.c */
+int ib_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error *err);
+int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err);
+int ib_poll_cq(struct be_cq *cq, struct be_wc *out, unsigned max, unsigned *n, struct be_error *err);
+
+/* hw_counters.c */
+int ib_read_counters(struct backend *be, unsigned port, be_counter_fn fn, void *ctx, struct be_error *err);
+
+#endif
