@@ -198,7 +198,7 @@ void cl_parse_info(struct parser *ps, struct cl_step *st)
 	next(ps);
 }
 
-static bool parse_cmp(struct parser *ps, enum cl_cmp *cmp)
+bool cl_parse_cmp(struct parser *ps, enum cl_cmp *cmp)
 {
 	static const struct {
 		const char *op;
@@ -219,7 +219,7 @@ void cl_parse_check(struct parser *ps, struct cl_loc loc)
 	struct cl_step *st = cl_new_step(ps, CL_CHECK, loc);
 	ps->in_check = true;
 	cl_parse_expr(ps, &st->lhs);
-	if (!parse_cmp(ps, &st->cmp))
+	if (!cl_parse_cmp(ps, &st->cmp))
 		fail_expected(ps, "a comparison (=, !=, <, <=, >, >=)");
 	next(ps);
 	cl_parse_expr(ps, &st->rhs);
@@ -235,7 +235,7 @@ void cl_parse_check(struct parser *ps, struct cl_loc loc)
 		if (is_word(ps, "if")) {
 			next(ps);
 			cl_parse_expr(ps, &st->cond_lhs);
-			if (!parse_cmp(ps, &st->cond_cmp))
+			if (!cl_parse_cmp(ps, &st->cond_cmp))
 				fail_expected(ps, "a comparison (=, !=, <, <=, >, >=) in the condition after 'if'");
 			next(ps);
 			cl_parse_expr(ps, &st->cond_rhs);

@@ -346,12 +346,14 @@ const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)
 	return NULL;
 }
 
-bool cl_word_arg_accepts(const struct cl_arg *a, const char *got)
+bool cl_word_arg_accepts(const struct cl_arg *a, int got)
 {
+	if (got == CL_WORD_ABSENT)
+		return false;
 	bool in = false;
-	for (unsigned i = 0; got && i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++)
-		in |= !strcasecmp(a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word, got);
-	return a->cmp == CL_NE ? got && !in : in;
+	for (unsigned i = 0; i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++)
+		in |= (a->v.kind == CL_V_LIST ? a->v.word_ids[i] : a->v.word_id) == got;
+	return a->cmp == CL_NE ? !in : in;
 }
 
 void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n)

@@ -95,15 +95,27 @@ static inline void expect_end(struct parser *ps)
 #define F_CMP 0x40u    /* comparisons other than '=' */
 #define F_RESULT 0x80u /* only after '->' */
 #define F_FIELD 0x100u /* stands for a table of packet fields (inject, expect, on) */
+#define F_WINDOW 0x200u /* 'within T', not key=value: the row holds its default */
+
+/* The words an argument takes and what each stands for (the values in
+ * cl_value.word_id and cl_param). */
+struct vocab {
+	const char *const *words;       /* NULL-terminated; matched ignoring case */
+	int (*value_of)(const char *w); /* the protocol's lookup, given the word as words spells it; NULL: its position */
+	bool flags;                     /* values are bits, OR'd in cl_param.flags (access) */
+};
 
 struct argspec {
 	const char *key; /* "*": any header field */
 	enum cl_key id;
 	unsigned forms;
-	const char *const *words; /* allowed words for F_WORD / F_LIST, NULL: any */
-	size_t slot;              /* where the step keeps it by name (cl_step.a), 0: nowhere */
+	const struct vocab *vocab; /* allowed words for F_WORD / F_LIST, NULL: any */
+	size_t slot;               /* where the step keeps it by name (cl_step.a), 0: nowhere */
 	struct cl_default def;
 };
+
+/* What word w stands for in vocab v (-1: not one of its words). */
+int cl_vocab_value(const struct vocab *v, const char *w);
 
 extern const struct argspec cl_args_dut_mr[], cl_args_dut_qp[], cl_args_post_recv[], cl_args_post_send[],
 	cl_args_dut_write[], cl_args_dut_read[], cl_args_dut_query[], cl_args_dut_modify[], cl_args_peer_mr[],
@@ -130,6 +142,8 @@ struct cl_sym *cl_use_name(struct parser *ps, const char *name, enum cl_sym_kind
 /* $name.member: the name is defined and has that member. */
 void cl_check_member(struct parser *ps, const struct cl_token *t);
 void cl_parse_expr(struct parser *ps, struct cl_expr *e);
+/* =, !=, <, <=, >, >= at the current token (not consumed); false if none. */
+bool cl_parse_cmp(struct parser *ps, enum cl_cmp *cmp);
 /* [RULE-ID] "text" of an informative finding. */
 void cl_parse_info(struct parser *ps, struct cl_step *st);
 void cl_parse_check(struct parser *ps, struct cl_loc loc);

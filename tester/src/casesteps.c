@@ -75,6 +75,17 @@ static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, boo
 	next(ps);
 }
 
+/* The tester's operations (peer QP OP, load QP OP) by name: the engine's
+ * operation (enum peer_op is enum ap_wc_opcode), -1 if none. */
+static int tester_op(const char *word)
+{
+	static const char *const words[] = { "send", "write", "read", "cmp_swap", "fetch_add", NULL };
+	static const int ops[] = { AP_WC_SEND, AP_WC_RDMA_WRITE, AP_WC_RDMA_READ, AP_WC_COMP_SWAP, AP_WC_FETCH_ADD };
+	static const struct vocab tester_ops = { words, NULL, false };
+	int i = cl_vocab_value(&tester_ops, word);
+	return i < 0 ? -1 : ops[i];
+}
+
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
@@ -86,12 +97,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		struct cl_loc nl = ps->tok.loc;
 		st->name = (char *)name_token(ps, qp ? "a name for the new QP" : "a name for the new MR");
 		cl_parse_args(ps, st, qp ? cl_args_dut_qp : cl_args_dut_mr, false, false);
-		int type = ROCE_T_RC;
-		const struct cl_arg *t = qp ? st->a.dut_qp.type.arg : NULL;
-		if (t && !strcasecmp(t->v.word, "UC"))
-			type = ROCE_T_UC;
-		else if (t && !strcasecmp(t->v.word, "UD"))
-			type = ROCE_T_UD;
+		int type = qp ? (int)cl_qp_transport((enum ap_qp_type)st->a.dut_qp.type.word_id) : -1;
 		const struct cl_arg *ip = qp ? st->a.dut_qp.ip.arg : NULL;
 		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
@@ -130,7 +136,9 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		if (!cl_word_allowed(verbs, ps->tok.text))
 			cl_fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "'%s' is not a send verb; expected one of %s",
 				ps->tok.text, allowed);
+		static const struct vocab wr_verbs = { ap_wr_opcode_words, ap_wr_opcode_by_name, false };
 		st->verb = ps->tok.text;
+		st->op = cl_vocab_value(&wr_verbs, st->verb);
 		next(ps);
 		if (ps->tok.kind == CL_T_WORD && cl_find_sym(ps, ps->tok.text)) {
 			struct cl_loc ml = ps->tok.loc;
@@ -206,44 +214,50 @@ void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer set' needs at least one setting; expected auto=, rnr=, ack=, rnr_timer=, psn= or recv=");
 		return;
 	}
-	static const char *const ops[] = { "send", "write", "read", "cmp_swap", "fetch_add", NULL };
-	if (!cl_word_allowed(ops, op))
+	int verb = tester_op(op);
+	if (verb < 0)
 		cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown tester operation '%s'; expected send, write, read, cmp_swap, fetch_add or set", op);
-	if (q->qp_type == ROCE_T_UD && strcmp(op, "send"))
+	if (q->qp_type == ROCE_T_UD && verb != AP_WC_SEND)
 		cl_fail_at(ps, CL_ERR_VALUE, vl, "a UD QP can only send; expected 'send'");
-	if (q->qp_type == ROCE_T_UC && (!strcmp(op, "read") || !strcmp(op, "cmp_swap") || !strcmp(op, "fetch_add")))
+	if (q->qp_type == ROCE_T_UC && verb != AP_WC_SEND && verb != AP_WC_RDMA_WRITE)
 		cl_fail_at(ps, CL_ERR_VALUE, vl, "UC has no %s; expected send or write", op);
 	st->verb = (char *)op;
+	st->op = verb;
 	cl_parse_args(ps, st, cl_args_peer_op, false, false);
-	bool needs_remote = strcmp(op, "send") != 0;
 	const struct cl_peer_op_args *pa = &st->a.peer_op;
-	if (needs_remote && (!pa->remote.arg || !pa->rkey.arg))
+	if (verb != AP_WC_SEND && (!pa->remote.arg || !pa->rkey.arg))
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
-	if (!strcmp(op, "cmp_swap") && (!pa->compare.arg || !pa->swap.arg))
+	if (verb == AP_WC_COMP_SWAP && (!pa->compare.arg || !pa->swap.arg))
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer cmp_swap' needs compare= and swap=");
-	if (!strcmp(op, "fetch_add") && !pa->add.arg)
+	if (verb == AP_WC_FETCH_ADD && !pa->add.arg)
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer fetch_add' needs add=");
 }
 
 static void check_field_args(struct parser *ps, struct cl_step *st)
 {
 	/* Header fields given by dotted name must exist (unknown ones were
-	 * rejected already); aeth= must be an AETH word. */
+	 * rejected already); aeth= must be AETH kinds (enum cl_aeth_kind). */
+	static const struct vocab aeth_kinds = { cl_aeth_kind_words, NULL, false };
 	for (unsigned i = 0; i < st->n_args; i++) {
 		struct cl_arg *a = &st->args[i];
 		if (a->id == CL_K_aeth) {
-			uint8_t v, m;
 			for (unsigned k = 0; k < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); k++) {
 				const char *w = a->v.kind == CL_V_LIST ? a->v.list[k] : a->v.word;
-				if (!cl_aeth_word(w, &v, &m))
+				int kind = cl_vocab_value(&aeth_kinds, w);
+				if (kind < 0)
 					cl_fail_at(ps, CL_ERR_VALUE, a->v.loc, "'%s' is not an AETH kind; expected ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS, NAK_OPERATIONAL or NAK_INVALID_RD",
 						w);
+				if (a->v.kind == CL_V_LIST)
+					a->v.word_ids[k] = kind;
+				else
+					a->v.word_id = kind;
 			}
+			if (a->v.kind == CL_V_LIST)
+				a->v.word_id = a->v.word_ids[0];
 		}
 		if (a->id == CL_K_ip_options && (a->v.n_bytes == 0 || a->v.n_bytes > 40))
 			cl_fail_at(ps, CL_ERR_VALUE, a->v.loc, "ip_options= has %zu bytes; expected 1 to 40", a->v.n_bytes);
-		if (a->id == CL_K_icrc && st->kind == CL_INJECT && a->v.kind == CL_V_WORD &&
-		    strcmp(a->v.word, "bad"))
+		if (a->id == CL_K_icrc && st->kind == CL_INJECT && a->v.kind == CL_V_WORD && a->v.word_id != CL_ICRC_BAD)
 			cl_fail_at(ps, CL_ERR_VALUE, a->v.loc, "inject takes icrc=bad or a number; expected one of those");
 	}
 }
@@ -428,17 +442,18 @@ void cl_parse_load(struct parser *ps, struct cl_loc loc)
 	struct cl_sym *q = qp_arg(ps, st);
 	struct cl_loc vl = ps->tok.loc;
 	const char *op = take_word(ps, "an operation of the load: send, write or read");
-	static const char *const ops[] = { "send", "write", "read", NULL };
-	if (!cl_word_allowed(ops, op))
+	int verb = tester_op(op);
+	if (verb != AP_WC_SEND && verb != AP_WC_RDMA_WRITE && verb != AP_WC_RDMA_READ)
 		cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown load operation '%s'; expected send, write or read", op);
-	if (q->qp_type == ROCE_T_UD && strcmp(op, "send"))
+	if (q->qp_type == ROCE_T_UD && verb != AP_WC_SEND)
 		cl_fail_at(ps, CL_ERR_VALUE, vl, "a UD QP can only send; expected 'send'");
-	if (q->qp_type == ROCE_T_UC && !strcmp(op, "read"))
+	if (q->qp_type == ROCE_T_UC && verb == AP_WC_RDMA_READ)
 		cl_fail_at(ps, CL_ERR_VALUE, vl, "UC has no read; expected send or write");
 	st->verb = (char *)op;
+	st->op = verb;
 	cl_parse_args(ps, st, cl_args_load, true, false);
 	const struct cl_load_args *la = &st->a.load;
-	if (strcmp(op, "send") && (!la->remote.arg || !la->rkey.arg))
+	if (verb != AP_WC_SEND && (!la->remote.arg || !la->rkey.arg))
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'load %s' needs remote= and rkey=; expected e.g. remote=$m.addr rkey=$m.rkey", op);
 	const struct cl_arg *dur = la->duration.arg;
 	if (!la->count.arg && !dur)

@@ -137,6 +137,11 @@ uint16_t cl_cm_msg_lookup(const char *word)
 	return 0;
 }
 
+enum roce_transport cl_qp_transport(enum ap_qp_type t)
+{
+	return t == AP_QPT_UC ? ROCE_T_UC : t == AP_QPT_UD ? ROCE_T_UD : ROCE_T_RC;
+}
+
 int cl_opcode_lookup(int transport, const char *word)
 {
 	int op = roce_opcode_by_name(word);
@@ -184,26 +189,37 @@ int cl_opcode_lookup(int transport, const char *word)
 	return op;
 }
 
-bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask)
+const char *const cl_aeth_kind_words[] = {
+#define CL_AETH_NAME(name) #name,
+	CL_AETH_KINDS(CL_AETH_NAME)
+#undef CL_AETH_NAME
+	NULL
+};
+
+void cl_aeth_pattern(enum cl_aeth_kind kind, uint8_t *value, uint8_t *mask)
 {
 	static const struct {
-		const char *w;
 		enum roce_syndrome_type type;
 		int code; /* -1: any value of the type */
-	} words[] = {
-		{ "ACK", ROCE_SYN_ACK, -1 },
-		{ "RNR", ROCE_SYN_RNR_NAK, -1 },
-		{ "NAK", ROCE_SYN_NAK, -1 },
-		{ "NAK_SEQ", ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR },
-		{ "NAK_INVALID", ROCE_SYN_NAK, ROCE_NAK_INVALID_REQUEST },
-		{ "NAK_ACCESS", ROCE_SYN_NAK, ROCE_NAK_REMOTE_ACCESS },
-		{ "NAK_OPERATIONAL", ROCE_SYN_NAK, ROCE_NAK_REMOTE_OP },
-		{ "NAK_INVALID_RD", ROCE_SYN_NAK, ROCE_NAK_INVALID_RD_REQUEST },
+	} kinds[CL_AETH_KIND_COUNT] = {
+		[CL_AETH_ACK] = { ROCE_SYN_ACK, -1 },
+		[CL_AETH_RNR] = { ROCE_SYN_RNR_NAK, -1 },
+		[CL_AETH_NAK] = { ROCE_SYN_NAK, -1 },
+		[CL_AETH_NAK_SEQ] = { ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR },
+		[CL_AETH_NAK_INVALID] = { ROCE_SYN_NAK, ROCE_NAK_INVALID_REQUEST },
+		[CL_AETH_NAK_ACCESS] = { ROCE_SYN_NAK, ROCE_NAK_REMOTE_ACCESS },
+		[CL_AETH_NAK_OPERATIONAL] = { ROCE_SYN_NAK, ROCE_NAK_REMOTE_OP },
+		[CL_AETH_NAK_INVALID_RD] = { ROCE_SYN_NAK, ROCE_NAK_INVALID_RD_REQUEST },
 	};
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-		if (!strcasecmp(word, words[i].w)) {
-			*value = roce_syndrome(words[i].type, words[i].code < 0 ? 0 : (unsigned)words[i].code);
-			*mask = words[i].code < 0 ? ROCE_SYNDROME_TYPE_MASK : 0xFF;
+	*value = roce_syndrome(kinds[kind].type, kinds[kind].code < 0 ? 0 : (unsigned)kinds[kind].code);
+	*mask = kinds[kind].code < 0 ? ROCE_SYNDROME_TYPE_MASK : 0xFF;
+}
+
+bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask)
+{
+	for (int k = 0; k < CL_AETH_KIND_COUNT; k++) {
+		if (!strcasecmp(word, cl_aeth_kind_words[k])) {
+			cl_aeth_pattern((enum cl_aeth_kind)k, value, mask);
 			return true;
 		}
 	}
