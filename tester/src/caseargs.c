@@ -456,6 +456,8 @@ void cl_parse_args(struct parser *ps, struct cl_step *st, const struct argspec *
 		memset(a, 0, sizeof *a);
 		a->id = spec->id;
 		a->key = key;
+		/* Only a header field names one; a keyed argument names none. */
+		a->field = cl_field_named(spec->id == CL_K_FIELD ? key : "");
 		a->loc = kl;
 		a->result = result;
 		next(ps);

@@ -19,6 +19,7 @@
 
 #include "agent_protocol.h"
 #include "roce/hdr.h"
+#include "roce/mad.h"
 #include "roce/opcode.h"
 
 /* Where something is in a case file (1-based line and column). */
@@ -151,12 +152,23 @@ enum cl_key {
 /* An argument's name ("timeout"); "a header field" for CL_K_FIELD. */
 const char *cl_key_name(enum cl_key k);
 
+/* A header field named in a case (psn=, reth.rkey=, rej.reason=, set
+ * bth.tver=), resolved by the parser: the libroce field, for a shorthand
+ * whose header may be absent the other one it stands for there (rkey: the
+ * RETH's or the AtomicETH's; ttl: IPv4's or IPv6's hop limit), and the CM
+ * MAD field of that name. ROCE_F_COUNT, ROCE_MF_COUNT: none. */
+struct cl_field {
+	enum roce_field f, alt;
+	enum roce_mad_field mad;
+};
+
 struct cl_arg {
 	enum cl_key id;
 	char *key; /* as written: the argument's name, or the header field's */
 	bool result; /* after '->': a constraint on the verb's result */
 	enum cl_cmp cmp; /* only constraints of expect use other than CL_EQ */
 	struct cl_value v;
+	struct cl_field field; /* CL_K_FIELD: the header field it names */
 	struct cl_loc loc;
 };
 
@@ -302,6 +314,7 @@ struct cl_step {
 	uint64_t action_ns;     /* delay */
 	unsigned action_n;      /* reorder: hold for N later packets */
 	char *set_field;        /* set FIELD=EXPR */
+	struct cl_field set_field_ref; /* FIELD, resolved */
 	struct cl_expr set_value;
 	/* inform: the finding's rule (NULL: the case's first), its text, and
 	 * the symbols whose values it shows. */
@@ -452,10 +465,12 @@ extern const char *const cl_aeth_kind_words[];
 void cl_aeth_pattern(enum cl_aeth_kind kind, uint8_t *value, uint8_t *mask);
 bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
 
-/* The libroce field a header-field argument names (psn, rkey, ttl ... or
- * a full name, bth.tver) in a packet over IP version ipv with the
- * extension headers xhdrs (ROCE_XHDR_BIT): rkey is the RETH's, or the
- * AtomicETH's in an atomic request. ROCE_F_COUNT when none. */
-enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs);
+/* What a header-field name (psn, rkey, ttl ... or a full name, bth.tver,
+ * rej.reason) stands for; and which libroce field it is in a packet over
+ * IP version ipv with the extension headers xhdrs (ROCE_XHDR_BIT): rkey is
+ * the RETH's, or the AtomicETH's in an atomic request. ROCE_F_COUNT when
+ * none. */
+struct cl_field cl_field_named(const char *name);
+enum roce_field cl_field_in(const struct cl_field *fl, int ipv, uint16_t xhdrs);
 
 #endif

@@ -164,7 +164,7 @@ void cl_parse_roles(struct parser *ps, struct cl_step *st);
 
 /* ---- Vocabulary (casewords.c) ---- */
 
-/* psn, rkey, ttl ...: a shorthand cl_field_for maps to a header field. */
+/* psn, rkey, ttl ...: a shorthand cl_field_named maps to a header field. */
 bool cl_is_pseudo_field(const char *name);
 
 #endif

@@ -401,6 +401,7 @@ void cl_parse_rule(struct parser *ps, struct cl_loc loc)
 			fail_expected(ps, "a header field after 'set', like bth.tver");
 		struct cl_loc fl = ps->tok.loc;
 		st->set_field = ps->tok.text;
+		st->set_field_ref = cl_field_named(st->set_field);
 		if (!cl_is_pseudo_field(st->set_field) && roce_field_by_name(st->set_field) == ROCE_F_COUNT)
 			cl_fail_at(ps, CL_ERR_FIELD, fl, "no header field '%s'; expected a libroce field name (bth.tver, ipv4.ttl, ...) or psn, pkey, ...",
 				st->set_field);

@@ -254,19 +254,25 @@ bool cl_is_pseudo_field(const char *name)
 	return false;
 }
 
-enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs)
+struct cl_field cl_field_named(const char *name)
 {
+	struct cl_field fl = { roce_field_by_name(name), ROCE_F_COUNT, roce_mad_field_by_name(name) };
 	for (size_t i = 0; i < sizeof pseudo_fields / sizeof pseudo_fields[0]; i++) {
 		if (strcmp(pseudo_fields[i].name, name))
 			continue;
-		enum roce_field f = roce_field_by_name(pseudo_fields[i].field);
-		if (pseudo_fields[i].alt) {
-			const struct roce_field_info *fi = roce_field_info(f);
-			bool ip = fi->hdr == ROCE_H_IPV4;
-			if ((ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))))
-				f = roce_field_by_name(pseudo_fields[i].alt);
-		}
-		return f;
+		fl.f = roce_field_by_name(pseudo_fields[i].field);
+		if (pseudo_fields[i].alt)
+			fl.alt = roce_field_by_name(pseudo_fields[i].alt);
+		break;
 	}
-	return roce_field_by_name(name);
+	return fl;
+}
+
+enum roce_field cl_field_in(const struct cl_field *fl, int ipv, uint16_t xhdrs)
+{
+	if (fl->alt == ROCE_F_COUNT)
+		return fl->f;
+	const struct roce_field_info *fi = roce_field_info(fl->f);
+	bool ip = fi->hdr == ROCE_H_IPV4;
+	return (ip && ipv == 6) || (!ip && !(xhdrs & ROCE_XHDR_BIT(fi->hdr))) ? fl->alt : fl->f;
 }

@@ -193,7 +193,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		uint64_t got;
 		const char *label = a->key;
 		enum sym_unit unit = SYM_PLAIN;
-		enum roce_mad_field mf = roce_mad_field_by_name(a->key);
+		enum roce_mad_field mf = a->id == CL_K_FIELD ? a->field.mad : ROCE_MF_COUNT;
 		uint64_t mad_mask = 0;
 		if (mf != ROCE_MF_COUNT) {
 			/* A CM field (rej.reason, apr.status, mad.status ...). */
@@ -237,7 +237,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			got = pcp ? roce_vlan_pcp(tci) : roce_vlan_vid(tci);
 			label = pcp ? "802.1Q PCP" : "802.1Q VLAN ID";
 		} else {
-			enum roce_field f = cl_field_for(a->key, pk.ip_version, pk.op->xhdrs);
+			enum roce_field f = cl_field_in(&a->field, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
 			const uint8_t *hdr = fi ? roce_pkt_hdr(&pk, fi->hdr) : NULL;
 			if (!hdr) {
@@ -270,7 +270,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		if (mad_mask) {
 			want &= mad_mask;
 		} else if (a->id == CL_K_FIELD) {
-			const struct roce_field_info *fi = roce_field_info(cl_field_for(a->key, pk.ip_version, pk.op->xhdrs));
+			const struct roce_field_info *fi = roce_field_info(cl_field_in(&a->field, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
 		}
 		if (!cmp_ok(a->cmp, got, want)) {

@@ -262,7 +262,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			}
 			continue;
 		}
-		enum roce_field f = cl_field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
+		enum roce_field f = cl_field_in(&a->field, q->ipv, roce_desc_xhdrs(&d));
 		uint64_t v;
 		if (!eval(x, &a->v.expr, &v, o))
 			return;
@@ -389,7 +389,7 @@ void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	ru.delay_ns = s->action_ns;
 	ru.reorder_n = s->action_n;
 	if (s->action == CL_ACT_SET) {
-		ru.field = cl_field_for(s->set_field, ipv, 0xFFFF);
+		ru.field = cl_field_in(&s->set_field_ref, ipv, 0xFFFF);
 		if (!eval(x, &s->set_value, &ru.value, o))
 			return;
 	}

@@ -607,6 +607,34 @@ static void test_word_values(void)
 	      "load read; its drain time defaults to the table's 2 s");
 	CHECK(st[11].op == AP_WC_SEND && st[11].has_within && st[11].within_max == 30000000ull, "load within 30ms");
 	cl_case_free(c);
+
+	/* Header fields too: resolved once, the shorthand's alternative
+	 * picked by the packet's headers. */
+	static const char *const fields =
+		"case RC-RESP-FIELDS-001\n"
+		"title \"field names as fields\"\n"
+		"rules CA17-24\n"
+		"dut qp q\n"
+		"inject q SEND_ONLY rkey=5 bth.tver=1 len=4\n"
+		"expect q REJ rej.reason=7 within 1ms\n"
+		"on tx q do set ttl=3\n";
+	c = cl_parse_text("fields.case", fields, strlen(fields), &d);
+	CHECK(c != NULL, "field case parses: %s", d.msg);
+	if (!c)
+		return;
+	const struct cl_arg *rk = &c->steps[1].args[0], *tv = &c->steps[1].args[1], *ln = &c->steps[1].args[2];
+	CHECK(rk->field.f == roce_field_by_name("reth.rkey") && rk->field.alt == roce_field_by_name("atomiceth.rkey") &&
+		      cl_field_in(&rk->field, 4, ROCE_XHDR_BIT(ROCE_H_RETH)) == rk->field.f &&
+		      cl_field_in(&rk->field, 4, ROCE_XHDR_BIT(ROCE_H_ATOMICETH)) == rk->field.alt,
+	      "rkey: the RETH's or the AtomicETH's");
+	CHECK(tv->field.f == roce_field_by_name("bth.tver") && tv->field.alt == ROCE_F_COUNT && tv->field.mad == ROCE_MF_COUNT,
+	      "a full field name");
+	CHECK(ln->id == CL_K_len && ln->field.f == ROCE_F_COUNT && ln->field.mad == ROCE_MF_COUNT, "a keyed argument names no field");
+	CHECK(c->steps[2].args[0].field.mad == roce_mad_field_by_name("rej.reason"), "a CM field");
+	const struct cl_field *ttl = &c->steps[3].set_field_ref;
+	CHECK(cl_field_in(ttl, 4, 0) == roce_field_by_name("ipv4.ttl") && cl_field_in(ttl, 6, 0) == roce_field_by_name("ipv6.hoplimit"),
+	      "set ttl: IPv4's TTL or IPv6's hop limit");
+	cl_case_free(c);
 }
 
 int main(void)
