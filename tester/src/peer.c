@@ -63,23 +63,6 @@ void peer_finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t ps
 	va_end(ap);
 }
 
-void peer_timing(struct peer *p, struct qp *q, uint32_t psn, uint8_t opcode, uint64_t ts, uint64_t delta,
-		   const char *what)
-{
-	if (p->n_timings == PEER_MAX_TIMINGS) {
-		p->timings_dropped++;
-		return;
-	}
-	if (p->n_timings == p->cap_timings) {
-		p->cap_timings = p->cap_timings ? 2 * p->cap_timings : 256;
-		struct peer_timing *t = realloc(p->timings, p->cap_timings * sizeof *t);
-		if (!t)
-			abort();
-		p->timings = t;
-	}
-	p->timings[p->n_timings++] = (struct peer_timing){ q->cfg.qpn, psn, opcode, ts, delta, what };
-}
-
 /* ---- Set-up ---- */
 
 struct peer *peer_new(const struct peer_io *io)
@@ -146,14 +129,6 @@ void peer_free(struct peer *p)
 	free(p->timings);
 	free(p->findings);
 	free(p);
-}
-
-struct qp *peer_find_qp(struct peer *p, uint32_t qpn)
-{
-	for (unsigned i = 0; i < PEER_MAX_QPS; i++)
-		if (p->qps[i].used && p->qps[i].cfg.qpn == qpn)
-			return &p->qps[i];
-	return NULL;
 }
 
 int peer_qp_add(struct peer *p, const struct peer_qp_cfg *cfg)
@@ -253,24 +228,6 @@ const struct peer_stats *peer_stats(struct peer *p)
 }
 
 /* ---- Completions ---- */
-
-/* A completion owns its data (wc->data) until it is polled; then the
- * engine keeps it until the next reset. */
-void peer_complete(struct peer *p, struct qp *q, const struct peer_wc *wc)
-{
-	if (p->cq_n == PEER_CQ_DEPTH) {
-		/* The oldest completion gives way, with its data: a case reads
-		 * its own, and a DUT that floods the tester with SENDs must not
-		 * make it keep every one. */
-		bufpool_put(&p->pool, p->cq[0].data);
-		memmove(p->cq, p->cq + 1, (PEER_CQ_DEPTH - 1) * sizeof *p->cq);
-		p->cq_n--;
-	}
-	p->cq[p->cq_n] = *wc;
-	p->cq[p->cq_n].qpn = q->cfg.qpn;
-	p->cq[p->cq_n].ts_ns = p->now;
-	p->cq_n++;
-}
 
 bool peer_poll(struct peer *p, uint32_t qpn, struct peer_wc *wc)
 {

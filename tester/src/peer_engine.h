@@ -9,6 +9,8 @@
 #ifndef ROCE_TESTER_PEER_ENGINE_H
 #define ROCE_TESTER_PEER_ENGINE_H
 
+#include <string.h>
+
 #include "bufpool.h"
 #include "peer.h"
 
@@ -124,15 +126,38 @@ struct peer {
 
 /* ---- peer.c ---- */
 
-struct qp *peer_find_qp(struct peer *p, uint32_t qpn);
+/* Inline: every packet in and out looks its QP up. */
+static inline struct qp *peer_find_qp(struct peer *p, uint32_t qpn)
+{
+	for (unsigned i = 0; i < PEER_MAX_QPS; i++)
+		if (p->qps[i].used && p->qps[i].cfg.qpn == qpn)
+			return &p->qps[i];
+	return NULL;
+}
+
 /* The MR that holds [va, va + len) under rkey with the access wanted, or NULL. */
 struct peer_mr *peer_mr_check(struct peer *p, uint32_t rkey, uint64_t va, uint64_t len, unsigned access);
 /* A finding of the engine about the DUT (error: it broke a "must"). */
 void peer_finding(struct peer *p, struct qp *q, enum roce_rule rule, uint32_t psn, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
-void peer_timing(struct peer *p, struct qp *q, uint32_t psn, uint8_t opcode, uint64_t ts, uint64_t delta,
-		 const char *what);
-void peer_complete(struct peer *p, struct qp *q, const struct peer_wc *wc);
+/* A completion owns its data (wc->data) until it is polled; then the
+ * engine keeps it until the next reset. */
+static inline void peer_complete(struct peer *p, struct qp *q, const struct peer_wc *wc)
+{
+	if (p->cq_n == PEER_CQ_DEPTH) {
+		/* The oldest completion gives way, with its data: a case reads
+		 * its own, and a DUT that floods the tester with SENDs must not
+		 * make it keep every one. */
+		bufpool_put(&p->pool, p->cq[0].data);
+		memmove(p->cq, p->cq + 1, (PEER_CQ_DEPTH - 1) * sizeof *p->cq);
+		p->cq_n--;
+	}
+	p->cq[p->cq_n] = *wc;
+	p->cq[p->cq_n].qpn = q->cfg.qpn;
+	p->cq[p->cq_n].ts_ns = p->now;
+	p->cq_n++;
+}
+
 
 /* ---- peer_wire.c ---- */
 

@@ -183,6 +183,26 @@ void peer_send_aeth(struct peer *p, struct qp *q, uint32_t psn, uint8_t syndrome
 
 /* ---- Receiving ---- */
 
+/* The response time of a request, or the time since a retransmitted
+ * request was first seen. */
+static void timing(struct peer *p, struct qp *q, uint32_t psn, uint8_t opcode, uint64_t ts, uint64_t delta,
+		   const char *what)
+{
+	if (p->n_timings == PEER_MAX_TIMINGS) {
+		p->timings_dropped++;
+		return;
+	}
+	if (p->n_timings == p->cap_timings) {
+		p->cap_timings = p->cap_timings ? 2 * p->cap_timings : 256;
+		struct peer_timing *t = realloc(p->timings, p->cap_timings * sizeof *t);
+		if (!t)
+			abort();
+		p->timings = t;
+	}
+	p->timings[p->n_timings++] = (struct peer_timing){ q->cfg.qpn, psn, opcode, ts, delta, what };
+}
+
+
 static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uint64_t ts)
 {
 	const uint8_t *bth = roce_pkt_hdr(pk, ROCE_H_BTH);
@@ -190,15 +210,15 @@ static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uin
 	unsigned slot = psn % SLOTS;
 	if (pk->op->flags & ROCE_OPF_RESPONSE) {
 		if (q->tx_seen[slot] && q->tx_psn[slot] == psn && ts >= q->tx_time[slot])
-			peer_timing(p, q, psn, pk->opcode, ts, ts - q->tx_time[slot], "response");
+			timing(p, q, psn, pk->opcode, ts, ts - q->tx_time[slot], "response");
 	} else if (pk->op->flags & ROCE_OPF_REQUEST) {
 		if (q->rx_seen[slot] && q->rx_psn[slot] == psn && ts >= q->rx_time[slot])
-			peer_timing(p, q, psn, pk->opcode, ts, ts - q->rx_time[slot], "retransmission");
+			timing(p, q, psn, pk->opcode, ts, ts - q->rx_time[slot], "retransmission");
 		q->rx_seen[slot] = true;
 		q->rx_psn[slot] = psn;
 		q->rx_time[slot] = ts;
 	} else {
-		peer_timing(p, q, psn, pk->opcode, ts, 0, "other");
+		timing(p, q, psn, pk->opcode, ts, 0, "other");
 	}
 	if (q->cfg.type != ROCE_T_UD && !pk->rocev1) { /* RoCE v1 has no UDP header */
 		uint16_t sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(pk, ROCE_H_UDP));
