@@ -47,6 +47,14 @@ static const struct vocab w_onoff = { onoff_words, NULL, false };
 static const struct vocab w_icrc = { icrc_words, NULL, false };
 static const struct vocab w_proto = { proto_words, NULL, false };
 static const struct vocab w_other = { other_words, NULL, false };
+static const struct vocab w_aeth = { cl_aeth_kind_words, NULL, false }; /* enum cl_aeth_kind */
+/* inject corrupts the ICRC it computes (icrc=bad) or writes a number. */
+static const char *const icrc_bad_words[] = { "bad", NULL };
+static int icrc_value(const char *w)
+{
+	return cl_vocab_value(&w_icrc, w);
+}
+static const struct vocab w_icrc_bad = { icrc_bad_words, icrc_value, false };
 
 #define STEP_INDEX RUN("the step's index")
 #define QP_PROTO RUN("the QP's (its GID's protocol)")
@@ -140,7 +148,7 @@ const struct argspec cl_args_peer_set[] = {
 };
 const struct argspec cl_args_inject[] = {
 	ARG(inject, len, F_EXPR, NULL, RUN("the PMTU for a First or Middle packet, 16 for other packets with a payload, else 0")),
-	ARG(inject, data, F_BYTES, NULL, NO_DEF), ARG(inject, icrc, F_WORD | F_EXPR, &w_icrc, NO_DEF),
+	ARG(inject, data, F_BYTES, NULL, NO_DEF), ARG(inject, icrc, F_WORD | F_EXPR, &w_icrc_bad, NO_DEF),
 	ARG(inject, ip_options, F_BYTES, NULL, NO_DEF), ARG(inject, src_ip, F_WORD, &w_other, NO_DEF),
 	ARG(inject, dst_ip, F_WORD, &w_other, NO_DEF), ARG(inject, repeat, F_EXPR, NULL, NUM(1)),
 	ARG(inject, every, F_EXPR, NULL, NUM(0)), ARG(inject, proto, F_WORD, &w_proto, QP_PROTO),
@@ -149,7 +157,7 @@ const struct argspec cl_args_inject[] = {
 #define OBSERVED (F_EXPR | F_BIND | F_CMP)
 const struct argspec cl_args_expect_pkt[] = {
 	CHK(len, OBSERVED, NULL), CHK(data, F_BYTES, NULL), CHK(icrc, F_WORD, &w_icrc), CHK(delay, OBSERVED, NULL),
-	CHK(pcp, OBSERVED, NULL), CHK(vid, OBSERVED, NULL), CHK(aeth, F_WORD | F_LIST, NULL), CHK(proto, F_WORD, &w_proto),
+	CHK(pcp, OBSERVED, NULL), CHK(vid, OBSERVED, NULL), CHK(aeth, F_WORD | F_LIST, &w_aeth), CHK(proto, F_WORD, &w_proto),
 	FIELDS(OBSERVED), END
 };
 const struct argspec cl_args_expect_completion[] = {

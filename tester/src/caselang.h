@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "agent_protocol.h"
 #include "roce/hdr.h"
@@ -408,6 +409,10 @@ struct cl_diag {
 struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag);
 struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, struct cl_diag *diag);
 void cl_case_free(struct cl_case *c);
+
+/* docs/case-arguments.md: every statement's arguments, the forms their
+ * values take, their words and defaults, from the parser's tables. */
+void cl_arguments_markdown(FILE *out);
 
 /* Whether rule i of the case is judged on a run over IP version ipv (4
  * or 6): a rule written 'CA17-4 ipv4' only applies to IPv4 runs. */

@@ -209,7 +209,7 @@ static const struct bad bads[] = {
 	{ "dut qp q\ninject q SEND_ONLY src_ip=mine\n", CL_ERR_VALUE, 5, 27, "'mine' is not a value of src_ip" },
 	{ "dut qp q\ninject q SEND_ONLY ip_options=\"\"\n", CL_ERR_VALUE, 5, 31, "ip_options= has 0 bytes" },
 	{ "dut qp q\ninject q SEND_ONLY psn!=4\n", CL_ERR_VALUE, 5, 23, "takes only '='" },
-	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "not an AETH kind" },
+	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "'MAYBE' is not a value of aeth; expected one of ACK, RNR, NAK, NAK_SEQ" },
 	{ "dut qp q\non tx q do explode\n", CL_ERR_VALUE, 5, 12, "unknown action 'explode'" },
 	{ "dut qp q type=UD\npeer q read remote=1 rkey=2 len=3\n", CL_ERR_VALUE, 5, 8, "a UD QP can only send" },
 	{ "dut qp q\nexpect q ACK within 5ms..1ms\n", CL_ERR_VALUE, 5, 14, "ends before it starts" },
@@ -264,7 +264,7 @@ static const struct bad bads[] = {
 	/* Roles, word lists, conditions. */
 	{ "dut qp q\nexpect nothing q within 1ms as router\n", CL_ERR_EXPECTED, 5, 32, "a role after 'as'" },
 	{ "dut qp q\ninject q SEND_ONLY as receiver\n", CL_ERR_ARGUMENT, 5, 20, "not on 'inject'" },
-	{ "dut qp q\nexpect q ACK aeth=NAK_INVALID,NAK_PURPLE\n", CL_ERR_VALUE, 5, 19, "'NAK_PURPLE' is not an AETH kind" },
+	{ "dut qp q\nexpect q ACK aeth=NAK_INVALID,NAK_PURPLE\n", CL_ERR_VALUE, 5, 31, "'NAK_PURPLE' is not a value of aeth" },
 	{ "dut qp q\nexpect completion q status=SUCCESS,OOPS\n", CL_ERR_VALUE, 5, 36, "'OOPS' is not a value of status" },
 	{ "check 1 = 2 else inform \"x\" if 3\n", CL_ERR_EXPECTED, 4, 33, "a comparison" },
 	{ "dut qp qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq\n", CL_ERR_LENGTH, 4, 8, "a word of 65 characters; expected at most 64" },
