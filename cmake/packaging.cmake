@@ -19,7 +19,7 @@ endif()
 # The suite and the guides.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/conformance-cases/ DESTINATION ${CMAKE_INSTALL_DATADIR}/roce-tester/conformance-cases
         COMPONENT tester FILES_MATCHING PATTERN "*.case")
-set(ROCE_TESTER_DOCS README.md docs/tester.md docs/reports.md docs/case-language.md docs/results-schema.md docs/results.schema.json docs/rules.md
+set(ROCE_TESTER_DOCS README.md docs/tester.md docs/reports.md docs/case-language.md docs/case-arguments.md docs/results-schema.md docs/results.schema.json docs/rules.md
     docs/real-hardware.md docs/libroce.md)
 set(ROCE_AGENT_DOCS docs/agent.md docs/agent-protocol.md docs/real-hardware.md docs/rxe.md)
 foreach(doc ${ROCE_TESTER_DOCS})

@@ -16,9 +16,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "agent_protocol.h"
 #include "roce/hdr.h"
+#include "roce/mad.h"
+#include "roce/opcode.h"
 
 /* Where something is in a case file (1-based line and column). */
 struct cl_loc {
@@ -97,8 +100,29 @@ struct cl_value {
 	char *word;
 	char **list;
 	unsigned n_list;
+	/* CL_V_WORD and CL_V_LIST of an argument whose table names its words:
+	 * what they stand for, resolved by the parser so that nobody after it
+	 * compares words. word_id: the (first) word's value, word_ids: every
+	 * word's of a list (n_list). The values are the vocabulary's: enum
+	 * ap_qp_type, ap_qp_state, ap_wc_status, ap_wc_opcode, ap_access (a
+	 * bit), cl_switch, cl_proto, cl_icrc, cl_aeth_kind. */
+	int word_id;
+	int *word_ids;
 	uint64_t ns; /* CL_V_DURATION */
 	struct cl_loc loc;
+};
+
+/* The words of the language's own small vocabularies, as values. */
+enum cl_switch { CL_ON, CL_OFF };            /* on, off */
+enum cl_proto { CL_PROTO_V1, CL_PROTO_V2 };  /* proto=v1|v2: RoCE v1 or RoCEv2 */
+enum cl_icrc { CL_ICRC_GOOD, CL_ICRC_BAD };  /* icrc=good|bad */
+/* aeth=: the kinds of AETH an expected packet may carry. */
+#define CL_AETH_KINDS(K) K(ACK) K(RNR) K(NAK) K(NAK_SEQ) K(NAK_INVALID) K(NAK_ACCESS) K(NAK_OPERATIONAL) K(NAK_INVALID_RD)
+enum cl_aeth_kind {
+#define CL_AETH_ENUM(name) CL_AETH_##name,
+	CL_AETH_KINDS(CL_AETH_ENUM)
+#undef CL_AETH_ENUM
+	CL_AETH_KIND_COUNT
 };
 
 enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
@@ -116,7 +140,7 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 	K(pps) K(proto) K(psn) K(qkey) K(rate) K(recv) K(remote) K(remote_qkey) K(repeat) K(retransmissions)    \
 	K(retry_cnt) K(rkey) K(rnr) K(rnr_naks) K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled)        \
 	K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) K(src_qp) K(state) K(status) K(swap) K(timeout)          \
-	K(traffic_class) K(type) K(udp_sport) K(value) K(vid) K(wr_id)
+	K(traffic_class) K(type) K(udp_sport) K(value) K(vid) K(within) K(wr_id)
 
 enum cl_key {
 	CL_K_FIELD, /* a header field */
@@ -129,12 +153,23 @@ enum cl_key {
 /* An argument's name ("timeout"); "a header field" for CL_K_FIELD. */
 const char *cl_key_name(enum cl_key k);
 
+/* A header field named in a case (psn=, reth.rkey=, rej.reason=, set
+ * bth.tver=), resolved by the parser: the libroce field, for a shorthand
+ * whose header may be absent the other one it stands for there (rkey: the
+ * RETH's or the AtomicETH's; ttl: IPv4's or IPv6's hop limit), and the CM
+ * MAD field of that name. ROCE_F_COUNT, ROCE_MF_COUNT: none. */
+struct cl_field {
+	enum roce_field f, alt;
+	enum roce_mad_field mad;
+};
+
 struct cl_arg {
 	enum cl_key id;
 	char *key; /* as written: the argument's name, or the header field's */
 	bool result; /* after '->': a constraint on the verb's result */
 	enum cl_cmp cmp; /* only constraints of expect use other than CL_EQ */
 	struct cl_value v;
+	struct cl_field field; /* CL_K_FIELD: the header field it names */
 	struct cl_loc loc;
 };
 
@@ -153,10 +188,15 @@ struct cl_default {
 };
 
 /* One argument of a step, resolved by the parser: what the case wrote
- * (NULL: left out) and its default. */
+ * (NULL: left out) and its default. A word argument's value too, from
+ * what was written or else the default's words: word_id the (first)
+ * word's value (-1: none, or the run supplies it), flags the values of
+ * flag words (access) OR'd. */
 struct cl_param {
 	const struct cl_arg *arg;
 	const struct cl_default *def;
+	int word_id;
+	unsigned flags;
 };
 
 /* The arguments of each step kind that the runner reads by name. Steps
@@ -185,7 +225,9 @@ struct cl_inject_args { struct cl_param len, data, icrc, ip_options, src_ip, dst
 struct cl_expect_mem_args { struct cl_param offset, data; };
 struct cl_rule_args { struct cl_param opcode, psn, round, nth, count; };
 struct cl_dut_listen_args { struct cl_param port; };
-struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate; };
+/* within: the drain time after the last post, 'within T' or the table's
+ * default (there is no within= to write). */
+struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate, within; };
 
 enum cl_step_kind {
 	CL_DUT_MR,        /* dut mr NAME args */
@@ -236,7 +278,10 @@ struct cl_step {
 	char *name; /* NAME defined (mr, qp) */
 	char *qp;   /* QP name, or NULL for "any" */
 	char *mr;   /* MR name where the step takes one */
-	char *verb; /* post_send verb, peer operation */
+	char *verb; /* post_send verb, peer or load operation, as written */
+	/* The verb's value: enum ap_wr_opcode for post_send, enum
+	 * ap_wc_opcode (enum peer_op) for peer and load operations. */
+	int op;
 	int opcode; /* packet opcode (inject, expect); -1 for "any" */
 	/* inject/expect of a CM message (REQ, REP, LAP ...): its attribute ID;
 	 * opcode is then the UD SEND Only that carries it to QP1. 0: none. */
@@ -270,6 +315,7 @@ struct cl_step {
 	uint64_t action_ns;     /* delay */
 	unsigned action_n;      /* reorder: hold for N later packets */
 	char *set_field;        /* set FIELD=EXPR */
+	struct cl_field set_field_ref; /* FIELD, resolved */
 	struct cl_expr set_value;
 	/* inform: the finding's rule (NULL: the case's first), its text, and
 	 * the symbols whose values it shows. */
@@ -364,6 +410,10 @@ struct cl_case *cl_parse_file(const char *path, struct cl_diag *diag);
 struct cl_case *cl_parse_text(const char *path, const char *text, size_t len, struct cl_diag *diag);
 void cl_case_free(struct cl_case *c);
 
+/* docs/case-arguments.md: every statement's arguments, the forms their
+ * values take, their words and defaults, from the parser's tables. */
+void cl_arguments_markdown(FILE *out);
+
 /* Whether rule i of the case is judged on a run over IP version ipv (4
  * or 6): a rule written 'CA17-4 ipv4' only applies to IPv4 runs. */
 bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
@@ -393,29 +443,39 @@ void cl_unbound_reason(const struct cl_case *c, int ipv, unsigned roles, char *b
 const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key);
 
 /* Whether a word argument (status=, opcode=, aeth=: one word or a list of
- * the answers a rule allows, with = or !=) accepts the word observed, and
+ * the answers a rule allows, with = or !=) accepts the value observed (in
+ * its vocabulary; -1 for a word outside it, CL_WORD_ABSENT for none), and
  * its words as text ("REM_INV_REQ_ERR or BAD_RESP_ERR", "not SUCCESS"). */
-bool cl_word_arg_accepts(const struct cl_arg *a, const char *got);
+#define CL_WORD_ABSENT (-2)
+bool cl_word_arg_accepts(const struct cl_arg *a, int got);
 void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n);
 
 /* A CM message by the name cases use (REQ, REP, RTU, REJ, MRA, DREQ,
  * DREP, LAP, APR, SIDR_REQ, SIDR_REP): its attribute ID, 0 if none. */
 uint16_t cl_cm_msg_lookup(const char *word);
 
+/* A QP type of the agent protocol (dut qp type=) as libroce's transport. */
+enum roce_transport cl_qp_transport(enum ap_qp_type t);
+
 /* Opcode lookup for a transport, by the short names cases use
  * (SEND_ONLY, RDMA_WRITE_FIRST, WRITE_ONLY, ACK, READ_RESPONSE_LAST, CNP)
  * or libroce's full names (rc-send-only, 0x04). -1 when nothing matches. */
 int cl_opcode_lookup(int transport, const char *word);
 
-/* The names and meanings of expect's pseudo-fields and AETH words, shared
- * with the runner: AETH words (ACK, RNR, NAK_SEQ, NAK_INVALID, NAK_ACCESS,
- * NAK_OPERATIONAL) to a syndrome pattern. Returns false when unknown. */
+/* The AETH kinds (ACK, RNR, NAK, NAK_SEQ, NAK_INVALID, NAK_ACCESS,
+ * NAK_OPERATIONAL, NAK_INVALID_RD): their names (NULL-terminated), and
+ * the syndrome pattern of each (the syndrome matches when syndrome & mask
+ * == value). cl_aeth_word: the same by name, false when unknown. */
+extern const char *const cl_aeth_kind_words[];
+void cl_aeth_pattern(enum cl_aeth_kind kind, uint8_t *value, uint8_t *mask);
 bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
 
-/* The libroce field a header-field argument names (psn, rkey, ttl ... or
- * a full name, bth.tver) in a packet over IP version ipv with the
- * extension headers xhdrs (ROCE_XHDR_BIT): rkey is the RETH's, or the
- * AtomicETH's in an atomic request. ROCE_F_COUNT when none. */
-enum roce_field cl_field_for(const char *name, int ipv, uint16_t xhdrs);
+/* What a header-field name (psn, rkey, ttl ... or a full name, bth.tver,
+ * rej.reason) stands for; and which libroce field it is in a packet over
+ * IP version ipv with the extension headers xhdrs (ROCE_XHDR_BIT): rkey is
+ * the RETH's, or the AtomicETH's in an atomic request. ROCE_F_COUNT when
+ * none. */
+struct cl_field cl_field_named(const char *name);
+enum roce_field cl_field_in(const struct cl_field *fl, int ipv, uint16_t xhdrs);
 
 #endif

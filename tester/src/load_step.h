@@ -17,9 +17,6 @@
 #define LOAD_MAX_COUNT 1000000u
 #define LOAD_MAX_DURATION_NS (60ull * 1000000000ull)
 #define LOAD_MAX_RATE 10000000u
-/* How long the outstanding operations may take after the last post when
- * the step gives no 'within'. */
-#define LOAD_DRAIN_NS (2000ull * 1000000ull)
 
 struct load_spec {
 	enum peer_op op;

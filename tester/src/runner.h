@@ -74,7 +74,7 @@ struct case_qp {
 	const char *name;
 	enum roce_transport type;
 	int ipv, fi; /* its IP version (4, 6) and family index (0, 1) */
-	const char *state; /* the state the runner last moved it to */
+	enum ap_qp_state state; /* the state the runner last moved it to */
 	/* The attributes it was brought up with, per transition (RESET->INIT,
 	 * INIT->RTR, RTR->RTS): a later 'dut modify' along the same path
 	 * gets those it does not give itself. */

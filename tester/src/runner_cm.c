@@ -189,7 +189,7 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 			d.icrc = (uint32_t)v;
 			continue;
 		}
-		enum roce_mad_field mf = roce_mad_field_by_name(a->key);
+		enum roce_mad_field mf = a->field.mad;
 		if (mf != ROCE_MF_COUNT) {
 			if (!roce_mad_put(mad, mf, v)) {
 				o->st = S_ERROR;
@@ -199,7 +199,7 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 			}
 			continue;
 		}
-		enum roce_field f = cl_field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
+		enum roce_field f = cl_field_in(&a->field, q->ipv, roce_desc_xhdrs(&d));
 		const struct roce_field_info *fi = roce_field_info(f);
 		if (!fi || roce_desc_set(&d, f, v & (fi->mask >> fi->shift)) != 0) {
 			o->st = S_ERROR;

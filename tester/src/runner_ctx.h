@@ -136,10 +136,12 @@ gchar *expr_text(const struct cl_expr *e);
  * (CL_DEF_RUN) is run_value. */
 bool param_u64(struct run_ctx *x, const struct cl_param *p, uint64_t *v, struct step_out *o);
 bool param_u64_run(struct run_ctx *x, const struct cl_param *p, uint64_t run_value, uint64_t *v, struct step_out *o);
-const char *param_word(const struct cl_param *p);
-const char *param_word_run(const struct cl_param *p, const char *run_value);
-/* Whether the argument's word (or its default's) is word, in any case. */
-bool param_word_is(const struct cl_param *p, const char *run_value, const char *word);
+/* A word argument's value (enum ap_qp_state, cl_switch, cl_proto ...:
+ * the parser resolved the words), else run_value where the run supplies
+ * the default. */
+int param_choice(const struct cl_param *p, int run_value);
+/* How long a step's 'within T' allows, else its table's default. */
+uint64_t param_window(const struct cl_step *s, const struct cl_param *p);
 struct case_qp *find_qp(struct run_ctx *x, const char *name);
 struct case_mr *find_mr(struct run_ctx *x, const char *name);
 
@@ -161,8 +163,6 @@ void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out
 /* ---- Peer steps, injection and injection rules (runner_peer.c) ---- */
 
 void step_peer_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
-/* The engine's operation for a peer or load verb ("send", "write" ...). */
-enum peer_op peer_op_of(const char *verb);
 /* The case's payload bytes: a pattern that differs per seed (the step). */
 void pattern(uint8_t *b, size_t n, unsigned seed);
 void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o);

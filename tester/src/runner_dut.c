@@ -34,24 +34,18 @@ bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *p
 	return false;
 }
 
-/* access=, as written or its default's words; only_write: of the
- * default, REMOTE_WRITE alone (a UC QP has no READ or atomics). */
+/* access=, as written or its default's flags, by the protocol's names;
+ * only_write: of the default, REMOTE_WRITE alone (a UC QP has no READ or
+ * atomics). */
 static JsonArray *access_list(const struct cl_param *p, bool only_write)
 {
 	JsonArray *a = json_array_new();
-	const struct cl_arg *arg = p->arg;
-	if (arg) {
-		for (unsigned i = 0; i < arg->v.n_list; i++)
-			json_array_add_string_element(a, arg->v.list[i]);
-		if (arg->v.kind == CL_V_WORD)
-			json_array_add_string_element(a, arg->v.word);
-		return a;
-	}
-	char buf[128];
-	outf(buf, sizeof buf, "%s", param_word(p) ? param_word(p) : "");
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-		if (!only_write || !strcmp(tok, ap_access_name(AP_ACCESS_REMOTE_WRITE)))
-			json_array_add_string_element(a, tok);
+	unsigned flags = p->flags;
+	if (!p->arg && only_write)
+		flags &= AP_ACCESS_REMOTE_WRITE;
+	for (const char *const *w = ap_access_words; *w; w++)
+		if (flags & (unsigned)ap_access_by_name(*w))
+			json_array_add_string_element(a, *w);
 	return a;
 }
 
@@ -181,16 +175,13 @@ void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint3
 	ep->dest_qpn = q->dut_qpn;
 }
 
-/* A QP state's name in the agent protocol ("RTS"). */
-#define QP_STATE(SYM) ap_qp_state_name(AP_QPS_##SYM)
-
 /* The bring-up's transitions, by the state each reaches. */
 static const enum ap_qp_state bringup_states[3] = { AP_QPS_INIT, AP_QPS_RTR, AP_QPS_RTS };
 
-static int bringup_index(const char *state)
+static int bringup_index(enum ap_qp_state state)
 {
 	for (int i = 0; i < 3; i++)
-		if (!strcasecmp(state, ap_qp_state_name(bringup_states[i])))
+		if (state == bringup_states[i])
 			return i;
 	return -1;
 }
@@ -198,11 +189,11 @@ static int bringup_index(const char *state)
 /* Moves a case QP; the transition's attributes are remembered (bring-up)
  * or completed from what the bring-up would have given (a later modify
  * along the same path). */
-static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, const char *state, JsonObject *attrs,
+static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, enum ap_qp_state state, JsonObject *attrs,
 		   bool remember)
 {
 	int bi = bringup_index(state);
-	bool next_in_path = bi >= 0 && !strcasecmp(q->state, ap_qp_state_name(bi ? bringup_states[bi - 1] : AP_QPS_RESET));
+	bool next_in_path = bi >= 0 && q->state == (bi ? bringup_states[bi - 1] : AP_QPS_RESET);
 	if (remember && bi >= 0) {
 		q->bringup[bi] = json_object_ref(attrs);
 	} else if (next_in_path && q->bringup[bi]) {
@@ -213,12 +204,10 @@ static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, con
 		g_list_free(members);
 	}
 	json_object_set_int_member(attrs, "qp", q->dut_qp);
-	json_object_set_string_member(attrs, "state", state);
+	json_object_set_string_member(attrs, "state", ap_qp_state_name(state));
 	if (!call(x, o, AP_M_modify_qp, attrs, NULL))
 		return false;
-	for (int i = 0; i < AP_QP_STATE_COUNT; i++)
-		if (!strcasecmp(state, ap_qp_state_name((enum ap_qp_state)i)))
-			q->state = ap_qp_state_name((enum ap_qp_state)i);
+	q->state = state;
 	return true;
 }
 
@@ -269,8 +258,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	const struct cl_dut_qp_args *a = &s->a.dut_qp;
-	const char *type = param_word(&a->type);
-	enum roce_transport t = !strcasecmp(type, "UC") ? ROCE_T_UC : !strcasecmp(type, "UD") ? ROCE_T_UD : ROCE_T_RC;
+	enum roce_transport t = cl_qp_transport((enum ap_qp_type)param_choice(&a->type, AP_QPT_RC));
 	uint64_t pmtu, psn, peer_psn, timeout, retry, rnr_retry, min_rnr, max_rd, max_dest_rd, qkey, tc, hl, fl,
 		sport, peer_timeout, peer_retry;
 	/* A UD message may take the whole port MTU unless the case says less. */
@@ -324,13 +312,13 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		}
 	}
 	/* proto=v1: a RoCE v1 source GID of the same address (dual-mode port). */
-	bool v1 = param_word_is(&a->proto, NULL, "v1");
+	bool v1 = param_choice(&a->proto, CL_PROTO_V2) == CL_PROTO_V1;
 	if (v1 && r->fam[ipv == 6].sgid_index_v1 < 0) {
 		o->st = S_NA;
 		g_string_printf(o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", (int)ipv);
 		return;
 	}
-	const char *upto = param_word(&a->state);
+	enum ap_qp_state upto = (enum ap_qp_state)param_choice(&a->state, AP_QPS_RTS);
 	if (!ensure_pd(x, o))
 		return;
 	struct case_qp *q = &x->qps[x->n_qps];
@@ -339,7 +327,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	q->type = t;
 	q->ipv = (int)ipv;
 	q->fi = ipv == 6;
-	q->state = QP_STATE(RESET);
+	q->state = AP_QPS_RESET;
 	q->pmtu = (unsigned)pmtu;
 	q->dut_psn = (uint32_t)psn;
 	q->tester_psn = (uint32_t)peer_psn;
@@ -398,11 +386,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	else
 		json_object_set_array_member(p, "access", access_list(&a->access, t != ROCE_T_RC));
 	/* state=RESET: the DUT's connection manager brings it up (dut listen). */
-	bool reset = !strcasecmp(upto, QP_STATE(RESET));
+	bool reset = upto == AP_QPS_RESET;
 	if (reset) {
 		q->bringup[0] = json_object_ref(p);
 		json_object_unref(p);
-	} else if (!modify(x, o, q, QP_STATE(INIT), p, true)) {
+	} else if (!modify(x, o, q, AP_QPS_INIT, p, true)) {
 		return;
 	}
 	p = json_object_new();
@@ -423,11 +411,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
 		}
 	}
-	bool stop = reset || !strcasecmp(upto, QP_STATE(INIT));
+	bool stop = reset || upto == AP_QPS_INIT;
 	if (stop) {
 		q->bringup[1] = json_object_ref(p);
 		json_object_unref(p);
-	} else if (!modify(x, o, q, QP_STATE(RTR), p, true)) {
+	} else if (!modify(x, o, q, AP_QPS_RTR, p, true)) {
 		return;
 	}
 	p = json_object_new();
@@ -438,11 +426,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		json_object_set_int_member(p, "rnr_retry", (gint64)rnr_retry);
 		json_object_set_int_member(p, "max_rd_atomic", (gint64)max_rd);
 	}
-	stop = stop || !strcasecmp(upto, QP_STATE(RTR));
+	stop = stop || upto == AP_QPS_RTR;
 	if (stop) {
 		q->bringup[2] = json_object_ref(p);
 		json_object_unref(p);
-	} else if (!modify(x, o, q, QP_STATE(RTS), p, true)) {
+	} else if (!modify(x, o, q, AP_QPS_RTS, p, true)) {
 		return;
 	}
 	if (t == ROCE_T_UD && !ud_ah(x, q, v1, o))
@@ -477,7 +465,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	q->cm_service_id = roce_cm_ip_service_id(0); /* port 0: nobody listens there */
 	g_string_printf(o->detail, "%s QP %s over IPv%d: DUT QPN 0x%06x (send PSN %u), tester QPN 0x%06x (send PSN %u), PMTU %u, %s",
 	     roce_transport_name(t), s->name, q->ipv, q->dut_qpn, q->dut_psn, q->tester_qpn, q->tester_psn, q->pmtu,
-	     q->state);
+	     ap_qp_state_name(q->state));
 }
 
 static JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
@@ -519,10 +507,10 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	JsonObject *p = json_object_new();
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	agent_set_u64(p, "wr_id", wr_id);
-	json_object_set_string_member(p, "opcode", s->verb);
+	json_object_set_string_member(p, "opcode", ap_wr_opcode_name((enum ap_wr_opcode)s->op));
 	json_object_set_array_member(p, "sge", m ? sge_list(m, off, len) : json_array_new());
-	json_object_set_boolean_member(p, "signaled", !param_word_is(&a->signaled, NULL, "off"));
-	if (param_word_is(&a->solicited, NULL, "on"))
+	json_object_set_boolean_member(p, "signaled", param_choice(&a->signaled, CL_ON) != CL_OFF);
+	if (param_choice(&a->solicited, CL_OFF) == CL_ON)
 		json_object_set_boolean_member(p, "solicited", TRUE);
 	/* The work request's numbers, those the case gives. */
 	const struct {
@@ -545,7 +533,7 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 			json_object_unref(p);
 			return;
 		}
-		bool v1 = param_word_is(&a->proto, q->rocev1 ? "v1" : "v2", "v1");
+		bool v1 = param_choice(&a->proto, q->rocev1 ? CL_PROTO_V1 : CL_PROTO_V2) == CL_PROTO_V1;
 		if (!ud_ah(x, q, v1, o)) {
 			json_object_unref(p);
 			return;
@@ -674,7 +662,7 @@ void step_dut_query(struct run_ctx *x, const struct cl_step *s, struct step_out 
 		const struct cl_arg *a = &s->args[i];
 		if (a->id == CL_K_state) {
 			const char *st = json_object_has_member(res, "state") ? json_object_get_string_member(res, "state") : "?";
-			bool eq = st && !strcasecmp(st, a->v.word);
+			bool eq = st && ap_qp_state_by_name(st) == a->v.word_id;
 			if ((a->cmp == CL_EQ) != eq) {
 				o->st = S_FAIL;
 				g_string_append_printf(o->expected, "state %s %s; ", a->cmp == CL_EQ ? "=" : "!=", a->v.word);
@@ -713,5 +701,5 @@ void step_dut_modify(struct run_ctx *x, const struct cl_step *s, struct step_out
 		}
 		agent_set_u64(p, a->key, v);
 	}
-	modify(x, o, q, param_word(&s->a.dut_modify.state), p, false);
+	modify(x, o, q, (enum ap_qp_state)param_choice(&s->a.dut_modify.state, AP_QPS_RTS), p, false);
 }

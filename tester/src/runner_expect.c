@@ -149,7 +149,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		}
 		if (a->id == CL_K_icrc) {
 			enum roce_icrc_status st = roce_icrc_check(&pk, NULL, NULL);
-			bool want_good = !strcmp(a->v.word, "good");
+			bool want_good = a->v.word_id == CL_ICRC_GOOD;
 			if ((st == ROCE_ICRC_GOOD) != want_good) {
 				ok = false;
 				g_string_append_printf(o->expected, "ICRC %s; ", a->v.word);
@@ -158,7 +158,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			continue;
 		}
 		if (a->id == CL_K_proto) {
-			bool want_v1 = !strcmp(a->v.word, "v1");
+			bool want_v1 = a->v.word_id == CL_PROTO_V1;
 			if (pk.rocev1 != want_v1) {
 				ok = false;
 				g_string_append_printf(o->expected, "a %s packet; ", want_v1 ? "RoCE v1" : "RoCEv2");
@@ -174,7 +174,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			bool match = false;
 			for (unsigned k = 0; aeth && k < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); k++) {
 				uint8_t v, m;
-				cl_aeth_word(a->v.kind == CL_V_LIST ? a->v.list[k] : a->v.word, &v, &m);
+				cl_aeth_pattern((enum cl_aeth_kind)(a->v.kind == CL_V_LIST ? a->v.word_ids[k] : a->v.word_id), &v, &m);
 				match |= (roce_aeth_syndrome(aeth) & m) == v;
 			}
 			char desc[80] = "no AETH", want[160];
@@ -193,7 +193,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		uint64_t got;
 		const char *label = a->key;
 		enum sym_unit unit = SYM_PLAIN;
-		enum roce_mad_field mf = roce_mad_field_by_name(a->key);
+		enum roce_mad_field mf = a->id == CL_K_FIELD ? a->field.mad : ROCE_MF_COUNT;
 		uint64_t mad_mask = 0;
 		if (mf != ROCE_MF_COUNT) {
 			/* A CM field (rej.reason, apr.status, mad.status ...). */
@@ -237,7 +237,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 			got = pcp ? roce_vlan_pcp(tci) : roce_vlan_vid(tci);
 			label = pcp ? "802.1Q PCP" : "802.1Q VLAN ID";
 		} else {
-			enum roce_field f = cl_field_for(a->key, pk.ip_version, pk.op->xhdrs);
+			enum roce_field f = cl_field_in(&a->field, pk.ip_version, pk.op->xhdrs);
 			const struct roce_field_info *fi = roce_field_info(f);
 			const uint8_t *hdr = fi ? roce_pkt_hdr(&pk, fi->hdr) : NULL;
 			if (!hdr) {
@@ -270,7 +270,7 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		if (mad_mask) {
 			want &= mad_mask;
 		} else if (a->id == CL_K_FIELD) {
-			const struct roce_field_info *fi = roce_field_info(cl_field_for(a->key, pk.ip_version, pk.op->xhdrs));
+			const struct roce_field_info *fi = roce_field_info(cl_field_in(&a->field, pk.ip_version, pk.op->xhdrs));
 			want &= fi->mask >> fi->shift;
 		}
 		if (!cmp_ok(a->cmp, got, want)) {
@@ -406,7 +406,8 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			const char *got = wc_member_string(wc, a->key);
 			char want[400];
 			cl_word_arg_text(a, want, sizeof want);
-			if (!cl_word_arg_accepts(a, got)) {
+			int got_id = !got ? CL_WORD_ABSENT : a->id == CL_K_status ? ap_wc_status_by_name(got) : ap_wc_opcode_by_name(got);
+			if (!cl_word_arg_accepts(a, got_id)) {
 				o->st = S_FAIL;
 				g_string_append_printf(o->expected, "%s %s; ", a->key, want);
 				g_string_append_printf(o->observed, "%s %s; ", a->key, got ? got : "(none)");
@@ -521,7 +522,7 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (a->id == CL_K_status) {
-			if (!cl_word_arg_accepts(a, ap_wc_status_name(wc.status))) {
+			if (!cl_word_arg_accepts(a, (int)wc.status)) {
 				char want[400];
 				cl_word_arg_text(a, want, sizeof want);
 				o->st = S_FAIL;

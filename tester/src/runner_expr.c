@@ -169,24 +169,14 @@ bool param_u64_run(struct run_ctx *x, const struct cl_param *p, uint64_t run_val
 	return eval(x, &p->arg->v.expr, v, o);
 }
 
-const char *param_word_run(const struct cl_param *p, const char *run_value)
+int param_choice(const struct cl_param *p, int run_value)
 {
-	if (p->arg && (p->arg->v.kind == CL_V_WORD || p->arg->v.kind == CL_V_LIST))
-		return p->arg->v.word;
-	if (!p->def)
-		return NULL;
-	return p->def->kind == CL_DEF_WORD ? p->def->word : p->def->kind == CL_DEF_RUN ? run_value : NULL;
+	return p->word_id >= 0 ? p->word_id : run_value;
 }
 
-const char *param_word(const struct cl_param *p)
+uint64_t param_window(const struct cl_step *s, const struct cl_param *p)
 {
-	return param_word_run(p, NULL);
-}
-
-bool param_word_is(const struct cl_param *p, const char *run_value, const char *word)
-{
-	const char *w = param_word_run(p, run_value);
-	return w && !strcasecmp(w, word);
+	return s->has_within ? s->within_max : p->def->num;
 }
 
 struct case_qp *find_qp(struct run_ctx *x, const char *name)

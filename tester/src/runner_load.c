@@ -22,7 +22,7 @@ void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	const struct cl_load_args *a = &s->a.load;
 	struct load_spec ls = { 0 };
 	uint64_t len, rkey;
-	ls.op = peer_op_of(s->verb);
+	ls.op = (enum peer_op)s->op; /* the parser's: enum peer_op is enum ap_wc_opcode */
 	if (!param_u64(x, &a->len, &len, o) || !param_u64(x, &a->remote, &ls.remote, o) ||
 	    !param_u64(x, &a->rkey, &rkey, o) || !param_u64(x, &a->count, &ls.count, o) ||
 	    !param_u64(x, &a->duration, &ls.duration_ns, o) || !param_u64(x, &a->rate, &ls.rate, o))
@@ -39,7 +39,7 @@ void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	ls.data = buf;
 	ls.len = (uint32_t)len;
 	ls.rkey = (uint32_t)rkey;
-	ls.drain_ns = s->has_within ? s->within_max : LOAD_DRAIN_NS;
+	ls.drain_ns = param_window(s, &a->within);
 	ls.deadline_ns = x->deadline_ns;
 	struct load_wire w = { x->r, load_pump, load_interrupted };
 	struct load_result lr;

@@ -7,7 +7,7 @@
 
 /* ---- Steps: the tester's side ---- */
 
-/* The tester's MR access: access= as written, else its default's words. */
+/* The tester's MR access: access= as written, else its default's. */
 static unsigned peer_access(const struct cl_param *p)
 {
 	static const struct {
@@ -16,24 +16,9 @@ static unsigned peer_access(const struct cl_param *p)
 	} bits[] = { { AP_ACCESS_REMOTE_WRITE, PEER_ACC_WRITE }, { AP_ACCESS_REMOTE_READ, PEER_ACC_READ },
 		     { AP_ACCESS_REMOTE_ATOMIC, PEER_ACC_ATOMIC } };
 	unsigned acc = 0;
-	const struct cl_arg *a = p->arg;
-	char buf[128];
-	text_copy(buf, sizeof buf, a ? "" : param_word(p));
-	for (unsigned i = 0;; i++) {
-		const char *w;
-		if (a) {
-			if (i >= (a->v.kind == CL_V_LIST ? a->v.n_list : 1))
-				break;
-			w = a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word;
-		} else {
-			w = strtok(i ? NULL : buf, ",");
-			if (!w)
-				break;
-		}
-		for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
-			if (!strcasecmp(w, ap_access_name(bits[k].word)))
-				acc |= bits[k].bit;
-	}
+	for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
+		if (p->flags & (unsigned)bits[k].word)
+			acc |= bits[k].bit;
 	return acc;
 }
 
@@ -70,19 +55,6 @@ void pattern(uint8_t *b, size_t n, unsigned seed)
 		b[i] = (uint8_t)('a' + (i + seed) % 26);
 }
 
-enum peer_op peer_op_of(const char *verb)
-{
-	static const struct {
-		const char *name;
-		enum peer_op op;
-	} ops[] = { { "send", PEER_OP_SEND }, { "write", PEER_OP_WRITE }, { "read", PEER_OP_READ },
-		    { "cmp_swap", PEER_OP_CMP_SWAP }, { "fetch_add", PEER_OP_FETCH_ADD } };
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(ops[i].name, verb))
-			return ops[i].op;
-	return PEER_OP_SEND;
-}
-
 void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_qp *q = find_qp(x, s->qp);
@@ -91,7 +63,7 @@ void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	uint64_t v;
 	if (!param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr.wr_id, o))
 		return;
-	wr.op = peer_op_of(s->verb);
+	wr.op = (enum peer_op)s->op; /* the parser's: enum peer_op is enum ap_wc_opcode */
 	const struct cl_arg *d = a->data.arg;
 	uint8_t *buf = NULL;
 	if (d) {
@@ -138,7 +110,7 @@ void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 		}
 		wr.inv_rkey = (uint32_t)v;
 	}
-	wr.solicited = param_word_is(&a->solicited, NULL, "on");
+	wr.solicited = param_choice(&a->solicited, CL_OFF) == CL_ON;
 	char err[256];
 	uint64_t now = rawio_now();
 	if (peer_post(x->r->peer, q->tester_qpn, &wr, now, err, sizeof err) != 0) {
@@ -155,7 +127,7 @@ void step_peer_set(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	struct peer *p = x->r->peer;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
-		bool on = a->v.kind == CL_V_WORD && !strcasecmp(a->v.word, "on");
+		bool on = a->v.kind == CL_V_WORD && a->v.word_id == CL_ON;
 		uint64_t v = 0;
 		if (a->v.kind == CL_V_EXPR && !eval(x, &a->v.expr, &v, o))
 			return;
@@ -201,7 +173,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	struct roce_endpoint ep;
 	make_endpoint(x, q, 0, 0, 0, &ep);
 	/* proto=v1|v2: the encapsulation, by default the QP's (A17.8). */
-	ep.rocev1 = param_word_is(&ia->proto, q->rocev1 ? "v1" : "v2", "v1");
+	ep.rocev1 = param_choice(&ia->proto, q->rocev1 ? CL_PROTO_V1 : CL_PROTO_V2) == CL_PROTO_V1;
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
 	if (s->opcode == ROCE_OP_CNP)
@@ -290,7 +262,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			}
 			continue;
 		}
-		enum roce_field f = cl_field_for(a->key, q->ipv, roce_desc_xhdrs(&d));
+		enum roce_field f = cl_field_in(&a->field, q->ipv, roce_desc_xhdrs(&d));
 		uint64_t v;
 		if (!eval(x, &a->v.expr, &v, o))
 			return;
@@ -417,7 +389,7 @@ void step_rule(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	ru.delay_ns = s->action_ns;
 	ru.reorder_n = s->action_n;
 	if (s->action == CL_ACT_SET) {
-		ru.field = cl_field_for(s->set_field, ipv, 0xFFFF);
+		ru.field = cl_field_in(&s->set_field_ref, ipv, 0xFFFF);
 		if (!eval(x, &s->set_value, &ru.value, o))
 			return;
 	}

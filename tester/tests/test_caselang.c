@@ -209,7 +209,7 @@ static const struct bad bads[] = {
 	{ "dut qp q\ninject q SEND_ONLY src_ip=mine\n", CL_ERR_VALUE, 5, 27, "'mine' is not a value of src_ip" },
 	{ "dut qp q\ninject q SEND_ONLY ip_options=\"\"\n", CL_ERR_VALUE, 5, 31, "ip_options= has 0 bytes" },
 	{ "dut qp q\ninject q SEND_ONLY psn!=4\n", CL_ERR_VALUE, 5, 23, "takes only '='" },
-	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "not an AETH kind" },
+	{ "dut qp q\nexpect q ACK aeth=MAYBE\n", CL_ERR_VALUE, 5, 19, "'MAYBE' is not a value of aeth; expected one of ACK, RNR, NAK, NAK_SEQ" },
 	{ "dut qp q\non tx q do explode\n", CL_ERR_VALUE, 5, 12, "unknown action 'explode'" },
 	{ "dut qp q type=UD\npeer q read remote=1 rkey=2 len=3\n", CL_ERR_VALUE, 5, 8, "a UD QP can only send" },
 	{ "dut qp q\nexpect q ACK within 5ms..1ms\n", CL_ERR_VALUE, 5, 14, "ends before it starts" },
@@ -264,7 +264,7 @@ static const struct bad bads[] = {
 	/* Roles, word lists, conditions. */
 	{ "dut qp q\nexpect nothing q within 1ms as router\n", CL_ERR_EXPECTED, 5, 32, "a role after 'as'" },
 	{ "dut qp q\ninject q SEND_ONLY as receiver\n", CL_ERR_ARGUMENT, 5, 20, "not on 'inject'" },
-	{ "dut qp q\nexpect q ACK aeth=NAK_INVALID,NAK_PURPLE\n", CL_ERR_VALUE, 5, 19, "'NAK_PURPLE' is not an AETH kind" },
+	{ "dut qp q\nexpect q ACK aeth=NAK_INVALID,NAK_PURPLE\n", CL_ERR_VALUE, 5, 31, "'NAK_PURPLE' is not a value of aeth" },
 	{ "dut qp q\nexpect completion q status=SUCCESS,OOPS\n", CL_ERR_VALUE, 5, 36, "'OOPS' is not a value of status" },
 	{ "check 1 = 2 else inform \"x\" if 3\n", CL_ERR_EXPECTED, 4, 33, "a comparison" },
 	{ "dut qp qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq\n", CL_ERR_LENGTH, 4, 8, "a word of 65 characters; expected at most 64" },
@@ -339,9 +339,10 @@ static void test_roles(void)
 	      strstr(why, "the DUT is the receiver, responder here"), "why not judged: %s", why);
 	/* Word lists and '!=' accept what they say. */
 	const struct cl_arg *st = cl_step_arg(&c->steps[9], "status"), *st2 = cl_step_arg(&c->steps[10], "status");
-	CHECK(st && cl_word_arg_accepts(st, "BAD_RESP_ERR") && !cl_word_arg_accepts(st, "SUCCESS") &&
-	      !cl_word_arg_accepts(st, NULL), "status!=SUCCESS");
-	CHECK(st2 && cl_word_arg_accepts(st2, "rem_inv_req_err") && !cl_word_arg_accepts(st2, "WR_FLUSH_ERR"), "status list");
+	CHECK(st && cl_word_arg_accepts(st, AP_WC_BAD_RESP_ERR) && !cl_word_arg_accepts(st, AP_WC_SUCCESS) &&
+	      !cl_word_arg_accepts(st, CL_WORD_ABSENT) && cl_word_arg_accepts(st, -1), "status!=SUCCESS");
+	CHECK(st2 && cl_word_arg_accepts(st2, AP_WC_REM_INV_REQ_ERR) && !cl_word_arg_accepts(st2, AP_WC_WR_FLUSH_ERR) &&
+	      !cl_word_arg_accepts(st2, -1), "status list");
 	char words[100];
 	cl_word_arg_text(st2, words, sizeof words);
 	CHECK(!strcmp(words, "BAD_RESP_ERR or REM_INV_REQ_ERR"), "list text: %s", words);
@@ -546,10 +547,101 @@ static void test_typed_args(void)
 	cl_case_free(c);
 }
 
+/* Words become values once, in the parser: the runner reads enums and
+ * flags, never words, and a default in the table is resolved the same way
+ * as a word written in the case. */
+static void test_word_values(void)
+{
+	static const char *const text =
+		"case RC-RESP-WORDS-001\n"
+		"title \"word arguments as values\"\n"
+		"rules CA17-24\n"
+		"dut mr m access=remote_read,LOCAL_WRITE\n"            /* 0 */
+		"dut qp q type=uc state=RTR\n"                         /* 1 */
+		"dut qp r\n"                                           /* 2 */
+		"dut post_send r rdma_write m rkey=5 signaled=off\n"   /* 3 */
+		"peer r WRITE remote=0 rkey=1\n"                       /* 4 */
+		"peer r set auto=off rnr=on\n"                          /* 5 */
+		"expect r ACK aeth=NAK_SEQ,rnr icrc=bad proto=v1 within 1ms\n" /* 6 */
+		"expect completion r status!=SUCCESS opcode=RECV\n"    /* 7 */
+		"dut modify r state=ERR\n"                             /* 8 */
+		"dut query r -> state=ERR\n"                           /* 9 */
+		"load r read remote=0 rkey=1 count=5\n"                /* 10 */
+		"load r send count=5 within 30ms\n"                    /* 11 */
+		"peer mr pm\n";                                        /* 12 */
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("words.case", text, strlen(text), &d);
+	CHECK(c != NULL, "word case parses: %s", d.msg);
+	if (!c)
+		return;
+	const struct cl_step *st = c->steps;
+	CHECK(st[0].a.dut_mr.access.flags == (AP_ACCESS_REMOTE_READ | AP_ACCESS_LOCAL_WRITE), "written access flags, any case");
+	CHECK(st[12].a.peer_mr.access.flags == (AP_ACCESS_REMOTE_WRITE | AP_ACCESS_REMOTE_READ | AP_ACCESS_REMOTE_ATOMIC),
+	      "default access flags from the table's words");
+	CHECK(st[1].a.dut_qp.type.word_id == AP_QPT_UC && c->syms[1].qp_type == ROCE_T_UC && st[1].a.dut_qp.state.word_id == AP_QPS_RTR,
+	      "type=uc, state=RTR");
+	CHECK(st[2].a.dut_qp.type.word_id == AP_QPT_RC && st[2].a.dut_qp.state.word_id == AP_QPS_RTS &&
+		      st[2].a.dut_qp.proto.word_id == CL_PROTO_V2,
+	      "defaults RC, RTS, v2 as values");
+	CHECK(st[3].op == AP_WR_RDMA_WRITE && st[3].a.post_send.signaled.word_id == CL_OFF &&
+		      st[3].a.post_send.solicited.word_id == CL_OFF && st[3].a.post_send.proto.word_id == -1,
+	      "post_send verb, signaled=off, solicited's default, proto left to the QP");
+	CHECK(st[4].op == AP_WC_RDMA_WRITE && st[4].a.peer_op.solicited.word_id == CL_OFF, "peer WRITE is the write operation");
+	CHECK(st[5].args[0].v.word_id == CL_OFF && st[5].args[1].v.word_id == CL_ON, "peer set on/off");
+	const struct cl_arg *aeth = cl_step_arg(&st[6], "aeth");
+	CHECK(aeth && aeth->v.n_list == 2 && aeth->v.word_ids[0] == CL_AETH_NAK_SEQ && aeth->v.word_ids[1] == CL_AETH_RNR,
+	      "aeth kinds");
+	uint8_t v, m;
+	cl_aeth_pattern(CL_AETH_RNR, &v, &m);
+	CHECK(v == roce_syndrome_rnr(0) && m == ROCE_SYNDROME_TYPE_MASK, "RNR pattern");
+	CHECK(cl_step_arg(&st[6], "icrc")->v.word_id == CL_ICRC_BAD && cl_step_arg(&st[6], "proto")->v.word_id == CL_PROTO_V1,
+	      "icrc=bad proto=v1");
+	const struct cl_arg *status = cl_step_arg(&st[7], "status"), *opcode = cl_step_arg(&st[7], "opcode");
+	CHECK(status->v.word_ids[0] == AP_WC_SUCCESS && opcode->v.word_id == AP_WC_RECV &&
+		      cl_word_arg_accepts(opcode, AP_WC_RECV) && !cl_word_arg_accepts(opcode, AP_WC_SEND),
+	      "status and opcode as the protocol's values");
+	CHECK(st[8].a.dut_modify.state.word_id == AP_QPS_ERR && cl_step_arg(&st[9], "state")->v.word_id == AP_QPS_ERR,
+	      "modify and query states");
+	CHECK(st[10].op == AP_WC_RDMA_READ && !st[10].has_within && st[10].a.load.within.def->num == 2000000000ull &&
+		      !st[10].a.load.within.arg,
+	      "load read; its drain time defaults to the table's 2 s");
+	CHECK(st[11].op == AP_WC_SEND && st[11].has_within && st[11].within_max == 30000000ull, "load within 30ms");
+	cl_case_free(c);
+
+	/* Header fields too: resolved once, the shorthand's alternative
+	 * picked by the packet's headers. */
+	static const char *const fields =
+		"case RC-RESP-FIELDS-001\n"
+		"title \"field names as fields\"\n"
+		"rules CA17-24\n"
+		"dut qp q\n"
+		"inject q SEND_ONLY rkey=5 bth.tver=1 len=4\n"
+		"expect q REJ rej.reason=7 within 1ms\n"
+		"on tx q do set ttl=3\n";
+	c = cl_parse_text("fields.case", fields, strlen(fields), &d);
+	CHECK(c != NULL, "field case parses: %s", d.msg);
+	if (!c)
+		return;
+	const struct cl_arg *rk = &c->steps[1].args[0], *tv = &c->steps[1].args[1], *ln = &c->steps[1].args[2];
+	CHECK(rk->field.f == roce_field_by_name("reth.rkey") && rk->field.alt == roce_field_by_name("atomiceth.rkey") &&
+		      cl_field_in(&rk->field, 4, ROCE_XHDR_BIT(ROCE_H_RETH)) == rk->field.f &&
+		      cl_field_in(&rk->field, 4, ROCE_XHDR_BIT(ROCE_H_ATOMICETH)) == rk->field.alt,
+	      "rkey: the RETH's or the AtomicETH's");
+	CHECK(tv->field.f == roce_field_by_name("bth.tver") && tv->field.alt == ROCE_F_COUNT && tv->field.mad == ROCE_MF_COUNT,
+	      "a full field name");
+	CHECK(ln->id == CL_K_len && ln->field.f == ROCE_F_COUNT && ln->field.mad == ROCE_MF_COUNT, "a keyed argument names no field");
+	CHECK(c->steps[2].args[0].field.mad == roce_mad_field_by_name("rej.reason"), "a CM field");
+	const struct cl_field *ttl = &c->steps[3].set_field_ref;
+	CHECK(cl_field_in(ttl, 4, 0) == roce_field_by_name("ipv4.ttl") && cl_field_in(ttl, 6, 0) == roce_field_by_name("ipv6.hoplimit"),
+	      "set ttl: IPv4's TTL or IPv6's hop limit");
+	cl_case_free(c);
+}
+
 int main(void)
 {
 	test_good();
 	test_typed_args();
+	test_word_values();
 	test_lengths();
 	test_bad();
 	test_cm();
