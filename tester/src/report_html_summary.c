@@ -165,6 +165,12 @@ void html_setup_section(struct html_ctx *x)
 	}
 	html_kv(o, "timestamps", jstr(iface, "timestamps", ""));
 	html_kv(o, "ICMP guard", jstr(iface, "icmp_guard", ""));
+	/* Absent from results written before these members existed. */
+	JsonObject *io_path = jobj(iface, "io_path"), *bypass = jobj(iface, "stack_bypass");
+	if (io_path)
+		html_kv(o, "I/O path", jstr(io_path, "note", ""));
+	if (bypass)
+		html_kv(o, "IP stack bypass", jstr(bypass, "note", ""));
 	g_string_append(o, "</table>\n<h3>Run</h3><table class=\"kv\" id=\"run-table\">\n");
 	html_kv(o, "started", jstr(run, "started", ""));
 	html_kv(o, "finished", jstr(run, "finished", NULL));

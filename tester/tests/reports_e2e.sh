@@ -64,7 +64,7 @@ case $? in
   77) cat "$work/validate.log" ;;
   *) bad "results do not validate"; cat "$work/validate.log" ;;
 esac
-/usr/bin/python3 - "$work/clean/results.json" <<'PY' && ok "results.json says which I/O path ran and whether the stack bypass attached" \
+/usr/bin/python3 - "$work/clean/results.json" <<'PY' && ok "results.json and report.html say which I/O path ran and whether the stack bypass attached" \
   || bad "results.json: io_path / stack_bypass"
 import json, sys
 i = json.load(open(sys.argv[1]))["setup"]["interface"]
@@ -74,6 +74,8 @@ assert p["name"] in ("ring", "blocks", "pcap") and p["note"].startswith(p["name"
 assert isinstance(b["attached"], bool) and b["note"], b
 # The note says what the flag says: attached, or why not.
 assert b["attached"] == ("dropped at tc ingress" in b["note"]), b
+page = open(sys.argv[1].replace("results.json", "report.html")).read()
+assert "I/O path" in page and p["note"] in page and "IP stack bypass" in page and b["note"] in page, "report.html"
 PY
 /usr/bin/python3 - "$work/wrongpsn" "$work/nonak" <<'PY' && ok "junit failures name the rule and cite frames the capture holds" \
   || bad "junit content against the capture"
