@@ -2,6 +2,7 @@
 #include "agent_protocol.h"
 
 #include <string.h>
+#include <strings.h>
 
 static const char *const method_words[] = {
 #define AP_METHOD(name) #name,
@@ -77,6 +78,13 @@ static const int capability_values[] = {
 #undef AP_CAPABILITY
 };
 
+const char *const ap_gid_type_words[] = {
+#define AP_GID_TYPE(SYM) #SYM,
+#include "agent_protocol.def"
+#undef AP_GID_TYPE
+	NULL
+};
+
 const char *const ap_qp_type_words[] = {
 #define AP_QP_TYPE(SYM) #SYM,
 #include "agent_protocol.def"
@@ -125,6 +133,7 @@ static int value_of(const char *const *words, const int *values, const char *nam
 const char *ap_method_name(enum ap_method m) { return name_at(method_words, N(method_words) - 1, (int)m); }
 const char *ap_error_name(enum ap_error e) { return name_at(error_words, N(error_words) - 1, (int)e); }
 const char *ap_wc_status_name(enum ap_wc_status s) { return name_at(ap_wc_status_words, AP_WC_STATUS_COUNT, (int)s); }
+const char *ap_gid_type_name(enum ap_gid_type t) { return name_at(ap_gid_type_words, AP_GID_TYPE_COUNT, (int)t); }
 const char *ap_qp_type_name(enum ap_qp_type t) { return name_at(ap_qp_type_words, AP_QP_TYPE_COUNT, (int)t); }
 const char *ap_qp_state_name(enum ap_qp_state s) { return name_at(ap_qp_state_words, AP_QP_STATE_COUNT, (int)s); }
 
@@ -151,6 +160,13 @@ const char *ap_capability_name(enum ap_capability c)
 int ap_method_by_name(const char *name) { return position_of(method_words, name); }
 int ap_error_by_name(const char *name) { return position_of(error_words, name); }
 int ap_wc_status_by_name(const char *name) { return position_of(ap_wc_status_words, name); }
+int ap_gid_type_by_name(const char *name)
+{
+	for (int i = 0; name && ap_gid_type_words[i]; i++)
+		if (strcasecmp(ap_gid_type_words[i], name) == 0)
+			return i;
+	return -1;
+}
 int ap_qp_type_by_name(const char *name) { return position_of(ap_qp_type_words, name); }
 int ap_qp_state_by_name(const char *name) { return position_of(ap_qp_state_words, name); }
 int ap_wc_opcode_by_name(const char *name) { return value_of(ap_wc_opcode_words, wc_opcode_values, name); }

@@ -56,6 +56,13 @@ enum ap_capability {
 #undef AP_CAPABILITY
 };
 
+enum ap_gid_type {
+#define AP_GID_TYPE(SYM) AP_GID_##SYM,
+#include "agent_protocol.def"
+#undef AP_GID_TYPE
+	AP_GID_TYPE_COUNT
+};
+
 enum ap_qp_type {
 #define AP_QP_TYPE(SYM) AP_QPT_##SYM,
 #include "agent_protocol.def"
@@ -78,6 +85,7 @@ const char *ap_wc_opcode_name(enum ap_wc_opcode o);
 const char *ap_wr_opcode_name(enum ap_wr_opcode o);
 const char *ap_access_name(enum ap_access a);
 const char *ap_capability_name(enum ap_capability c);
+const char *ap_gid_type_name(enum ap_gid_type t);
 const char *ap_qp_type_name(enum ap_qp_type t);
 const char *ap_qp_state_name(enum ap_qp_state s);
 
@@ -89,6 +97,7 @@ int ap_wc_opcode_by_name(const char *name);
 int ap_wr_opcode_by_name(const char *name);
 int ap_access_by_name(const char *name);
 int ap_capability_by_name(const char *name);
+int ap_gid_type_by_name(const char *name); /* any case: "ROCEV2" too */
 int ap_qp_type_by_name(const char *name);
 int ap_qp_state_by_name(const char *name);
 
@@ -98,6 +107,7 @@ extern const char *const ap_wc_opcode_words[];
 extern const char *const ap_wr_opcode_words[];
 extern const char *const ap_access_words[];
 extern const char *const ap_capability_words[];
+extern const char *const ap_gid_type_words[];
 extern const char *const ap_qp_type_words[];
 extern const char *const ap_qp_state_words[];
 

@@ -67,7 +67,6 @@ void method_list_gids(struct req *r)
 		req_fail_backend(r, &err);
 		return;
 	}
-	static const char *const types[] = { "IB", "RoCEv1", "RoCEv2" };
 	json_builder_set_member_name(req_result(r), "gids");
 	json_builder_begin_array(r->result);
 	for (unsigned i = 0; i < n; i++) {
@@ -79,7 +78,9 @@ void method_list_gids(struct req *r)
 		json_builder_set_member_name(r->result, "gid");
 		json_builder_add_string_value(r->result, s);
 		json_builder_set_member_name(r->result, "type");
-		json_builder_add_string_value(r->result, types[g[i].type <= BE_GID_ROCE_V2 ? g[i].type : 0]);
+		json_builder_add_string_value(r->result, ap_gid_type_name(g[i].type == BE_GID_ROCE_V2   ? AP_GID_RoCEv2
+								     : g[i].type == BE_GID_ROCE_V1 ? AP_GID_RoCEv1
+												   : AP_GID_IB));
 		json_builder_end_object(r->result);
 	}
 	json_builder_end_array(r->result);

@@ -277,7 +277,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 			const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
 			const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
 			uint8_t a[ROCE_GID_LEN], ip[ROCE_GID_LEN];
-			if (!gid || !type || strcasecmp(type, "RoCEv2") || inet_pton(AF_INET6, gid, a) != 1)
+			if (!gid || !type || ap_gid_type_by_name(type) != AP_GID_RoCEv2 || inet_pton(AF_INET6, gid, a) != 1)
 				continue;
 			bool link_local = roce_ipv6_is_link_local(a);
 			if (roce_gid_to_ip(a, ip) != ipv || (have && link_local))
@@ -304,7 +304,7 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 			const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
 			const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
 			uint8_t a[16], b[16];
-			if (!gid || !type || strcasecmp(type, "RoCEv1") || inet_pton(AF_INET6, gid, a) != 1 ||
+			if (!gid || !type || ap_gid_type_by_name(type) != AP_GID_RoCEv1 || inet_pton(AF_INET6, gid, a) != 1 ||
 			    inet_pton(AF_INET6, r->fam[fi].gid, b) != 1 || memcmp(a, b, 16))
 				continue;
 			uint64_t idx = 0;
