@@ -9,41 +9,57 @@
 #include "reassembly.h"
 #include "rocev2.h"
 
-/* A packet's flow analysis, kept small: only the findings and values it
- * has are stored (most packets have a few values and no finding). */
-struct rocev2_flow {
+struct rocev2_send_msg;
+
+/* What the first pass finds about a packet, kept for later passes; one is
+ * kept per packet of the capture, so it is small: the fields of one packet
+ * kind share their memory with another kind's, and what the packet's own
+ * bytes say again (its ICRC on the wire, the diagnosis of a bad one) is
+ * not kept. */
+struct rocev2_packet {
+	uint8_t icrc_status;   /* enum roce_icrc_status */
+	uint8_t ulp_data;      /* enum rocev2_ulp_data */
+	uint8_t layer;         /* the frame's layer it is kept for */
+	bool analysed;
+	/* The flow analysis (when analysed). */
 	uint8_t cls;           /* enum roce_flow_class */
 	uint8_t n_findings;
+	bool late_pending;     /* the LATE value of slots is not known yet */
+	uint32_t icrc_computed;
+	uint32_t response_in;  /* requests: the first response covering it */
 	uint32_t flags;        /* ROCE_FLOW_F() */
+	uint32_t slots;        /* values stored, ROCE_FLOW_HAS(): present, or the LATE one awaited */
 	const struct roce_flow_dir *dir; /* its direction, NULL: not tracked */
-	uint64_t has;          /* values present, ROCE_FLOW_HAS() */
-	uint64_t slots;        /* values stored: present, or a LATE one awaited */
-	uint64_t *values;      /* by ascending value number, one per bit of slots */
-	struct roce_finding *findings;
+	/* The findings (n_findings, aligned), then the values by ascending
+	 * value number: each NOW value as an unsigned LEB128 number, a LATE
+	 * one as 8 bytes written when it is known. NULL when it has none. */
+	uint8_t *flow_data;
+	union {
+		/* A SEND or RDMA WRITE packet of a message of several packets. */
+		struct {
+			/* The SEND message it belongs to, if the first pass
+			 * followed it (see rocev2_ulp_track_send). */
+			struct rocev2_send_msg *send_msg;
+			/* Its place in the message (reassembly.c). */
+			struct rocev2_msg_part part;
+		} msg;
+		/* A connection manager MAD: the QPs it set up (0 when none). */
+		struct {
+			uint32_t local_qpn, remote_qpn;
+			uint32_t peer_frame; /* the REQ a REP answers, the REP an RTU confirms */
+		} cm;
+	} u;
 };
 
-struct rocev2_packet {
-	/* ICRC */
-	enum roce_icrc_status icrc_status;
-	uint32_t icrc_wire, icrc_computed;
-	struct roce_icrc_diagnosis icrc_diagnosis; /* when bad */
-	/* Flow analysis */
-	bool analysed;
-	struct rocev2_flow flow;
-	uint32_t response_in;    /* requests: the first response covering it */
-	uint64_t response_in_ns;
-	/* Connection manager: the QPs this MAD set up (0 when none). */
-	uint32_t cm_local_qpn, cm_remote_qpn;
-	uint32_t cm_peer_frame;  /* the REQ a REP answers, the REP an RTU confirms */
-	/* ULP hand-off of a data transfer (not a SEND), decided on the first
-	 * pass so that every pass offers the same packets. */
-	enum { ROCEV2_ULP_UNDECIDED, ROCEV2_ULP_OFFER, ROCEV2_ULP_SKIP } ulp_data;
-	/* The SEND message of several packets this one belongs to, if the
-	 * first pass followed it (see rocev2_ulp_track_send). */
-	struct rocev2_send_msg *send_msg;
-	/* Its place in a SEND or WRITE message of several packets (reassembly.c). */
-	struct rocev2_msg_part msg_part;
-};
+/* ULP hand-off of a data transfer (not a SEND), decided on the first pass
+ * so that every pass offers the same packets. */
+enum rocev2_ulp_data { ROCEV2_ULP_UNDECIDED, ROCEV2_ULP_OFFER, ROCEV2_ULP_SKIP };
+
+/* The findings of the packet's flow analysis (n_findings of them). */
+static inline const struct roce_finding *rocev2_flow_findings(const struct rocev2_packet *rp)
+{
+	return (const struct roce_finding *)(const void *)rp->flow_data;
+}
 
 /* Preferences (packet-rocev2.c). */
 struct rocev2_prefs {

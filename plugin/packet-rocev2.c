@@ -193,7 +193,8 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 	proto_item_set_generated(c);
 	if (rp->icrc_status == ROCE_ICRC_BAD) {
 		char text[400];
-		roce_icrc_diagnosis_format(&rp->icrc_diagnosis, text, sizeof text);
+		struct roce_icrc_diagnosis diagnosis = roce_icrc_diagnose(t);
+		roce_icrc_diagnosis_format(&diagnosis, text, sizeof text);
 		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4, text);
 		proto_item_set_generated(d);
 	}
@@ -316,7 +317,7 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
 		else if (!rocev2_msg_part(t))
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
-		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &rp->msg_part, &whole))
+		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &rp->u.msg.part, &whole))
 			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
 		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
@@ -351,13 +352,9 @@ static size_t collect(struct located *out, size_t n, size_t max, const struct ro
 
 static void check_icrc(const struct roce_pkt *t, struct rocev2_packet *rp)
 {
-	uint32_t wire = 0, computed = 0;
-	rp->icrc_status = roce_icrc_check(t, &wire, &computed);
-	rp->icrc_wire = wire;
+	uint32_t computed = 0;
+	rp->icrc_status = (uint8_t)roce_icrc_check(t, NULL, &computed);
 	rp->icrc_computed = computed;
-	if (rp->icrc_status != ROCE_ICRC_BAD)
-		return;
-	rp->icrc_diagnosis = roce_icrc_diagnose(t);
 }
 
 static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -403,7 +400,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	int t_base = t == &r.p ? r.p_base : tvb_raw_offset(tvb);
 	if (rp->icrc_status == ROCE_ICRC_BAD && n < array_length(f))
 		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
-					     __builtin_bswap32(rp->icrc_wire),
+					     __builtin_bswap32(roce_le32_load(t->buf + t->icrc_off)),
 					     __builtin_bswap32(rp->icrc_computed) },
 					   t, t_base };
 
