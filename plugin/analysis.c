@@ -59,22 +59,11 @@ struct cache_slot {
 };
 static struct cache_slot *cache;
 
-/* Every packet looks its direction up: the key is hashed a word at a time. */
+/* Every packet looks its direction up. */
 static guint rkey_hash(gconstpointer k)
 {
 	const struct rkey *r = k;
-	uint64_t h = r->len * UINT64_C(0x9E3779B97F4A7C15);
-	size_t i = 0;
-	for (; i + 8 <= r->len; i += 8) {
-		uint64_t w;
-		memcpy(&w, r->bytes + i, sizeof w);
-		h = (h ^ w) * UINT64_C(0xBF58476D1CE4E5B9);
-		h ^= h >> 31;
-	}
-	for (; i < r->len; i++)
-		h = (h ^ r->bytes[i]) * UINT64_C(0x94D049BB133111EB);
-	h ^= h >> 29;
-	return (guint)h;
+	return rocev2_hash_bytes(r->bytes, r->len);
 }
 
 static gboolean rkey_equal(gconstpointer a, gconstpointer b)
