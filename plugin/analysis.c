@@ -106,10 +106,19 @@ static void forget_cache(void)
 	frames = NULL;
 }
 
+/* The analysis is fed each packet with the place of its record as the
+ * cookie: the record is made after the analysis of its packet, and is
+ * found there when later packets bring results for it. */
+static struct rocev2_packet *cookie_record(void *cookie)
+{
+	struct rocev2_packet **place = cookie;
+	return place ? *place : NULL;
+}
+
 static void answered(void *ctx, void *cookie, const struct roce_flow_answer *a)
 {
 	(void)ctx;
-	struct rocev2_packet *rp = cookie;
+	struct rocev2_packet *rp = cookie_record(cookie);
 	if (rp && !rp->response_in)
 		rp->response_in = a->response_frame;
 }
@@ -157,9 +166,14 @@ static size_t leb128_len(const uint8_t *p)
 }
 
 /* Where value v is in the packet's values (v must be in its slots). */
+static uint8_t *values(const struct rocev2_packet *rp)
+{
+	return (uint8_t *)rp->tail + rocev2_part_size(rp->part) + rp->n_findings * sizeof(struct roce_finding);
+}
+
 static uint8_t *value_at(const struct rocev2_packet *rp, enum roce_flow_value v)
 {
-	uint8_t *p = rp->flow_data + rp->n_findings * sizeof(struct roce_finding);
+	uint8_t *p = values(rp);
 	for (uint32_t below = rp->slots & ((UINT32_C(1) << v) - 1); below; below &= below - 1)
 		p += is_late((unsigned)__builtin_ctz(below)) ? 8 : leb128_len(p);
 	return p;
@@ -169,8 +183,8 @@ static uint8_t *value_at(const struct rocev2_packet *rp, enum roce_flow_value v)
 static void late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value)
 {
 	(void)ctx;
-	struct rocev2_packet *rp = cookie;
-	if (!rp || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT32_C(1) << v)) || !is_late(v))
+	struct rocev2_packet *rp = cookie_record(cookie);
+	if (!rp || !rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT32_C(1) << v)) || !is_late(v))
 		return;
 	memcpy(value_at(rp, v), &value, sizeof value);
 	rp->late_pending = false;
@@ -198,38 +212,23 @@ bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, u
 	return true;
 }
 
-/* Keeps what the result has, and room for the LATE value it awaits (the
- * rate after a CNP), in one record: the findings, then the values. */
-static void keep(struct rocev2_packet *rp, const struct roce_flow_result *r, bool cnp)
+/* The values of a result as the record keeps them, with room for the
+ * LATE value it awaits (the rate after a CNP); returns their bytes. */
+static size_t pack(const struct roce_flow_result *r, uint64_t slots, uint8_t *out)
 {
-	rp->cls = (uint8_t)r->cls;
-	rp->flags = r->flags;
-	rp->dir = r->dir;
-	uint64_t late_slots = cnp && r->dir ? ROCE_FLOW_HAS(RATE_AFTER) : 0;
-	uint64_t slots = r->has | late_slots;
-	rp->slots = (uint32_t)slots;
-	rp->late_pending = late_slots && !(r->has & late_slots);
-	rp->n_findings = (uint8_t)r->n_findings;
-	uint8_t packed[ROCE_FLOW_V_COUNT * 10];
 	size_t n = 0;
 	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++) {
 		if (!(slots & (UINT64_C(1) << v)))
 			continue;
 		if (is_late(v)) {
 			uint64_t x = r->has & (UINT64_C(1) << v) ? r->value[v] : 0;
-			memcpy(packed + n, &x, sizeof x);
+			memcpy(out + n, &x, sizeof x);
 			n += sizeof x;
 		} else {
-			n += leb128_put(packed + n, r->value[v]);
+			n += leb128_put(out + n, r->value[v]);
 		}
 	}
-	size_t fsize = r->n_findings * sizeof *r->findings;
-	if (!n && !fsize)
-		return;
-	rp->flow_data = wmem_alloc(wmem_file_scope(), fsize + n);
-	if (fsize)
-		memcpy(rp->flow_data, r->findings, fsize);
-	memcpy(rp->flow_data + fsize, packed, n);
+	return n;
 }
 
 /* ---- The packets' records ----
@@ -285,19 +284,54 @@ struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 	return p_get_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num);
 }
 
-struct rocev2_packet *rocev2_packet_new(packet_info *pinfo)
+struct rocev2_packet **rocev2_packet_place(packet_info *pinfo)
 {
-	struct rocev2_packet *rp = wmem_new0(wmem_file_scope(), struct rocev2_packet);
-	rp->layer = (uint8_t)pinfo->curr_layer_num;
 	struct rocev2_packet **slot = frame_slot(pinfo->num, true);
-	if (!*slot || (*slot)->layer == rp->layer)
-		*slot = rp;
-	else
+	if (!*slot || (*slot)->layer == (uint8_t)pinfo->curr_layer_num)
+		return slot;
+	/* A second RoCEv2 layer in the frame: a place of its own. */
+	return wmem_new0(wmem_file_scope(), struct rocev2_packet *);
+}
+
+struct rocev2_packet *rocev2_packet_new(packet_info *pinfo, struct rocev2_packet **place,
+					enum rocev2_packet_part part, const struct roce_pkt *t,
+					const struct roce_flow_result *r)
+{
+	uint8_t packed[ROCE_FLOW_V_COUNT * 10];
+	uint64_t slots = 0, late_slots = 0;
+	size_t n = 0, fsize = 0;
+	if (r) {
+		late_slots = t->op && t->op->kind == ROCE_K_CNP && r->dir ? ROCE_FLOW_HAS(RATE_AFTER) : 0;
+		slots = r->has | late_slots;
+		n = pack(r, slots, packed);
+		fsize = r->n_findings * sizeof *r->findings;
+	}
+	size_t psize = rocev2_part_size(part);
+	struct rocev2_packet *rp = wmem_alloc(wmem_file_scope(), sizeof *rp + psize + fsize + n);
+	memset(rp, 0, sizeof *rp + psize);
+	rp->layer = (uint8_t)pinfo->curr_layer_num;
+	rp->part = (uint8_t)part;
+	if (r) {
+		rp->analysed = true;
+		rp->cls = (uint8_t)r->cls;
+		rp->flags = r->flags;
+		rp->dir = r->dir;
+		rp->slots = (uint32_t)slots;
+		rp->late_pending = late_slots && !(r->has & late_slots);
+		rp->n_findings = (uint8_t)r->n_findings;
+		uint8_t *after = (uint8_t *)rp->tail + psize;
+		if (fsize)
+			memcpy(after, r->findings, fsize);
+		memcpy(after + fsize, packed, n);
+	}
+	*place = rp;
+	if (place != frame_slot(pinfo->num, false))
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
 	return rp;
 }
 
-void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
+bool rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet **place,
+		    struct roce_flow_result *r)
 {
 	uint8_t ipv;
 	if (pinfo->src.type == AT_IPv4 && pinfo->dst.type == AT_IPv4)
@@ -305,20 +339,18 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	else if (pinfo->src.type == AT_IPv6 && pinfo->dst.type == AT_IPv6)
 		ipv = 6;
 	else
-		return; /* the analysis keys QPs by IP address */
+		return false; /* the analysis keys QPs by IP address */
 	struct roce_flow_input in = {
 		t, ipv, pinfo->src.data, pinfo->dst.data, (uint16_t)pinfo->srcport, pinfo->num,
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
-		(unsigned)rocev2_prefs.pmtu, rp, pinfo->fd->pkt_len,
+		(unsigned)rocev2_prefs.pmtu, place, pinfo->fd->pkt_len,
 	};
-	struct roce_flow_result r;
-	roce_flow_packet(&env, &in, &r);
-	keep(rp, &r, t->op && t->op->kind == ROCE_K_CNP);
-	rp->analysed = true;
+	roce_flow_packet(&env, &in, r);
 	if (!capture)
 		capture = wmem_new0(wmem_file_scope(), struct capture_state);
 	if (in.ts_ns > capture->last_ts_ns)
 		capture->last_ts_ns = in.ts_ns;
+	return true;
 }
 
 void rocev2_analysis_finish(void)
