@@ -31,6 +31,14 @@ static struct capture_state *capture;
 struct frame_table;
 static struct frame_table *frames;
 
+/* The packets' records are carved from blocks of this size (file scope):
+ * one allocation header per block, not per packet. */
+#define RECORD_BLOCK 65536u
+static struct {
+	uint8_t *next;
+	size_t left;
+} record_block;
+
 
 static const value_string class_names[] = {
 	{ ROCE_FLOW_UNTRACKED, "not tracked" },
@@ -104,6 +112,8 @@ static void forget_cache(void)
 	cache = NULL;
 	capture = NULL;
 	frames = NULL;
+	record_block.next = NULL;
+	record_block.left = 0;
 }
 
 /* The analysis is fed each packet with the place of its record as the
@@ -274,6 +284,22 @@ static struct rocev2_packet **frame_slot(uint32_t num, bool grow)
 	return &frames->chunks[c][num % FRAMES_PER_CHUNK];
 }
 
+/* A record's memory, 8-byte aligned; records live as long as the file. */
+static struct rocev2_packet *record_alloc(size_t size)
+{
+	size = (size + 7) & ~(size_t)7;
+	if (size > RECORD_BLOCK / 4)
+		return wmem_alloc(wmem_file_scope(), size);
+	if (record_block.left < size) {
+		record_block.next = wmem_alloc(wmem_file_scope(), RECORD_BLOCK);
+		record_block.left = RECORD_BLOCK;
+	}
+	void *p = record_block.next;
+	record_block.next += size;
+	record_block.left -= size;
+	return p;
+}
+
 struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 {
 	if (!pinfo->fd->visited)
@@ -307,7 +333,7 @@ struct rocev2_packet *rocev2_packet_new(packet_info *pinfo, struct rocev2_packet
 		fsize = r->n_findings * sizeof *r->findings;
 	}
 	size_t psize = rocev2_part_size(part);
-	struct rocev2_packet *rp = wmem_alloc(wmem_file_scope(), sizeof *rp + psize + fsize + n);
+	struct rocev2_packet *rp = record_alloc(sizeof *rp + psize + fsize + n);
 	memset(rp, 0, sizeof *rp + psize);
 	rp->layer = (uint8_t)pinfo->curr_layer_num;
 	rp->part = (uint8_t)part;
