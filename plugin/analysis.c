@@ -1,8 +1,9 @@
 /*
  * The plugin side of the per-QP analysis: libroce's flow module does the
  * judging; here its records live in file-scope wmem maps, each packet's
- * result is cached with p_add_proto_data on the first pass, and the
- * results become generated tree items, Info tags and expert infos.
+ * result is kept in the packet's record (made on the first pass, found by
+ * frame number on later ones), and the results become generated tree
+ * items, Info tags and expert infos.
  */
 #include "analysis.h"
 

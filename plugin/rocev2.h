@@ -85,8 +85,9 @@ void rocev2_ulp_claimed(packet_info *pinfo, uint32_t src_qpn, uint32_t dst_qpn);
  * packet's destination so far. */
 bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn);
 /* The packets of a SEND message of several packets: on the first pass,
- * follows each message to its QP (rp->send_msg); a ULP that reassembles
- * SENDs (RPC-over-RDMA) fails on a message with a hole, without its Last
+ * follows each message to its QP (in the message part of each packet's
+ * record); a ULP that reassembles SENDs (RPC-over-RDMA) fails on a message
+ * with a hole, without its Last
  * or that it did not claim the start of when it is dissected again
  * (Wireshark 4.0's asserts on the NULL its reassembly returns). So such a
  * packet is offered to the ULPs on the first pass while every packet of its
