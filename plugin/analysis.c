@@ -1,8 +1,9 @@
 /*
  * The plugin side of the per-QP analysis: libroce's flow module does the
  * judging; here its records live in file-scope wmem maps, each packet's
- * result is cached with p_add_proto_data on the first pass, and the
- * results become generated tree items, Info tags and expert infos.
+ * result is kept in the packet's record (made on the first pass, found by
+ * frame number on later ones), and the results become generated tree
+ * items, Info tags and expert infos.
  */
 #include "analysis.h"
 
@@ -27,6 +28,18 @@ struct capture_state {
 };
 static struct capture_state *capture;
 
+/* The packets' records by frame number (file scope; see frame_slot). */
+struct frame_table;
+static struct frame_table *frames;
+
+/* The packets' records are carved from blocks of this size (file scope):
+ * one allocation header per block, not per packet. */
+#define RECORD_BLOCK 65536u
+static struct {
+	uint8_t *next;
+	size_t left;
+} record_block;
+
 
 static const value_string class_names[] = {
 	{ ROCE_FLOW_UNTRACKED, "not tracked" },
@@ -39,10 +52,11 @@ static const value_string class_names[] = {
 	{ 0, NULL },
 };
 
-/* A key of the flow records: its length, then its bytes. */
+/* A key of the flow records: its length, then its bytes (48 bytes with
+ * the allocator's rounding, one for each record). */
 struct rkey {
-	size_t len;
-	uint8_t bytes[64];
+	uint32_t len;
+	uint8_t bytes[ROCE_FLOW_KEY_MAX];
 };
 
 /* Most packets belong to one of the few directions seen just before: a
@@ -54,13 +68,11 @@ struct cache_slot {
 };
 static struct cache_slot *cache;
 
+/* Every packet looks its direction up. */
 static guint rkey_hash(gconstpointer k)
 {
 	const struct rkey *r = k;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < r->len; i++)
-		h = (h ^ r->bytes[i]) * 16777619u;
-	return h;
+	return rocev2_hash_bytes(r->bytes, r->len);
 }
 
 static gboolean rkey_equal(gconstpointer a, gconstpointer b)
@@ -75,7 +87,7 @@ static void *record(void *ctx, const void *key, size_t klen, size_t size)
 	struct rkey k;
 	if (klen > sizeof k.bytes)
 		return NULL;
-	k.len = klen;
+	k.len = (uint32_t)klen;
 	memcpy(k.bytes, key, klen);
 	guint h = rkey_hash(&k);
 	if (!cache)
@@ -100,36 +112,93 @@ static void forget_cache(void)
 {
 	cache = NULL;
 	capture = NULL;
+	frames = NULL;
+	record_block.next = NULL;
+	record_block.left = 0;
+}
+
+/* The analysis is fed each packet with the place of its record as the
+ * cookie: the record is made after the analysis of its packet, and is
+ * found there when later packets bring results for it. */
+static struct rocev2_packet *cookie_record(void *cookie)
+{
+	struct rocev2_packet **place = cookie;
+	return place ? *place : NULL;
 }
 
 static void answered(void *ctx, void *cookie, const struct roce_flow_answer *a)
 {
 	(void)ctx;
-	struct rocev2_packet *rp = cookie;
-	if (rp && !rp->response_in) {
+	struct rocev2_packet *rp = cookie_record(cookie);
+	if (rp && !rp->response_in)
 		rp->response_in = a->response_frame;
-		rp->response_in_ns = a->delta_ns;
-	}
 }
 
-static unsigned slot_of(uint64_t slots, enum roce_flow_value v)
+/* ---- A packet's values, packed ---- */
+
+static size_t leb128_put(uint8_t *p, uint64_t x)
 {
-	uint64_t below = slots & ((UINT64_C(1) << v) - 1);
-	unsigned n = 0;
-	for (; below; below &= below - 1)
+	size_t n = 0;
+	do {
+		uint8_t b = x & 0x7F;
+		x >>= 7;
+		p[n++] = b | (x ? 0x80 : 0);
+	} while (x);
+	return n;
+}
+
+static uint64_t leb128_get(const uint8_t **p)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+		x |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	return x;
+}
+
+/* slots and has are 32 bits wide in the packet's record. */
+_Static_assert(ROCE_FLOW_V_COUNT <= 32, "a packet's value slots fit in 32 bits");
+
+static bool is_late(unsigned v)
+{
+	return roce_flow_value_info((enum roce_flow_value)v)->late;
+}
+
+/* The bytes of the LEB128 number at p. */
+static size_t leb128_len(const uint8_t *p)
+{
+	size_t n = 1;
+	while (n < 10 && (p[n - 1] & 0x80))
 		n++;
 	return n;
+}
+
+/* Where value v is in the packet's values (v must be in its slots). */
+static uint8_t *values(const struct rocev2_packet *rp)
+{
+	return (uint8_t *)rp->tail + rocev2_part_size(rp->part) + rp->n_findings * sizeof(struct roce_finding);
+}
+
+static uint8_t *value_at(const struct rocev2_packet *rp, enum roce_flow_value v)
+{
+	uint8_t *p = values(rp);
+	for (uint32_t below = rp->slots & ((UINT32_C(1) << v) - 1); below; below &= below - 1)
+		p += is_late((unsigned)__builtin_ctz(below)) ? 8 : leb128_len(p);
+	return p;
 }
 
 /* A value of an earlier packet known only now (the rate after a CNP). */
 static void late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value)
 {
 	(void)ctx;
-	struct rocev2_packet *rp = cookie;
-	if (!rp || !(rp->flow.slots & (UINT64_C(1) << v)))
+	struct rocev2_packet *rp = cookie_record(cookie);
+	if (!rp || !rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT32_C(1) << v)) || !is_late(v))
 		return;
-	rp->flow.values[slot_of(rp->flow.slots, v)] = value;
-	rp->flow.has |= UINT64_C(1) << v;
+	memcpy(value_at(rp, v), &value, sizeof value);
+	rp->late_pending = false;
 }
 
 static const struct roce_flow_env env = { NULL, record, answered, late, 0 };
@@ -141,47 +210,155 @@ const struct roce_flow_env *rocev2_flow_env(void)
 
 bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out)
 {
-	if (!rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->flow.has & (UINT64_C(1) << v)))
+	if (!rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT32_C(1) << v)))
 		return false;
-	*out = rp->flow.values[slot_of(rp->flow.slots, v)];
+	const uint8_t *p = value_at(rp, v);
+	if (is_late(v)) {
+		if (rp->late_pending)
+			return false;
+		memcpy(out, p, sizeof *out);
+	} else {
+		*out = leb128_get(&p);
+	}
 	return true;
 }
 
-/* Keeps what the result has, and room for the LATE values it awaits. */
-static void keep(struct rocev2_flow *f, const struct roce_flow_result *r, bool cnp)
+/* The values of a result as the record keeps them, with room for the
+ * LATE value it awaits (the rate after a CNP); returns their bytes. */
+static size_t pack(const struct roce_flow_result *r, uint64_t slots, uint8_t *out)
 {
-	f->cls = (uint8_t)r->cls;
-	f->flags = r->flags;
-	f->dir = r->dir;
-	f->has = r->has;
-	f->slots = r->has | (cnp && r->dir ? ROCE_FLOW_HAS(RATE_AFTER) : 0);
-	unsigned n = slot_of(f->slots, (enum roce_flow_value)63) + !!(f->slots >> 63);
-	if (n) {
-		f->values = wmem_alloc(wmem_file_scope(), n * sizeof *f->values);
-		for (unsigned v = 0, i = 0; v < ROCE_FLOW_V_COUNT; v++)
-			if (f->slots & (UINT64_C(1) << v))
-				f->values[i++] = r->value[v];
+	size_t n = 0;
+	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++) {
+		if (!(slots & (UINT64_C(1) << v)))
+			continue;
+		if (is_late(v)) {
+			uint64_t x = r->has & (UINT64_C(1) << v) ? r->value[v] : 0;
+			memcpy(out + n, &x, sizeof x);
+			n += sizeof x;
+		} else {
+			n += leb128_put(out + n, r->value[v]);
+		}
 	}
-	f->n_findings = (uint8_t)r->n_findings;
-	if (r->n_findings)
-		f->findings = wmem_memdup(wmem_file_scope(), r->findings, r->n_findings * sizeof *r->findings);
+	return n;
+}
+
+/* ---- The packets' records ----
+ *
+ * By frame number, in a table of chunks of pointers allocated as frames
+ * with a record come: a pointer a frame, where p_add_proto_data costs a
+ * list node and a record of its own. A frame with a second RoCEv2 layer
+ * (a packet inside another's payload) keeps that one's record with
+ * p_add_proto_data. */
+#define FRAMES_PER_CHUNK 4096u
+
+struct frame_table {
+	struct rocev2_packet ***chunks; /* by frame number / FRAMES_PER_CHUNK */
+	uint32_t n_chunks;
+};
+
+static struct rocev2_packet **frame_slot(uint32_t num, bool grow)
+{
+	uint32_t c = num / FRAMES_PER_CHUNK;
+	if (!frames) {
+		if (!grow)
+			return NULL;
+		frames = wmem_new0(wmem_file_scope(), struct frame_table);
+	}
+	if (c >= frames->n_chunks) {
+		if (!grow)
+			return NULL;
+		uint32_t n = frames->n_chunks ? frames->n_chunks : 16;
+		while (n <= c)
+			n *= 2;
+		struct rocev2_packet ***chunks = wmem_alloc0(wmem_file_scope(), n * sizeof *chunks);
+		if (frames->n_chunks)
+			memcpy(chunks, frames->chunks, frames->n_chunks * sizeof *chunks);
+		wmem_free(wmem_file_scope(), frames->chunks);
+		frames->chunks = chunks;
+		frames->n_chunks = n;
+	}
+	if (!frames->chunks[c]) {
+		if (!grow)
+			return NULL;
+		frames->chunks[c] = wmem_alloc0(wmem_file_scope(), FRAMES_PER_CHUNK * sizeof *frames->chunks[c]);
+	}
+	return &frames->chunks[c][num % FRAMES_PER_CHUNK];
+}
+
+/* A record's memory, 8-byte aligned; records live as long as the file. */
+static struct rocev2_packet *record_alloc(size_t size)
+{
+	size = (size + 7) & ~(size_t)7;
+	if (size > RECORD_BLOCK / 4)
+		return wmem_alloc(wmem_file_scope(), size);
+	if (record_block.left < size) {
+		record_block.next = wmem_alloc(wmem_file_scope(), RECORD_BLOCK);
+		record_block.left = RECORD_BLOCK;
+	}
+	void *p = record_block.next;
+	record_block.next += size;
+	record_block.left -= size;
+	return p;
 }
 
 struct rocev2_packet *rocev2_packet_get(packet_info *pinfo)
 {
 	if (!pinfo->fd->visited)
 		return NULL;
+	struct rocev2_packet **slot = frame_slot(pinfo->num, false);
+	if (slot && *slot && (*slot)->layer == (uint8_t)pinfo->curr_layer_num)
+		return *slot;
 	return p_get_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num);
 }
 
-struct rocev2_packet *rocev2_packet_new(packet_info *pinfo)
+struct rocev2_packet **rocev2_packet_place(packet_info *pinfo)
 {
-	struct rocev2_packet *rp = wmem_new0(wmem_file_scope(), struct rocev2_packet);
-	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
+	struct rocev2_packet **slot = frame_slot(pinfo->num, true);
+	if (!*slot || (*slot)->layer == (uint8_t)pinfo->curr_layer_num)
+		return slot;
+	/* A second RoCEv2 layer in the frame: a place of its own. */
+	return wmem_new0(wmem_file_scope(), struct rocev2_packet *);
+}
+
+struct rocev2_packet *rocev2_packet_new(packet_info *pinfo, struct rocev2_packet **place,
+					enum rocev2_packet_part part, const struct roce_pkt *t,
+					const struct roce_flow_result *r)
+{
+	uint8_t packed[ROCE_FLOW_V_COUNT * 10];
+	uint64_t slots = 0, late_slots = 0;
+	size_t n = 0, fsize = 0;
+	if (r) {
+		late_slots = t->op && t->op->kind == ROCE_K_CNP && r->dir ? ROCE_FLOW_HAS(RATE_AFTER) : 0;
+		slots = r->has | late_slots;
+		n = pack(r, slots, packed);
+		fsize = r->n_findings * sizeof *r->findings;
+	}
+	size_t psize = rocev2_part_size(part);
+	struct rocev2_packet *rp = record_alloc(sizeof *rp + psize + fsize + n);
+	memset(rp, 0, sizeof *rp + psize);
+	rp->layer = (uint8_t)pinfo->curr_layer_num;
+	rp->part = (uint8_t)part;
+	if (r) {
+		rp->analysed = true;
+		rp->cls = (uint8_t)r->cls;
+		rp->flags = r->flags;
+		rp->dir = r->dir;
+		rp->slots = (uint32_t)slots;
+		rp->late_pending = late_slots && !(r->has & late_slots);
+		rp->n_findings = (uint8_t)r->n_findings;
+		uint8_t *after = (uint8_t *)rp->tail + psize;
+		if (fsize)
+			memcpy(after, r->findings, fsize);
+		memcpy(after + fsize, packed, n);
+	}
+	*place = rp;
+	if (place != frame_slot(pinfo->num, false))
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_rocev2, pinfo->curr_layer_num, rp);
 	return rp;
 }
 
-void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
+bool rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet **place,
+		    struct roce_flow_result *r)
 {
 	uint8_t ipv;
 	if (pinfo->src.type == AT_IPv4 && pinfo->dst.type == AT_IPv4)
@@ -189,20 +366,18 @@ void rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	else if (pinfo->src.type == AT_IPv6 && pinfo->dst.type == AT_IPv6)
 		ipv = 6;
 	else
-		return; /* the analysis keys QPs by IP address */
+		return false; /* the analysis keys QPs by IP address */
 	struct roce_flow_input in = {
 		t, ipv, pinfo->src.data, pinfo->dst.data, (uint16_t)pinfo->srcport, pinfo->num,
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
-		(unsigned)rocev2_prefs.pmtu, rp, pinfo->fd->pkt_len,
+		(unsigned)rocev2_prefs.pmtu, place, pinfo->fd->pkt_len,
 	};
-	struct roce_flow_result r;
-	roce_flow_packet(&env, &in, &r);
-	keep(&rp->flow, &r, t->op && t->op->kind == ROCE_K_CNP);
-	rp->analysed = true;
+	roce_flow_packet(&env, &in, r);
 	if (!capture)
 		capture = wmem_new0(wmem_file_scope(), struct capture_state);
 	if (in.ts_ns > capture->last_ts_ns)
 		capture->last_ts_ns = in.ts_ns;
+	return true;
 }
 
 void rocev2_analysis_finish(void)
@@ -219,7 +394,7 @@ void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp)
 {
 	if (!rp->analysed)
 		return;
-	switch (rp->flow.cls) {
+	switch (rp->cls) {
 	case ROCE_FLOW_GAP: col_append_str(pinfo->cinfo, COL_INFO, " [PSN gap]"); break;
 	case ROCE_FLOW_RETRANSMISSION: col_append_str(pinfo->cinfo, COL_INFO, " [Retransmission]"); break;
 	case ROCE_FLOW_OUT_OF_ORDER: col_append_str(pinfo->cinfo, COL_INFO, " [Out-of-order]"); break;
@@ -260,9 +435,10 @@ void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, t
 {
 	if (!rp->analysed)
 		return;
-	const struct rocev2_flow *f = &rp->flow;
+	const struct rocev2_packet *f = rp;
+	const struct roce_finding *findings = rocev2_flow_findings(rp);
 	for (unsigned i = 0; i < f->n_findings; i++)
-		rocev2_add_finding(tree, pinfo, ds, base, &f->findings[i], NULL);
+		rocev2_add_finding(tree, pinfo, ds, base, &findings[i], NULL);
 	if (!tree || (f->cls == ROCE_FLOW_UNTRACKED && !f->dir))
 		return;
 	proto_item *ti = gen(proto_tree_add_item(tree, hf_analysis, tvb, 0, 0, ENC_NA));

@@ -291,7 +291,8 @@ static void learn(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *m
 		  struct rocev2_packet *rp)
 {
 	uint8_t ipv = pinfo->src.type == AT_IPv6 ? 6 : pinfo->src.type == AT_IPv4 ? 4 : 0;
-	if (!ipv)
+	struct rocev2_packet_cm *cm = rocev2_packet_cm(rp);
+	if (!ipv || !cm)
 		return;
 	const uint8_t *m = mad + ROCE_MAD_HDR_LEN;
 	if (attr == ROCE_CM_REQ) {
@@ -306,19 +307,19 @@ static void learn(packet_info *pinfo, const struct roce_pkt *t, const uint8_t *m
 		struct req_key *key = wmem_new(wmem_file_scope(), struct req_key);
 		make_req_key(key, (uint32_t)roce_req_local_comm_id(m), &pinfo->src);
 		wmem_map_insert(cm_reqs, key, r);
-		rp->cm_local_qpn = r->qpn;
+		cm->local_qpn = r->qpn;
 	} else if (attr == ROCE_CM_REP) {
 		struct req_key key;
 		make_req_key(&key, (uint32_t)roce_rep_remote_comm_id(m), &pinfo->dst);
 		struct cm_req *r = wmem_map_lookup(cm_reqs, &key);
-		rp->cm_local_qpn = (uint32_t)roce_rep_local_qpn(m);
+		cm->local_qpn = (uint32_t)roce_rep_local_qpn(m);
 		if (!r)
 			return;
-		rp->cm_peer_frame = r->frame;
-		rp->cm_remote_qpn = r->qpn;
+		cm->peer_frame = r->frame;
+		cm->remote_qpn = r->qpn;
 		/* The flow analysis learns the connection from the same REQ and
 		 * REP itself (libroce), as lint does. */
-		ib_reply_conversations(pinfo, m, r, rp->cm_local_qpn);
+		ib_reply_conversations(pinfo, m, r, cm->local_qpn);
 	}
 }
 
@@ -358,10 +359,11 @@ bool rocev2_dissect_mad(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	} else if (attr == ROCE_CM_REP) {
 		col_append_fstr(pinfo->cinfo, COL_INFO, " QPN=0x%06x PSN=%u", (unsigned)roce_rep_local_qpn(m),
 				(unsigned)roce_rep_start_psn(m));
-		if (rp->cm_peer_frame) {
-			proto_item_set_generated(proto_tree_add_uint(ct, hf_cm_request_in, tvb, 0, 0, rp->cm_peer_frame));
-			proto_item_set_generated(proto_tree_add_uint(ct, hf_cm_qp_a, tvb, 0, 0, rp->cm_remote_qpn));
-			proto_item_set_generated(proto_tree_add_uint(ct, hf_cm_qp_b, tvb, 0, 0, rp->cm_local_qpn));
+		const struct rocev2_packet_cm *cm = rocev2_packet_cm(rp);
+		if (cm && cm->peer_frame) {
+			proto_item_set_generated(proto_tree_add_uint(ct, hf_cm_request_in, tvb, 0, 0, cm->peer_frame));
+			proto_item_set_generated(proto_tree_add_uint(ct, hf_cm_qp_a, tvb, 0, 0, cm->remote_qpn));
+			proto_item_set_generated(proto_tree_add_uint(ct, hf_cm_qp_b, tvb, 0, 0, cm->local_qpn));
 		}
 	} else if (attr == ROCE_CM_SIDR_REQ) {
 		if (roce_cm_service_is_ip(roce_sidr_req_service_id(m)))

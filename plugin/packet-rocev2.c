@@ -193,7 +193,8 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 	proto_item_set_generated(c);
 	if (rp->icrc_status == ROCE_ICRC_BAD) {
 		char text[400];
-		roce_icrc_diagnosis_format(&rp->icrc_diagnosis, text, sizeof text);
+		struct roce_icrc_diagnosis diagnosis = roce_icrc_diagnose(t);
+		roce_icrc_diagnosis_format(&diagnosis, text, sizeof text);
 		proto_item *d = proto_tree_add_string(sub, hf_icrc_diagnosis, tvb, off, 4, text);
 		proto_item_set_generated(d);
 	}
@@ -312,11 +313,12 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		tvbuff_t *payload = tvb_new_subset_length_caplen(tvb, off, cap, len);
 		bool done = false;
 		struct rocev2_msg_view whole;
+		struct rocev2_packet_msg *pm = rocev2_packet_msg(rp);
 		if (rocev2_is_mad(t))
 			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
-		else if (!rocev2_msg_part(t))
+		else if (!rocev2_msg_part(t) || !pm)
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
-		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &rp->msg_part, &whole))
+		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &pm->part, &whole))
 			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
 		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
 			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
@@ -349,15 +351,20 @@ static size_t collect(struct located *out, size_t n, size_t max, const struct ro
 	return n;
 }
 
-static void check_icrc(const struct roce_pkt *t, struct rocev2_packet *rp)
+/* The part of its record a packet needs: a MAD's connection, or the
+ * place of a SEND or RDMA WRITE packet in a message of several packets
+ * (whatever the transport and the reassembly preference). */
+static enum rocev2_packet_part packet_part(const struct roce_pkt *t, bool decoded)
 {
-	uint32_t wire = 0, computed = 0;
-	rp->icrc_status = roce_icrc_check(t, &wire, &computed);
-	rp->icrc_wire = wire;
-	rp->icrc_computed = computed;
-	if (rp->icrc_status != ROCE_ICRC_BAD)
-		return;
-	rp->icrc_diagnosis = roce_icrc_diagnose(t);
+	if (!decoded)
+		return ROCEV2_PART_NONE;
+	if (rocev2_is_mad(t))
+		return ROCEV2_PART_CM;
+	enum roce_position pos = t->op->position;
+	if ((t->op->kind == ROCE_K_SEND || t->op->kind == ROCE_K_WRITE) &&
+	    (pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE || pos == ROCE_POS_LAST))
+		return ROCEV2_PART_MSG;
+	return ROCEV2_PART_NONE;
 }
 
 static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -376,15 +383,19 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	/* First pass: ICRC and flow analysis, cached for later passes. */
 	struct rocev2_packet *rp = rocev2_packet_get(pinfo);
 	if (!rp) {
-		rp = rocev2_packet_new(pinfo);
-		rp->icrc_status = ROCE_ICRC_UNVERIFIED;
+		enum roce_icrc_status icrc = ROCE_ICRC_UNVERIFIED;
+		uint32_t computed = 0;
 		if (rocev2_prefs.check_icrc && t == &r.p)
-			check_icrc(t, rp);
+			icrc = roce_icrc_check(t, NULL, &computed);
 		/* A datagram whose IP or UDP layer broke is not judged in its
 		 * QP's flow: where its transport starts is a guess (lint, which
 		 * walks the frame with libroce alone, cannot make it). */
-		if (rocev2_prefs.analysis && decoded && t == &r.p)
-			rocev2_analyse(pinfo, t, rp);
+		struct rocev2_packet **place = rocev2_packet_place(pinfo);
+		struct roce_flow_result flow;
+		bool analysed = rocev2_prefs.analysis && decoded && t == &r.p && rocev2_analyse(pinfo, t, place, &flow);
+		rp = rocev2_packet_new(pinfo, place, packet_part(t, decoded), t, analysed ? &flow : NULL);
+		rp->icrc_status = (uint8_t)icrc;
+		rp->icrc_computed = computed;
 	} else {
 		rocev2_analysis_finish();
 	}
@@ -403,7 +414,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	int t_base = t == &r.p ? r.p_base : tvb_raw_offset(tvb);
 	if (rp->icrc_status == ROCE_ICRC_BAD && n < array_length(f))
 		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
-					     __builtin_bswap32(rp->icrc_wire),
+					     __builtin_bswap32(roce_le32_load(t->buf + t->icrc_off)),
 					     __builtin_bswap32(rp->icrc_computed) },
 					   t, t_base };
 

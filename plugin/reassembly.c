@@ -106,13 +106,11 @@ static struct {
 	uint32_t next_id;
 } state;
 
+/* Every packet of a message looks its QP up (the keys are zeroed before
+ * they are filled, padding included). */
 static guint qp_key_hash(gconstpointer k)
 {
-	const uint8_t *b = k;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(struct qp_key); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
+	return rocev2_hash_bytes(k, sizeof(struct qp_key));
 }
 
 static gboolean qp_key_equal(gconstpointer a, gconstpointer b)

@@ -18,6 +18,25 @@
 
 extern int proto_rocev2;
 
+/* A hash of n bytes for the file-scope maps that every packet looks up
+ * (flow records, messages), a word at a time. */
+static inline guint rocev2_hash_bytes(const void *bytes, size_t n)
+{
+	const uint8_t *b = bytes;
+	uint64_t h = n * UINT64_C(0x9E3779B97F4A7C15);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, sizeof w);
+		h = (h ^ w) * UINT64_C(0xBF58476D1CE4E5B9);
+		h ^= h >> 31;
+	}
+	for (; i < n; i++)
+		h = (h ^ b[i]) * UINT64_C(0x94D049BB133111EB);
+	h ^= h >> 29;
+	return (guint)h;
+}
+
 /* ---- fields.c: header fields derived from libroce's descriptors ---- */
 
 /* Registers one Wireshark field per libroce field from the BTH on (the IP
@@ -66,8 +85,9 @@ void rocev2_ulp_claimed(packet_info *pinfo, uint32_t src_qpn, uint32_t dst_qpn);
  * packet's destination so far. */
 bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn);
 /* The packets of a SEND message of several packets: on the first pass,
- * follows each message to its QP (rp->send_msg); a ULP that reassembles
- * SENDs (RPC-over-RDMA) fails on a message with a hole, without its Last
+ * follows each message to its QP (in the message part of each packet's
+ * record); a ULP that reassembles SENDs (RPC-over-RDMA) fails on a message
+ * with a hole, without its Last
  * or that it did not claim the start of when it is dissected again
  * (Wireshark 4.0's asserts on the NULL its reassembly returns). So such a
  * packet is offered to the ULPs on the first pass while every packet of its

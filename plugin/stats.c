@@ -42,13 +42,14 @@ const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const stru
 	r->srt_proc = -1;
 	if (!rp->analysed)
 		return r;
-	for (unsigned i = 0; i < rp->flow.n_findings; i++)
-		add_rule(r, &rp->flow.findings[i]);
-	r->dir = rp->flow.dir;
+	const struct roce_finding *findings = rocev2_flow_findings(rp);
+	for (unsigned i = 0; i < rp->n_findings; i++)
+		add_rule(r, &findings[i]);
+	r->dir = rp->dir;
 	if (!r->dir)
 		return r;
 	struct roce_flow_sample *x = &r->sample;
-	x->flags = rp->flow.flags;
+	x->flags = rp->flags;
 	x->ts_ns = (uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs;
 	x->wire_len = pinfo->fd->pkt_len;
 	x->cnp = t->op && t->op->kind == ROCE_K_CNP;
@@ -59,8 +60,8 @@ const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const stru
 		r->srt_proc = ROCEV2_SRT_READ;
 	else if (rocev2_flow_value(rp, ROCE_FLOW_V_ATOMIC_RESPONSE_TIME, &r->srt_ns))
 		r->srt_proc = ROCEV2_SRT_ATOMIC;
-	else if (t->op && t->op->kind == ROCE_K_ACK && !(rp->flow.flags & ROCE_FLOW_F(RNR_NAK)) &&
-		 !(rp->flow.flags & ROCE_FLOW_F(NAK)) && rocev2_flow_value(rp, ROCE_FLOW_V_ACK_RTT, &r->srt_ns))
+	else if (t->op && t->op->kind == ROCE_K_ACK && !(rp->flags & ROCE_FLOW_F(RNR_NAK)) &&
+		 !(rp->flags & ROCE_FLOW_F(NAK)) && rocev2_flow_value(rp, ROCE_FLOW_V_ACK_RTT, &r->srt_ns))
 		r->srt_proc = ROCEV2_SRT_SEND_WRITE;
 	return r;
 }

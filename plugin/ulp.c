@@ -38,7 +38,9 @@ struct rocev2_send_msg {
 
 void rocev2_ulp_track_send(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
 {
-	if (PINFO_FD_VISITED(pinfo) || !t->op || t->op->kind != ROCE_K_SEND || t->op->position == ROCE_POS_ONLY)
+	struct rocev2_packet_msg *pm = rocev2_packet_msg(rp);
+	if (PINFO_FD_VISITED(pinfo) || !t->op || t->op->kind != ROCE_K_SEND || t->op->position == ROCE_POS_ONLY ||
+	    !pm)
 		return;
 	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	uint32_t psn = roce_bth_psn(bth);
@@ -51,7 +53,7 @@ void rocev2_ulp_track_send(packet_info *pinfo, const struct roce_pkt *t, struct 
 		m->intact = t->complete;
 		m->next_psn = (psn + 1) & ROCE_PSN_MASK;
 		wmem_map_insert(send_in_progress, key, m);
-		rp->send_msg = m;
+		pm->send_msg = m;
 		return;
 	}
 	if (!m)
@@ -61,7 +63,7 @@ void rocev2_ulp_track_send(packet_info *pinfo, const struct roce_pkt *t, struct 
 		wmem_map_remove(send_in_progress, key);
 		return;
 	}
-	rp->send_msg = m;
+	pm->send_msg = m;
 	m->next_psn = (psn + 1) & ROCE_PSN_MASK;
 	if (t->op->position == ROCE_POS_LAST) {
 		m->whole = true;
@@ -73,7 +75,8 @@ bool rocev2_ulp_send_offered(packet_info *pinfo, const struct roce_pkt *t, const
 {
 	if (!t->op || t->op->kind != ROCE_K_SEND || t->op->position == ROCE_POS_ONLY)
 		return true;
-	const struct rocev2_send_msg *m = rp->send_msg;
+	const struct rocev2_packet_msg *pm = rocev2_packet_msg(rp);
+	const struct rocev2_send_msg *m = pm ? pm->send_msg : NULL;
 	if (!m || !(PINFO_FD_VISITED(pinfo) ? m->whole : m->intact))
 		return false;
 	/* The rest of a message is only for the ULP that claimed its start. */
@@ -82,8 +85,9 @@ bool rocev2_ulp_send_offered(packet_info *pinfo, const struct roce_pkt *t, const
 
 void rocev2_ulp_send_claimed(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_packet *rp)
 {
-	if (!PINFO_FD_VISITED(pinfo) && rp->send_msg && t->op->position == ROCE_POS_FIRST)
-		rp->send_msg->claimed = true;
+	struct rocev2_packet_msg *pm = rocev2_packet_msg(rp);
+	if (!PINFO_FD_VISITED(pinfo) && pm && pm->send_msg && t->op->position == ROCE_POS_FIRST)
+		pm->send_msg->claimed = true;
 }
 
 bool rocev2_ulp_on_qp(packet_info *pinfo, uint32_t dst_qpn)

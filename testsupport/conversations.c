@@ -745,8 +745,9 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx)
 	conv_start(&c, &d, false, ROCE_OP_XRC_READ_RESPONSE_ONLY, 0x000201, 401, 600);
 	roce_aeth_set_msn(conv_hdr(&d, ROCE_H_AETH), 2);
 	conv_send(&c, &d, 8, ROCE_OK, "XRC READ Response Only");
-	/* A CNP from B about QP A's traffic. */
+	/* A CNP from B about QP A's traffic, none of which was marked CE in
+	 * the capture: noted (a mark after the capture point explains it). */
 	conv_start(&c, &d, false, ROCE_OP_CNP, SAMPLE_QP_A, 0, 0);
 	roce_bth_set_becn(d.bth, 1);
-	conv_send(&c, &d, 5, ROCE_OK, "CNP");
+	conv_send(&c, &d, 5, ROCE_F_CNP_NO_CE, "CNP with no CE-marked packet of its flow in the capture");
 }

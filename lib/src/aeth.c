@@ -2,6 +2,7 @@
 #include "roce/aeth.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int roce_aeth_credits(unsigned code)
 {
@@ -41,6 +42,18 @@ const char *roce_nak_name(unsigned code)
 	}
 }
 
+/* snprintf(buf, n, "%s", text), without printf. */
+static int copy_text(char *buf, size_t n, const char *text)
+{
+	size_t len = strlen(text);
+	if (n) {
+		size_t w = len < n ? len : n - 1;
+		memcpy(buf, text, w);
+		buf[w] = '\0';
+	}
+	return (int)len;
+}
+
 int roce_aeth_describe(uint8_t syndrome, char *buf, size_t n)
 {
 	unsigned value = roce_syndrome_value(syndrome);
@@ -48,8 +61,8 @@ int roce_aeth_describe(uint8_t syndrome, char *buf, size_t n)
 		return snprintf(buf, n, "reserved syndrome 0x%02x", syndrome);
 	switch (roce_syndrome_type(syndrome)) {
 	case ROCE_SYN_ACK:
-		if (value == ROCE_AETH_ACK_UNLIMITED)
-			return snprintf(buf, n, "ACK (no credit information)");
+		if (value == ROCE_AETH_ACK_UNLIMITED) /* most ACKs: a copy, no printf */
+			return copy_text(buf, n, "ACK (no credit information)");
 		return snprintf(buf, n, "ACK %d credit%s", roce_aeth_credits(value),
 				roce_aeth_credits(value) == 1 ? "" : "s");
 	case ROCE_SYN_RNR_NAK: {

@@ -153,6 +153,7 @@ struct key {
 	uint32_t qpn;
 	uint8_t src[16], dst[16];
 };
+_Static_assert(sizeof(struct key) <= ROCE_FLOW_KEY_MAX, "record keys fit in ROCE_FLOW_KEY_MAX bytes");
 
 void flow_make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *src, const uint8_t *dst,
 		   uint32_t qpn);

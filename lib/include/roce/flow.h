@@ -106,6 +106,8 @@ struct roce_flow_env {
 	uint64_t rate_window_ns;
 };
 #define ROCE_FLOW_RATE_WINDOW_NS 1000000u
+/* The longest key roce_flow_env.record is given, in bytes. */
+#define ROCE_FLOW_KEY_MAX 40
 
 /* One packet as the analysis sees it. */
 struct roce_flow_input {
