@@ -19,8 +19,6 @@ static int hf_flag[ROCE_FLOW_FLAG_COUNT];
 static int hf_value[ROCE_FLOW_V_COUNT];
 static int ett_analysis = -1;
 
-static wmem_map_t *records; /* flow records by key */
-
 /* What the analysis knows about the capture as a whole (file scope). */
 struct capture_state {
 	uint64_t last_ts_ns; /* the newest packet's time seen on the first pass */
@@ -52,65 +50,78 @@ static const value_string class_names[] = {
 	{ 0, NULL },
 };
 
-/* A key of the flow records: its length, then its bytes (48 bytes with
- * the allocator's rounding, one for each record). */
+/* The flow records, each stored after its key in one allocation, found by
+ * an open-addressing table of (hash, record) slots probed linearly: a
+ * lookup touches a slot and the key beside the record it returns. Every
+ * packet looks its direction up, and with thousands of QPs most lookups
+ * are of a direction not seen just before. File-scoped. */
 struct rkey {
 	uint32_t len;
 	uint8_t bytes[ROCE_FLOW_KEY_MAX];
 };
+/* The record follows its key, 8-byte aligned. */
+#define RKEY_SIZE ((sizeof(struct rkey) + 7u) & ~(size_t)7u)
 
-/* Most packets belong to one of the few directions seen just before: a
- * small direct-mapped cache in front of the map. File-scoped, like the map. */
-#define CACHE_SLOTS 256
-struct cache_slot {
-	struct rkey key;
-	void *record;
+struct record_slot {
+	guint hash;
+	struct rkey *key; /* NULL: empty */
 };
-static struct cache_slot *cache;
 
-/* Every packet looks its direction up. */
-static guint rkey_hash(gconstpointer k)
-{
-	const struct rkey *r = k;
-	return rocev2_hash_bytes(r->bytes, r->len);
-}
+static struct {
+	struct record_slot *slot;
+	size_t mask;  /* slots - 1, slots a power of two */
+	size_t count; /* records stored; the table grows past half full */
+} records;
 
-static gboolean rkey_equal(gconstpointer a, gconstpointer b)
+#define FIRST_RECORD_SLOTS 1024u
+
+static void records_grow(void)
 {
-	const struct rkey *x = a, *y = b;
-	return x->len == y->len && !memcmp(x->bytes, y->bytes, x->len);
+	size_t n = records.slot ? (records.mask + 1) * 2 : FIRST_RECORD_SLOTS;
+	struct record_slot *s = wmem_alloc0(wmem_file_scope(), n * sizeof *s);
+	for (size_t i = 0; records.slot && i <= records.mask; i++) {
+		if (!records.slot[i].key)
+			continue;
+		size_t j = records.slot[i].hash & (n - 1);
+		while (s[j].key)
+			j = (j + 1) & (n - 1);
+		s[j] = records.slot[i];
+	}
+	if (records.slot)
+		wmem_free(wmem_file_scope(), records.slot);
+	records.slot = s;
+	records.mask = n - 1;
 }
 
 static void *record(void *ctx, const void *key, size_t klen, size_t size)
 {
 	(void)ctx;
-	struct rkey k;
-	if (klen > sizeof k.bytes)
+	if (klen > ROCE_FLOW_KEY_MAX)
 		return NULL;
-	k.len = (uint32_t)klen;
-	memcpy(k.bytes, key, klen);
-	guint h = rkey_hash(&k);
-	if (!cache)
-		cache = wmem_alloc0(wmem_file_scope(), CACHE_SLOTS * sizeof *cache);
-	struct cache_slot *slot = &cache[h % CACHE_SLOTS];
-	if (slot->record && rkey_equal(&slot->key, &k))
-		return slot->record;
-	void *r = wmem_map_lookup(records, &k);
-	if (!r) {
-		struct rkey *kk = wmem_new(wmem_file_scope(), struct rkey);
-		*kk = k;
-		r = wmem_alloc0(wmem_file_scope(), size);
-		wmem_map_insert(records, kk, r);
+	if (!records.slot || (records.count + 1) * 2 > records.mask + 1)
+		records_grow();
+	guint h = rocev2_hash_bytes(key, klen);
+	size_t i = h & records.mask;
+	for (; records.slot[i].key; i = (i + 1) & records.mask) {
+		struct rkey *k = records.slot[i].key;
+		if (records.slot[i].hash == h && k->len == klen && !memcmp(k->bytes, key, klen))
+			return (uint8_t *)k + RKEY_SIZE;
 	}
-	slot->key = k;
-	slot->record = r;
-	return r;
+	struct rkey *k = wmem_alloc0(wmem_file_scope(), RKEY_SIZE + size);
+	k->len = (uint32_t)klen;
+	memcpy(k->bytes, key, klen);
+	records.slot[i].hash = h;
+	records.slot[i].key = k;
+	records.count++;
+	return (uint8_t *)k + RKEY_SIZE;
 }
 
-/* The file scope is gone: so are the cache and the state that lived in it. */
-static void forget_cache(void)
+/* The file scope is gone: so is the state that lived in it. */
+static void forget_file_state(void)
 {
-	cache = NULL;
+	records.slot = NULL;
+	records.mask = 0;
+	records.count = 0;
 	capture = NULL;
 	frames = NULL;
 	record_block.next = NULL;
@@ -519,6 +530,5 @@ void rocev2_register_analysis(int proto)
 	proto_register_field_array(proto, fixed, array_length(fixed));
 	proto_register_field_array(proto, hf, (int)n);
 	proto_register_subtree_array(ett, array_length(ett));
-	records = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), rkey_hash, rkey_equal);
-	register_cleanup_routine(forget_cache);
+	register_cleanup_routine(forget_file_state);
 }

@@ -418,13 +418,15 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 					     __builtin_bswap32(rp->icrc_computed) },
 					   t, t_base };
 
-	/* Columns. */
-	char summary[160];
+	/* Columns. The summary lives as long as the packet, so the Info
+	 * column takes it as it is instead of copying it (every packet). */
+	enum { SUMMARY_LEN = 160 };
+	char *summary = wmem_alloc(pinfo->pool, SUMMARY_LEN);
 	if (roce_pkt_has(t, ROCE_H_BTH))
-		roce_pkt_summary(t, summary, sizeof summary);
+		roce_pkt_summary(t, summary, SUMMARY_LEN);
 	else
-		roce_pkt_strerror(t, summary, sizeof summary);
-	col_add_str(pinfo->cinfo, COL_INFO, summary);
+		roce_pkt_strerror(t, summary, SUMMARY_LEN);
+	col_set_str(pinfo->cinfo, COL_INFO, summary);
 	rocev2_analysis_columns(pinfo, rp);
 	col_set_fence(pinfo->cinfo, COL_INFO); /* a ULP dissector appends after our summary */
 

@@ -202,8 +202,9 @@ static void record_request(const struct roce_flow_env *env, struct direction *q,
 				       : NULL;
 	if (orig && (!orig->span_known || (!orig->replay && orig->psn == psn)))
 		orig = NULL;
-	struct request r = { psn, span, span_known, false, completes(in->pkt->op), in->pkt->op->kind, in->frame,
-			     in->ts_ns, dmalen, 0, 0, in->cookie, false, 0, 0 };
+	struct request r = { .psn = psn, .span = span, .frame = in->frame, .dmalen = dmalen,
+			     .kind = (uint8_t)in->pkt->op->kind, .span_known = span_known,
+			     .completes = completes(in->pkt->op), .ts_ns = in->ts_ns, .cookie = in->cookie };
 	if (orig) {
 		r.replay = true;
 		r.orig_psn = orig->replay ? orig->orig_psn : orig->psn;

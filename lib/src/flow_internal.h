@@ -21,22 +21,25 @@
 
 struct request {
 	uint32_t psn;
-	uint32_t span;     /* PSNs it occupies: 1, or a READ's response count */
-	bool span_known;   /* false for a READ while the path MTU is unknown */
-	bool answered;
-	bool completes;    /* ends an operation (roce_flow_answer.completes) */
-	enum roce_op_kind kind;
+	uint32_t span;      /* PSNs it occupies: 1, or a READ's response count */
 	uint32_t frame;
+	uint32_t dmalen;    /* READ: bytes asked for */
+	uint32_t responses; /* READ: response packets seen */
+	/* A READ re-requested from inside an earlier READ's range (replay):
+	 * that READ's first PSN and packet count (its responses may keep its
+	 * opcodes). */
+	uint32_t orig_psn, orig_span;
+	uint8_t kind;       /* enum roce_op_kind */
+	bool span_known : 1; /* false for a READ while the path MTU is unknown */
+	bool answered : 1;
+	bool completes : 1; /* ends an operation (roce_flow_answer.completes) */
+	bool replay : 1;
 	uint64_t ts_ns;
-	uint32_t dmalen;   /* READ: bytes asked for */
-	uint32_t responses;/* READ: response packets seen */
 	uint64_t bytes_left; /* bytes of it still in flight */
 	void *cookie;
-	/* A READ re-requested from inside an earlier READ's range: that READ's
-	 * first PSN and packet count (its responses may keep its opcodes). */
-	bool replay;
-	uint32_t orig_psn, orig_span;
 };
+/* Rings of them per requester: kept small (no padding holes). */
+_Static_assert(sizeof(struct request) <= 56, "a request entry fits in 56 bytes");
 
 /* A PSN sent (a request) or answered (a response), by psn % size. */
 struct slot {
