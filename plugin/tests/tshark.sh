@@ -35,7 +35,10 @@ home=$(mktemp -d /tmp/rocev2-home.XXXXXX)
 trap 'rm -rf "$home"' EXIT
 mkdir -p "$home/empty"
 [ "$dir" = none ] && dir=$home/empty
-set -- env HOME="$home" WIRESHARK_PLUGIN_DIR="$dir" ${ROCEV2_TSHARK_PRELOAD:+LD_PRELOAD=$ROCEV2_TSHARK_PRELOAD} tshark "$@"
+# No extcap helpers: the tests never capture live, and tshark runs every
+# helper it finds for -G currentprefs (androiddump, with the sanitizer
+# runtimes preloaded, waited until the test's 10-minute timeout).
+set -- env HOME="$home" WIRESHARK_PLUGIN_DIR="$dir" WIRESHARK_EXTCAP_DIR="$home/empty" ${ROCEV2_TSHARK_PRELOAD:+LD_PRELOAD=$ROCEV2_TSHARK_PRELOAD} tshark "$@"
 if [ "$(id -u)" = 0 ]; then
   chown 65534:65534 "$home"
   set -- setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
