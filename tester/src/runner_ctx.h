@@ -27,6 +27,10 @@
 /* The bytes of DUT frames one case records at most (the frames:
  * runner_opts.record_frames). */
 #define MAX_CASE_RX_BYTES (128u << 20)
+/* Frames for the QPs of earlier cases (the tail of a flood that case
+ * judged) recorded as examples; the rest are counted, so that they never
+ * take the room of this case's own packets. */
+#define MAX_LATE_RECORDED 256u
 /* Findings of the stateless checks listed per case and rule; the rest are
  * counted in one more finding that says how many there were. */
 #define MAX_FINDINGS_PER_RULE 50u
@@ -108,6 +112,7 @@ void check_dut_packet(struct run_ctx *x, long idx, const struct case_qp *q);
 bool is_neighbour_frame(const uint8_t *d, size_t len);
 bool from_dut(struct runner *r, const uint8_t *d, size_t len);
 void check_stray_packet(struct run_ctx *x, long idx);
+bool is_late_frame(struct run_ctx *x, const uint8_t *d, size_t len);
 void account_dut_packet(struct case_qp *q, const uint8_t *data, size_t len);
 void check_traffic(struct run_ctx *x);
 void pkt_summary(const struct case_pkt *p, char *buf, size_t n);

@@ -329,7 +329,6 @@ void check_stray_packet(struct run_ctx *x, long idx)
 	char sum[200];
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	if (qpn >= r->first_tester_qpn && qpn < r->next_tester_qpn && !qp_by_tester_qpn(x, qpn)) {
-		x->late_frames++;
 		annotate(x, idx, "late: QP 0x%06x belongs to an earlier case", qpn);
 		return;
 	}
@@ -339,6 +338,17 @@ void check_stray_packet(struct run_ctx *x, long idx)
 	outf(msg, sizeof msg, "the DUT sent %s to QP 0x%06x, which is no QP of the tester's (this case's: %s)", sum, qpn,
 	     qps[0] ? qps : "none");
 	pkt_finding(x, idx, ROCE_RULE_CA17_25, msg);
+}
+
+/* Whether a frame is addressed to a QP the tester made for an earlier
+ * case: that case's judgement is done, and the frame only comes late. */
+bool is_late_frame(struct run_ctx *x, const uint8_t *d, size_t len)
+{
+	struct roce_pkt pk;
+	if (roce_parse_frame(&pk, d, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.op)
+		return false;
+	uint32_t qpn = roce_bth_destqp(roce_pkt_hdr(&pk, ROCE_H_BTH));
+	return qpn >= x->r->first_tester_qpn && qpn < x->r->next_tester_qpn && !qp_by_tester_qpn(x, qpn);
 }
 
 /* Counts what the DUT sent on a QP of the case (every frame, recorded or

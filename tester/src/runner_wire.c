@@ -58,8 +58,13 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 	struct case_qp *cmq = qpn ? NULL : cm_qp_of(x, data, caplen);
 	if (cmq)
 		qpn = cmq->tester_qpn;
-	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
 	struct case_qp *q = qpn ? qp_by_tester_qpn(x, qpn) : NULL;
+	if (!q && is_late_frame(x, data, caplen) && x->late_frames++ >= MAX_LATE_RECORDED) {
+		x->rx_unrecorded++;
+		x->rx_unrecorded_bytes += caplen;
+		return;
+	}
+	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
 	if (q) {
 		if (!cmq) /* a CM MAD on QP1 is not the QP's own traffic */
 			account_dut_packet(q, data, caplen);

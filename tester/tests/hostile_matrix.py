@@ -43,6 +43,8 @@ import xml.etree.ElementTree as ET
 
 AGENT_TIMEOUT_MS = 2000
 RECORD_FRAMES = 5000
+STALE_FRAMES = 8000
+LATE_RECORDED = 256  # MAX_LATE_RECORDED, tester/src/runner_ctx.h
 PORT = 7473
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
 
@@ -58,6 +60,11 @@ CELLS = [
      ["fail", "pass", "pass"], 1, 20,
      r"request messages on QP q, more than the 0 work requests.*a flood: \d+ of them were counted but not recorded",
      ["CA17-25"]),
+    # An earlier case's traffic arriving in the next: more frames for its
+    # destroyed QP than a case records must not take the room of the
+    # next case's own packets (the ACK its first 'expect' waits for).
+    ("stale", ["--hostile", "stale", "--hostile-count", str(STALE_FRAMES)], EXCHANGE, ["pass", "pass"], 0, 20,
+     None, []),
     ("garbage", ["--hostile", "garbage"], EXCHANGE, ["fail", "fail"], 1, 10,
      r"is not defined for RoCEv2|BTH TVer is \d+, not 0", ["CA17-22"]),
     ("bad-icrc", ["--fault", "bad-icrc"], EXCHANGE, ["fail", "fail"], 1, 10,
@@ -251,6 +258,18 @@ class Matrix:
                 ok = False
             if not self.sanitized and maxrss > 512 * 1024:
                 self.bad(name, "roce-tester's peak RSS was %d MiB under the flood" % (maxrss // 1024))
+                ok = False
+        if name == "stale" and len(cs) == 2:
+            rx = cs[1]["received"]
+            # The burst reached the tester during the second case (a few
+            # frames may be lost on the veth), more than a case records.
+            if not (RECORD_FRAMES < rx["late"] <= STALE_FRAMES):
+                self.bad(name, "the second case counted %d late frames, expected %d..%d" %
+                         (rx["late"], RECORD_FRAMES + 1, STALE_FRAMES))
+                ok = False
+            if rx["not_recorded"] < rx["late"] - LATE_RECORDED:
+                self.bad(name, "%d of %d late frames were recorded, more than %d" %
+                         (rx["late"] - rx["not_recorded"], rx["late"], LATE_RECORDED))
                 ok = False
         if name in ("baseline", "agent-refuse"):
             for c in cs:

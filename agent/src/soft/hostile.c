@@ -210,12 +210,14 @@ static gboolean flood_tick(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-static void flood_start(struct soft_dev *dev, const struct roce_desc *d)
+/* Makes h->flood the first of the SEND Only requests a flood or a stale
+ * burst sends on behalf of the QP that sent d; false when none did. */
+static bool flood_template(struct soft_dev *dev, const struct roce_desc *d)
 {
 	struct soft_hostile *h = &dev->hostile;
 	struct be_qp *qp = sender_qp(dev, d);
 	if (!qp)
-		return;
+		return false;
 	h->flood_started = true;
 	h->flood_qpn = qp->qpn;
 	struct roce_desc *t = &h->flood;
@@ -228,9 +230,36 @@ static void flood_start(struct soft_dev *dev, const struct roce_desc *d)
 	roce_desc_set(t, ROCE_F_BTH_se, 0);
 	roce_desc_set(t, ROCE_F_BTH_ackreq, 0);
 	roce_desc_set(t, ROCE_F_BTH_psn, qp->req.next_psn);
-	g_message("soft: hostile flood of QP 0x%06x's peer (QP 0x%06x) from PSN %u", qp->qpn, qp->attr.dest_qpn,
+	g_message("soft: hostile %s of QP 0x%06x's peer (QP 0x%06x) from PSN %u",
+		  h->mode == AGENT_HOSTILE_STALE ? "stale burst armed" : "flood", qp->qpn, qp->attr.dest_qpn,
 		  qp->req.next_psn);
-	h->flood_source = g_idle_add(flood_tick, dev);
+	return true;
+}
+
+static void flood_start(struct soft_dev *dev, const struct roce_desc *d)
+{
+	if (flood_template(dev, d))
+		dev->hostile.flood_source = g_idle_add(flood_tick, dev);
+}
+
+void soft_hostile_before_create_qp(struct soft_dev *dev)
+{
+	struct soft_hostile *h = &dev->hostile;
+	if (h->mode != AGENT_HOSTILE_STALE || !h->flood_started || h->stale_sent)
+		return;
+	struct be_qp *qp = soft_qp_lookup(dev, h->flood_qpn);
+	if (qp && !qp->destroyed)
+		return;
+	/* The whole budget at once, before the new QP exists: the frames
+	 * are on the wire before the answer to create_qp is. */
+	h->stale_sent = true;
+	while (h->budget) {
+		uint32_t psn = (uint32_t)roce_desc_get(&h->flood, ROCE_F_BTH_psn);
+		send_desc(dev, &h->flood);
+		roce_desc_set(&h->flood, ROCE_F_BTH_psn, (psn + 1) & ROCE_PSN_MASK);
+	}
+	g_message("soft: hostile stale burst for destroyed QP 0x%06x sent (%llu hostile frames)", h->flood_qpn,
+		  (unsigned long long)dev->cnt.hostile_frames);
 }
 
 void soft_hostile_after_tx(struct soft_dev *dev, const struct roce_desc *d)
@@ -260,6 +289,10 @@ void soft_hostile_after_tx(struct soft_dev *dev, const struct roce_desc *d)
 	case AGENT_HOSTILE_FLOOD:
 		if (!h->flood_started && (opcode >> 5) <= ROCE_T_UC)
 			flood_start(dev, d);
+		break;
+	case AGENT_HOSTILE_STALE:
+		if (!h->flood_started && (opcode >> 5) <= ROCE_T_UC)
+			flood_template(dev, d);
 		break;
 	default:
 		break;

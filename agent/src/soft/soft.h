@@ -297,10 +297,11 @@ struct soft_hostile {
 	enum agent_hostile mode;
 	uint64_t budget;   /* hostile frames still allowed */
 	GRand *rng;        /* seeded: the same garbage every run */
-	/* flood: the QP whose peer is flooded, and the next request. */
+	/* flood, stale: the QP whose peer is flooded, and the next request. */
 	guint flood_source;
 	uint32_t flood_qpn;
 	bool flood_started;
+	bool stale_sent; /* stale: the burst went out (once a run) */
 	struct roce_desc flood;
 	uint8_t buf[9216];
 	uint8_t payload[4096];
@@ -418,6 +419,8 @@ void soft_hostile_close(struct soft_dev *dev);
 bool soft_hostile_may_send(struct soft_dev *dev);
 /* What the mode adds after a packet went out. */
 void soft_hostile_after_tx(struct soft_dev *dev, const struct roce_desc *d);
+/* stale: the burst for a destroyed QP's peer, sent as the next QP is made. */
+void soft_hostile_before_create_qp(struct soft_dev *dev);
 struct be_qp *soft_qp_lookup(struct soft_dev *dev, uint32_t qpn);
 
 /* ---- verbs.c ---- */

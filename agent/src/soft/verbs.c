@@ -363,6 +363,7 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 	    init->max_recv_sge > SOFT_MAX_SGE)
 		return be_error_set(err, BE_BAD_REQUEST, "max_send_sge and max_recv_sge must be 1..%u",
 				    SOFT_MAX_SGE);
+	soft_hostile_before_create_qp(dev);
 	struct be_qp *qp = g_new0(struct be_qp, 1);
 	qp->dev = dev;
 	qp->pd = pd;
