@@ -212,7 +212,24 @@ static void late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value
 	rp->late_pending = false;
 }
 
-static const struct roce_flow_env env = { NULL, record, answered, late, 0 };
+/* A direction's rings: reached through their direction, so no key; the
+ * ones larger rings replace go back to the file scope for reuse. */
+static void *ring_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return wmem_alloc0(wmem_file_scope(), size);
+}
+
+static void ring_release(void *ctx, void *mem, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	wmem_free(wmem_file_scope(), mem);
+}
+
+static const struct roce_flow_env env = {
+	.record = record, .answered = answered, .late = late, .alloc = ring_alloc, .release = ring_release,
+};
 
 const struct roce_flow_env *rocev2_flow_env(void)
 {

@@ -105,7 +105,7 @@ static void feed(const uint8_t *data, size_t size, struct run *r, uint8_t **fram
 	memset(r, 0, sizeof *r);
 	struct ctx c = { roce_flow_table_new(), r };
 	FUZZ_CHECK(c.table, "no table");
-	const struct roce_flow_env env = { &c, record, answered, NULL, 0 };
+	const struct roce_flow_env env = { .ctx = &c, .record = record, .answered = answered };
 	uint64_t ts = 1000000000ull;
 	size_t off = 0;
 	static const unsigned pmtus[] = { 0, 256, 1024, 4096 };

@@ -6,10 +6,12 @@
  * gets larger ones (up to ROCE_FLOW_HISTORY PSNs and ROCE_FLOW_OUTSTANDING
  * requests) only when they fill with what is still needed: a request not
  * yet answered, or a PSN newer than the oldest request remembered. Each
- * ring is a record of its own, allocated when the direction first acts in
- * its role: a direction that only sends responses never holds a request
- * ring or a history of requests. The store never frees a record, so the
- * rings of a direction take at most twice their final size.
+ * ring is allocated when the direction first acts in its role: a
+ * direction that only sends responses never holds a request ring or a
+ * history of requests. A caller that gives roce_flow_env.alloc and
+ * .release gets back the rings that larger ones replace; otherwise each
+ * ring is a keyed record, never freed, and the rings of a direction take
+ * at most twice their final size.
  */
 #include <string.h>
 
@@ -27,16 +29,25 @@
 #define KEPT_REQS 16u
 
 /* One ring of d (kind KIND_SENT, KIND_RESP or KIND_REQUESTS) with n
- * entries of size bytes: a record of its own per size, so that a direction
- * that acts in one role only never holds the other role's rings. */
+ * entries of size bytes: from env->alloc, or a record of its own per size
+ * (a direction that acts in one role only never holds the other role's). */
 static void *ring_new(const struct roce_flow_env *env, const struct direction *d, uint8_t kind, unsigned n,
 		      size_t size)
 {
+	if (env->alloc)
+		return env->alloc(env->ctx, n * size);
 	struct key k;
 	flow_make_key(&k, kind, d->ip_version, d->src, d->dst, d->dest_qpn);
 	k.pad[0] = (uint8_t)n; /* one record per size (n <= 256) */
 	k.pad[1] = (uint8_t)(n >> 8);
 	return env->record(env->ctx, &k, sizeof k, n * size);
+}
+
+/* A ring a larger one replaced: back to the caller when it allocated it. */
+static void ring_release(const struct roce_flow_env *env, void *ring, size_t size)
+{
+	if (env->alloc && env->release)
+		env->release(env->ctx, ring, size);
 }
 
 /* The history size the analysis sees: a smaller history holds what one of
@@ -90,23 +101,31 @@ static bool grow(const struct roce_flow_env *env, struct direction *d, unsigned 
 		reqs = o->reqs;
 	struct slot *sent = NULL, *resp = NULL;
 	struct request *req = NULL;
-	if (hist != o->hist && o->sent && !(sent = ring_new(env, d, KIND_SENT, hist, sizeof *sent)))
+	bool short_of_memory = (hist != o->hist && o->sent && !(sent = ring_new(env, d, KIND_SENT, hist, sizeof *sent))) ||
+			       (hist != o->hist && o->resp && !(resp = ring_new(env, d, KIND_RESP, hist, sizeof *resp))) ||
+			       (reqs != o->reqs && o->req && !(req = ring_new(env, d, KIND_REQUESTS, reqs, sizeof *req)));
+	if (short_of_memory) {
+		/* The window stays as it was; the new rings that came go back. */
+		if (sent)
+			ring_release(env, sent, hist * sizeof *sent);
+		if (resp)
+			ring_release(env, resp, hist * sizeof *resp);
 		return false;
-	if (hist != o->hist && o->resp && !(resp = ring_new(env, d, KIND_RESP, hist, sizeof *resp)))
-		return false;
-	if (reqs != o->reqs && o->req && !(req = ring_new(env, d, KIND_REQUESTS, reqs, sizeof *req)))
-		return false;
+	}
 	if (sent) {
 		reslot(sent, hist, o->sent, o->hist);
+		ring_release(env, o->sent, o->hist * sizeof *sent);
 		o->sent = sent;
 	}
 	if (resp) {
 		reslot(resp, hist, o->resp, o->hist);
+		ring_release(env, o->resp, o->hist * sizeof *resp);
 		o->resp = resp;
 	}
 	if (req) {
 		for (unsigned i = 0; i < o->req_count; i++)
 			req[i] = *flow_req_at(o, i);
+		ring_release(env, o->req, o->reqs * sizeof *req);
 		o->req = req;
 		o->req_next = o->req_count % reqs;
 	}

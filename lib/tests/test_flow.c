@@ -5,6 +5,7 @@
  * findings. Every flow code is raised by some scenario, and conforming
  * conversations raise nothing at warning level or above.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "conversations.h"
@@ -17,8 +18,23 @@
 
 static bool raised[ROCE_CODE_COUNT];
 
+/* The rings' storage the scenarios run with: keyed records (as lint
+ * keeps them), or env.alloc and env.release (as the plugin does). Every
+ * scenario runs with both and must see the same. */
+static bool rings_unkeyed;
+
+/* A ring from ring_alloc: its size before it, in a list to free. */
+struct ring_mem {
+	struct ring_mem *next, *prev;
+	size_t size;
+	max_align_t data[];
+};
+
 struct conv {
 	struct roce_flow_table *table;
+	struct ring_mem *rings; /* from ring_alloc, not released */
+	size_t ring_bytes, released_bytes;
+	unsigned released;
 	struct roce_flow_env env;
 	uint32_t frame;
 	uint64_t now_ns;
@@ -58,17 +74,61 @@ static void *record(void *ctx, const void *key, size_t klen, size_t size)
 	return roce_flow_table_record(*(struct roce_flow_table **)ctx, key, klen, size);
 }
 
+static void *ring_alloc(void *ctx, size_t size)
+{
+	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
+	struct ring_mem *m = calloc(1, sizeof *m + size);
+	if (!m)
+		return NULL;
+	m->size = size;
+	m->next = c->rings;
+	if (c->rings)
+		c->rings->prev = m;
+	c->rings = m;
+	c->ring_bytes += size;
+	return m->data;
+}
+
+static void ring_release(void *ctx, void *mem, size_t size)
+{
+	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
+	struct ring_mem *m = (struct ring_mem *)((char *)mem - offsetof(struct ring_mem, data));
+	CHECK(m->size == size, "a ring of %zu bytes released as %zu", m->size, size);
+	if (m->prev)
+		m->prev->next = m->next;
+	else
+		c->rings = m->next;
+	if (m->next)
+		m->next->prev = m->prev;
+	c->ring_bytes -= m->size;
+	c->released_bytes += m->size;
+	c->released++;
+	free(m);
+}
+
 static void conv_init(struct conv *c, unsigned pmtu)
 {
 	memset(c, 0, sizeof *c);
 	c->table = roce_flow_table_new();
-	c->env = (struct roce_flow_env){ &c->table, record, on_answer, on_late, 0 };
+	c->env = (struct roce_flow_env){ .ctx = &c->table, .record = record, .answered = on_answer, .late = on_late };
+	if (rings_unkeyed) {
+		c->env.alloc = ring_alloc;
+		c->env.release = ring_release;
+	}
 	c->pmtu = pmtu;
 	c->now_ns = 1000000000ull;
 }
 
+/* Rings released over the scenarios that ran with env.alloc. */
+static unsigned rings_released;
+
 static void conv_free(struct conv *c)
 {
+	rings_released += c->released;
+	for (struct ring_mem *m = c->rings, *next; m; m = next) {
+		next = m->next;
+		free(m);
+	}
 	roce_flow_table_free(c->table);
 }
 
@@ -655,7 +715,7 @@ static void bulk_traffic(void)
 	conv_free(&b.c);
 }
 
-int main(void)
+static void scenarios(void)
 {
 	in_order_and_acks();
 	gaps_retransmissions_reorder();
@@ -667,6 +727,14 @@ int main(void)
 	connection_manager();
 	congestion();
 	bulk_traffic();
+}
+
+int main(void)
+{
+	scenarios();
+	rings_unkeyed = true;
+	scenarios();
+	CHECK(rings_released > 0, "no ring was replaced by a larger one and released");
 	for (unsigned code = 0; code < ROCE_CODE_COUNT; code++)
 		if (roce_code_is_flow((enum roce_code)code))
 			CHECK(raised[code], "flow code %s never raised", roce_code_info((enum roce_code)code)->name);

@@ -58,7 +58,7 @@ static struct run *run_conv(void (*gen)(sample_emit_fn, void *))
 	static struct run run;
 	memset(&run, 0, sizeof run);
 	run.table = roce_flow_table_new();
-	run.env = (struct roce_flow_env){ &run, record, NULL, late, 0 };
+	run.env = (struct roce_flow_env){ .ctx = &run, .record = record, .late = late };
 	gen(emit, &run);
 	roce_flow_finish(&run.env, run.last_ts);
 	return &run;

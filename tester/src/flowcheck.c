@@ -23,7 +23,7 @@ struct flowcheck *flowcheck_new(void)
 		free(fc);
 		return NULL;
 	}
-	fc->env = (struct roce_flow_env){ fc->table, record, NULL, NULL, 0 };
+	fc->env = (struct roce_flow_env){ .ctx = fc->table, .record = record };
 	return fc;
 }
 

@@ -200,7 +200,7 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		pcap_close(pc);
 		return -1;
 	}
-	const struct roce_flow_env env = { table, record, NULL, NULL, 0 };
+	const struct roce_flow_env env = { .ctx = table, .record = record };
 	struct roce_flow_summary *summary = o->qp && o->flow ? roce_flow_summary_new() : NULL;
 	if (o->qp && o->flow && !summary) {
 		fprintf(stderr, "roce-tester lint: out of memory\n");

@@ -104,6 +104,14 @@ struct roce_flow_env {
 	/* The windows the sender's rate is measured in around each CNP; 0 is
 	 * ROCE_FLOW_RATE_WINDOW_NS. */
 	uint64_t rate_window_ns;
+	/* Optional: size zeroed bytes for a direction's rings of recent PSNs
+	 * and requests, which are reached through their direction and need no
+	 * key; kept like records; NULL when out of memory. Without it each
+	 * ring is a record of its own (a key per ring and size). */
+	void *(*alloc)(void *ctx, size_t size);
+	/* Optional, with alloc: a ring of size bytes from alloc, replaced by a
+	 * larger one, is no longer used. */
+	void (*release)(void *ctx, void *mem, size_t size);
 };
 #define ROCE_FLOW_RATE_WINDOW_NS 1000000u
 /* The longest key roce_flow_env.record is given, in bytes. */
