@@ -18,6 +18,12 @@ static int hf_qp = -1;
 static int hf_flag[ROCE_FLOW_FLAG_COUNT];
 static int hf_value[ROCE_FLOW_V_COUNT];
 static int ett_analysis = -1;
+/* The analysis fields' descriptors (registration data): whether a filter
+ * names one is a look at each, cheaper than a registry lookup apiece. */
+static struct {
+	header_field_info *info[3 + ROCE_FLOW_FLAG_COUNT + ROCE_FLOW_V_COUNT];
+	unsigned n;
+} analysis_fields;
 
 /* What the analysis knows about the capture as a whole (file scope). */
 struct capture_state {
@@ -175,7 +181,7 @@ _Static_assert(ROCE_FLOW_V_COUNT <= 32, "a packet's value slots fit in 32 bits")
 
 static bool is_late(unsigned v)
 {
-	return roce_flow_value_info((enum roce_flow_value)v)->late;
+	return ROCE_FLOW_LATE_VALUES >> v & 1;
 }
 
 /* The bytes of the LEB128 number at p. */
@@ -458,6 +464,19 @@ static void add_value(proto_tree *at, tvbuff_t *tvb, enum roce_flow_value v, uin
 	}
 }
 
+/* Whether the analysis items are wanted: a tree that is shown, or a
+ * filter (display filter, column, tap) that names one of them. A tree
+ * built only to filter on other fields skips them all. */
+static bool analysis_wanted(proto_tree *tree)
+{
+	if (PTREE_DATA(tree)->visible)
+		return true;
+	for (unsigned i = 0; i < analysis_fields.n; i++)
+		if (analysis_fields.info[i]->ref_type != HF_REF_TYPE_NONE)
+			return true;
+	return false;
+}
+
 void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, tvbuff_t *ds,
 			  int base, const struct rocev2_packet *rp)
 {
@@ -467,7 +486,7 @@ void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, t
 	const struct roce_finding *findings = rocev2_flow_findings(rp);
 	for (unsigned i = 0; i < f->n_findings; i++)
 		rocev2_add_finding(tree, pinfo, ds, base, &findings[i], NULL);
-	if (!tree || (f->cls == ROCE_FLOW_UNTRACKED && !f->dir))
+	if (!tree || (f->cls == ROCE_FLOW_UNTRACKED && !f->dir) || !analysis_wanted(tree))
 		return;
 	proto_item *ti = gen(proto_tree_add_item(tree, hf_analysis, tvb, 0, 0, ENC_NA));
 	proto_tree *at = proto_item_add_subtree(ti, ett_analysis);
@@ -486,14 +505,30 @@ void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, t
 	for (unsigned i = 0; i < ROCE_FLOW_FLAG_COUNT; i++)
 		if (f->flags & (1u << i))
 			gen(proto_tree_add_item(at, hf_flag[i], tvb, 0, 0, ENC_NA));
-	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++) {
+	/* The values in one walk, in value order; the response link is the
+	 * request's own field. */
+	uint32_t slots = rp->slots & ~(uint32_t)ROCE_FLOW_HAS(RESPONSE_IN);
+	if (rp->response_in)
+		slots |= (uint32_t)ROCE_FLOW_HAS(RESPONSE_IN);
+	const uint8_t *p = values(rp);
+	for (; slots; slots &= slots - 1) {
+		unsigned v = (unsigned)__builtin_ctz(slots);
 		uint64_t x;
 		if (v == ROCE_FLOW_V_RESPONSE_IN) {
-			if (rp->response_in)
-				gen(proto_tree_add_uint(at, hf_value[v], tvb, 0, 0, rp->response_in));
-		} else if (rocev2_flow_value(rp, (enum roce_flow_value)v, &x)) {
-			add_value(at, tvb, (enum roce_flow_value)v, x);
+			gen(proto_tree_add_uint(at, hf_value[v], tvb, 0, 0, rp->response_in));
+			if (rp->slots & ROCE_FLOW_HAS(RESPONSE_IN))
+				p += is_late(v) ? 8 : leb128_len(p);
+			continue;
 		}
+		if (is_late(v)) {
+			memcpy(&x, p, sizeof x);
+			p += 8;
+			if (rp->late_pending)
+				continue;
+		} else {
+			x = leb128_get(&p);
+		}
+		add_value(at, tvb, (enum roce_flow_value)v, x);
 	}
 }
 
@@ -548,4 +583,11 @@ void rocev2_register_analysis(int proto)
 	proto_register_field_array(proto, hf, (int)n);
 	proto_register_subtree_array(ett, array_length(ett));
 	register_cleanup_routine(forget_file_state);
+	int *ids[] = { &hf_analysis, &hf_class, &hf_qp };
+	for (size_t i = 0; i < array_length(ids); i++)
+		analysis_fields.info[analysis_fields.n++] = proto_registrar_get_nth((guint)*ids[i]);
+	for (unsigned i = 0; i < ROCE_FLOW_FLAG_COUNT; i++)
+		analysis_fields.info[analysis_fields.n++] = proto_registrar_get_nth((guint)hf_flag[i]);
+	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++)
+		analysis_fields.info[analysis_fields.n++] = proto_registrar_get_nth((guint)hf_value[v]);
 }

@@ -30,17 +30,41 @@ static const struct roce_hdr_info hdr_table[ROCE_H_COUNT] = {
 };
 
 /* fields.def lists fields under their header, so each header's fields are
- * one contiguous run of field_table. */
+ * one contiguous run of field_table, starting with the field after its
+ * ROCE_HDR line: FIRST_FIELD_<ID> counts the fields before it (the
+ * _AGAIN enumerator steps the count back, so that markers take no index). */
+enum first_field {
+#define ROCE_HDR(ID, abbrev, name, size) FIRST_FIELD_##ID, FIRST_FIELD_##ID##_AGAIN = FIRST_FIELD_##ID - 1,
+#define ROCE_FIELD(H, h, name, ...) FIELD_AT_##H##_##name,
+#define ROCE_BYTES(H, h, name, ...) FIELD_AT_##H##_##name,
+#include "roce/fields.def"
+#undef ROCE_HDR
+#undef ROCE_FIELD
+#undef ROCE_BYTES
+	FIELD_AT_END
+};
+_Static_assert((int)FIELD_AT_END == (int)ROCE_F_COUNT, "every field counted once");
+
+static const unsigned short hdr_first_field[ROCE_H_COUNT + 1] = {
+#define ROCE_HDR(ID, abbrev, name, size) [ROCE_H_##ID] = FIRST_FIELD_##ID,
+#define ROCE_FIELD(...)
+#define ROCE_BYTES(...)
+#include "roce/fields.def"
+#undef ROCE_HDR
+#undef ROCE_FIELD
+#undef ROCE_BYTES
+	[ROCE_H_COUNT] = ROCE_F_COUNT,
+};
+
 void roce_hdr_fields(enum roce_hdr h, enum roce_field *first, unsigned *count)
 {
-	unsigned i = 0;
-	while (i < ROCE_F_COUNT && field_table[i].hdr != h)
-		i++;
-	unsigned j = i;
-	while (j < ROCE_F_COUNT && field_table[j].hdr == h)
-		j++;
-	*first = (enum roce_field)i;
-	*count = j - i;
+	if ((unsigned)h >= ROCE_H_COUNT) {
+		*first = ROCE_F_COUNT;
+		*count = 0;
+		return;
+	}
+	*first = (enum roce_field)hdr_first_field[h];
+	*count = (unsigned)(hdr_first_field[h + 1] - hdr_first_field[h]);
 }
 
 const struct roce_hdr_info *roce_hdr_info(enum roce_hdr h)

@@ -97,6 +97,11 @@ static void check_fields(void)
 		unsigned count;
 		roce_hdr_fields((enum roce_hdr)h, &first, &count);
 		CHECK(count > 0, "%s has no fields", hi->abbrev);
+		/* The run holds every field of the header, whatever the order. */
+		unsigned all = 0;
+		for (unsigned f = 0; f < ROCE_F_COUNT; f++)
+			all += roce_field_info((enum roce_field)f)->hdr == (enum roce_hdr)h;
+		CHECK(all == count, "%s has %u fields, its run %u", hi->abbrev, all, count);
 		/* Non-view fields tile the header without overlap. */
 		uint8_t covered[64] = { 0 };
 		for (unsigned f = first; f < first + count; f++) {

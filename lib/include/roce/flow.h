@@ -62,6 +62,14 @@ enum roce_flow_value {
 	ROCE_FLOW_V_COUNT
 };
 #define ROCE_FLOW_HAS(sym) (UINT64_C(1) << ROCE_FLOW_V_##sym)
+/* The values known only after later packets (WHEN LATE), as HAS bits. */
+#define ROCE_FLOW_WHEN_BIT_NOW(sym) 0
+#define ROCE_FLOW_WHEN_BIT_LATE(sym) ROCE_FLOW_HAS(sym)
+static const uint64_t ROCE_FLOW_LATE_VALUES = 0
+#define ROCE_FLOW_VALUE(sym, abbrev, kind, when, label, desc) | ROCE_FLOW_WHEN_BIT_##when(sym)
+#include "roce/flowvals.def"
+#undef ROCE_FLOW_VALUE
+	;
 
 enum roce_flow_value_kind {
 	ROCE_FLOW_KIND_FRAME, ROCE_FLOW_KIND_TIME, ROCE_FLOW_KIND_COUNT, ROCE_FLOW_KIND_BYTES,
