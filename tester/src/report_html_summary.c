@@ -214,6 +214,55 @@ void html_setup_section(struct html_ctx *x)
 
 /* ---- 2. Issues observed ---- */
 
+/* Warnings: not failures, but worth a look. */
+static bool is_warning(JsonObject *f)
+{
+	return !strcmp(jstr(f, "severity", ""), "warning");
+}
+
+/* Informative findings: behaviour that differs between conforming
+ * devices, reported by the cases and the counter checks. */
+static bool is_informative(JsonObject *f)
+{
+	const char *source = jstr(f, "source", "");
+	return !strcmp(source, "case") || !strcmp(source, "counter check");
+}
+
+/* The findings of every case that pass the filter, as one list under
+ * head (written before the first); returns how many. */
+static unsigned findings_list(struct html_ctx *x, bool (*wanted)(JsonObject *), bool frames, const char *head)
+{
+	GString *o = x->o;
+	unsigned listed = 0;
+	for (guint i = 0; i < json_array_get_length(x->run->cases); i++) {
+		JsonObject *c = json_array_get_object_element(x->run->cases, i);
+		JsonArray *fd = jarr(c, "findings");
+		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
+			JsonObject *fo = json_array_get_object_element(fd, f);
+			if (!wanted(fo))
+				continue;
+			if (!listed++)
+				g_string_append(o, head);
+			g_string_append(o, "<li>");
+			html_case_link(x, c);
+			g_string_append(o, ": ");
+			if (*jstr(fo, "rule", "")) {
+				html_rule_link(o, jstr(fo, "rule", ""));
+				g_string_append(o, " ");
+			}
+			html_text(o, jstr(fo, "message", ""));
+			if (frames && !jnull_or_absent(fo, "frame")) {
+				g_string_append(o, "; frame ");
+				html_frame_link(x, jint(fo, "frame", 0));
+			}
+			g_string_append(o, "</li>\n");
+		}
+	}
+	if (listed)
+		g_string_append(o, "</ul></div>\n");
+	return listed;
+}
+
 static void evidence_line(struct html_ctx *x, JsonObject *c, JsonObject *e)
 {
 	GString *o = x->o;
@@ -337,59 +386,14 @@ void html_issues_section(struct html_ctx *x)
 		g_string_append(o, "</ul></div>\n");
 
 	/* Warnings: not failures, but worth a look. */
-	unsigned warnings = 0;
-	for (guint i = 0; i < json_array_get_length(x->run->cases); i++) {
-		JsonObject *c = json_array_get_object_element(x->run->cases, i);
-		JsonArray *fd = jarr(c, "findings");
-		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
-			JsonObject *fo = json_array_get_object_element(fd, f);
-			if (strcmp(jstr(fo, "severity", ""), "warning"))
-				continue;
-			if (!warnings++)
-				g_string_append(o, "<div class=\"issue obs\" id=\"issue-warnings\"><h3>Warnings</h3><ul>\n");
-			g_string_append(o, "<li>");
-			html_case_link(x, c);
-			g_string_append(o, ": ");
-			html_rule_link(o, jstr(fo, "rule", ""));
-			g_string_append(o, " ");
-			html_text(o, jstr(fo, "message", ""));
-			if (!jnull_or_absent(fo, "frame")) {
-				g_string_append(o, "; frame ");
-				html_frame_link(x, jint(fo, "frame", 0));
-			}
-			g_string_append(o, "</li>\n");
-		}
-	}
-	if (warnings)
-		g_string_append(o, "</ul></div>\n");
-
+	unsigned warnings = findings_list(x, is_warning, true,
+					  "<div class=\"issue obs\" id=\"issue-warnings\"><h3>Warnings</h3><ul>\n");
 	/* Informative findings: behaviour that differs between conforming
 	 * devices, worth knowing, never a failure. */
-	unsigned infos = 0;
-	for (guint i = 0; i < json_array_get_length(x->run->cases); i++) {
-		JsonObject *c = json_array_get_object_element(x->run->cases, i);
-		JsonArray *fd = jarr(c, "findings");
-		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
-			JsonObject *fo = json_array_get_object_element(fd, f);
-			if (strcmp(jstr(fo, "source", ""), "case") && strcmp(jstr(fo, "source", ""), "counter check"))
-				continue;
-			if (!infos++)
-				g_string_append(o, "<div class=\"issue obs\" id=\"issue-informative\"><h3>Informative findings</h3>"
-						   "<div>Behaviour that differs between conforming devices, reported by the cases; "
-						   "not failures.</div><ul>\n");
-			g_string_append(o, "<li>");
-			html_case_link(x, c);
-			g_string_append(o, ": ");
-			if (*jstr(fo, "rule", "")) {
-				html_rule_link(o, jstr(fo, "rule", ""));
-				g_string_append(o, " ");
-			}
-			html_text(o, jstr(fo, "message", ""));
-			g_string_append(o, "</li>\n");
-		}
-	}
-	if (infos)
-		g_string_append(o, "</ul></div>\n");
+	unsigned infos = findings_list(x, is_informative, false,
+				       "<div class=\"issue obs\" id=\"issue-informative\"><h3>Informative findings</h3>"
+				       "<div>Behaviour that differs between conforming devices, reported by the cases; "
+				       "not failures.</div><ul>\n");
 	if (!n && !errors && !warnings && !infos)
 		g_string_append(o, "<p id=\"no-issues\">No issues observed: no case failed or ended in error, and no packet "
 				   "drew a warning.</p>\n");
