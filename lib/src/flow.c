@@ -193,7 +193,7 @@ static bool completes(const struct roce_opcode_info *op)
 }
 
 static void record_request(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
-			   uint32_t psn, uint32_t span, bool span_known, uint32_t dmalen, bool fresh)
+			   uint32_t psn, uint32_t span, bool span_known, uint32_t dmalen, bool fresh, bool unseen_psn)
 {
 	/* A READ whose PSN falls inside an earlier READ's range asks again
 	 * for the rest of it, after responses were lost. */
@@ -205,13 +205,27 @@ static void record_request(const struct roce_flow_env *env, struct direction *q,
 	struct request r = { .psn = psn, .span = span, .frame = in->frame, .dmalen = dmalen,
 			     .kind = (uint8_t)in->pkt->op->kind, .span_known = span_known,
 			     .completes = completes(in->pkt->op), .ts_ns = in->ts_ns, .cookie = in->cookie };
-	if (orig) {
+	if (orig && orig->origin_unseen) {
+		/* Asked again once more: its original is still out of view. */
+		r.replay = true;
+		r.origin_unseen = true;
+		r.bytes_left = orig->bytes_left;
+		orig->bytes_left = 0;
+	} else if (orig) {
 		r.replay = true;
 		r.orig_psn = orig->replay ? orig->orig_psn : orig->psn;
 		r.orig_span = orig->replay ? orig->orig_span : orig->span;
 		/* What the earlier READ still had in flight, its responses answer now. */
 		r.bytes_left = orig->bytes_left;
 		orig->bytes_left = 0;
+	} else if (unseen_psn && r.kind == ROCE_K_READ_REQ && span_known) {
+		/* A READ at a PSN behind later ones that no request used, with no
+		 * READ in view covering it: a READ whose responses all passed the
+		 * capture point, so the ring let it go, while the requester's
+		 * copies were lost or reordered after it, asked again from inside
+		 * its range (or a READ reordered before the capture point). */
+		r.replay = true;
+		r.origin_unseen = true;
 	}
 	if (fresh) {
 		/* New PSNs are in flight until the responder acknowledges them. */
@@ -486,7 +500,9 @@ static void request(const struct roce_flow_env *env, struct direction *q, const 
 		q->new_since_retx = true;
 done:
 	flow_remember(env, q, true, psn, in);
-	record_request(env, q, in, psn, span, span_known, dmalen, fresh);
+	/* Behind the next new PSN, and never a request's PSN before. */
+	record_request(env, q, in, psn, span, span_known, dmalen, fresh,
+		       fresh && (r->cls == ROCE_FLOW_OUT_OF_ORDER || r->cls == ROCE_FLOW_RETRANSMISSION));
 	q->last_ts = in->ts_ns;
 	r->pmtu = q->pmtu;
 	flow_in_flight(q, r);
@@ -570,8 +586,13 @@ static void read_response(struct direction *q, struct request *e, const struct r
 		/* A replay from inside the original range may begin with the
 		 * original response's packet at that PSN. */
 		uint32_t k = e->replay ? (uint32_t)roce_psn_diff(psn, e->orig_psn) : 0;
-		if (e->replay && i == 0 && k < e->orig_span && p->op->position == read_position(k, e->orig_span))
+		if (e->replay && !e->origin_unseen && i == 0 && k < e->orig_span &&
+		    p->op->position == read_position(k, e->orig_span))
 			add(r, ROCE_F_READ_REPLAY_MIDDLE, bth_off, 1, psn, k + 1);
+		/* With the original out of view: its packet at this PSN was a
+		 * Middle if more follow, else its Last. */
+		else if (e->origin_unseen && i == 0 && p->op->position == (n == 1 ? ROCE_POS_LAST : ROCE_POS_MIDDLE))
+			add(r, ROCE_F_READ_REPLAY_UNSEEN, bth_off, 1, psn, n);
 		else
 			add(r, ROCE_F_READ_RESP_POSITION, bth_off, 1, i + 1, n);
 	}

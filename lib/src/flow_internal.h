@@ -34,6 +34,7 @@ struct request {
 	bool answered : 1;
 	bool completes : 1; /* ends an operation (roce_flow_answer.completes) */
 	bool replay : 1;
+	bool origin_unseen : 1; /* replay: asks again for PSNs sent before, its original no longer in view */
 	uint64_t ts_ns;
 	uint64_t bytes_left; /* bytes of it still in flight */
 	void *cookie;
