@@ -14,6 +14,18 @@ start=$(date +%s)
 "$make" --quick --iterations 50 --serial-log-dir "$out/consoles" "$out"
 st=$?
 [ $st -ne 77 ] || exit 77
+# A run that did not complete (a guest that stopped taking requests on its
+# serial control port: seen in clean-clone runs, cause not yet known) is
+# the harness's failure, not a finding: the matrix is made once more with
+# a fresh pair of guests, the first attempt's logs kept beside it.
+if [ $st -ne 0 ]; then
+  echo "lossy_matrix: lossy-captures failed (exit $st): once more with a fresh pair"
+  rm -rf "$out.first"
+  mv "$out" "$out.first"
+  mkdir -p "$out"
+  "$make" --quick --iterations 50 --serial-log-dir "$out/consoles" "$out"
+  st=$?
+fi
 echo "lossy_matrix: the captures took $(($(date +%s) - start)) s (in $out)"
 [ -f "$out/index.tsv" ] || { echo "lossy_matrix: no captures made (exit $st)"; exit 1; }
 python3 "$here/lossy_check.py" "$wrapper" "$plugins" "$tester" "$out"
