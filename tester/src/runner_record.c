@@ -305,6 +305,12 @@ bool from_dut(struct runner *r, const uint8_t *d, size_t len)
 	return false;
 }
 
+/* Whether qpn is a QP the tester made for an earlier case. */
+static bool of_earlier_case(struct run_ctx *x, uint32_t qpn)
+{
+	return qpn >= x->r->first_tester_qpn && qpn < x->r->next_tester_qpn && !qp_by_tester_qpn(x, qpn);
+}
+
 /* A RoCEv2 frame from the DUT that belongs to no QP of the case: judged
  * like any DUT packet, and a well-formed one must at least be addressed
  * to a QP the tester has (a DUT sends responses and requests only to the
@@ -312,7 +318,6 @@ bool from_dut(struct runner *r, const uint8_t *d, size_t len)
  * of an earlier case is only noted: that case's judgement is done. */
 void check_stray_packet(struct run_ctx *x, long idx)
 {
-	struct runner *r = x->r;
 	struct case_pkt *p = &x->pkts[idx];
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
@@ -328,7 +333,7 @@ void check_stray_packet(struct run_ctx *x, long idx)
 		return; /* the GSI (MADs): every port has QP1 */
 	char sum[200];
 	roce_pkt_summary(&pk, sum, sizeof sum);
-	if (qpn >= r->first_tester_qpn && qpn < r->next_tester_qpn && !qp_by_tester_qpn(x, qpn)) {
+	if (of_earlier_case(x, qpn)) {
 		annotate(x, idx, "late: QP 0x%06x belongs to an earlier case", qpn);
 		return;
 	}
@@ -347,8 +352,7 @@ bool is_late_frame(struct run_ctx *x, const uint8_t *d, size_t len)
 	struct roce_pkt pk;
 	if (roce_parse_frame(&pk, d, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.op)
 		return false;
-	uint32_t qpn = roce_bth_destqp(roce_pkt_hdr(&pk, ROCE_H_BTH));
-	return qpn >= x->r->first_tester_qpn && qpn < x->r->next_tester_qpn && !qp_by_tester_qpn(x, qpn);
+	return of_earlier_case(x, roce_bth_destqp(roce_pkt_hdr(&pk, ROCE_H_BTH)));
 }
 
 /* Counts what the DUT sent on a QP of the case (every frame, recorded or

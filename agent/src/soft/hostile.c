@@ -191,6 +191,15 @@ static struct be_qp *sender_qp(struct soft_dev *dev, const struct roce_desc *d)
 	return NULL;
 }
 
+/* One request of a flood or a stale burst, then the next PSN. */
+static void send_next_flood(struct soft_dev *dev)
+{
+	struct roce_desc *t = &dev->hostile.flood;
+	uint32_t psn = (uint32_t)roce_desc_get(t, ROCE_F_BTH_psn);
+	send_desc(dev, t);
+	roce_desc_set(t, ROCE_F_BTH_psn, (psn + 1) & ROCE_PSN_MASK);
+}
+
 static gboolean flood_tick(gpointer data)
 {
 	struct soft_dev *dev = data;
@@ -202,11 +211,8 @@ static gboolean flood_tick(gpointer data)
 		h->flood_source = 0;
 		return G_SOURCE_REMOVE;
 	}
-	for (int i = 0; i < FLOOD_BURST && h->budget; i++) {
-		uint32_t psn = (uint32_t)roce_desc_get(&h->flood, ROCE_F_BTH_psn);
-		send_desc(dev, &h->flood);
-		roce_desc_set(&h->flood, ROCE_F_BTH_psn, (psn + 1) & ROCE_PSN_MASK);
-	}
+	for (int i = 0; i < FLOOD_BURST && h->budget; i++)
+		send_next_flood(dev);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -253,11 +259,8 @@ void soft_hostile_before_create_qp(struct soft_dev *dev)
 	/* The whole budget at once, before the new QP exists: the frames
 	 * are on the wire before the answer to create_qp is. */
 	h->stale_sent = true;
-	while (h->budget) {
-		uint32_t psn = (uint32_t)roce_desc_get(&h->flood, ROCE_F_BTH_psn);
-		send_desc(dev, &h->flood);
-		roce_desc_set(&h->flood, ROCE_F_BTH_psn, (psn + 1) & ROCE_PSN_MASK);
-	}
+	while (h->budget)
+		send_next_flood(dev);
 	g_message("soft: hostile stale burst for destroyed QP 0x%06x sent (%llu hostile frames)", h->flood_qpn,
 		  (unsigned long long)dev->cnt.hostile_frames);
 }
