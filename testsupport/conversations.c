@@ -468,29 +468,32 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_PSN_GAP, "SEND Only skipping PSN 16");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 16, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 16");
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 18, 16, ROCE_OK, "SEND Only 18: new, it crossed the NAK in flight");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_GBN_SKIPPED_SEEN,
-	    "SEND Only 17 resent before 16: on this lossy path the resend of 16 may have been lost before the capture point");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 17, 16, ROCE_F_GBN_RETRANSMISSION,
+	    "SEND Only 17 resent before 16: judged when the go-back ends");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 18, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 18 resent");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 19, 16, ROCE_F_GBN_SKIPPED_SEEN,
+	    "SEND Only 19, new: the go-back left out 16; on this lossy path its resend may have been lost before the capture point");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 30, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_AHEAD, "NAK for PSN 30, never sent");
-	conv_req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 19, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
-	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 20, 16, ROCE_OK, "SEND Last");
-	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 21, PMTU, ROCE_OK, "SEND First");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 22, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 22, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
-	conv_read_req(&c, 23, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 23, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 24, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 26, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
-	conv_read_req(&c, 26, 2000, ROCE_OK, "RDMA READ Request of 2000 bytes");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 26, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
-	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 27, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_OK, "SEND Only");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	conv_req(&c, true, ROCE_OP_RC_SEND_MIDDLE, 20, PMTU, ROCE_F_OPSEQ_CONTINUE, "SEND Middle with no First");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 21, 16, ROCE_OK, "SEND Last");
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 22, PMTU, ROCE_OK, "SEND First");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 23, 16, ROCE_F_OPSEQ_UNFINISHED, "SEND Only inside the unfinished message");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 23, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_read_req(&c, 24, 3000, ROCE_OK, "RDMA READ Request of 3000 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 24, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 25, SYN_ACK, msn, PMTU, ROCE_F_READ_RESP_POSITION, "READ Response Last as packet 2 of 3");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 26, SYN_ACK, msn, 952, ROCE_OK, "READ Response Last (3/3)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 26, SYN_ACK, msn, 952, ROCE_F_DUP_READ_RESP, "READ Response Last sent again");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 27, SYN_ACK, msn, 4, ROCE_F_READ_RESP_EXTRA, "READ Response beyond the 3 packets");
+	conv_read_req(&c, 27, 2000, ROCE_OK, "RDMA READ Request of 2000 bytes");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_FIRST, 27, SYN_ACK, ++msn, PMTU, ROCE_OK, "READ Response First (1/2)");
+	conv_ack(&c, true, ROCE_OP_RC_READ_RESPONSE_LAST, 28, SYN_ACK, msn, 900, ROCE_F_READ_RESP_LEN, "READ Response Last of 900 bytes, not 976");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 29, 16, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 29, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 28, 16, ROCE_F_RNR_EARLY_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 29, 16, ROCE_F_RNR_EARLY_SEEN,
 	    "SEND Only retried after 0.1 ms, byte for byte the first (IPv6): a retry too early, or a duplicate");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 28, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 29, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 
 	/* IPv4, on a path that shows no loss, reordering or duplication before
 	 * the capture point, where every resend has its own IPv4 ID: what no
@@ -504,25 +507,29 @@ void sample_conv_errors(sample_emit_fn emit, void *ctx)
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 101, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED,
 	    "NAK PSN Sequence Error: expected 101 (lost after the capture point)");
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 104, 16, ROCE_OK, "SEND Only 104: new, it crossed the NAK in flight");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 102, 16, ROCE_F_GBN_SKIPPED, "SEND Only 102 resent: the go-back skips 101");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 104, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
-	for (uint32_t psn = 105; psn <= 107; psn++)
+	for (uint32_t psn = 102; psn <= 104; psn++)
+		conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_F_GBN_RETRANSMISSION,
+		    "go-back resend, from 102: the NAKed 101 left out");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 105, 16, ROCE_F_GBN_SKIPPED,
+	    "SEND Only 105, new: the go-back from 102 to 104 skipped 101");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 105, SYN_ACK, msn += 5, 0, ROCE_OK, "ACK");
+	for (uint32_t psn = 106; psn <= 108; psn++)
 		conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, psn, 16, ROCE_OK, "SEND Only");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 105, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 105");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 105, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 105 resent");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 108, 16, ROCE_F_GBN_NEW_IN_RESEND, "SEND Only 108, new, before 106 and 107 were resent");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 108, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_OK, "SEND Only");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 106, SYN_NAK_SEQ, msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 106");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 106, 16, ROCE_F_GBN_RETRANSMISSION, "SEND Only 106 resent");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_F_GBN_NEW_IN_RESEND, "SEND Only 109, new, before 107 and 108 were resent");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_ACK, msn += 4, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 110, 16, ROCE_OK, "SEND Only");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 110, SYN_RNR_1_28_MS, msn, 0, ROCE_F_RNR_EXPLAINED, "RNR NAK, 1.28 ms");
 	c.t_us += 100;
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 109, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 109, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 110, 16, ROCE_F_RNR_EARLY, "SEND Only retried after 0.1 ms (its own IPv4 ID)");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 110, SYN_ACK, ++msn, 0, ROCE_OK, "ACK");
 	/* The path MTU learnt from a First judges the next payloads. */
-	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 110, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
-	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 111, 16, ROCE_OK, "SEND Last");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 112, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
+	conv_req(&c, true, ROCE_OP_RC_SEND_FIRST, 111, PMTU, ROCE_OK, "SEND First: the path MTU is 1024");
+	conv_req(&c, true, ROCE_OP_RC_SEND_LAST, 112, 16, ROCE_OK, "SEND Last");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 113, 1500, ROCE_C_PAYLOAD_OVER_PMTU,
 	    "SEND Only of 1500 bytes, more than the path MTU learnt from the First");
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 112, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 113, SYN_ACK, msn += 3, 0, ROCE_OK, "ACK");
 	/* A NAK ahead of the only packet seen on a QP: the others may have
 	 * passed before the capture began. */
 	c.qp_a = SAMPLE_QP_A + 1;
@@ -574,11 +581,12 @@ void sample_conv_lossy(sample_emit_fn emit, void *ctx)
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2010, 64, ROCE_OK, "SEND Only");
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_PSN_GAP, "SEND Only 2012: 2011 lost before the capture point");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 2011, SYN_NAK_SEQ, ++msn, 0, ROCE_F_SEQ_NAK_EXPLAINED, "NAK PSN Sequence Error: expected 2011");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_SKIPPED_SEEN,
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_RETRANSMISSION,
 	    "SEND Only 2012 resent: the resend of 2011 was lost before the capture point too");
 	c.t_us += 20000;
 	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2011, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2011 resent after the ACK timeout");
-	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_RETRANSMISSION, "SEND Only 2012 resent");
+	conv_req(&c, true, ROCE_OP_RC_SEND_ONLY, 2012, 64, ROCE_F_GBN_SKIPPED_SEEN,
+	    "SEND Only 2012 resent again: the first resend of 2012 was no reordered part of this go-back");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 2012, SYN_ACK, msn += 2, 0, ROCE_OK, "ACK");
 
 	/* READ replays: the last responses of a READ lost after the capture

@@ -287,12 +287,14 @@ static bool clean(const struct direction *q)
  * NAK in flight: counted, never judged). Then it resends from the NAKed
  * PSN up to the highest it had sent, and only then sends new PSNs again.
  * The time from the NAK to the first resend, and the new PSNs before it,
- * are the measurements. Going back past the NAKed PSN, and new PSNs in the
- * middle of the resends, are errors on a clean path when the resend seen
- * differs from an earlier copy of its PSN (a duplicate made by the network
- * looks the same; a first copy may be the original, late); elsewhere loss,
+ * are the measurements. A go-back that resends up to the highest PSN and
+ * goes on without the NAKed PSN, and new PSNs in the middle of the
+ * resends, are errors on a clean path when the resend seen differs from
+ * an earlier copy of its PSN (a duplicate made by the network looks the
+ * same; a first copy may be the original, late); elsewhere loss,
  * reordering or duplication before the capture point explains them, and
- * they are warnings. */
+ * they are warnings. A resend past the NAKed PSN that comes first is only
+ * judged once the go-back shows whether it overtook the others. */
 
 static void nak_open(struct direction *q, uint32_t psn, uint32_t frame, uint64_t ts)
 {
@@ -315,12 +317,51 @@ static void nak_acked(struct direction *q, uint32_t psn)
 		k->open = false;
 }
 
+/* The go-back began past the NAKed PSN (k->ahead) and the requester now
+ * sends a new PSN without having resent the NAKed one. Once the resends
+ * reached the highest PSN sent, nothing but the requester explains it on
+ * a clean path; a new PSN among unfinished resends may have overtaken
+ * them before the capture point. */
+static void judge_ahead(const struct direction *q, uint32_t bth_off, struct roce_flow_result *r)
+{
+	const struct nak_episode *k = &q->nak;
+	bool resends_done = roce_psn_diff(k->resend_next, k->high) >= 0;
+	add(r, resends_done && clean(q) && !k->ahead_unsure ? ROCE_F_GBN_SKIPPED : ROCE_F_GBN_SKIPPED_SEEN,
+	    bth_off + 9, 3, k->ahead_psn, k->psn);
+}
+
+/* A resend after the NAKed PSN's, while one past it came first: the
+ * go-back passing over that PSN shows it was one of its resends that
+ * overtook the others; the same PSN resent again shows it was not. */
+static void settle_ahead(struct direction *q, uint32_t psn, uint32_t bth_off, struct roce_flow_result *r)
+{
+	struct nak_episode *k = &q->nak;
+	if (psn == k->ahead_psn) {
+		k->ahead = false;
+		add(r, ROCE_F_GBN_SKIPPED_SEEN, bth_off + 9, 3, psn, k->psn);
+	} else if (roce_psn_diff(k->ahead_psn, k->resend_next) >= 0 && roce_psn_diff(psn, k->ahead_psn) > 0) {
+		k->ahead = false;
+		q->disorder++; /* reordered before the capture point */
+	}
+}
+
 static void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
 		      bool retx, bool unsure, uint32_t bth_off, struct roce_flow_result *r)
 {
 	struct nak_episode *k = &q->nak;
 	k->after++;
 	if (!retx) {
+		if (k->ahead && !k->resent) {
+			judge_ahead(q, bth_off, r);
+			k->open = false;
+			return;
+		}
+		if (k->ahead && k->resend_next == k->ahead_psn) {
+			/* The early resend was the last one due: it overtook. */
+			k->ahead = false;
+			k->resend_next = k->ahead_end;
+			q->disorder++;
+		}
 		if (!k->resent) {
 			k->new_before++; /* crossed the NAK in flight */
 			r->flags |= ROCE_FLOW_F(CROSSED_NAK);
@@ -333,6 +374,7 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 		return;
 	}
 	r->flags |= ROCE_FLOW_F(GBN_RESEND);
+	add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
 	if (!k->resent && psn == k->psn) {
 		k->resent = true;
 		k->resend_unsure = unsure;
@@ -341,23 +383,30 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 		r->nak_frame = k->frame;
 		r->nak_to_resend_ns = since(in->ts_ns, k->ts_ns);
 		r->new_after_nak = k->new_before;
-		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
 	} else if (!k->resent) {
-		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
 		/* Before the NAKed PSN: a timeout's go-back that crossed the NAK.
-		 * After it: a go-back that left it out, unless this packet only
-		 * goes on with a run of resends begun before the NAK arrived (PSNs
-		 * missing in the run were lost before the capture point; a new PSN
-		 * that skipped ahead among its resends overtook them). */
+		 * After it: a go-back that began past it, judged when it ends,
+		 * unless this packet only goes on with a run of resends begun
+		 * before the NAK arrived (PSNs missing in the run were lost before
+		 * the capture point; a new PSN that skipped ahead among its
+		 * resends overtook them). */
 		bool continues = q->retx_seen && roce_psn_diff(psn, q->last_retx_psn) > 0 && !q->new_since_retx;
-		if (roce_psn_diff(psn, k->psn) > 0 && !continues && !k->judged) {
+		if (k->ahead) {
+			if (roce_psn_diff(psn, k->resend_next) >= 0)
+				k->resend_next = (psn + span) & ROCE_PSN_MASK;
+		} else if (roce_psn_diff(psn, k->psn) > 0 && !continues && !k->judged) {
 			k->judged = true;
-			add(r, clean(q) && !unsure ? ROCE_F_GBN_SKIPPED : ROCE_F_GBN_SKIPPED_SEEN, bth_off + 9, 3, psn,
-			    k->psn);
+			k->ahead = true;
+			k->ahead_unsure = unsure;
+			k->ahead_psn = psn;
+			k->ahead_end = (psn + span) & ROCE_PSN_MASK;
+			k->high = q->next_psn;
+			k->resend_next = (psn + span) & ROCE_PSN_MASK;
 		}
 		return;
 	} else {
-		add(r, ROCE_F_GBN_RETRANSMISSION, bth_off + 9, 3, psn, k->psn);
+		if (k->ahead)
+			settle_ahead(q, psn, bth_off, r);
 		if (roce_psn_diff(psn, k->resend_next) >= 0)
 			k->resend_next = (psn + span) & ROCE_PSN_MASK;
 	}

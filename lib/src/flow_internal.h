@@ -79,6 +79,14 @@ struct nak_episode {
 	uint32_t after;      /* requester packets after the NAK */
 	uint32_t high;       /* the next new PSN when the resend began */
 	uint32_t resend_next;/* the next PSN the go-back should resend */
+	/* A resend past the NAKed PSN came first. Reordering before the
+	 * capture point explains it when the go-back from the NAKed PSN later
+	 * passes over its PSN; a requester that skipped the NAKed PSN resends
+	 * on to the highest PSN and goes on with new ones. Judged then. */
+	bool ahead;
+	bool ahead_unsure;   /* a byte-identical copy, or a PSN never seen */
+	uint32_t ahead_psn;
+	uint32_t ahead_end;  /* the PSN after it */
 };
 
 #define RATE_SLOTS 8

@@ -31,6 +31,8 @@ COUNTS = {
                                       ack_rtt=92, atomic_response_time=92),
     "rxe-ipv4-read-loss.pcap": dict(retransmission=28, spurious_retransmission=26, rto=28, ack_rtt=24,
                                     read_response_time=24),
+    "rxe-ipv4-send-reorder.pcap": dict(retransmission=128, spurious_retransmission=4, go_back_n=128, seq_nak=2,
+                                       nak_latency=2, nak_to_resend=1, ack_rtt=3),
     "rxe-ipv6-atomic-mixed.pcap": dict(retransmission=190, spurious_retransmission=26, out_of_order=8, psn_gap=1,
                                        duplicate=189, go_back_n=138, seq_nak=6, nak_latency=6, nak_to_resend=4,
                                        ack_rtt=80, atomic_response_time=80),

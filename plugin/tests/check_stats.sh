@@ -30,7 +30,7 @@ expect flows-rc.pcap "IBA9.7-REQ-PSN" 1
 expect flows-errors.pcap "IBA9.7-READ-RESP" 3
 expect flows-errors.pcap "IBA9.7-OPSEQ" 2
 expect flows-errors.pcap "A17.3.2-SPORT" 1
-expect flows-errors.pcap "IBA9.7-GBN" 6
+expect flows-errors.pcap "IBA9.7-GBN" 9
 expect flows-lossy.pcap "IBA9.7-GBN" 9
 expect malformed-icrc.pcap "CA17-22" 4
 expect violations.pcap "CA17-7" 2
