@@ -48,13 +48,17 @@ REGRESS-DIR (with a line in its regressions.tsv naming their tshark
 options) and are replayed first on every run.
 
 usage: fuzz_plugin.py WRAPPER PLUGIN-DIR CAPTURES-DIR REGRESS-DIR
-           [--passes N] [--repeat K] [--seed S] [--keep DIR]
+           [--passes N] [--repeat K] [--max-frames F] [--seed S] [--keep DIR]
            [--time-limit SECS] [--json FILE] [--peer-builtin] [-q]
 
   --passes N        rounds over every capture (default 2)
   --repeat K        each sample is repeated K times (mergecap -a) before it
                     is mutated, so that one tshark start reads K copies
                     (default 20)
+  --max-frames F    ... but fewer copies of a large sample, so that its
+                    file holds at most F frames (at least one copy;
+                    default 2000): the recorded captures of hundreds of
+                    frames need no 20 copies to meet every variant
   --seed S          base seed; run r of pass p uses S*100000 + p*1000 + r
   --time-limit SECS start no new run after this long (benchmarks)
   --json FILE       write the counts as JSON
@@ -291,6 +295,7 @@ def main():
         die("usage: fuzz_plugin.py WRAPPER PLUGIN-DIR CAPTURES-DIR REGRESS-DIR [options]")
     wrapper, plugins, captures, regress = args[:4]
     passes, repeat, seed, keep, time_limit, json_out, peer, quiet = 2, 20, 1, None, None, None, False, False
+    max_frames = 2000
     i = 4
     while i < len(args):
         a = args[i]
@@ -298,6 +303,8 @@ def main():
             passes = int(args[i + 1]); i += 2
         elif a == "--repeat":
             repeat = int(args[i + 1]); i += 2
+        elif a == "--max-frames":
+            max_frames = int(args[i + 1]); i += 2
         elif a == "--seed":
             seed = int(args[i + 1]); i += 2
         elif a == "--keep":
@@ -413,15 +420,16 @@ def main():
             has_roce[x] = any(f in o.roce_frames for f in range(first, first + n))
             first += n
 
-        # K copies of each sample in one file, made once.
-        repeated, frames_in = {}, {}
-        for s in samples:
+        # K copies of each sample in one file (fewer of a large one), made once.
+        repeated, frames_in, copies_of = {}, {}, {}
+        for s, n in zip(samples, counts):
+            copies = copies_of[s] = max(1, min(repeat, max_frames // max(n, 1)))
             rep = os.path.join(work, "rep-" + os.path.basename(s).rsplit(".", 1)[0] + ".pcapng")
-            subprocess.run(["mergecap", "-a", "-F", "pcapng", "-w", rep] + [s] * repeat, check=True)
+            subprocess.run(["mergecap", "-a", "-F", "pcapng", "-w", rep] + [s] * copies, check=True)
             repeated[s] = rep
             frames_in[s] = count_frames(rep)
-            if frames_in[s] != repeat * count_frames(s):
-                die("mergecap -a of %d copies of %s holds %d frames" % (repeat, s, frames_in[s]))
+            if frames_in[s] != copies * n:
+                die("mergecap -a of %d copies of %s holds %d frames" % (copies, s, frames_in[s]))
 
         stopped = False
         for p in range(1, passes + 1):
@@ -443,10 +451,10 @@ def main():
                     die("editcap -E %g --seed %d left %s unchanged" % (prob, run_seed, repeated[s]))
                 o = read_capture(wrapper, plugins, mutated, opts, ROCE_TOP, frames_in[s], has_roce[s])
                 label = "pass %d %s x%d -E %g -o %d --seed %d %s" % (
-                    p, os.path.basename(s), repeat, prob, offset, run_seed, " ".join(opts))
+                    p, os.path.basename(s), copies_of[s], prob, offset, run_seed, " ".join(opts))
                 judge(label, mutated, opts, o, [
-                    "mergecap -a -F pcapng -w rep.pcapng " + " ".join([s] * min(repeat, 3)) +
-                    (" ... (%d copies)" % repeat if repeat > 3 else ""),
+                    "mergecap -a -F pcapng -w rep.pcapng " + " ".join([s] * min(copies_of[s], 3)) +
+                    (" ... (%d copies)" % copies_of[s] if copies_of[s] > 3 else ""),
                     " ".join(ed[:-2] + ["rep.pcapng", name]),
                     "%s %s -nVxr %s %s" % (wrapper, plugins, name, " ".join(opts))])
                 if peer:
