@@ -258,6 +258,25 @@ static void sends(struct conv *c, uint32_t first, uint32_t last)
 	}
 }
 
+/* SENDs of PSN 1 to sent, a NAK PSN Sequence Error for 2, then SENDs of
+ * the n PSNs given: the last one's result; early counts the warnings and
+ * errors on the others. */
+static struct roce_flow_result after_nak(struct conv *c, uint32_t sent, const uint32_t *psns, size_t n,
+					 unsigned *early)
+{
+	const struct pkt_opts nak = { .syndrome = roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR) };
+	sends(c, 1, sent);
+	feed(c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	struct roce_flow_result r = { 0 };
+	*early = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			*early += serious(&r);
+		r = feed(c, ROCE_OP_RC_SEND_ONLY, psns[i], 8, NULL);
+	}
+	return r;
+}
+
 struct open_naks {
 	unsigned n;
 	struct roce_flow_open_nak last;
@@ -322,14 +341,10 @@ static void nak_and_go_back_n(void)
 	/* A requester that goes back to the wrong PSN, resends up to the
 	 * highest and goes on, on a path that shows no loss, reordering or
 	 * duplication: an error, once the go-back is over. */
+	unsigned early;
 	conv_init(&c, 1024);
-	sends(&c, 1, 4);
-	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
-	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
-	CHECK(!serious(&r) && has(&r, ROCE_F_GBN_RETRANSMISSION), "3 before 2: not judged yet");
-	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
-	CHECK(!serious(&r), "4 resent: not judged yet");
-	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
+	r = after_nak(&c, 4, (const uint32_t[]){ 3, 4, 5 }, 3, &early);
+	CHECK(early == 0, "3 and 4 before 2: not judged yet (%u findings)", early);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED) && r.findings[0].observed == 3 && r.findings[0].expected == 2,
 	      "went back to 3, not 2, and went on with 5");
 	conv_free(&c);
@@ -338,57 +353,34 @@ static void nak_and_go_back_n(void)
 	 * capture point (Linux rxe under netem reordering): the go-back from
 	 * the NAKed PSN passes over it. Nothing to judge. */
 	conv_init(&c, 1024);
-	sends(&c, 1, 5);
-	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
-	bool quiet = true;
-	uint32_t order[] = { 4, 2, 3, 5, 6 };
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		r = feed(&c, ROCE_OP_RC_SEND_ONLY, order[i], 8, NULL);
-		quiet = quiet && !serious(&r);
-	}
-	CHECK(quiet, "4 overtook the go-back 2, 3, 5: no finding");
+	r = after_nak(&c, 5, (const uint32_t[]){ 4, 2, 3, 5, 6 }, 5, &early);
+	CHECK(early == 0 && !serious(&r), "4 overtook the go-back 2, 3, 5: no finding");
 	conv_free(&c);
 
 	/* The same where the early resend is the last one due: the next new
 	 * PSN finds the go-back complete. */
 	conv_init(&c, 1024);
-	sends(&c, 1, 4);
-	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
-	quiet = true;
-	uint32_t order_last[] = { 4, 2, 3, 5 };
-	for (size_t i = 0; i < sizeof order_last / sizeof order_last[0]; i++) {
-		r = feed(&c, ROCE_OP_RC_SEND_ONLY, order_last[i], 8, NULL);
-		quiet = quiet && !serious(&r);
-	}
-	CHECK(quiet, "4 overtook the go-back 2, 3, then new 5: no finding");
+	r = after_nak(&c, 4, (const uint32_t[]){ 4, 2, 3, 5 }, 4, &early);
+	CHECK(early == 0 && !serious(&r), "4 overtook the go-back 2, 3, then new 5: no finding");
 	conv_free(&c);
 
 	/* A new PSN right after the early resend may have overtaken the
 	 * unfinished go-back too: a warning. */
 	conv_init(&c, 1024);
-	sends(&c, 1, 5);
-	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
-	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
-	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 6, 8, NULL);
+	r = after_nak(&c, 5, (const uint32_t[]){ 4, 6 }, 2, &early);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "new 6 before the go-back ended: a warning");
 	conv_free(&c);
 
 	/* The early resend sent again by the go-back from the NAKed PSN: it
 	 * was not one of its resends. */
 	conv_init(&c, 1024);
-	sends(&c, 1, 4);
-	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
-	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
-	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
-	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
+	r = after_nak(&c, 4, (const uint32_t[]){ 3, 2, 3 }, 3, &early);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "3, 2, 3 again: a warning");
 	conv_free(&c);
 
 	/* The responder acknowledging the NAKed PSN settles it: it got there. */
 	conv_init(&c, 1024);
-	sends(&c, 1, 4);
-	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
-	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
+	after_nak(&c, 4, (const uint32_t[]){ 3 }, 1, &early);
 	feed(&c, ROCE_OP_RC_ACK, 3, 0, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(!serious(&r), "an ACK past the NAKed PSN: nothing to judge");
