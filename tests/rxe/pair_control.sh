@@ -28,7 +28,7 @@ out=$("$gr" a 'echo recovered' 2>"$ctl/.resend.err")
 st=$?
 took=$(($(date +%s) - t0))
 if [ $st -eq 0 ] && [ "$out" = recovered ] && grep -q "sending it again" "$ctl/.resend.err"; then
-  pass "a request after a line cut short ran once sent again ($took s)"
+  pass "a request behind a line cut short was sent again and ran ($took s)"
 else
   fail "after a line cut short: status $st, output '$out', guest-run said '$(cat "$ctl/.resend.err")'"
 fi
