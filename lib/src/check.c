@@ -11,6 +11,7 @@
 #include "roce/icrc.h"
 #include "roce/mad.h"
 #include "roce/packet.h"
+#include "hints.h"
 
 static const struct roce_code_info code_table[ROCE_CODE_COUNT] = {
 	[ROCE_OK] = { "OK", ROCE_RULE_NONE, ROCE_SEV_INFO, "no error" },
@@ -58,7 +59,8 @@ struct sink {
 	size_t max, n;
 };
 
-static void add(struct sink *s, enum roce_code c, uint32_t off, uint32_t len, uint64_t observed,
+/* Raising a finding is the rare case: out of line (hints.h). */
+static ROCE_COLD void add(struct sink *s, enum roce_code c, uint32_t off, uint32_t len, uint64_t observed,
 		uint64_t expected)
 {
 	if (s->n < s->max)

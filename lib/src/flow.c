@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "flow_internal.h"
+#include "hints.h"
 #include "roce/aeth.h"
 #include "roce/mad.h"
 
@@ -97,7 +98,8 @@ static uint32_t read_packets(uint32_t dmalen, unsigned pmtu)
 	return dmalen == 0 ? 1 : (uint32_t)((dmalen + (uint64_t)pmtu - 1) / pmtu);
 }
 
-static void add(struct roce_flow_result *r, enum roce_code c, uint32_t off, uint32_t len,
+/* Raising a finding is the rare case: out of line (hints.h). */
+static ROCE_COLD void add(struct roce_flow_result *r, enum roce_code c, uint32_t off, uint32_t len,
 		uint64_t observed, uint64_t expected)
 {
 	if (r->n_findings < ROCE_FLOW_MAX_FINDINGS)
@@ -322,7 +324,7 @@ static void nak_acked(struct direction *q, uint32_t psn)
  * reached the highest PSN sent, nothing but the requester explains it on
  * a clean path; a new PSN among unfinished resends may have overtaken
  * them before the capture point. */
-static void judge_ahead(const struct direction *q, uint32_t bth_off, struct roce_flow_result *r)
+static ROCE_COLD void judge_ahead(const struct direction *q, uint32_t bth_off, struct roce_flow_result *r)
 {
 	const struct nak_episode *k = &q->nak;
 	bool resends_done = roce_psn_diff(k->resend_next, k->high) >= 0;
@@ -333,7 +335,7 @@ static void judge_ahead(const struct direction *q, uint32_t bth_off, struct roce
 /* A resend after the NAKed PSN's, while one past it came first: the
  * go-back passing over that PSN shows it was one of its resends that
  * overtook the others; the same PSN resent again shows it was not. */
-static void settle_ahead(struct direction *q, uint32_t psn, uint32_t bth_off, struct roce_flow_result *r)
+static ROCE_COLD void settle_ahead(struct direction *q, uint32_t psn, uint32_t bth_off, struct roce_flow_result *r)
 {
 	struct nak_episode *k = &q->nak;
 	if (psn == k->ahead_psn) {
@@ -345,7 +347,7 @@ static void settle_ahead(struct direction *q, uint32_t psn, uint32_t bth_off, st
 	}
 }
 
-static void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+static ROCE_COLD void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
 		      bool retx, bool unsure, uint32_t bth_off, struct roce_flow_result *r)
 {
 	struct nak_episode *k = &q->nak;
@@ -415,7 +417,7 @@ static void go_back_n(struct direction *q, const struct roce_flow_input *in, uin
 }
 
 /* An RNR NAK asks the requester to wait before it retries. */
-static bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uint32_t psn, bool copy,
+static ROCE_COLD bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uint32_t psn, bool copy,
 		      uint32_t bth_off, struct roce_flow_result *r)
 {
 	if (!q->rnr_pending || psn != q->rnr_psn)
@@ -441,7 +443,7 @@ static bool rnr_retry(struct direction *q, const struct roce_flow_input *in, uin
  * late packet (reordered before the capture point, or resent after a loss
  * before it: a PSN never seen that nothing seen asked for). Returns
  * whether the PSN is new to the capture. */
-static bool behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+static ROCE_COLD bool behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
 		   uint32_t bth_off, struct roce_flow_result *r)
 {
 	uint32_t earlier = 0;
@@ -667,7 +669,7 @@ static const struct request *out_of_sequence(const struct direction *q, uint32_t
 	return first;
 }
 
-static void nak_response(struct direction *q, const struct roce_flow_input *in, uint32_t psn,
+static ROCE_COLD void nak_response(struct direction *q, const struct roce_flow_input *in, uint32_t psn,
 			 struct roce_flow_result *r)
 {
 	const struct roce_pkt *p = in->pkt;

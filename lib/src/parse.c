@@ -8,8 +8,12 @@
 
 #include <string.h>
 
-static enum roce_code fail(struct roce_pkt *p, enum roce_code c, uint32_t off, uint64_t observed,
-			   uint64_t expected)
+#include "hints.h"
+
+/* Where the walk stops on a broken packet: out of line, as healthy
+ * traffic never gets there (hints.h). */
+static ROCE_COLD enum roce_code fail(struct roce_pkt *p, enum roce_code c, uint32_t off, uint64_t observed,
+				     uint64_t expected)
 {
 	p->err = c;
 	p->err_off = off;
@@ -20,8 +24,8 @@ static enum roce_code fail(struct roce_pkt *p, enum roce_code c, uint32_t off, u
 
 /* A header of `need` bytes at `off` is missing: either the capture cut it
  * (the frame had it) or the frame is malformed (code c). */
-static enum roce_code missing(struct roce_pkt *p, enum roce_code c, uint32_t off, uint64_t need,
-			      uint64_t observed, uint64_t expected)
+static ROCE_COLD enum roce_code missing(struct roce_pkt *p, enum roce_code c, uint32_t off, uint64_t need,
+					uint64_t observed, uint64_t expected)
 {
 	if ((uint64_t)off + need <= p->wirelen)
 		return fail(p, ROCE_E_CAPTURE_CUT, off, p->caplen, 0);

@@ -7,6 +7,7 @@
 
 #include "roce/aeth.h"
 #include "roce/packet.h"
+#include "hints.h"
 
 struct line {
 	char *buf;
@@ -56,23 +57,29 @@ static int end(struct line *l)
 	return (int)l->len;
 }
 
-int roce_pkt_summary(const struct roce_pkt *p, char *buf, size_t n)
+/* The operation's name when the opcode table's alone is not it: an opcode
+ * without one, and RoCE v1, which says so first (on a dual-mode port both
+ * kinds flow). Rare: out of line (hints.h). */
+static ROCE_COLD const char *unusual_name(const struct roce_pkt *p, char *buf, size_t n)
 {
-	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
-	if (!bth)
-		return snprintf(buf, n, "no BTH");
 	char name[32];
 	const char *opname = p->op && p->op->name ? p->op->name : NULL;
 	if (!opname) {
 		snprintf(name, sizeof name, "opcode 0x%02x", p->opcode);
 		opname = name;
 	}
-	/* RoCE v1 says so first: on a dual-mode port both kinds flow. */
-	char v1[64];
-	if (p->rocev1) {
-		snprintf(v1, sizeof v1, "RoCE v1 %s", opname);
-		opname = v1;
-	}
+	snprintf(buf, n, "%s%s", p->rocev1 ? "RoCE v1 " : "", opname);
+	return buf;
+}
+
+int roce_pkt_summary(const struct roce_pkt *p, char *buf, size_t n)
+{
+	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
+	if (!bth)
+		return snprintf(buf, n, "no BTH");
+	char unusual[64];
+	const char *opname = p->op && p->op->name && !p->rocev1 ? p->op->name
+				: unusual_name(p, unusual, sizeof unusual);
 	struct line l = { buf, n, 0 };
 	put_str(&l, opname);
 	const uint8_t *aeth = roce_pkt_hdr(p, ROCE_H_AETH);
