@@ -162,7 +162,8 @@ static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 /* The ICRC wherever the packet holds one, even when a header after the BTH
  * could not be parsed: checked (good or bad, with the diagnosis of a bad
  * one), or its bytes shown as not verified (not captured, no IP header,
- * or the preference off). */
+ * or the preference off). Tree only: a bad ICRC's expert info comes from
+ * its finding. */
 static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 		     const struct rocev2_parse *r, struct rocev2_packet *rp)
 {
@@ -186,8 +187,6 @@ static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 	/* The bad-ICRC expert comes from the C_ICRC finding, with its diagnosis. */
 	proto_item *ti = proto_tree_add_checksum(tree, tvb, off, hf_icrc, hf_icrc_status, NULL, pinfo,
 						 computed, ENC_BIG_ENDIAN, PROTO_CHECKSUM_VERIFY);
-	if (!tree)
-		return;
 	proto_tree *sub = proto_item_add_subtree(ti, ett_icrc);
 	proto_item *c = proto_tree_add_uint(sub, hf_icrc_computed, tvb, off, 4, computed);
 	proto_item_set_generated(c);
@@ -311,24 +310,24 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 	if (len > 0 && off < have) {
 		int cap = len < have - off ? len : have - off;
 		tvbuff_t *payload = tvb_new_subset_length_caplen(tvb, off, cap, len);
-		bool done = false;
 		struct rocev2_msg_view whole;
 		struct rocev2_packet_msg *pm = rocev2_packet_msg(rp);
 		if (rocev2_is_mad(t))
-			done = rocev2_dissect_mad(payload, pinfo, rt, t, rp);
+			rocev2_dissect_mad(payload, pinfo, rt, t, rp);
 		else if (!rocev2_msg_part(t) || !pm)
-			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
+			try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
 		else if (rocev2_reassemble(payload, pinfo, rt, t, ulp_reads_qp(pinfo, t), &pm->part, &whole))
-			done = try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
+			try_ulp(whole.data, pinfo, tree, rt, t, rp, &whole); /* a whole SEND message */
 		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
-			done = try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
-		if (!done || tree)
+			try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
+		/* The payload's bytes, whether a ULP took them or not. */
+		if (tree)
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
 	} else if (len == 0 && t->op->kind == ROCE_K_READ_REQ && off <= have) {
 		try_ulp(tvb_new_subset_length_caplen(tvb, off, 0, 0), pinfo, tree, rt, t, rp, NULL);
 	}
 	off += len;
-	if (t->pad_len && off < have) {
+	if (tree && t->pad_len && off < have) {
 		int cap = t->pad_len < have - off ? t->pad_len : have - off;
 		proto_tree_add_item(rt, hf_pad, tvb, off, cap, ENC_NA);
 	}
@@ -430,21 +429,26 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	rocev2_analysis_columns(pinfo, rp);
 	col_set_fence(pinfo->cinfo, COL_INFO); /* a ULP dissector appends after our summary */
 
-	proto_item *ti = proto_tree_add_item(tree, proto_rocev2, tvb, 0, -1, ENC_NA);
-	proto_item_append_text(ti, ", %s", summary);
-	proto_tree *rt = proto_item_add_subtree(ti, ett_rocev2);
-
-	/* Headers, from the BTH on, as libroce found them. */
-	for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++)
-		if (roce_pkt_has(t, (enum roce_hdr)h))
-			rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r.t_shift, (enum roce_hdr)h);
+	/* The tree, when one is wanted: without one (tshark's packet list),
+	 * what follows only runs what has effects beyond it (ULPs, expert
+	 * infos), which keeps the per-packet code short. */
+	proto_tree *rt = NULL;
+	if (tree) {
+		proto_item *ti = proto_tree_add_item(tree, proto_rocev2, tvb, 0, -1, ENC_NA);
+		proto_item_append_text(ti, ", %s", summary);
+		rt = proto_item_add_subtree(ti, ett_rocev2);
+		/* Headers, from the BTH on, as libroce found them. */
+		for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++)
+			if (roce_pkt_has(t, (enum roce_hdr)h))
+				rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r.t_shift, (enum roce_hdr)h);
+	}
 
 	if (decoded && t->err == ROCE_OK) {
 		const char *proto_name = pinfo->current_proto;
 		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
 		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
 	}
-	if (roce_pkt_has(t, ROCE_H_BTH))
+	if (tree && roce_pkt_has(t, ROCE_H_BTH))
 		add_icrc(rt, pinfo, tvb, &r, rp);
 
 	/* Findings: one expert info each, naming its rule, with what libroce
