@@ -102,15 +102,36 @@ void rocev2_ulp_claimed(packet_info *pinfo, uint32_t src_qpn, uint32_t dst_qpn)
 		wmem_map_insert(ulp_qps, qp_key(&pinfo->src, src_qpn), GUINT_TO_POINTER(1));
 }
 
+/* After a ULP claimed the bytes and wrote after our Info text: a space
+ * between the two. Only then, so that a packet no ULP claims (most) costs
+ * no column rewrite. */
+static void separate_ulp_text(packet_info *pinfo, const char *ours, size_t ours_len)
+{
+	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
+	char *ulp = wmem_strdup(pinfo->pool, now + ours_len);
+	col_clear_fence(pinfo->cinfo, COL_INFO);
+	col_add_str(pinfo->cinfo, COL_INFO, ours);
+	col_append_str(pinfo->cinfo, COL_INFO, " ");
+	col_set_fence(pinfo->cinfo, COL_INFO);
+	col_append_str(pinfo->cinfo, COL_INFO, ulp);
+}
+
 bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		      uint32_t src_qpn, uint32_t dst_qpn, void *ib_info)
 {
 	heur_dtbl_entry_t *hde = NULL;
 	volatile bool claimed = false;
-	/* Our Info text, to put back unless a ULP adds to it. */
-	char summary[256];
+	/* Our Info text (with what reassembly added), fenced: what a ULP
+	 * adds goes after it; a copy puts it back if one that does not claim
+	 * the bytes has written anyway. */
+	col_set_fence(pinfo->cinfo, COL_INFO);
+	char ours[256];
 	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
-	g_strlcpy(summary, now ? now : "", sizeof summary);
+	size_t ours_len = now ? strlen(now) : 0;
+	if (ours_len >= sizeof ours)
+		ours_len = sizeof ours - 1;
+	memcpy(ours, now ? now : "", ours_len);
+	ours[ours_len] = '\0';
 	/* While a ULP looks, the "ports" are the QPs, as under the built-in
 	 * dissector: the ULPs find their InfiniBand conversations by them, and
 	 * RPC and others cannot bind the UDP conversation to themselves and
@@ -120,8 +141,6 @@ bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pi
 	pinfo->ptype = PT_IBQP;
 	pinfo->srcport = src_qpn;
 	pinfo->destport = dst_qpn;
-	col_append_str(pinfo->cinfo, COL_INFO, " ");
-	col_set_fence(pinfo->cinfo, COL_INFO);
 	/* A heuristic that claims the bytes and then fails on them is a false
 	 * positive, not a malformed packet: its exception stops here. */
 	TRY {
@@ -135,10 +154,17 @@ bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pi
 	pinfo->srcport = sport;
 	pinfo->destport = dport;
 	now = col_get_text(pinfo->cinfo, COL_INFO);
-	bool added = now && strlen(now) > strlen(summary) + 1;
-	if (!claimed || !added) {
+	size_t now_len = now ? strlen(now) : 0;
+	bool ours_intact = now && now_len >= ours_len && memcmp(now, ours, ours_len) == 0;
+	/* Claimed with text of its own: kept, after a space when it follows
+	 * ours. Anything else (not claimed, or claimed and nothing written):
+	 * our text as it was, when it changed at all. */
+	bool ulp_text = claimed && now_len > ours_len;
+	if (ulp_text && ours_intact)
+		separate_ulp_text(pinfo, ours, ours_len);
+	else if (now && !ulp_text && (now_len != ours_len || !ours_intact)) {
 		col_clear_fence(pinfo->cinfo, COL_INFO);
-		col_add_str(pinfo->cinfo, COL_INFO, summary);
+		col_add_str(pinfo->cinfo, COL_INFO, ours);
 		col_set_fence(pinfo->cinfo, COL_INFO);
 	}
 	if (!claimed)
