@@ -20,8 +20,9 @@ static int hf_value[ROCE_FLOW_V_COUNT];
 static int ett_analysis = -1;
 /* The analysis fields' descriptors (registration data): whether a filter
  * names one is a look at each, cheaper than a registry lookup apiece. */
+enum { ANALYSIS_FIXED_FIELDS = 3 }; /* hf_analysis, hf_class, hf_qp; then the flags, then the values */
 static struct {
-	header_field_info *info[3 + ROCE_FLOW_FLAG_COUNT + ROCE_FLOW_V_COUNT];
+	header_field_info *info[ANALYSIS_FIXED_FIELDS + ROCE_FLOW_FLAG_COUNT + ROCE_FLOW_V_COUNT];
 	unsigned n;
 } analysis_fields;
 
@@ -465,14 +466,24 @@ static void add_value(proto_tree *at, tvbuff_t *tvb, enum roce_flow_value v, uin
 }
 
 /* Whether the analysis items are wanted: a tree that is shown, or a
- * filter (display filter, column, tap) that names one of them. A tree
- * built only to filter on other fields skips them all. */
-static bool analysis_wanted(proto_tree *tree)
+ * filter (display filter, column, tap) that names one of those this packet
+ * has. A tree built only to filter on other fields skips them all; only
+ * the packet's own items are looked at (a look at each analysis field
+ * would touch some fifty descriptors a packet). */
+static bool analysis_wanted(proto_tree *tree, const struct rocev2_packet *rp)
 {
 	if (PTREE_DATA(tree)->visible)
 		return true;
-	for (unsigned i = 0; i < analysis_fields.n; i++)
+	for (unsigned i = 0; i < ANALYSIS_FIXED_FIELDS; i++)
 		if (analysis_fields.info[i]->ref_type != HF_REF_TYPE_NONE)
+			return true;
+	for (uint32_t flags = rp->flags; flags; flags &= flags - 1)
+		if (analysis_fields.info[ANALYSIS_FIXED_FIELDS + __builtin_ctz(flags)]->ref_type != HF_REF_TYPE_NONE)
+			return true;
+	uint32_t slots = rp->slots | (rp->response_in ? (uint32_t)ROCE_FLOW_HAS(RESPONSE_IN) : 0);
+	for (; slots; slots &= slots - 1)
+		if (analysis_fields.info[ANALYSIS_FIXED_FIELDS + ROCE_FLOW_FLAG_COUNT + __builtin_ctz(slots)]->ref_type !=
+		    HF_REF_TYPE_NONE)
 			return true;
 	return false;
 }
@@ -486,7 +497,7 @@ void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, t
 	const struct roce_finding *findings = rocev2_flow_findings(rp);
 	for (unsigned i = 0; i < f->n_findings; i++)
 		rocev2_add_finding(tree, pinfo, ds, base, &findings[i], NULL);
-	if (!tree || (f->cls == ROCE_FLOW_UNTRACKED && !f->dir) || !analysis_wanted(tree))
+	if (!tree || (f->cls == ROCE_FLOW_UNTRACKED && !f->dir) || !analysis_wanted(tree, rp))
 		return;
 	proto_item *ti = gen(proto_tree_add_item(tree, hf_analysis, tvb, 0, 0, ENC_NA));
 	proto_tree *at = proto_item_add_subtree(ti, ett_analysis);
