@@ -9,52 +9,34 @@
 #include "roce/packet.h"
 #include "hints.h"
 
-struct line {
-	char *buf;
-	size_t n;
-	size_t len; /* uncut */
-};
+/* The longest line: an unusual operation name (63), ": " and the AETH
+ * syndrome (47), " QP=0x" and 6 digits, " PSN=" and " MSN=" with 8 each. */
+enum { OPNAME_MAX = 63, SYNDROME_MAX = 47, SUMMARY_MAX = OPNAME_MAX + 2 + SYNDROME_MAX + 12 + 2 * 13 };
 
-static void put(struct line *l, const char *s, size_t len)
+static char *put(char *at, const char *s, size_t len)
 {
-	if (l->len + 1 < l->n) {
-		size_t room = l->n - 1 - l->len;
-		memcpy(l->buf + l->len, s, len < room ? len : room);
-	}
-	l->len += len;
+	memcpy(at, s, len);
+	return at + len;
 }
 
-static void put_str(struct line *l, const char *s)
+/* Written in place, from its last digit back: no copy, one short loop. */
+static char *put_dec(char *at, uint32_t x)
 {
-	put(l, s, strlen(s));
-}
-
-static void put_dec(struct line *l, uint32_t x)
-{
-	char d[10];
-	size_t i = sizeof d;
-	do {
-		d[--i] = (char)('0' + x % 10);
-		x /= 10;
-	} while (x);
-	put(l, d + i, sizeof d - i);
+	unsigned digits = 1;
+	for (uint32_t rest = x; rest >= 10; rest /= 10)
+		digits++;
+	for (char *d = at + digits; d > at; x /= 10)
+		*--d = (char)('0' + x % 10);
+	return at + digits;
 }
 
 /* "%06x" of a 24-bit field. */
-static void put_hex6(struct line *l, uint32_t x)
+static char *put_hex6(char *at, uint32_t x)
 {
 	static const char digits[] = "0123456789abcdef";
-	char d[6];
 	for (int i = 5; i >= 0; i--, x >>= 4)
-		d[i] = digits[x & 0xF];
-	put(l, d, sizeof d);
-}
-
-static int end(struct line *l)
-{
-	if (l->n)
-		l->buf[l->len < l->n ? l->len : l->n - 1] = '\0';
-	return (int)l->len;
+		at[i] = digits[x & 0xF];
+	return at + 6;
 }
 
 /* The operation's name when the opcode table's alone is not it: an opcode
@@ -72,32 +54,48 @@ static ROCE_COLD const char *unusual_name(const struct roce_pkt *p, char *buf, s
 	return buf;
 }
 
+/* The line into out (SUMMARY_MAX bytes at least), without its NUL; its
+ * length. Every part has a bound, so nothing is checked on the way. */
+static size_t compose(const struct roce_pkt *p, const uint8_t *bth, char *out)
+{
+	char unusual[OPNAME_MAX + 1];
+	const char *opname = p->op && p->op->name && !p->rocev1 ? p->op->name
+				: unusual_name(p, unusual, sizeof unusual);
+	size_t name_len = strlen(opname);
+	char *at = put(out, opname, name_len < OPNAME_MAX ? name_len : OPNAME_MAX);
+	const uint8_t *aeth = roce_pkt_hdr(p, ROCE_H_AETH);
+	if (aeth) {
+		char syn[SYNDROME_MAX + 1];
+		roce_aeth_describe((uint8_t)roce_aeth_syndrome(aeth), syn, sizeof syn);
+		at = put(at, ": ", 2);
+		at = put(at, syn, strlen(syn));
+	}
+	at = put_hex6(put(at, " QP=0x", 6), roce_bth_destqp(bth));
+	if (!(p->op && p->op->kind == ROCE_K_CNP && !aeth)) {
+		at = put_dec(put(at, " PSN=", 5), roce_bth_psn(bth));
+		if (aeth)
+			at = put_dec(put(at, " MSN=", 5), roce_aeth_msn(aeth));
+	}
+	return (size_t)(at - out);
+}
+
 int roce_pkt_summary(const struct roce_pkt *p, char *buf, size_t n)
 {
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
 	if (!bth)
 		return snprintf(buf, n, "no BTH");
-	char unusual[64];
-	const char *opname = p->op && p->op->name && !p->rocev1 ? p->op->name
-				: unusual_name(p, unusual, sizeof unusual);
-	struct line l = { buf, n, 0 };
-	put_str(&l, opname);
-	const uint8_t *aeth = roce_pkt_hdr(p, ROCE_H_AETH);
-	if (aeth) {
-		char syn[48];
-		roce_aeth_describe((uint8_t)roce_aeth_syndrome(aeth), syn, sizeof syn);
-		put(&l, ": ", 2);
-		put_str(&l, syn);
+	size_t len;
+	if (n > SUMMARY_MAX) { /* the usual buffer: written in place */
+		len = compose(p, bth, buf);
+		buf[len] = '\0';
+	} else {
+		char line[SUMMARY_MAX];
+		len = compose(p, bth, line);
+		if (n) {
+			size_t w = len < n ? len : n - 1;
+			memcpy(buf, line, w);
+			buf[w] = '\0';
+		}
 	}
-	put(&l, " QP=0x", 6);
-	put_hex6(&l, roce_bth_destqp(bth));
-	if (p->op && p->op->kind == ROCE_K_CNP && !aeth)
-		return end(&l);
-	put(&l, " PSN=", 5);
-	put_dec(&l, roce_bth_psn(bth));
-	if (aeth) {
-		put(&l, " MSN=", 5);
-		put_dec(&l, roce_aeth_msn(aeth));
-	}
-	return end(&l);
+	return (int)len;
 }
