@@ -263,9 +263,8 @@ bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, u
 static size_t pack(const struct roce_flow_result *r, uint64_t slots, uint8_t *out)
 {
 	size_t n = 0;
-	for (unsigned v = 0; v < ROCE_FLOW_V_COUNT; v++) {
-		if (!(slots & (UINT64_C(1) << v)))
-			continue;
+	for (; slots; slots &= slots - 1) { /* the values present, in order */
+		unsigned v = (unsigned)__builtin_ctzll(slots);
 		if (is_late(v)) {
 			uint64_t x = r->has & (UINT64_C(1) << v) ? r->value[v] : 0;
 			memcpy(out + n, &x, sizeof x);
