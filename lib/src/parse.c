@@ -82,11 +82,11 @@ static enum roce_code walk_transport(struct roce_pkt *p, uint32_t off, uint32_t 
 	if (!captured(p, off, hdrs_len))
 		return fail(p, ROCE_E_CAPTURE_CUT, off + ROCE_BTH_LEN, p->caplen, 0);
 	uint32_t x = off + ROCE_BTH_LEN;
-	for (unsigned h = ROCE_H_FIRST_XHDR; h < ROCE_H_COUNT; h++) {
-		if (p->op->xhdrs & ROCE_XHDR_BIT(h)) {
-			found(p, (enum roce_hdr)h, x);
-			x += roce_hdr_info((enum roce_hdr)h)->size;
-		}
+	/* The opcode's extended headers, in wire order (the bits' order). */
+	for (uint32_t bits = p->op->xhdrs; bits; bits &= bits - 1) {
+		enum roce_hdr h = (enum roce_hdr)(ROCE_H_FIRST_XHDR + __builtin_ctz(bits));
+		found(p, h, x);
+		x += roce_hdr_info(h)->size;
 	}
 
 	uint32_t data = tp_len - hdrs_len - ROCE_ICRC_LEN; /* payload + pad */
