@@ -125,13 +125,9 @@ bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pi
 	 * adds goes after it; a copy puts it back if one that does not claim
 	 * the bytes has written anyway. */
 	col_set_fence(pinfo->cinfo, COL_INFO);
-	char ours[256];
 	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
-	size_t ours_len = now ? strlen(now) : 0;
-	if (ours_len >= sizeof ours)
-		ours_len = sizeof ours - 1;
-	memcpy(ours, now ? now : "", ours_len);
-	ours[ours_len] = '\0';
+	const char *ours = wmem_strdup(pinfo->pool, now ? now : "");
+	size_t ours_len = strlen(ours);
 	/* While a ULP looks, the "ports" are the QPs, as under the built-in
 	 * dissector: the ULPs find their InfiniBand conversations by them, and
 	 * RPC and others cannot bind the UDP conversation to themselves and
