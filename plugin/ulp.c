@@ -126,8 +126,10 @@ bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pi
 	 * the bytes has written anyway. */
 	col_set_fence(pinfo->cinfo, COL_INFO);
 	const char *now = col_get_text(pinfo->cinfo, COL_INFO);
-	const char *ours = wmem_strdup(pinfo->pool, now ? now : "");
-	size_t ours_len = strlen(ours);
+	char ours[COL_MAX_INFO_LEN]; /* a column holds no more */
+	size_t ours_len = now ? strnlen(now, sizeof ours - 1) : 0;
+	memcpy(ours, now ? now : "", ours_len);
+	ours[ours_len] = '\0';
 	/* While a ULP looks, the "ports" are the QPs, as under the built-in
 	 * dissector: the ULPs find their InfiniBand conversations by them, and
 	 * RPC and others cannot bind the UDP conversation to themselves and

@@ -11,10 +11,8 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ROCE_COLD __attribute__((cold, noinline))
-#define ROCE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define ROCE_COLD
-#define ROCE_UNLIKELY(x) (x)
 #endif
 
 #endif
