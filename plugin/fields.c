@@ -11,6 +11,8 @@
 static int hf_hdr[ROCE_H_COUNT];
 static int ett_hdr[ROCE_H_COUNT];
 static int hf_field[ROCE_F_COUNT];
+static header_field_info *hfi_hdr[ROCE_H_COUNT];
+static header_field_info *hfi_field[ROCE_F_COUNT];
 
 int rocev2_hf(enum roce_field f)
 {
@@ -134,6 +136,10 @@ void rocev2_register_header_fields(int proto)
 	}
 	proto_register_field_array(proto, hf, (int)k);
 	proto_register_subtree_array(ett, (int)nhdr);
+	for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++)
+		hfi_hdr[h] = proto_registrar_get_nth((guint)hf_hdr[h]);
+	for (unsigned f = first_field; f < first_field + nfield; f++)
+		hfi_field[f] = proto_registrar_get_nth((guint)hf_field[f]);
 }
 
 proto_item *rocev2_add_header(proto_tree *tree, tvbuff_t *tvb, int off, enum roce_hdr h)
@@ -141,12 +147,19 @@ proto_item *rocev2_add_header(proto_tree *tree, tvbuff_t *tvb, int off, enum roc
 	const struct roce_hdr_info *hi = roce_hdr_info(h);
 	if (!tree)
 		return NULL;
-	proto_item *ti = proto_tree_add_item(tree, hf_hdr[h], tvb, off, hi->size, ENC_NA);
-	proto_tree *sub = proto_item_add_subtree(ti, ett_hdr[h]);
+	/* In a tree that only serves a filter, only the fields it names. */
+	proto_item *ti = NULL;
+	proto_tree *sub = tree;
+	if (rocev2_item_kept(tree, hfi_hdr[h])) {
+		ti = proto_tree_add_item(tree, hf_hdr[h], tvb, off, hi->size, ENC_NA);
+		sub = proto_item_add_subtree(ti, ett_hdr[h]);
+	}
 	enum roce_field f0;
 	unsigned n;
 	roce_hdr_fields(h, &f0, &n);
 	for (unsigned i = 0; i < n; i++) {
+		if (!rocev2_item_kept(sub, hfi_field[f0 + i]))
+			continue;
 		const struct roce_field_info *fi = roce_field_info((enum roce_field)(f0 + i));
 		bool bytes = fi->display == ROCE_DISP_BYTES || fi->display == ROCE_DISP_IPV4 ||
 			     fi->display == ROCE_DISP_IPV6;

@@ -31,6 +31,9 @@ static int hf_icrc_diagnosis = -1;
 static int hf_icrc_unverified = -1;
 static int ett_rocev2 = -1;
 static int ett_icrc = -1;
+/* The fields above, to ask whether a tree keeps them (rocev2_item_kept). */
+static header_field_info *hfi_payload, *hfi_pad;
+static header_field_info *hfi_icrc_items[5];
 
 /* MTU choices for the path-MTU preference; 0 learns it per QP. */
 static const enum_val_t pmtu_vals[] = {
@@ -162,13 +165,18 @@ static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 /* The ICRC wherever the packet holds one, even when a header after the BTH
  * could not be parsed: checked (good or bad, with the diagnosis of a bad
  * one), or its bytes shown as not verified (not captured, no IP header,
- * or the preference off). Tree only: a bad ICRC's expert info comes from
- * its finding. */
+ * or the preference off). Tree only, and only when the tree keeps one of
+ * its fields: a bad ICRC's expert info comes from its finding. */
 static void add_icrc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 		     const struct rocev2_parse *r, struct rocev2_packet *rp)
 {
 	const struct roce_pkt *t = r->t;
 	int off = (int)t->icrc_off - r->t_shift;
+	bool wanted = false;
+	for (size_t i = 0; i < array_length(hfi_icrc_items); i++)
+		wanted |= rocev2_item_kept(tree, hfi_icrc_items[i]);
+	if (!wanted)
+		return;
 	if (rp->icrc_status == ROCE_ICRC_UNVERIFIED) {
 		if (off >= 0 && (t->err == ROCE_OK || t->icrc_found)) {
 			int have = (int)tvb_captured_length(tvb);
@@ -321,13 +329,13 @@ static void add_payload(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, pro
 		else if (!whole.held) /* a data transfer, or a SEND on a QP no ULP claimed yet */
 			try_ulp(payload, pinfo, tree, rt, t, rp, NULL);
 		/* The payload's bytes, whether a ULP took them or not. */
-		if (tree)
+		if (rocev2_item_kept(rt, hfi_payload))
 			proto_tree_add_item(rt, hf_payload, tvb, off, cap, ENC_NA);
 	} else if (len == 0 && t->op->kind == ROCE_K_READ_REQ && off <= have) {
 		try_ulp(tvb_new_subset_length_caplen(tvb, off, 0, 0), pinfo, tree, rt, t, rp, NULL);
 	}
 	off += len;
-	if (tree && t->pad_len && off < have) {
+	if (t->pad_len && off < have && rocev2_item_kept(rt, hfi_pad)) {
 		int cap = t->pad_len < have - off ? t->pad_len : have - off;
 		proto_tree_add_item(rt, hf_pad, tvb, off, cap, ENC_NA);
 	}
@@ -426,8 +434,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	else
 		roce_pkt_strerror(t, summary, SUMMARY_LEN);
 	col_set_str(pinfo->cinfo, COL_INFO, summary);
-	rocev2_analysis_columns(pinfo, rp);
-	col_set_fence(pinfo->cinfo, COL_INFO); /* a ULP dissector appends after our summary */
+	rocev2_analysis_columns(pinfo, rp); /* a ULP's text goes after all of ours (ulp.c fences) */
 
 	/* The tree, when one is wanted: without one (tshark's packet list),
 	 * what follows only runs what has effects beyond it (ULPs, expert
@@ -526,6 +533,11 @@ void proto_register_rocev2(void)
 					       ROCEV2_FILTER);
 	proto_register_field_array(proto_rocev2, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
+	hfi_payload = proto_registrar_get_nth((guint)hf_payload);
+	hfi_pad = proto_registrar_get_nth((guint)hf_pad);
+	int *icrc_items[] = { &hf_icrc, &hf_icrc_status, &hf_icrc_computed, &hf_icrc_diagnosis, &hf_icrc_unverified };
+	for (size_t i = 0; i < array_length(icrc_items); i++)
+		hfi_icrc_items[i] = proto_registrar_get_nth((guint)*icrc_items[i]);
 	rocev2_register_header_fields(proto_rocev2);
 	rocev2_register_findings(proto_rocev2);
 	rocev2_register_analysis(proto_rocev2);

@@ -37,6 +37,15 @@ static inline guint rocev2_hash_bytes(const void *bytes, size_t n)
 	return (guint)h;
 }
 
+/* Whether Wireshark keeps an item of field hfi added under tree, rather
+ * than faking it (proto.c's TRY_TO_FAKE_THIS_ITEM: a tree that only serves
+ * a filter or a tap keeps the fields they refer to). Asking first spares
+ * the call for each field nobody looks at. Not for FT_PROTOCOL fields. */
+static inline bool rocev2_item_kept(proto_tree *tree, const header_field_info *hfi)
+{
+	return tree && (PTREE_DATA(tree)->visible || !PTREE_FINFO(tree) || hfi->ref_type != HF_REF_TYPE_NONE);
+}
+
 /* ---- fields.c: header fields derived from libroce's descriptors ---- */
 
 /* Registers one Wireshark field per libroce field from the BTH on (the IP
