@@ -536,6 +536,7 @@ void proto_register_rocev2(void)
 	hfi_payload = proto_registrar_get_nth((guint)hf_payload);
 	hfi_pad = proto_registrar_get_nth((guint)hf_pad);
 	int *icrc_items[] = { &hf_icrc, &hf_icrc_status, &hf_icrc_computed, &hf_icrc_diagnosis, &hf_icrc_unverified };
+	_Static_assert(array_length(icrc_items) == array_length(hfi_icrc_items), "one entry per ICRC field");
 	for (size_t i = 0; i < array_length(icrc_items); i++)
 		hfi_icrc_items[i] = proto_registrar_get_nth((guint)*icrc_items[i]);
 	rocev2_register_header_fields(proto_rocev2);
