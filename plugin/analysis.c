@@ -464,25 +464,24 @@ static void add_value(proto_tree *at, tvbuff_t *tvb, enum roce_flow_value v, uin
 	}
 }
 
-/* Whether the analysis items are wanted: a tree that is shown, or a
- * filter (display filter, column, tap) that names one of those this packet
- * has. A tree built only to filter on other fields skips them all; only
- * the packet's own items are looked at (a look at each analysis field
- * would touch some fifty descriptors a packet). */
+/* Whether the analysis items are wanted: Wireshark would keep one of
+ * those this packet has (rocev2_item_kept: a tree that is shown, or a
+ * filter, column or tap that names it). A tree built only to filter on
+ * other fields skips them all; only the packet's own items are looked at
+ * (a look at each analysis field would touch some fifty descriptors a
+ * packet). */
 static bool analysis_wanted(proto_tree *tree, const struct rocev2_packet *rp)
 {
-	if (PTREE_DATA(tree)->visible)
-		return true;
 	for (unsigned i = 0; i < ANALYSIS_FIXED_FIELDS; i++)
-		if (analysis_fields.info[i]->ref_type != HF_REF_TYPE_NONE)
+		if (rocev2_item_kept(tree, analysis_fields.info[i]))
 			return true;
 	for (uint32_t flags = rp->flags; flags; flags &= flags - 1)
-		if (analysis_fields.info[ANALYSIS_FIXED_FIELDS + __builtin_ctz(flags)]->ref_type != HF_REF_TYPE_NONE)
+		if (rocev2_item_kept(tree, analysis_fields.info[ANALYSIS_FIXED_FIELDS + __builtin_ctz(flags)]))
 			return true;
 	uint32_t slots = rp->slots | (rp->response_in ? (uint32_t)ROCE_FLOW_HAS(RESPONSE_IN) : 0);
 	for (; slots; slots &= slots - 1)
-		if (analysis_fields.info[ANALYSIS_FIXED_FIELDS + ROCE_FLOW_FLAG_COUNT + __builtin_ctz(slots)]->ref_type !=
-		    HF_REF_TYPE_NONE)
+		if (rocev2_item_kept(tree, analysis_fields.info[ANALYSIS_FIXED_FIELDS + ROCE_FLOW_FLAG_COUNT +
+								__builtin_ctz(slots)]))
 			return true;
 	return false;
 }
