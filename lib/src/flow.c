@@ -392,8 +392,11 @@ static ROCE_COLD void go_back_n(struct direction *q, const struct roce_flow_inpu
 		 * unless this packet only goes on with a run of resends begun
 		 * before the NAK arrived (PSNs missing in the run were lost before
 		 * the capture point; a new PSN that skipped ahead among its
-		 * resends overtook them). */
-		bool continues = q->retx_seen && roce_psn_diff(psn, q->last_retx_psn) > 0 && !q->new_since_retx;
+		 * resends overtook them), or takes the run up again where a resend
+		 * that overtook others before the capture point left it. */
+		bool continues = q->retx_seen && !q->new_since_retx &&
+				 (roce_psn_diff(psn, q->last_retx_psn) > 0 ||
+				  (q->retx_overtaken && psn == q->retx_resume));
 		if (k->ahead) {
 			if (roce_psn_diff(psn, k->resend_next) >= 0)
 				k->resend_next = (psn + span) & ROCE_PSN_MASK;
@@ -484,6 +487,17 @@ static ROCE_COLD bool behind(struct direction *q, const struct roce_flow_input *
 	}
 	if (!rnr && !q->nak.open)
 		q->disorder++; /* a timeout's resend, or a duplicate: nothing seen asked for it */
+	/* Where a run of resends was when one of them came ahead of the
+	 * others (the first of several in a row): it may go on from there. */
+	uint32_t in_order = (q->last_retx_psn + 1) & ROCE_PSN_MASK;
+	bool ahead = q->retx_seen && !q->new_since_retx && roce_psn_diff(psn, in_order) > 0;
+	if (!q->retx_seen || q->new_since_retx || (q->retx_overtaken && psn == q->retx_resume)) {
+		q->retx_overtaken = false; /* a new run, or the run taken up again */
+	} else if (ahead && !q->retx_ahead) {
+		q->retx_overtaken = true;
+		q->retx_resume = in_order;
+	}
+	q->retx_ahead = ahead;
 	q->retx_seen = true;
 	q->last_retx_psn = (psn + span - 1) & ROCE_PSN_MASK;
 	q->new_since_retx = false;

@@ -131,6 +131,10 @@ struct direction {
 	bool retx_seen;     /* a retransmission was seen, the last ... */
 	uint32_t last_retx_psn; /* ... of this PSN */
 	bool new_since_retx;    /* the next new PSN in order since then: its run of resends ended */
+	bool retx_overtaken;    /* a resend of that run came ahead of others (overtook them before
+				 * the capture point, or they were lost there): the run ... */
+	uint32_t retx_resume;   /* ... may go on from this PSN, where it was */
+	bool retx_ahead;        /* the last resend came ahead of its run */
 	uint64_t last_ts;
 	uint32_t una;       /* the oldest PSN not yet acknowledged */
 	uint64_t bytes_in_flight;

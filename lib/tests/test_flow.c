@@ -452,6 +452,24 @@ static void nak_and_go_back_n(void)
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	CHECK(!serious(&r) && r.nak_frame, "then the resend of 4");
 	conv_free(&c);
+	/* The same, with one resend of the run overtaking others before the
+	 * capture point (netem's reordering between two rxe hosts): the run
+	 * resumes where it was, and a new PSN after it means the second NAK
+	 * crossed it in flight or was lost after the capture point. */
+	conv_init(&c, 1024);
+	sends(&c, 1, 20);
+	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
+	sends(&c, 2, 5);
+	feed(&c, ROCE_OP_RC_ACK, 4, 0, &nak);
+	static const uint32_t overtaken_run[] = { 6, 9, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
+	for (size_t i = 0; i < sizeof overtaken_run / sizeof overtaken_run[0]; i++) {
+		r = feed(&c, ROCE_OP_RC_SEND_ONLY, overtaken_run[i], 8, NULL);
+		CHECK(!serious(&r), "resend %u of the run, 9 overtaking 7 and 8", overtaken_run[i]);
+	}
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 21, 8, NULL);
+	CHECK(!serious(&r) && !has(&r, ROCE_F_GBN_SKIPPED) && (r.flags & ROCE_FLOW_F(CROSSED_NAK)),
+	      "new PSN 21 after the run: it crossed the second NAK, no go-back skipped it");
+	conv_free(&c);
 
 	/* READs take one PSN per response packet: so does their go-back. */
 	conv_init(&c, 1024);
