@@ -348,6 +348,13 @@ static ROCE_COLD void settle_ahead(struct direction *q, uint32_t psn, uint32_t b
 	}
 }
 
+/* Does psn take a run of resends up again where it was when one of its
+ * resends came ahead of the others? */
+static bool resumes_run(const struct direction *q, uint32_t psn)
+{
+	return q->retx_overtaken && psn == q->retx_resume;
+}
+
 static ROCE_COLD void go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
 		      bool retx, bool unsure, uint32_t bth_off, struct roce_flow_result *r)
 {
@@ -396,7 +403,7 @@ static ROCE_COLD void go_back_n(struct direction *q, const struct roce_flow_inpu
 		 * that overtook others before the capture point left it. */
 		bool continues = q->retx_seen && !q->new_since_retx &&
 				 (roce_psn_diff(psn, q->last_retx_psn) > 0 ||
-				  (q->retx_overtaken && psn == q->retx_resume));
+				  resumes_run(q, psn));
 		if (k->ahead) {
 			if (roce_psn_diff(psn, k->resend_next) >= 0)
 				k->resend_next = (psn + span) & ROCE_PSN_MASK;
@@ -491,7 +498,7 @@ static ROCE_COLD bool behind(struct direction *q, const struct roce_flow_input *
 	 * others (the first of several in a row): it may go on from there. */
 	uint32_t in_order = (q->last_retx_psn + 1) & ROCE_PSN_MASK;
 	bool ahead = q->retx_seen && !q->new_since_retx && roce_psn_diff(psn, in_order) > 0;
-	if (!q->retx_seen || q->new_since_retx || (q->retx_overtaken && psn == q->retx_resume)) {
+	if (!q->retx_seen || q->new_since_retx || resumes_run(q, psn)) {
 		q->retx_overtaken = false; /* a new run, or the run taken up again */
 	} else if (ahead && !q->retx_ahead) {
 		q->retx_overtaken = true;
