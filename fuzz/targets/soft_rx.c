@@ -10,7 +10,8 @@
  * - memory of another PD is never touched;
  * - a request whose RETH / AtomicETH range lies inside no MR of the QP's
  *   PD changes no MR byte (the DUT NAKs or drops, it never touches), and
- *   a READ of such a range gets no READ response (no data leaves);
+ *   a READ of such a range gets no READ response (no data leaves); the
+ *   range is the one the DUT reads (see dmalen_of);
  * - without a fault profile, every frame the DUT sends parses, is
  *   complete, carries a good ICRC and breaks no error-severity check.
  *
@@ -230,6 +231,15 @@ static void teardown(struct rig *r)
 	soft_backend_close(&r->dev->base);
 }
 
+/* The DMA Length the DUT acts on. dmalen-31bit misreads it on purpose,
+ * as 31 bits (2^31 + n serves n bytes, 2^31 a READ of none): hold the DUT
+ * to the range it reads, not the one on the wire, which no MR holds. */
+static uint32_t dmalen_of(const struct rig *r, const uint8_t *reth)
+{
+	uint32_t len = roce_reth_dmalen(reth);
+	return SOFT_FAULT_ON(r->dev, DMALEN_31BIT) ? len & 0x7FFFFFFFu : len;
+}
+
 /* Whether [va, va + len) lies inside an MR of pd (whatever its key). */
 static bool inside_some_mr(const struct rig *r, uint64_t va, uint64_t len)
 {
@@ -277,8 +287,8 @@ static void one_frame(struct rig *r, const uint8_t *frame, size_t len)
 	if (roce_parse_frame(&p, frame, len, len, ROCE_PARSE_ROCEV1) == ROCE_OK) {
 		read = p.op->kind == ROCE_K_READ_REQ;
 		const uint8_t *h;
-		if ((h = roce_pkt_hdr(&p, ROCE_H_RETH)) && roce_reth_dmalen(h))
-			outside = !inside_some_mr(r, roce_reth_va(h), roce_reth_dmalen(h));
+		if ((h = roce_pkt_hdr(&p, ROCE_H_RETH)) && dmalen_of(r, h))
+			outside = !inside_some_mr(r, roce_reth_va(h), dmalen_of(r, h));
 		if ((h = roce_pkt_hdr(&p, ROCE_H_ATOMICETH)))
 			outside = !inside_some_mr(r, roce_atomiceth_va(h), 8);
 	}
