@@ -76,6 +76,17 @@ with tempfile.TemporaryDirectory() as d:
     check(rc == 0 and "5 case runs (3 cases) on 6.1 (6.1.0-57-amd64) match" in out, "a full run that matches: %s" % out.strip())
     rc, out = run("check", res, doc, "--kernel", K612)
     check(rc == 1 and "has no column for kernel 6.12.117+deb13-amd64" in out, "a kernel without a column: %s" % out.strip())
+    # A newer build of a recorded kernel line (the archive moved on) is
+    # judged against that line's column, with a note; a verdict that moved
+    # still fails.
+    rc, out = run("check", res, doc, "--kernel", "6.1.0-58-amd64", "--all", cases)
+    check(rc == 0 and "ran Linux 6.1.0-58-amd64" in out and "judged against that column" in out and
+          "on 6.1 (6.1.0-58-amd64) match" in out, "a newer build of a recorded kernel: %s" % out.strip())
+    setup([("A-001", 4, "fail")] + good[1:])
+    rc, out = run("check", res, doc, "--kernel", "6.1.0-58-amd64")
+    check(rc == 1 and "A-001 IPv4: fail against rxe 6.1, the document says pass" in out,
+          "a newer build of a recorded kernel whose verdict moved: %s" % out.strip())
+    setup(good)
     setup(good[:2])
     rc, out = run("check", res, doc, "--kernel", K61)
     check(rc == 0, "a subset that matches: %s" % out.strip())
