@@ -51,6 +51,10 @@ RECENT
   if [ "$(id -u)" = 0 ]; then
     chown -R 65534:65534 "$gui_work/home"
     run="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    # A plugin folder nobody cannot reach (a clone under /root) is copied.
+    # (Sourced by a script of this folder: $0 is that script.)
+    . "$(dirname "$0")/for_nobody.sh"
+    dir=$(for_nobody "$dir" "$gui_work")
   fi
   $run env HOME="$gui_work/home" WIRESHARK_PLUGIN_DIR="$dir" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$gui_work/home" \
     ${ROCEV2_TSHARK_PRELOAD:+LD_PRELOAD=$ROCEV2_TSHARK_PRELOAD} \

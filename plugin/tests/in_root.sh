@@ -16,6 +16,13 @@ fi
 root=$1 share=$2
 shift 2
 mkdir -p "$root$share"
+# nobody must reach the share inside: a share under /root crosses the root
+# file system's own /root (mode 0700). The root is ours (release_root.sh).
+d=$root$share
+while [ "$d" != "$root" ] && [ "$d" != / ]; do
+  chmod o+x "$d"
+  d=$(dirname "$d")
+done
 # shellcheck disable=SC2016
 exec unshare --mount --net --fork sh -c '
   root=$1 share=$2 user=$3

@@ -38,6 +38,22 @@ mkdir -p "$home/empty"
 # No extcap helpers: the tests never capture live, and tshark runs every
 # helper it finds for -G currentprefs (androiddump, with the sanitizer
 # runtimes preloaded, waited until the test's 10-minute timeout).
+if [ "$(id -u)" = 0 ]; then
+  # nobody may not reach the plugin or the files named (a clone under
+  # /root): copies in its home then stand in for them (for_nobody.sh).
+  . "$(dirname "$0")/for_nobody.sh"
+  chmod 755 "$home"
+  dir=$(for_nobody "$dir" "$home")
+  n=$#
+  while [ "$n" -gt 0 ]; do
+    a=$1
+    shift
+    if [ -f "$a" ]; then a=$(for_nobody "$a" "$home"); fi
+    set -- "$@" "$a"
+    n=$((n - 1))
+  done
+  nobody_reads . || cd "$home"
+fi
 set -- env HOME="$home" WIRESHARK_PLUGIN_DIR="$dir" WIRESHARK_EXTCAP_DIR="$home/empty" ${ROCEV2_TSHARK_PRELOAD:+LD_PRELOAD=$ROCEV2_TSHARK_PRELOAD} tshark "$@"
 if [ "$(id -u)" = 0 ]; then
   chown 65534:65534 "$home"
