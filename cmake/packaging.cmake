@@ -142,6 +142,6 @@ include(CPack)
 if(ROCE_BUILD_TESTS)
   add_test(NAME packaging_deb_and_install
     COMMAND ${PROJECT_SOURCE_DIR}/packaging/test-packaging.sh ${CMAKE_BINARY_DIR} "${ROCE_COMPONENTS}")
-  set_tests_properties(packaging_deb_and_install PROPERTIES LABELS "packaging" RUN_SERIAL TRUE TIMEOUT 600
+  set_tests_properties(packaging_deb_and_install PROPERTIES LABELS "packaging;full" RUN_SERIAL TRUE TIMEOUT 600
                        SKIP_RETURN_CODE 77)
 endif()
