@@ -296,8 +296,31 @@ static bool clean(const struct direction *q)
  * an earlier copy of its PSN (a duplicate made by the network looks the
  * same; a first copy may be the original, late); elsewhere loss,
  * reordering or duplication before the capture point explains them, and
- * they are warnings. A resend past the NAKed PSN that comes first is only
- * judged once the go-back shows whether it overtook the others. */
+ * they are warnings. A new PSN whose IPv4 ID falls between those of the
+ * requester's packet seen before the resend and of the resend left the
+ * requester before the resend (Linux numbers the datagrams it sends to a
+ * host in order), which overtook it before the capture point: it crossed
+ * the NAK, and the go-back goes up to it. A resend past the NAKed PSN
+ * that comes first is only judged once the go-back shows whether it
+ * overtook the others. */
+
+/* The packet's IPv4 ID, when it has one. */
+static bool ipv4_id(const struct roce_pkt *p, uint16_t *id)
+{
+	const uint8_t *ip = roce_pkt_hdr(p, ROCE_H_IPV4);
+	if (ip)
+		*id = (uint16_t)roce_ipv4_id(ip);
+	return ip != NULL;
+}
+
+/* Did this packet leave the requester before the resend of the NAKed
+ * PSN, by its IPv4 ID? */
+static bool sent_before_resend(const struct nak_episode *k, const struct roce_flow_input *in)
+{
+	uint16_t id;
+	return k->ipid_known && ipv4_id(in->pkt, &id) && (int16_t)(uint16_t)(id - k->ipid_before) > 0 &&
+	       (int16_t)(uint16_t)(k->ipid_resend - id) > 0;
+}
 
 static void nak_open(struct direction *q, uint32_t psn, uint32_t frame, uint64_t ts)
 {
@@ -377,9 +400,17 @@ static ROCE_COLD void go_back_n(struct direction *q, const struct roce_flow_inpu
 			r->flags |= ROCE_FLOW_F(CROSSED_NAK);
 			return;
 		}
-		if (roce_psn_diff(k->resend_next, k->high) < 0)
+		if (roce_psn_diff(k->resend_next, k->high) < 0) {
+			if (sent_before_resend(k, in)) {
+				/* It crossed the NAK, and the resend overtook it. */
+				r->flags |= ROCE_FLOW_F(CROSSED_NAK);
+				q->disorder++;
+				k->high = (psn + span) & ROCE_PSN_MASK;
+				return;
+			}
 			add(r, clean(q) && !k->resend_unsure ? ROCE_F_GBN_NEW_IN_RESEND : ROCE_F_GBN_NEW_IN_RESEND_SEEN,
 			    bth_off + 9, 3, psn, k->resend_next);
+		}
 		k->open = false;
 		return;
 	}
@@ -393,6 +424,8 @@ static ROCE_COLD void go_back_n(struct direction *q, const struct roce_flow_inpu
 		r->nak_frame = k->frame;
 		r->nak_to_resend_ns = since(in->ts_ns, k->ts_ns);
 		r->new_after_nak = k->new_before;
+		k->ipid_known = q->ipid_known && ipv4_id(in->pkt, &k->ipid_resend);
+		k->ipid_before = q->last_ipid;
 	} else if (!k->resent) {
 		/* Before the NAKed PSN: a timeout's go-back that crossed the NAK.
 		 * After it: a go-back that began past it, judged when it ends,
@@ -572,6 +605,7 @@ static void request(const struct roce_flow_env *env, struct direction *q, const 
 	if (r->cls == ROCE_FLOW_IN_ORDER)
 		q->new_since_retx = true;
 done:
+	q->ipid_known = ipv4_id(p, &q->last_ipid);
 	flow_remember(env, q, true, psn, in);
 	/* Behind the next new PSN, and never a request's PSN before. */
 	record_request(env, q, in, psn, span, span_known, dmalen, fresh,

@@ -87,6 +87,11 @@ struct nak_episode {
 	bool ahead_unsure;   /* a byte-identical copy, or a PSN never seen */
 	uint32_t ahead_psn;
 	uint32_t ahead_end;  /* the PSN after it */
+	/* The IPv4 IDs of the requester's packet seen before the resend of the
+	 * NAKed PSN and of that resend: a packet numbered between them left
+	 * the requester before the resend. */
+	bool ipid_known;
+	uint16_t ipid_before, ipid_resend;
 };
 
 #define RATE_SLOTS 8
@@ -136,6 +141,8 @@ struct direction {
 	uint32_t retx_resume;   /* ... may go on from this PSN, where it was */
 	bool retx_ahead;        /* the last resend came ahead of its run */
 	uint64_t last_ts;
+	bool ipid_known;    /* the IPv4 ID of the last request seen */
+	uint16_t last_ipid;
 	uint32_t una;       /* the oldest PSN not yet acknowledged */
 	uint64_t bytes_in_flight;
 	/* What the responder (the peer) told this requester. */

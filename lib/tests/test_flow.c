@@ -139,6 +139,7 @@ struct pkt_opts {
 	uint64_t gap_ns;   /* time since the previous packet; 0: 10 us */
 	uint32_t copy_of;  /* 0: a packet of its own (IPv4 ID = its frame); N: byte for byte frame N's */
 	uint8_t ecn;       /* the IPv4 ECN bits (3: marked CE on the way) */
+	uint16_t ip_id;    /* the IPv4 ID, in the order the sender numbered it (0: as copy_of says) */
 };
 
 /* Feeds one packet; requests go A -> B to QP_B, responses B -> A to QP_A. */
@@ -161,7 +162,7 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH))
 		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
 	/* Each transmission has its own IPv4 ID, as Linux sends them. */
-	roce_ipv4_set_id(d.ip, (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
+	roce_ipv4_set_id(d.ip, o->ip_id ? o->ip_id : (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
 	roce_ipv4_set_ecn(d.ip, o->ecn);
 	long n = roce_build_frame(&d, frame, sizeof frame);
 	CHECK(n > 0, "build 0x%02x", opcode);
@@ -520,6 +521,92 @@ static void nak_and_go_back_n(void)
 	conv_free(&c);
 }
 
+/* READs of 4 packets at 10, 14, 18 and 22 (IPv4 IDs 101 to 104), READ
+ * 10 answered, a NAK PSN Sequence Error for 14; then the requester's
+ * packets as the capture saw them, with their IPv4 IDs (0: the frame's):
+ * the last one's result; serious_before counts the warnings and errors on
+ * the others. */
+static struct roce_flow_result reads_after_nak(struct conv *c, const uint32_t (*sent)[3], size_t n,
+					       unsigned *serious_before)
+{
+	const struct pkt_opts nak = { .syndrome = roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR) };
+	for (uint32_t psn = 10; psn <= 22; psn += 4) {
+		struct pkt_opts rd = { .dmalen = 4096, .ip_id = (uint16_t)(101 + (psn - 10) / 4) };
+		feed(c, ROCE_OP_RC_READ_REQUEST, psn, 0, &rd);
+	}
+	feed(c, ROCE_OP_RC_READ_RESPONSE_FIRST, 10, 1024, NULL);
+	feed(c, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 11, 1024, NULL);
+	feed(c, ROCE_OP_RC_READ_RESPONSE_MIDDLE, 12, 1024, NULL);
+	feed(c, ROCE_OP_RC_READ_RESPONSE_LAST, 13, 1024, NULL);
+	feed(c, ROCE_OP_RC_ACK, 14, 0, &nak); /* READ 14 lost after the capture point */
+	struct roce_flow_result r = { 0 };
+	*serious_before = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			*serious_before += serious(&r);
+		struct pkt_opts rd = { .dmalen = sent[i][1], .ip_id = (uint16_t)sent[i][2] };
+		r = feed(c, ROCE_OP_RC_READ_REQUEST, sent[i][0], 0, &rd);
+	}
+	return r;
+}
+
+/* The resend of the NAKed PSN came ahead of new PSNs the requester had
+ * sent before it (rxe-ipv4-read-mixed.pcap: netem on the requester's
+ * egress did not delay the resend). The requester sent new READs 26 and
+ * 30 (IDs 105, 106) before the NAK reached it, then went back from 13,
+ * the response it lacked (lost after the capture point), to 30 (IDs 107
+ * to 112), then new 34. Their IDs fall between those of the packet seen
+ * before the resend (104) and of the resend (108): they left before it,
+ * and crossed the NAK in flight. */
+static void resend_overtakes_new_psns(void)
+{
+	static const uint32_t seen[][3] = {
+		{ 14, 4096, 108 }, { 26, 4096, 105 }, { 30, 4096, 106 }, { 13, 1024, 107 }, { 18, 4096, 109 },
+		{ 22, 4096, 110 }, { 26, 4096, 111 }, { 30, 4096, 112 }, { 34, 4096, 113 },
+	};
+	struct conv c;
+	unsigned early;
+	conv_init(&c, 1024);
+	struct roce_flow_result r = reads_after_nak(&c, seen, 2, &early);
+	CHECK(early == 0 && !serious(&r) && r.cls == ROCE_FLOW_IN_ORDER && (r.flags & ROCE_FLOW_F(CROSSED_NAK)),
+	      "new READ 26 sent before the resend of 14 that overtook it: crossed the NAK (%u findings, class %d)",
+	      r.n_findings, r.cls);
+	conv_free(&c);
+	for (size_t n = 3; n <= sizeof seen / sizeof seen[0]; n++) {
+		conv_init(&c, 1024);
+		r = reads_after_nak(&c, seen, n, &early);
+		CHECK(early == 0 && !serious(&r), "READ %u, packet %zu after the NAK: no warning (%u before)",
+		      seen[n - 1][0], n, early);
+		if (n == 3)
+			CHECK(r.flags & ROCE_FLOW_F(CROSSED_NAK), "new READ 30 crossed the NAK too");
+		if (n >= 5 && n <= 8)
+			CHECK(has(&r, ROCE_F_GBN_RETRANSMISSION), "the go-back resends READ %u", seen[n - 1][0]);
+		if (n == 9) {
+			CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "new READ 34 after the go-back");
+			struct open_naks open = { 0 };
+			roce_flow_end(&c.env, on_open_nak, &open);
+			CHECK(open.n == 0, "the go-back answered the NAK (%u open)", open.n);
+		}
+		conv_free(&c);
+	}
+	/* The same packets numbered in the order the capture saw them: READ 26
+	 * left the requester after the resend of 14, among the resends, on a
+	 * path that shows no loss, reordering or duplication. */
+	static const uint32_t in_order[][3] = { { 14, 4096, 105 }, { 26, 4096, 106 } };
+	conv_init(&c, 1024);
+	r = reads_after_nak(&c, in_order, 2, &early);
+	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND) && r.findings[0].expected == 18,
+	      "new READ 26 sent after the resend of 14: an error");
+	conv_free(&c);
+	/* Numbered before the packet seen before the resend: nothing says it
+	 * left between them. */
+	static const uint32_t older[][3] = { { 14, 4096, 108 }, { 26, 4096, 100 } };
+	conv_init(&c, 1024);
+	r = reads_after_nak(&c, older, 2, &early);
+	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND), "an ID before READ 22's: still an error");
+	conv_free(&c);
+}
+
 static void rnr(void)
 {
 	struct conv c;
@@ -850,6 +937,7 @@ static void scenarios(void)
 	in_order_and_acks();
 	gaps_retransmissions_reorder();
 	nak_and_go_back_n();
+	resend_overtakes_new_psns();
 	rnr();
 	reads();
 	atomics_and_sequence();
