@@ -61,6 +61,7 @@ def main():
         slow = [l.split()[2] for l in out.splitlines() if l.strip().endswith("(build)") and " s  " in l]
         check(slow[:3] == ["slow_one", "rxe_suite", "broken"], "the slowest first", out)
         check(rc == 0 and "== skips: 2" in out, "two skips, listed without --strict", out)
+        check("== rxe_suite: 1 kernel(s) ran, 0 failed, 1 skipped (build)" in out, "rxe_suite's count of kernels", out)
         check("plugin_ws4.2_root (build): Wireshark 4.2 (noble): the archive cannot be reached" in out,
               "a skipped test with its reason", out)
         check("rxe_suite (part) (build): 7.2 (sid, 7.2.13+deb14-amd64): no sid kernel in /cache" in out,

@@ -3,10 +3,10 @@
 
   test-summary.py [--strict] STAGE=JUNIT.xml...
 
-Prints the ten slowest tests of all the runs, then every skip with its
-reason: a test CTest skipped (exit 77), and a part of a passing test that
-said "SKIP: " on a line of its own (rxe_suite's kernels, a release of
-Wireshark), so that no skip goes unseen.
+Prints how many kernels rxe_suite ran, the ten slowest tests of all the
+runs, then every skip with its reason: a test CTest skipped (exit 77), and
+a part of a passing test that said "SKIP: " on a line of its own
+(rxe_suite's kernels, a release of Wireshark), so that no skip goes unseen.
 
 --strict (./scripts/test --full): a skip fails the run unless
 ROCE_ALLOW_SKIP names it. ROCE_ALLOW_SKIP is a list of names, separated by
@@ -21,6 +21,8 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+# rxe_suite's last line: "rxe_suite: 3 kernel(s) ran, 0 failed, 0 skipped".
+KERNELS_LINE = re.compile(r"^rxe_suite: \d+ kernel\(s\) ran, ")
 # "SKIP: why" or "name: SKIP: why" at the start of a line.
 SKIP_LINE = re.compile(r"^(?:[\w.+-]+: )?SKIP: (.*)$")
 
@@ -66,6 +68,12 @@ def main(argv):
         if os.path.exists(path):
             tests.extend(read(stage, path))
     allow = [a for a in re.split(r"[\s,]+", os.environ.get("ROCE_ALLOW_SKIP", "")) if a]
+
+    # What ran on real devices: rxe_suite's count of kernels, per stage.
+    for t in tests:
+        for line in t["out"].splitlines():
+            if KERNELS_LINE.match(line):
+                print("== %s (%s)" % (line.strip(), t["stage"]))
 
     print("== the ten slowest tests")
     for t in sorted(tests, key=lambda t: -t["time"])[:10]:
