@@ -191,12 +191,49 @@ struct be_cq;
 struct be_mr;
 struct be_qp;
 struct be_ah;
+struct be_srq;
 
 struct be_qp_init {
 	enum be_qp_type type;
 	struct be_cq *send_cq, *recv_cq;
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
 	bool sq_sig_all;
+	/* The QP's receives come from this SRQ (its own receive queue is
+	 * then unused: max_recv_wr ignored, post_recv refused); NULL: none. */
+	struct be_srq *srq;
+};
+
+struct be_srq_init {
+	uint32_t max_wr, max_sge;
+	uint32_t limit; /* armed limit, 0: not armed */
+};
+
+struct be_srq_attr {
+	uint32_t max_wr, max_sge;
+	uint32_t limit; /* the armed limit; 0 once the limit event fired */
+};
+
+/* An asynchronous event (libibverbs' numbering, AP_EVENT). Exactly one of
+ * qp, srq, cq is set for an event about such an object; port for a port's. */
+enum be_event_type {
+#define AP_EVENT(SYM, value, about) BE_EVENT_##SYM = (value),
+#include "agent_protocol.def"
+#undef AP_EVENT
+};
+
+struct be_async_event {
+	enum be_event_type type;
+	struct be_qp *qp;
+	struct be_srq *srq;
+	struct be_cq *cq;
+	unsigned port;
+};
+
+/* What a connection-manager multicast join gave: the group's GID (an IPv4
+ * group mapped, ::ffff:a.b.c.d) and the Q_Key its members use. */
+struct be_mcast_join {
+	uint8_t mgid[16];
+	uint32_t qkey;
 };
 
 struct be_mr_info {
@@ -296,6 +333,35 @@ struct backend_ops {
 	 * port (Annex A11: 0x0000000001060000 | port), taking the REQ's path
 	 * and QP parameters; the listen ends with the QP. NULL: no CM. */
 	int (*cm_listen)(struct be_qp *qp, uint16_t port, struct be_error *err);
+
+	/* Shared receive queues; NULL when the device has none (then
+	 * BE_CAP_SRQ is not reported). destroy_srq is called only when no QP
+	 * uses it. modify_srq arms the limit (0 disarms). */
+	int (*create_srq)(struct be_pd *pd, const struct be_srq_init *init, struct be_srq **out,
+			  struct be_error *err);
+	int (*modify_srq)(struct be_srq *srq, uint32_t limit, struct be_error *err);
+	int (*query_srq)(struct be_srq *srq, struct be_srq_attr *out, struct be_error *err);
+	int (*destroy_srq)(struct be_srq *srq, struct be_error *err);
+	int (*post_srq_recv)(struct be_srq *srq, const struct be_recv_wr *wr, struct be_error *err);
+
+	/* Asynchronous events, oldest first; never blocks. The protocol
+	 * layer routes each to the session that owns its object (device and
+	 * port events to every session). NULL: no events. */
+	int (*get_async_events)(struct backend *be, struct be_async_event *out, unsigned max,
+				unsigned *n, struct be_error *err);
+
+	/* Multicast: a UD QP attached to the group of this GID (RoCEv2: the
+	 * group's IP address as a GID; the LID is ignored, CA17-30) gets a
+	 * copy of every datagram to it. NULL: no multicast. */
+	int (*attach_mcast)(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err);
+	int (*detach_mcast)(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err);
+	/* The connection manager joins the group of this IP address (16
+	 * bytes, IPv4 in the first 4) for the UD QP, so that the host sends
+	 * an IGMP or MLD report, and attaches the QP; leave undoes both.
+	 * NULL: the CM does not join groups. */
+	int (*cm_join)(struct be_qp *qp, int ip_version, const uint8_t group[16],
+		       struct be_mcast_join *out, struct be_error *err);
+	int (*cm_leave)(struct be_qp *qp, int ip_version, const uint8_t group[16], struct be_error *err);
 };
 
 /* Every backend's device struct starts with this. */
