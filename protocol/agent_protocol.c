@@ -99,6 +99,25 @@ const char *const ap_qp_state_words[] = {
 	NULL
 };
 
+const char *const ap_event_words[] = {
+#define AP_EVENT(SYM, value, about) #SYM,
+#include "agent_protocol.def"
+#undef AP_EVENT
+	NULL
+};
+
+static const int event_values[] = {
+#define AP_EVENT(SYM, value, about) value,
+#include "agent_protocol.def"
+#undef AP_EVENT
+};
+
+static const int event_abouts[] = {
+#define AP_EVENT(SYM, value, about) AP_ABOUT_##about,
+#include "agent_protocol.def"
+#undef AP_EVENT
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Lists whose values are their positions. */
@@ -173,3 +192,18 @@ int ap_wc_opcode_by_name(const char *name) { return value_of(ap_wc_opcode_words,
 int ap_wr_opcode_by_name(const char *name) { return value_of(ap_wr_opcode_words, wr_opcode_values, name); }
 int ap_access_by_name(const char *name) { return value_of(ap_access_words, access_values, name); }
 int ap_capability_by_name(const char *name) { return value_of(ap_capability_words, capability_values, name); }
+
+const char *ap_event_name(enum ap_event e)
+{
+	return name_of_value(ap_event_words, event_values, N(event_values), (int)e);
+}
+
+int ap_event_by_name(const char *name) { return value_of(ap_event_words, event_values, name); }
+
+int ap_event_about(enum ap_event e)
+{
+	for (size_t i = 0; i < N(event_values); i++)
+		if (event_values[i] == (int)e)
+			return event_abouts[i];
+	return -1;
+}

@@ -77,6 +77,15 @@ enum ap_qp_state {
 	AP_QP_STATE_COUNT
 };
 
+enum ap_event {
+#define AP_EVENT(SYM, value, about) AP_EV_##SYM = (value),
+#include "agent_protocol.def"
+#undef AP_EVENT
+};
+
+/* What an asynchronous event is about (AP_EVENT's third column). */
+enum ap_event_about { AP_ABOUT_QP, AP_ABOUT_SRQ, AP_ABOUT_CQ, AP_ABOUT_PORT, AP_ABOUT_DEVICE };
+
 /* The name of a value; NULL when it has none. */
 const char *ap_method_name(enum ap_method m);
 const char *ap_error_name(enum ap_error e);
@@ -88,6 +97,9 @@ const char *ap_capability_name(enum ap_capability c);
 const char *ap_gid_type_name(enum ap_gid_type t);
 const char *ap_qp_type_name(enum ap_qp_type t);
 const char *ap_qp_state_name(enum ap_qp_state s);
+const char *ap_event_name(enum ap_event e);
+/* What the event is about; -1 for a value that is no event. */
+int ap_event_about(enum ap_event e);
 
 /* Back from a name: -1 when it is none of them. */
 int ap_method_by_name(const char *name);
@@ -100,6 +112,7 @@ int ap_capability_by_name(const char *name);
 int ap_gid_type_by_name(const char *name); /* any case: "ROCEV2" too */
 int ap_qp_type_by_name(const char *name);
 int ap_qp_state_by_name(const char *name);
+int ap_event_by_name(const char *name);
 
 /* Each list's names in order, NULL-terminated. */
 extern const char *const ap_wc_status_words[];
@@ -110,5 +123,6 @@ extern const char *const ap_capability_words[];
 extern const char *const ap_gid_type_words[];
 extern const char *const ap_qp_type_words[];
 extern const char *const ap_qp_state_words[];
+extern const char *const ap_event_words[];
 
 #endif

@@ -24,6 +24,7 @@
 #define AGENT_MAX_JSON_DEPTH 32
 #define AGENT_MAX_AUTH_FAILURES 3
 #define AGENT_HELLO_TIMEOUT_S 10 /* default --hello-timeout */
+#define AGENT_MAX_EVENTS 1024 /* queued per session */
 
 struct agent {
 	struct backend *be;
@@ -56,17 +57,41 @@ enum agent_err {
 
 const char *agent_err_name(enum agent_err e);
 
-enum htype { H_PD, H_CQ, H_MR, H_QP, H_AH };
+enum htype { H_PD, H_CQ, H_MR, H_QP, H_AH, H_SRQ };
+
+/* A multicast group a QP is attached to (attach_mcast) or joined through
+ * the connection manager (cm_join): undone before the QP is destroyed,
+ * since a device refuses to destroy an attached QP. */
+struct mcast_member {
+	uint8_t gid[16];
+	uint16_t lid;
+	bool cm;        /* cm_join: left with cm_leave */
+	int ip_version; /* cm: the group's IP version */
+};
 
 struct handle {
 	unsigned id;
 	enum htype type;
-	void *obj;           /* struct be_pd / be_cq / be_mr / be_qp / be_ah */
-	unsigned pd;         /* MR, QP, AH: their PD's handle */
+	void *obj;           /* struct be_pd / be_cq / be_mr / be_qp / be_ah / be_srq */
+	unsigned pd;         /* MR, QP, AH, SRQ: their PD's handle */
 	unsigned cq[2];      /* QP: send and receive CQ handles */
-	unsigned users;      /* PD: MRs, QPs, AHs; CQ: QPs */
+	unsigned srq;        /* QP: the SRQ its receives come from, 0 for none */
+	unsigned users;      /* PD: MRs, QPs, AHs, SRQs; CQ: QPs; SRQ: QPs */
 	uint64_t length;     /* MR */
 	uint32_t qpn;        /* QP */
+	enum be_qp_type qp_type; /* QP */
+	GArray *mcast;       /* QP: struct mcast_member, NULL when none */
+};
+
+/* A bounded wait in progress (poll_cq, get_async_event). */
+enum wait_kind { WAIT_CQ, WAIT_EVENTS };
+
+/* An asynchronous event as a session sees it: its own handle or a port. */
+struct session_event {
+	int type;       /* enum ap_event */
+	int about;      /* enum ap_event_about */
+	unsigned handle; /* QP, SRQ, CQ */
+	unsigned port;
 };
 
 /* A request being answered. */
@@ -98,14 +123,19 @@ struct session {
 	GHashTable *qpns;    /* qpn -> handle id */
 	unsigned next_handle;
 	uint64_t mr_bytes;
-	/* poll_cq in progress */
+	/* poll_cq or get_async_event waiting */
 	struct {
 		bool active;
+		enum wait_kind kind;
 		JsonNode *id;
 		unsigned cq;
 		unsigned max;
 		int64_t deadline_us;
 	} poll;
+	/* Asynchronous events routed to this session, oldest first (at most
+	 * AGENT_MAX_EVENTS; the oldest go first, counted in events_lost). */
+	GQueue *events;
+	uint64_t events_lost;
 };
 
 /* server.c */
@@ -134,14 +164,28 @@ struct handle *session_add(struct session *s, enum htype t, void *obj);
  * error on r and returns NULL otherwise. */
 struct handle *session_get(struct req *r, const char *member, enum htype t, bool required);
 void session_remove(struct session *s, struct handle *h);
+/* methods_mcast.c: detaches the QP from its groups and leaves the ones it
+ * joined, before it is destroyed; false (err set) when one failed (the
+ * others are still undone). */
+bool session_qp_leave_groups(struct session *s, struct handle *qp, struct be_error *err);
 /* Destroys everything the session created (QPs, AHs, MRs, CQs, PDs); a
  * second call does nothing. */
 void session_cleanup(struct session *s);
 
 /* dispatch.c */
 void agent_dispatch(struct session *s, const char *line, size_t len);
-/* methods_datapath.c: re-polls a waiting poll_cq; true when it replied. */
+/* methods_datapath.c: re-polls a waiting poll_cq (or get_async_event);
+ * true when it replied. */
 bool agent_poll_retry(struct session *s, bool final);
+
+/* methods_events.c: moves the backend's pending asynchronous events to
+ * the sessions that own their objects (port and device events to every
+ * session). Called before an object goes, so that no event is mapped
+ * through a stale pointer, and before a session begins. */
+void agent_events_drain(struct agent *a);
+/* get_async_event waiting: true when it replied. */
+bool agent_events_retry(struct session *s, bool final);
+void session_events_free(struct session *s);
 
 /* request.c: sets r's error (the first one stays); returns false. */
 bool req_fail(struct req *r, enum agent_err e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

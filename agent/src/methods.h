@@ -10,6 +10,9 @@
  *   methods_resources.c  PDs, CQs, MRs (and their memory), AHs
  *   methods_qp.c         QPs: create, modify, query, destroy, cm_listen
  *   methods_datapath.c   post_send, post_recv, poll_cq
+ *   methods_srq.c        shared receive queues
+ *   methods_mcast.c      multicast attach and detach, the CM's join and leave
+ *   methods_events.c     asynchronous events, routed to their sessions
  *   dispatch.c           a message to its method, the reply
  */
 #ifndef ROCE_AGENT_METHODS_H
@@ -46,6 +49,9 @@ bool param_sges(struct req *r, struct be_sge *out, unsigned max, unsigned *n);
 /* The address vector members shared by modify_qp and create_ah; *given
  * says whether params.dgid is there. */
 bool param_av(struct req *r, struct be_av *av, bool *given);
+
+/* The most SGEs a work request takes. */
+#define AGENT_MAX_WR_SGE 64
 
 /* The result object, begun on first use. */
 JsonBuilder *req_result(struct req *r);

@@ -5,7 +5,7 @@
  */
 #include "methods.h"
 
-#define MAX_WR_SGE 64
+#define MAX_WR_SGE AGENT_MAX_WR_SGE
 
 void method_post_recv(struct req *r)
 {
@@ -14,6 +14,11 @@ void method_post_recv(struct req *r)
 	struct be_recv_wr wr = { .sge = sge };
 	if (!h || !param_u64(r, "wr_id", true, 0, G_MAXUINT64, &wr.wr_id) || !param_sges(r, sge, MAX_WR_SGE, &wr.num_sge))
 		return;
+	if (h->srq) {
+		req_fail(r, AE_INVALID_STATE, "params.qp: QP %u takes its receives from SRQ %u; post them with post_srq_recv",
+			 h->id, h->srq);
+		return;
+	}
 	struct be_error err = { 0 };
 	if (OPS(r)->post_recv(h->obj, &wr, &err))
 		req_fail_backend(r, &err);
@@ -152,6 +157,7 @@ void method_poll_cq(struct req *r)
 	/* Wait, without blocking the loop (the soft DUT runs in it). */
 	struct session *s = r->s;
 	s->poll.active = true;
+	s->poll.kind = WAIT_CQ;
 	s->poll.id = r->id ? json_node_copy(r->id) : NULL;
 	s->poll.cq = cq->id;
 	s->poll.max = max;
@@ -162,6 +168,8 @@ void method_poll_cq(struct req *r)
 
 bool agent_poll_retry(struct session *s, bool final)
 {
+	if (s->poll.kind == WAIT_EVENTS)
+		return agent_events_retry(s, final);
 	struct req r = { .s = s, .id = s->poll.id };
 	struct handle *cq = g_hash_table_lookup(s->handles, GUINT_TO_POINTER(s->poll.cq));
 	int n = cq ? poll_into(&r, cq, s->poll.max) : 0;

@@ -27,6 +27,17 @@ void method_query_device(struct req *r)
 	result_int(r, "max_qp_init_rd_atom", a.max_qp_init_rd_atom);
 	static const char *const atomic[] = { "NONE", "HCA", "GLOB" };
 	result_str(r, "atomic_cap", atomic[a.atomic_cap <= BE_ATOMIC_GLOB ? a.atomic_cap : 0]);
+	/* A capability that needs backend operations is listed only when the
+	 * backend has them, and says the device has it. */
+	const struct backend_ops *ops = OPS(r);
+	if (!(ops->create_srq && ops->modify_srq && ops->query_srq && ops->destroy_srq && ops->post_srq_recv))
+		a.caps &= ~(unsigned)BE_CAP_SRQ;
+	if (!(ops->attach_mcast && ops->detach_mcast))
+		a.caps &= ~(unsigned)BE_CAP_MCAST;
+	if (!(ops->cm_join && ops->cm_leave))
+		a.caps &= ~(unsigned)BE_CAP_CM_MCAST;
+	if (!ops->get_async_events)
+		a.caps &= ~(unsigned)BE_CAP_ASYNC_EVENTS;
 	json_builder_set_member_name(req_result(r), "capabilities");
 	json_builder_begin_array(r->result);
 	for (unsigned i = 0; ap_capability_words[i]; i++)

@@ -24,8 +24,12 @@ void method_create_qp(struct req *r)
 	struct handle *rcq = scq ? session_get(r, "recv_cq", H_CQ, true) : NULL;
 	if (!rcq)
 		return;
+	struct handle *srq = session_get(r, "srq", H_SRQ, false);
+	if (r->err)
+		return;
 	int type = param_word(r, "type", true, ap_qp_type_words, qp_type_value, -1);
-	struct be_qp_init init = { .type = (enum be_qp_type)type, .send_cq = scq->obj, .recv_cq = rcq->obj };
+	struct be_qp_init init = { .type = (enum be_qp_type)type, .send_cq = scq->obj, .recv_cq = rcq->obj,
+				   .srq = srq ? srq->obj : NULL };
 	if (type < 0 || !param_u32(r, "max_send_wr", false, 64, 1u << 20, &init.max_send_wr) ||
 	    !param_u32(r, "max_recv_wr", false, 64, 1u << 20, &init.max_recv_wr) ||
 	    !param_u32(r, "max_send_sge", false, 4, 1024, &init.max_send_sge) ||
@@ -44,9 +48,14 @@ void method_create_qp(struct req *r)
 	h->cq[0] = scq->id;
 	h->cq[1] = rcq->id;
 	h->qpn = qpn;
+	h->qp_type = init.type;
 	pd->users++;
 	scq->users++;
 	rcq->users++;
+	if (srq) {
+		h->srq = srq->id;
+		srq->users++;
+	}
 	g_hash_table_insert(r->s->qpns, GUINT_TO_POINTER(qpn), GUINT_TO_POINTER(h->id));
 	result_int(r, "qp", h->id);
 	result_int(r, "qpn", qpn);
@@ -182,7 +191,14 @@ void method_destroy_qp(struct req *r)
 	struct handle *h = session_get(r, "qp", H_QP, true);
 	if (!h)
 		return;
+	/* Its pending events reach the session while it still exists; its
+	 * groups are left first (a device will not destroy an attached QP). */
+	agent_events_drain(r->s->agent);
 	struct be_error err = { 0 };
+	if (!session_qp_leave_groups(r->s, h, &err)) {
+		req_fail_backend(r, &err);
+		return;
+	}
 	if (OPS(r)->destroy_qp(h->obj, &err)) {
 		req_fail_backend(r, &err);
 		return;

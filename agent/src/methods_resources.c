@@ -27,7 +27,7 @@ void method_dealloc_pd(struct req *r)
 	if (!h)
 		return;
 	if (h->users) {
-		req_fail(r, AE_INVALID_STATE, "params.pd: PD %u still has %u MRs, QPs or AHs", h->id, h->users);
+		req_fail(r, AE_INVALID_STATE, "params.pd: PD %u still has %u MRs, QPs, AHs or SRQs", h->id, h->users);
 		return;
 	}
 	struct be_error err = { 0 };
@@ -65,6 +65,7 @@ void method_destroy_cq(struct req *r)
 		req_fail(r, AE_INVALID_STATE, "params.cq: CQ %u is still used by %u QP queues", h->id, h->users);
 		return;
 	}
+	agent_events_drain(r->s->agent);
 	struct be_error err = { 0 };
 	if (OPS(r)->destroy_cq(h->obj, &err)) {
 		req_fail_backend(r, &err);

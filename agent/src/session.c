@@ -10,6 +10,9 @@ void session_init_handles(struct session *s)
 	s->handles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	s->qpns = g_hash_table_new(g_direct_hash, g_direct_equal);
 	s->next_handle = 1;
+	/* The events before the session began are not its own. */
+	agent_events_drain(s->agent);
+	s->events = g_queue_new();
 }
 
 struct handle *session_add(struct session *s, enum htype t, void *obj)
@@ -25,7 +28,7 @@ struct handle *session_add(struct session *s, enum htype t, void *obj)
 
 static const char *type_name(enum htype t)
 {
-	static const char *const n[] = { "PD", "CQ", "MR", "QP", "AH" };
+	static const char *const n[] = { "PD", "CQ", "MR", "QP", "AH", "SRQ" };
 	return n[t];
 }
 
@@ -70,8 +73,15 @@ void session_remove(struct session *s, struct handle *h)
 				cq->users--;
 		}
 	}
+	if (h->srq) {
+		struct handle *srq = lookup(s, h->srq);
+		if (srq)
+			srq->users--;
+	}
 	if (h->type == H_QP)
 		g_hash_table_remove(s->qpns, GUINT_TO_POINTER(h->qpn));
+	if (h->mcast)
+		g_array_free(h->mcast, TRUE);
 	if (h->type == H_MR)
 		s->mr_bytes -= h->length;
 	g_hash_table_remove(s->handles, GUINT_TO_POINTER(h->id));
@@ -82,8 +92,11 @@ static void destroy(struct session *s, struct handle *h)
 	const struct backend_ops *ops = s->agent->be->ops;
 	struct be_error err = { 0 };
 	int rc = 0;
+	if (h->type == H_QP && !session_qp_leave_groups(s, h, &err))
+		g_warning("%s: cleaning up handle %u: %s", s->peer, h->id, err.message);
 	switch (h->type) {
 	case H_QP: rc = ops->destroy_qp(h->obj, &err); break;
+	case H_SRQ: rc = ops->destroy_srq ? ops->destroy_srq(h->obj, &err) : 0; break;
 	case H_AH: rc = ops->destroy_ah(h->obj, &err); break;
 	case H_MR: rc = ops->dereg_mr(h->obj, &err); break;
 	case H_CQ: rc = ops->destroy_cq(h->obj, &err); break;
@@ -96,9 +109,13 @@ static void destroy(struct session *s, struct handle *h)
 
 void session_cleanup(struct session *s)
 {
-	static const enum htype order[] = { H_QP, H_AH, H_MR, H_CQ, H_PD };
+	/* QPs before the SRQs they use, everything before its PD. */
+	static const enum htype order[] = { H_QP, H_AH, H_SRQ, H_MR, H_CQ, H_PD };
 	if (!s->handles)
 		return; /* cleaned up already: by bye, before the connection closed */
+	/* Events of the session's objects reach it (and are dropped with
+	 * it) while their pointers still name them. */
+	agent_events_drain(s->agent);
 	for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
 		GList *hs = g_hash_table_get_values(s->handles);
 		for (GList *l = hs; l; l = l->next) {
@@ -111,4 +128,5 @@ void session_cleanup(struct session *s)
 	g_hash_table_destroy(s->handles);
 	g_hash_table_destroy(s->qpns);
 	s->handles = s->qpns = NULL;
+	session_events_free(s);
 }
