@@ -208,6 +208,40 @@ static void udp_payload_8(uint8_t *f, size_t *len, size_t *wirelen)
 	*len = *wirelen = p.hdr_off[ROCE_H_UDP] + ROCE_UDP_LEN + 8;
 }
 
+/* UD multicast (notes §7.1): a datagram to the group 239.255.18.1 or
+ * ff15::db8:1, framed to its mapped MAC, to DestQP 0xFFFFFF; each
+ * violation below then breaks one of those. */
+static void to_group(struct roce_desc *d)
+{
+	static const uint8_t group4[4] = { 239, 255, 18, 1 };
+	static const uint8_t group6[16] = { 0xff, 0x15, [12] = 0x0d, [13] = 0xb8, [15] = 1 };
+	const uint8_t *group = d->ip_version == 4 ? group4 : group6;
+	memcpy(d->ip_version == 4 ? roce_ipv4_dst_ptr(d->ip) : roce_ipv6_dst_ptr(d->ip), group,
+	       d->ip_version == 4 ? 4 : 16);
+	roce_mcast_mac(d->ip_version, group, d->eth_dst);
+	roce_desc_set(d, ROCE_F_BTH_destqp, ROCE_MCAST_QPN);
+}
+
+static void group_unicast_mac(struct roce_desc *d)
+{
+	to_group(d);
+	static const uint8_t unicast[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+	memcpy(d->eth_dst, unicast, 6);
+}
+
+/* 33:33 and the wrong low 32 bits (those of ff15::db8:2). */
+static void group_other_mac(struct roce_desc *d)
+{
+	to_group(d);
+	d->eth_dst[5] = 2;
+}
+
+static void group_unicast_qp(struct roce_desc *d)
+{
+	to_group(d);
+	roce_desc_set(d, ROCE_F_BTH_destqp, 0x000123);
+}
+
 /* A CM MAD to QP1: UD SEND Only with the GSI Q_Key from QP1. */
 static void to_qp1(struct roce_desc *d)
 {
@@ -318,6 +352,11 @@ const struct sample_violation sample_violations[] = {
 	V(C_CNP_RESV, "CNP reserved bytes not zero", ROCE_OP_CNP, 4, 0, 0, 0, 0, cnp_resv, NULL),
 	V(C_ICRC, "ICRC wrong", ROCE_OP_RC_SEND_ONLY, 4, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
 	V(C_ICRC, "IPv6 ICRC wrong", ROCE_OP_RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_ICRC, 0, wrong_icrc, NULL),
+	V(C_MCAST_MAC4, "UD SEND to 239.255.18.1 framed to a unicast MAC", ROCE_OP_UD_SEND_ONLY, 4, 16, 0, 0, 0, group_unicast_mac, NULL),
+	V(C_MCAST_MAC6, "UD SEND to ff15::db8:1 framed to the MAC of ff15::db8:2", ROCE_OP_UD_SEND_ONLY, 6, 16, 0, 0, 0, group_other_mac, NULL),
+	V(C_MCAST_OPCODE, "RC SEND Only to the group 239.255.18.1", ROCE_OP_RC_SEND_ONLY, 4, 16, 0, 0, 0, group_unicast_qp, NULL),
+	V(C_MCAST_QP, "UD SEND to ff15::db8:1 with DestQP 0x000123", ROCE_OP_UD_SEND_ONLY, 6, 16, 0, 0, 0, group_unicast_qp, NULL),
+	V(C_MCAST_UNICAST, "UD SEND to DestQP 0xFFFFFF at a unicast address", ROCE_OP_UD_SEND_ONLY, 4, 16, 0, 0, 0, set_destqp_mcast, NULL),
 	VMAD(C_CM_REJ_LID, "CM REJ with reason 13 (primary remote port LID rejected)", rej_lid),
 	VMAD(C_CM_APR_LID, "CM APR with status 7 (alternate remote port LID rejected)", apr_lid),
 

@@ -10,6 +10,7 @@
 
 #include "roce/icrc.h"
 #include "roce/mad.h"
+#include "roce/mcast.h"
 #include "roce/packet.h"
 #include "hints.h"
 
@@ -140,6 +141,42 @@ static void check_bth(const struct roce_pkt *p, struct sink *s)
 	}
 }
 
+static bool is_ud_send(const struct roce_opcode_info *op)
+{
+	return op->transport == ROCE_T_UD && op->kind == ROCE_K_SEND;
+}
+
+/* UD multicast (notes §7.1). A packet to a group goes to the MAC the group
+ * maps to, and is a UD SEND to DestQP 0xFFFFFF; a UD SEND to 0xFFFFFF at a
+ * unicast address names no group (receivers such as rxe take 0xFFFFFF as
+ * multicast only with a multicast DGID), so it reaches no QP. An RC or UC
+ * packet to 0xFFFFFF is IBA9.2-DESTQP's (check_bth), to a group also this
+ * rule's. The source addresses are not judged: no rule of the catalogue
+ * speaks of a multicast source. */
+static void check_mcast(const struct roce_pkt *p, struct sink *s)
+{
+	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
+	const struct roce_opcode_info *op = p->op;
+	if (!bth || !op || !op->name)
+		return;
+	uint32_t off = p->hdr_off[ROCE_H_BTH];
+	uint32_t qp = roce_bth_destqp(bth);
+	struct roce_mcast_group g;
+	if (!roce_pkt_mcast_group(p, &g)) {
+		if (qp == ROCE_MCAST_QPN && is_ud_send(op) &&
+		    (roce_pkt_has(p, ROCE_H_IPV4) || roce_pkt_has(p, ROCE_H_IPV6)))
+			add(s, ROCE_C_MCAST_UNICAST, off + 5, 3, qp, ROCE_MCAST_QPN);
+		return;
+	}
+	if (roce_pkt_mcast_mac_status(p, &g) == ROCE_MCAST_MAC_WRONG)
+		add(s, g.ip_version == 4 ? ROCE_C_MCAST_MAC4 : ROCE_C_MCAST_MAC6, 0, 6,
+		    roce_mac_u64(roce_pkt_eth_dst(p)), roce_mac_u64(g.mac));
+	if (!is_ud_send(op))
+		add(s, ROCE_C_MCAST_OPCODE, off, 1, p->opcode, 0);
+	else if (qp != ROCE_MCAST_QPN)
+		add(s, ROCE_C_MCAST_QP, off + 5, 3, qp, ROCE_MCAST_QPN);
+}
+
 static void check_xhdrs(const struct roce_pkt *p, struct sink *s)
 {
 	const uint8_t *h;
@@ -264,8 +301,10 @@ size_t roce_check(const struct roce_pkt *p, const struct roce_check_opts *opts,
 	if (p->err != ROCE_OK)
 		add(&s, p->err, p->err_off, 0, p->err_observed, p->err_expected);
 	check_ip(p, o, &s);
-	if (roce_pkt_has(p, ROCE_H_BTH))
+	if (roce_pkt_has(p, ROCE_H_BTH)) {
 		check_bth(p, &s);
+		check_mcast(p, &s);
+	}
 	if (p->op && p->op->name)
 		check_xhdrs(p, &s);
 	if (p->err == ROCE_OK) {
@@ -289,6 +328,15 @@ int roce_finding_context(const struct roce_pkt *p, const struct roce_finding *f,
 		char text[400];
 		roce_icrc_diagnosis_format(&d, text, sizeof text);
 		return snprintf(buf, n, " (%s)", text);
+	}
+	struct roce_mcast_group g;
+	if ((f->code == ROCE_C_MCAST_MAC4 || f->code == ROCE_C_MCAST_MAC6) && roce_pkt_mcast_group(p, &g) &&
+	    roce_pkt_eth_dst(p)) {
+		char group[48], want[18], have[18];
+		roce_mcast_group_format(&g, group, sizeof group);
+		roce_mac_format(g.mac, want, sizeof want);
+		roce_mac_format(roce_pkt_eth_dst(p), have, sizeof have);
+		return snprintf(buf, n, " (the frame goes to %s; the group %s maps to %s)", have, group, want);
 	}
 	if (roce_code_is_parse_error(f->code) && f->code == p->err) {
 		switch (roce_icrc_check(p, NULL, NULL)) {

@@ -11,6 +11,7 @@
 #include "roce/hdr.h"
 #include "roce/icrc.h"
 #include "roce/mad.h"
+#include "roce/mcast.h"
 #include "roce/opcode.h"
 #include "roce/packet.h"
 #include "roce/rules.h"
