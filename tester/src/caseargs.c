@@ -88,7 +88,9 @@ const struct argspec cl_args_dut_qp[] = {
 	ARG(dut_qp, ip, F_EXPR, NULL, RUN("the run's IP version")),
 	ARG(dut_qp, state, F_WORD, &w_bringup, WORD("RTS")),
 	ARG(dut_qp, sl, F_EXPR, NULL, RUN("the run's VLAN priority (run --vlan-pcp), 0 without a VLAN")),
-	ARG(dut_qp, proto, F_WORD, &w_proto, WORD("v2")), END
+	ARG(dut_qp, proto, F_WORD, &w_proto, WORD("v2")),
+	/* The DUT SRQ (dut srq) and the tester SRQ (peer srq) the QP's receives come from. */
+	ARG(dut_qp, srq, F_WORD, NULL, NO_DEF), ARG(dut_qp, peer_srq, F_WORD, NULL, NO_DEF), END
 };
 const struct argspec cl_args_post_recv[] = {
 	ARG(post_recv, offset, F_EXPR, NULL, NUM(0)),
@@ -106,7 +108,9 @@ const struct argspec cl_args_post_send[] = {
 	ARG(post_send, solicited, F_WORD, &w_onoff, WORD("off")),
 	ARG(post_send, invalidate, F_EXPR, NULL, NO_DEF),
 	ARG(post_send, remote_qkey, F_EXPR, NULL, RUN("the tester QP's Q_Key")),
-	ARG(post_send, proto, F_WORD, &w_proto, QP_PROTO), END
+	ARG(post_send, proto, F_WORD, &w_proto, QP_PROTO),
+	/* UD: to the group (its GID, remote QPN 0xFFFFFF) instead of the tester's QP. */
+	ARG(post_send, group, F_WORD, NULL, NO_DEF), END
 };
 const struct argspec cl_args_dut_write[] = {
 	ARG(dut_write, offset, F_EXPR, NULL, NUM(0)), ARG(dut_write, data, F_BYTES, NULL, NO_DEF), END
@@ -152,13 +156,14 @@ const struct argspec cl_args_inject[] = {
 	ARG(inject, ip_options, F_BYTES, NULL, NO_DEF), ARG(inject, src_ip, F_WORD, &w_other, NO_DEF),
 	ARG(inject, dst_ip, F_WORD, &w_other, NO_DEF), ARG(inject, repeat, F_EXPR, NULL, NUM(1)),
 	ARG(inject, every, F_EXPR, NULL, NUM(0)), ARG(inject, proto, F_WORD, &w_proto, QP_PROTO),
-	FIELDS(F_EXPR), END
+	/* To the group: its address and mapped MAC, DestQP 0xFFFFFF. */
+	ARG(inject, group, F_WORD, NULL, NO_DEF), FIELDS(F_EXPR), END
 };
 #define OBSERVED (F_EXPR | F_BIND | F_CMP)
 const struct argspec cl_args_expect_pkt[] = {
 	CHK(len, OBSERVED, NULL), CHK(data, F_BYTES, NULL), CHK(icrc, F_WORD, &w_icrc), CHK(delay, OBSERVED, NULL),
 	CHK(pcp, OBSERVED, NULL), CHK(vid, OBSERVED, NULL), CHK(aeth, F_WORD | F_LIST, &w_aeth), CHK(proto, F_WORD, &w_proto),
-	FIELDS(OBSERVED), END
+	CHK(group, F_WORD, NULL), FIELDS(OBSERVED), END
 };
 const struct argspec cl_args_expect_completion[] = {
 	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, &w_status), CHK(opcode, F_WORD, &w_wc_opcode),
@@ -196,6 +201,18 @@ const struct argspec cl_args_measure[] = {
 };
 const struct argspec cl_args_none[] = { END };
 const struct argspec cl_args_dut_listen[] = { ARG(dut_listen, port, F_EXPR, NULL, NO_DEF), END };
+const struct argspec cl_args_group[] = {
+	ARG(group, ip, F_EXPR, NULL, RUN("the run's IP version; that of addr= when given")),
+	ARG(group, addr, F_BYTES, NULL, RUN("\"239.255.18.N\" or \"ff15::db8:N\", N the group's place among the case's groups")),
+	END
+};
+const struct argspec cl_args_dut_srq[] = {
+	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)), END
+};
+const struct argspec cl_args_dut_arm[] = { ARG(dut_arm, limit, F_EXPR, NULL, NO_DEF), END };
+const struct argspec cl_args_dut_query_srq[] = { CHK(limit, QUERIED, NULL), CHK(max_wr, QUERIED, NULL), END };
+const struct argspec cl_args_expect_event[] = { CHK(qp, F_WORD, NULL), CHK(srq, F_WORD, NULL), END };
+const struct argspec cl_args_peer_srq[] = { ARG(peer_srq, recv, F_EXPR, NULL, NUM(0)), END };
 
 int cl_vocab_value(const struct vocab *v, const char *w)
 {

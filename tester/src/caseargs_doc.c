@@ -36,6 +36,12 @@ static const struct {
 	{ "on tx|rx QP|*", cl_args_rule },
 	{ "measure QP OPCODE|any for T", cl_args_measure },
 	{ "load QP send|write|read", cl_args_load },
+	{ "group NAME", cl_args_group },
+	{ "dut srq NAME", cl_args_dut_srq },
+	{ "dut arm SRQ", cl_args_dut_arm },
+	{ "dut query SRQ", cl_args_dut_query_srq },
+	{ "expect event TYPE", cl_args_expect_event },
+	{ "peer srq NAME", cl_args_peer_srq },
 };
 
 static void forms(FILE *out, const struct argspec *a)

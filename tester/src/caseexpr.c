@@ -53,6 +53,9 @@ static const char *sym_kind_name(enum cl_sym_kind k)
 	case CL_SYM_DUT_MR: return "a DUT MR";
 	case CL_SYM_PEER_MR: return "a tester MR";
 	case CL_SYM_BOUND: return "a bound value";
+	case CL_SYM_GROUP: return "a multicast group";
+	case CL_SYM_SRQ: return "a DUT SRQ";
+	case CL_SYM_PEER_SRQ: return "a tester SRQ";
 	}
 	return "?";
 }
@@ -105,6 +108,18 @@ void cl_check_member(struct parser *ps, const struct cl_token *t)
 	if (!s)
 		cl_fail_at(ps, CL_ERR_UNDEFINED, t->loc, "$%s is not defined above; expected a QP, MR or ?binding defined earlier",
 			t->text);
+	if (s->kind == CL_SYM_GROUP) {
+		/* $GROUP.qkey: the Q_Key a 'dut join' of the group reported. */
+		if (!t->member || strcmp(t->member, "qkey"))
+			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is a multicast group; expected $%s.qkey", t->text, t->text);
+		if (!s->joined)
+			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s.qkey is bound by 'dut join QP %s'; expected it after one", t->text,
+				t->text);
+		return;
+	}
+	if (s->kind == CL_SYM_SRQ || s->kind == CL_SYM_PEER_SRQ)
+		cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is %s, which has no members; expected a QP, MR, group or ?binding",
+			t->text, sym_kind_name(s->kind));
 	static const char *const qp_members[] = { "qpn", "psn", "peer_qpn", "peer_psn", "qkey", NULL };
 	static const char *const mr_members[] = { "addr", "rkey", "lkey", "len", NULL };
 	static const char *const pmr_members[] = { "addr", "rkey", "len", NULL };

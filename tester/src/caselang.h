@@ -132,15 +132,16 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
  * field given as an argument (psn, reth.rkey, rej.reason ...) has the
  * key CL_K_FIELD and its name in cl_arg.key. */
 #define CL_ARG_KEYS(K)                                                                                              \
-	K(access) K(achieved) K(ack) K(add) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)             \
+	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)     \
 	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
-	K(flow_label) K(hop_limit) K(icrc) K(imm) K(invalidate) K(ip) K(ip_options) K(l3_header) K(last) K(len) \
-	K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(min_gap) K(min_rnr_timer) K(naks) K(nth)    \
-	K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_timeout) K(pmtu) K(port) K(posted)      \
-	K(pps) K(proto) K(psn) K(qkey) K(rate) K(recv) K(remote) K(remote_qkey) K(repeat) K(retransmissions)    \
-	K(retry_cnt) K(rkey) K(rnr) K(rnr_naks) K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled)        \
-	K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) K(src_qp) K(state) K(status) K(swap) K(timeout)          \
-	K(traffic_class) K(type) K(udp_sport) K(value) K(vid) K(within) K(wr_id)
+	K(flow_label) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(ip) K(ip_options) K(l3_header)       \
+	K(last) K(len) K(limit) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_wr) K(min_gap)  \
+	K(min_rnr_timer) K(naks) K(nth) K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_srq)    \
+	K(peer_timeout) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
+	K(remote) K(remote_qkey) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
+	K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) \
+	K(src_qp) K(srq) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
+	K(vid) K(within) K(wr_id)
 
 enum cl_key {
 	CL_K_FIELD, /* a header field */
@@ -207,12 +208,12 @@ struct cl_dut_mr_args { struct cl_param size, access, fill; };
 struct cl_dut_qp_args {
 	struct cl_param type, pmtu, psn, peer_psn, timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic,
 		max_dest_rd_atomic, access, qkey, traffic_class, hop_limit, flow_label, udp_sport, peer_timeout,
-		peer_retry_cnt, ip, state, sl, proto;
+		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq;
 };
 struct cl_post_recv_args { struct cl_param offset, len, wr_id; };
 struct cl_post_send_args {
 	struct cl_param offset, len, wr_id, remote, rkey, imm, compare, swap, add, signaled, solicited, invalidate,
-		remote_qkey, proto;
+		remote_qkey, proto, group;
 };
 struct cl_dut_write_args { struct cl_param offset, data; };
 struct cl_dut_read_args { struct cl_param offset, len, data, l3_header; };
@@ -221,13 +222,18 @@ struct cl_peer_mr_args { struct cl_param size, fill, access; };
 struct cl_peer_op_args {
 	struct cl_param len, data, imm, invalidate, wr_id, remote, rkey, compare, swap, add, solicited;
 };
-struct cl_inject_args { struct cl_param len, data, icrc, ip_options, src_ip, dst_ip, repeat, every, proto; };
+struct cl_inject_args { struct cl_param len, data, icrc, ip_options, src_ip, dst_ip, repeat, every, proto, group; };
 struct cl_expect_mem_args { struct cl_param offset, data; };
 struct cl_rule_args { struct cl_param opcode, psn, round, nth, count; };
 struct cl_dut_listen_args { struct cl_param port; };
 /* within: the drain time after the last post, 'within T' or the table's
  * default (there is no within= to write). */
 struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate, within; };
+/* Multicast groups and shared receive queues (casesteps_mcast.c). */
+struct cl_group_args { struct cl_param ip, addr; };
+struct cl_dut_srq_args { struct cl_param max_wr, limit; };
+struct cl_dut_arm_args { struct cl_param limit; };
+struct cl_peer_srq_args { struct cl_param recv; };
 
 enum cl_step_kind {
 	CL_DUT_MR,        /* dut mr NAME args */
@@ -256,6 +262,20 @@ enum cl_step_kind {
 	CL_MEASURE,       /* measure QP OPCODE|any for T -> count=... rate=... */
 	CL_DUT_LISTEN,    /* dut listen QP port=N: the DUT's CM accepts a connection on QP */
 	CL_LOAD,          /* load QP send|write|read args (count=N | duration=T) [rate=N] -> completed=... */
+	CL_GROUP,         /* group NAME [ip=4|6] [addr="A"]: a multicast group of the case */
+	CL_DUT_ATTACH,    /* dut attach QP GROUP: attach_mcast */
+	CL_DUT_DETACH,    /* dut detach QP GROUP: detach_mcast */
+	CL_DUT_JOIN,      /* dut join QP GROUP: the DUT's CM joins (cm_join) */
+	CL_DUT_LEAVE,     /* dut leave QP GROUP: cm_leave */
+	CL_EXPECT_JOIN,   /* expect join GROUP [within T]: an IGMP or MLD report from the DUT */
+	CL_EXPECT_NO_JOIN,/* expect no join GROUP within T */
+	CL_PEER_ATTACH,   /* peer attach QP GROUP: the tester's side of QP receives the group's datagrams */
+	CL_DUT_SRQ,       /* dut srq NAME [max_wr=N] [limit=N]: create_srq */
+	CL_DUT_ARM,       /* dut arm SRQ limit=N: modify_srq */
+	CL_DUT_QUERY_SRQ, /* dut query SRQ -> limit=E: query_srq */
+	CL_EXPECT_EVENT,  /* expect event TYPE [qp=Q | srq=S] [within T]: the next asynchronous event */
+	CL_EXPECT_NO_EVENT, /* expect no event [TYPE] within T */
+	CL_PEER_SRQ,      /* peer srq NAME [recv=N]: a tester SRQ and its receive buffers */
 	CL_STEP_KIND_COUNT
 };
 
@@ -305,7 +325,18 @@ struct cl_step {
 		struct cl_rule_args rule;
 		struct cl_dut_listen_args dut_listen;
 		struct cl_load_args load;
+		struct cl_group_args group;
+		struct cl_dut_srq_args dut_srq;
+		struct cl_dut_arm_args dut_arm;
+		struct cl_peer_srq_args peer_srq;
 	} a;
+	/* The multicast group (GROUP of attach, join, expect join, peer
+	 * attach; group= of inject, post_send, expect), the DUT SRQ (dut srq,
+	 * arm, query of an SRQ, post_recv to one, expect event srq=), and the
+	 * asynchronous event expected (enum ap_event value; -1: any). */
+	char *group;
+	char *srq;
+	int event;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
 	bool has_within;
 	uint64_t within_min, within_max;
@@ -344,12 +375,24 @@ struct cl_step {
 };
 
 /* What a name stands for. */
-enum cl_sym_kind { CL_SYM_QP, CL_SYM_DUT_MR, CL_SYM_PEER_MR, CL_SYM_BOUND };
+enum cl_sym_kind { CL_SYM_QP, CL_SYM_DUT_MR, CL_SYM_PEER_MR, CL_SYM_BOUND, CL_SYM_GROUP, CL_SYM_SRQ, CL_SYM_PEER_SRQ };
 
 struct cl_sym {
 	char *name;
 	enum cl_sym_kind kind;
 	int qp_type; /* enum roce_transport for QPs */
+	int ipv;     /* QPs (ip=) and groups: the IP version pinned, 0: the run's */
+	bool joined; /* a group a 'dut join' joined above: $GROUP.qkey is bound */
+	const char *srq, *peer_srq; /* QPs: the DUT SRQ and the tester SRQ their receives come from */
+};
+
+/* A multicast group of the case: 'group NAME [ip=4|6] [addr="A"]'. */
+struct cl_group {
+	char *name;
+	int ipv;          /* 4 or 6; 0: the run's IP version */
+	bool has_addr;    /* addr= given (then ipv is its version) */
+	uint8_t addr[16]; /* as given: IPv4 in the first 4 bytes */
+	unsigned index;   /* its place among the case's groups (the default address) */
 };
 
 struct cl_arena;
@@ -375,7 +418,27 @@ struct cl_case {
 	unsigned n_steps;
 	struct cl_sym *syms;
 	unsigned n_syms;
+	struct cl_group *groups;
+	unsigned n_groups;
+	/* Capabilities the steps need (dut srq: SRQ, dut attach: MCAST, dut
+	 * join: CM_MCAST, expect event: ASYNC_EVENTS): the case is not
+	 * applicable on a DUT without them, as with 'requires'. */
+	unsigned uses_caps;
 };
+
+/* A group's address over IP version ipv (4: out[0..3]): addr= as given,
+ * else 239.255.18.(index+1) or ff15::db8:(index+1). Returns the version
+ * the address is of (the group's own when it pins one). */
+int cl_group_address(const struct cl_group *g, int ipv, uint8_t out[16]);
+const struct cl_group *cl_group_named(const struct cl_case *c, const char *name);
+
+/* The asynchronous event types (get_async_event, AP_EVENT): a name to its
+ * value, -1 if unknown; a value to its name; and what it is about:
+ * CL_EVENT_QP, CL_EVENT_SRQ or another object (CQ, port, device). */
+enum cl_event_about { CL_EVENT_QP, CL_EVENT_SRQ, CL_EVENT_CQ, CL_EVENT_PORT, CL_EVENT_DEVICE };
+int cl_event_by_name(const char *name);
+const char *cl_event_name(int value);
+enum cl_event_about cl_event_about(int value);
 
 /* The agent's capabilities (CL_CAP_RC, ... CL_CAP_ROCEV1), then the
  * tester's own. */
@@ -384,7 +447,7 @@ enum {
 #include "agent_protocol.def"
 #undef AP_CAPABILITY
 };
-#define CL_CAP_CM 0x200u     /* the agent can make the DUT's connection manager listen and connect */
+#define CL_CAP_CM 0x20000u     /* the agent can make the DUT's connection manager listen and connect */
 /* Not the DUT's: the run's. The run is over an 802.1Q VLAN (run --vlan). */
 #define CL_CAP_VLAN 0x10000u
 

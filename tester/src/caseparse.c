@@ -96,10 +96,10 @@ static void parse_header(struct parser *ps, const char *kw, struct cl_loc loc)
 		header_once(ps, unless ? &ps->seen_unless : &ps->seen_requires, kw, loc);
 		for (;;) {
 			if (ps->tok.kind != CL_T_WORD)
-				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, CM, VLAN)");
+				fail_expected(ps, "a capability (RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, SRQ, MCAST, CM_MCAST, ASYNC_EVENTS, CM, VLAN)");
 			unsigned bit = cl_cap_bit(ps->tok.text);
 			if (!bit)
-				cl_fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, CM or VLAN",
+				cl_fail_at(ps, CL_ERR_CAPABILITY, ps->tok.loc, "unknown capability '%s'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, SRQ, MCAST, CM_MCAST, ASYNC_EVENTS, CM or VLAN",
 					ps->tok.text);
 			if ((unless ? c->caps : c->unless_caps) & bit)
 				cl_fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "%s is both required and excluded; expected it in 'requires' or 'unless', not both",
@@ -181,7 +181,7 @@ static void parse_statement(struct parser *ps)
 	struct cl_loc loc = ps->tok.loc;
 	ps->line_start = ps->tok.start;
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "a statement (case, title, rules, dut, peer, inject, expect, measure, on, off, wait, check, inform)");
+		fail_expected(ps, "a statement (case, title, rules, dut, peer, group, inject, expect, measure, on, off, wait, check, inform)");
 	const char *kw = ps->tok.text;
 	bool first = ps->c->id == NULL;
 	if (first && strcmp(kw, "case"))
@@ -233,6 +233,8 @@ static void parse_statement(struct parser *ps)
 		cl_parse_measure(ps, loc);
 	} else if (!strcmp(kw, "load")) {
 		cl_parse_load(ps, loc);
+	} else if (!strcmp(kw, "group")) {
+		cl_parse_group(ps, loc);
 	} else if (!strcmp(kw, "wait")) {
 		struct cl_step *st = cl_new_step(ps, CL_WAIT, loc);
 		if (ps->tok.kind != CL_T_DURATION)
@@ -241,7 +243,7 @@ static void parse_statement(struct parser *ps)
 		st->within_min = st->within_max = ps->tok.num;
 		next(ps);
 	} else {
-		cl_fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, inject, expect, measure, load, on, off, wait, check or inform", kw);
+		cl_fail_at(ps, CL_ERR_STATEMENT, loc, "unknown statement '%s'; expected dut, peer, group, inject, expect, measure, load, on, off, wait, check or inform", kw);
 	}
 	if (is_word(ps, "as"))
 		cl_parse_roles(ps, &ps->c->steps[ps->c->n_steps - 1]);

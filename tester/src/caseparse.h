@@ -32,6 +32,10 @@ struct parser {
 	bool in_check; /* parsing a check statement: $counters.MEANING may be used */
 	bool seen_title, seen_rules, seen_requires, seen_unless, seen_ip, seen_pmtu, seen_timeout, seen_mutants;
 	const char *line_start;
+	/* peer attach QP GROUP seen above: expect QP ... group=GROUP takes
+	 * what the tester's side of QP receives from the group. */
+	struct { const char *qp, *group; } peer_attached[64];
+	unsigned n_peer_attached;
 };
 
 /* Fills diag with "path:line:col: what" and abandons the parse. */
@@ -121,7 +125,8 @@ extern const struct argspec cl_args_dut_mr[], cl_args_dut_qp[], cl_args_post_rec
 	cl_args_dut_write[], cl_args_dut_read[], cl_args_dut_query[], cl_args_dut_modify[], cl_args_peer_mr[],
 	cl_args_peer_op[], cl_args_peer_set[], cl_args_inject[], cl_args_expect_pkt[], cl_args_expect_completion[],
 	cl_args_expect_peer[], cl_args_expect_mem[], cl_args_rule[], cl_args_load[], cl_args_measure[], cl_args_none[],
-	cl_args_dut_listen[];
+	cl_args_dut_listen[], cl_args_group[], cl_args_dut_srq[], cl_args_dut_arm[], cl_args_dut_query_srq[],
+	cl_args_expect_event[], cl_args_peer_srq[];
 
 /* key=value ... up to the end of the line, 'within' (allow_within), 'do'
  * (allow_do), 'else' or 'as'; fills st->args and st->a. */
@@ -161,6 +166,25 @@ void cl_parse_rule(struct parser *ps, struct cl_loc loc);
 void cl_parse_measure(struct parser *ps, struct cl_loc loc);
 void cl_parse_load(struct parser *ps, struct cl_loc loc);
 void cl_parse_roles(struct parser *ps, struct cl_step *st);
+/* Multicast groups, SRQs and asynchronous events (casesteps_mcast.c). */
+void cl_parse_group(struct parser *ps, struct cl_loc loc);
+/* dut attach|detach|join|leave|srq|arm: false when verb is none of them. */
+bool cl_parse_dut_mcast_srq(struct parser *ps, const char *verb, struct cl_loc loc);
+/* peer attach|srq: false when the next word is neither. */
+bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc);
+/* expect join|no join|event|no event: false when it is none of them
+ * ('no' already taken when no is true). */
+bool cl_parse_expect_mcast_srq(struct parser *ps, struct cl_loc loc, bool no);
+/* group= of a step on QP q: GROUP is a group of the IP version q speaks;
+ * sets st->group. */
+void cl_group_arg(struct parser *ps, struct cl_step *st, const struct cl_sym *q, const struct cl_param *prm);
+/* dut qp ... srq= peer_srq=: the SRQs are defined above. */
+void cl_qp_srq_args(struct parser *ps, struct cl_step *st, struct cl_sym *q);
+/* expect QP ... group=: also the tester's side of QP attached to it above. */
+void cl_expect_group(struct parser *ps, struct cl_step *st, const struct cl_sym *q);
+/* Whether the current token names a DUT SRQ; dut query SRQ -> ... */
+bool cl_names_srq(struct parser *ps);
+void cl_parse_dut_query_srq(struct parser *ps, struct cl_loc loc);
 
 /* ---- Vocabulary (casewords.c) ---- */
 

@@ -32,9 +32,32 @@ bool cl_step_checks(enum cl_step_kind k)
 	case CL_CHECK:
 	case CL_MEASURE:
 	case CL_LOAD:
+	case CL_EXPECT_JOIN:
+	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_EVENT:
+	case CL_EXPECT_NO_EVENT:
+	case CL_DUT_QUERY_SRQ:
 		return true;
 	default:
 		return false;
+	}
+}
+
+/* The steps whose role is theirs alone, not their stimulus': a CM join's
+ * report is the connection manager's; an asynchronous event and an SRQ's
+ * state are the device's. 0 for the others. */
+static unsigned own_roles(const struct cl_step *s)
+{
+	switch (s->kind) {
+	case CL_EXPECT_JOIN:
+	case CL_EXPECT_NO_JOIN:
+		return ROCE_ROLE_CM;
+	case CL_EXPECT_EVENT:
+	case CL_EXPECT_NO_EVENT:
+	case CL_DUT_QUERY_SRQ:
+		return ROCE_ROLE_DEVICE;
+	default:
+		return 0;
 	}
 }
 
@@ -48,6 +71,8 @@ static bool is_response(int opcode)
 /* The roles a packet the DUT sends gives it. */
 static unsigned sent_roles(const struct cl_step *s)
 {
+	if (s->group) /* a datagram to a multicast group: its sender */
+		return ROCE_ROLE_SENDER;
 	if (s->cm_attr)
 		return ROCE_ROLE_CM | ROCE_ROLE_SENDER;
 	if (s->opcode == ROCE_OP_CNP) /* a notification point answering CE marks */
@@ -62,6 +87,8 @@ static unsigned stimulus_roles(const struct cl_step *s)
 {
 	switch (s->kind) {
 	case CL_INJECT:
+		if (s->group) /* a group's datagram: the DUT receives, nobody answers */
+			return ROCE_ROLE_RECEIVER;
 		if (s->cm_attr)
 			return ROCE_ROLE_CM | ROCE_ROLE_RECEIVER;
 		if (s->opcode == ROCE_OP_CNP) /* a reaction point: its requests slow down */
@@ -69,13 +96,15 @@ static unsigned stimulus_roles(const struct cl_step *s)
 		if (is_response(s->opcode))
 			return ROCE_ROLE_RECEIVER | ROCE_ROLE_REQUESTER;
 		return ROCE_ROLE_RECEIVER | ROCE_ROLE_RESPONDER;
-	case CL_DUT_POST_SEND:
-		return ROCE_ROLE_SENDER | ROCE_ROLE_REQUESTER;
 	case CL_PEER_OP:
 	case CL_LOAD:
 		return ROCE_ROLE_RECEIVER | ROCE_ROLE_RESPONDER;
 	case CL_DUT_LISTEN:
+	case CL_DUT_JOIN:
+	case CL_DUT_LEAVE:
 		return ROCE_ROLE_CM;
+	case CL_DUT_POST_SEND:
+		return s->group ? ROCE_ROLE_SENDER : ROCE_ROLE_SENDER | ROCE_ROLE_REQUESTER;
 	default:
 		return 0;
 	}
@@ -92,6 +121,10 @@ void cl_derive_roles(struct cl_case *c)
 		struct cl_step *s = &c->steps[i];
 		if (!cl_step_checks(s->kind) || s->roles_explicit)
 			continue;
+		if (own_roles(s)) {
+			s->roles = own_roles(s);
+			continue;
+		}
 		if ((s->kind == CL_EXPECT_PKT || s->kind == CL_MEASURE) && (s->opcode >= 0 || s->cm_attr)) {
 			s->roles = sent_roles(s);
 			continue;

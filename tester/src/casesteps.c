@@ -89,8 +89,10 @@ static int tester_op(const char *word)
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query or modify");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join or leave");
 	struct cl_step *st;
+	if (cl_parse_dut_mcast_srq(ps, verb, loc))
+		return;
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
 		st = cl_new_step(ps, qp ? CL_DUT_QP : CL_DUT_MR, loc);
@@ -103,6 +105,11 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
 			cl_fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
 		cl_define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
+		if (qp) {
+			struct cl_sym *q = cl_find_sym(ps, st->name);
+			q->ipv = ip ? (int)ip->v.expr.terms[0].num : 0;
+			cl_qp_srq_args(ps, st, q);
+		}
 		return;
 	}
 	if (!strcmp(verb, "listen")) {
@@ -118,7 +125,15 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 	}
 	if (!strcmp(verb, "post_recv")) {
 		st = cl_new_step(ps, CL_DUT_POST_RECV, loc);
-		qp_arg(ps, st);
+		struct cl_loc ql = ps->tok.loc;
+		if (cl_names_srq(ps)) {
+			st->srq = (char *)name_token(ps, "an SRQ name"); /* post_srq_recv */
+		} else {
+			struct cl_sym *q = qp_arg(ps, st);
+			if (q->srq)
+				cl_fail_at(ps, CL_ERR_KIND, ql, "QP '%s' takes its receives from SRQ '%s'; expected 'dut post_recv %s MR ...'",
+					q->name, q->srq, q->srq);
+		}
 		struct cl_loc ml = ps->tok.loc;
 		st->mr = (char *)name_token(ps, "a DUT MR name to receive into");
 		cl_use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
@@ -146,6 +161,11 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		}
 		cl_parse_args(ps, st, cl_args_post_send, false, false);
+		const struct cl_arg *group = st->a.post_send.group.arg;
+		if (group && q->qp_type != ROCE_T_UD)
+			cl_fail_at(ps, CL_ERR_VALUE, group->loc, "group= on a work request is for a UD QP; '%s' is %s; expected a UD QP (only UD sends to a multicast group)",
+				q->name, roce_transport_name((enum roce_transport)q->qp_type));
+		cl_group_arg(ps, st, q, &st->a.post_send.group);
 		/* A connected QP's protocol is its GID's (dut qp ... proto=);
 		 * only a UD QP picks it per work request (A17.8). */
 		const struct cl_arg *proto = st->a.post_send.proto.arg;
@@ -179,6 +199,10 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 				rd ? "'-> data=\"...\"' or '-> l3_header=QP' with the contents to expect" : "data=\"...\" or data=x\"...\"");
 		return;
 	}
+	if (!strcmp(verb, "query") && cl_names_srq(ps)) {
+		cl_parse_dut_query_srq(ps, loc);
+		return;
+	}
 	if (!strcmp(verb, "query") || !strcmp(verb, "modify")) {
 		bool q = verb[0] == 'q';
 		st = cl_new_step(ps, q ? CL_DUT_QUERY : CL_DUT_MODIFY, loc);
@@ -188,12 +212,14 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
-	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query or modify",
+	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join or leave",
 		verb);
 }
 
 void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 {
+	if (cl_parse_peer_mcast_srq(ps, loc))
+		return;
 	if (is_word(ps, "mr")) {
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_MR, loc);
@@ -212,6 +238,10 @@ void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 		cl_parse_args(ps, st, cl_args_peer_set, false, false);
 		if (!st->n_args)
 			cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer set' needs at least one setting; expected auto=, rnr=, ack=, rnr_timer=, psn= or recv=");
+		const struct cl_arg *recv = cl_step_arg(st, "recv");
+		if (recv && q->peer_srq)
+			cl_fail_at(ps, CL_ERR_ARGUMENT, recv->loc, "the tester's side of QP '%s' takes its receives from SRQ '%s'; expected 'peer srq %s recv=N'",
+				q->name, q->peer_srq, q->peer_srq);
 		return;
 	}
 	int verb = tester_op(op);
@@ -251,6 +281,8 @@ void cl_parse_inject(struct parser *ps, struct cl_loc loc)
 	opcode_arg(ps, st, q->qp_type, false);
 	cl_parse_args(ps, st, cl_args_inject, false, false);
 	check_ip_options(ps, st);
+	/* Any transport: an RC or UC packet to a group is a receiver's test. */
+	cl_group_arg(ps, st, q, &st->a.inject.group);
 	if (st->a.inject.every.arg && !st->a.inject.repeat.arg)
 		cl_fail_at(ps, CL_ERR_MISSING, loc, "'every' spaces repetitions; expected repeat=N with it");
 }
@@ -268,10 +300,14 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect nothing' needs a time window; expected 'within T'");
 		return;
 	}
+	if (cl_parse_expect_mcast_srq(ps, loc, false))
+		return;
 	if (is_word(ps, "no")) {
 		next(ps);
+		if (cl_parse_expect_mcast_srq(ps, loc, true))
+			return;
 		if (!is_word(ps, "completion"))
-			fail_expected(ps, "'completion' after 'expect no'");
+			fail_expected(ps, "'completion', 'join' or 'event' after 'expect no'");
 		next(ps);
 		st = cl_new_step(ps, CL_EXPECT_NO_COMPLETION, loc);
 		qp_arg(ps, st);
@@ -307,11 +343,12 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	}
 	st = cl_new_step(ps, CL_EXPECT_PKT, loc);
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "nothing, no completion, completion, peer, mem, or a QP name");
+		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, event, no event, or a QP name");
 	struct cl_sym *q = qp_arg(ps, st);
 	opcode_arg(ps, st, q->qp_type, true);
 	cl_parse_args(ps, st, cl_args_expect_pkt, true, false);
 	check_ip_options(ps, st);
+	cl_expect_group(ps, st, q);
 	if (is_word(ps, "else")) {
 		/* else inform: a DUT that may stay silent (an optional
 		 * feature); the case ends informative there. */

@@ -69,6 +69,20 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_MEASURE] = "measure",
 	[CL_DUT_LISTEN] = "dut listen",
 	[CL_LOAD] = "load",
+	[CL_GROUP] = "group",
+	[CL_DUT_ATTACH] = "dut attach",
+	[CL_DUT_DETACH] = "dut detach",
+	[CL_DUT_JOIN] = "dut join",
+	[CL_DUT_LEAVE] = "dut leave",
+	[CL_EXPECT_JOIN] = "expect join",
+	[CL_EXPECT_NO_JOIN] = "expect no join",
+	[CL_PEER_ATTACH] = "peer attach",
+	[CL_DUT_SRQ] = "dut srq",
+	[CL_DUT_ARM] = "dut arm",
+	[CL_DUT_QUERY_SRQ] = "dut query (SRQ)",
+	[CL_EXPECT_EVENT] = "expect event",
+	[CL_EXPECT_NO_EVENT] = "expect no event",
+	[CL_PEER_SRQ] = "peer srq",
 };
 
 static const char *const key_names[CL_K_COUNT] = {
@@ -116,6 +130,42 @@ void cl_caps_format(unsigned bits, char *buf, size_t n)
 	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
 		if (bits & caps[i].bit)
 			text_appendf(buf, n, "%s%s", buf[0] ? "," : "", caps[i].name);
+}
+
+/* ---- Asynchronous events ---- */
+
+static const struct {
+	const char *name;
+	int value;
+	enum cl_event_about about;
+} events[] = {
+#define AP_EVENT(SYM, value, ABOUT) { #SYM, value, CL_EVENT_##ABOUT },
+#include "agent_protocol.def"
+#undef AP_EVENT
+};
+
+int cl_event_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+		if (!strcasecmp(events[i].name, name))
+			return events[i].value;
+	return -1;
+}
+
+const char *cl_event_name(int value)
+{
+	for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+		if (events[i].value == value)
+			return events[i].name;
+	return NULL;
+}
+
+enum cl_event_about cl_event_about(int value)
+{
+	for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+		if (events[i].value == value)
+			return events[i].about;
+	return CL_EVENT_DEVICE;
 }
 
 /* ---- Opcodes and AETH words ---- */
