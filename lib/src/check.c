@@ -336,7 +336,7 @@ int roce_finding_context(const struct roce_pkt *p, const struct roce_finding *f,
 		roce_mcast_group_format(&g, group, sizeof group);
 		roce_mac_format(g.mac, want, sizeof want);
 		roce_mac_format(roce_pkt_eth_dst(p), have, sizeof have);
-		return snprintf(buf, n, " (the frame goes to %s; the group %s maps to %s)", have, group, want);
+		return snprintf(buf, n, " (it goes to %s; the group %s maps to %s)", have, group, want);
 	}
 	if (roce_code_is_parse_error(f->code) && f->code == p->err) {
 		switch (roce_icrc_check(p, NULL, NULL)) {

@@ -192,10 +192,12 @@ int main(void)
 	char msg[256], extra[256];
 	roce_finding_format(&f[0], msg, sizeof msg);
 	roce_finding_context(&p, &f[0], extra, sizeof extra);
-	CHECK(!strcmp(msg, "RFC2464-7-MCAST-MAC: Ethernet destination 33330db80101 is not the MAC the IPv6 group "
-			   "maps to, 33330db80001 (33:33 and the group's low 32 bits)"),
+	CHECK(!strcmp(msg, "RFC2464-7-MCAST-MAC: the Ethernet destination is not the MAC the IPv6 group maps to "
+			   "(33:33 and its low 32 bits)"),
 	      "message: %s", msg);
-	CHECK(!strcmp(extra, " (the frame goes to 33:33:0d:b8:01:01; the group ff15::db8:1 maps to 33:33:0d:b8:00:01)"),
+	CHECK(f[0].observed == 0x33330db80101ull && f[0].expected == 0x33330db80001ull, "values %llx %llx",
+	      (unsigned long long)f[0].observed, (unsigned long long)f[0].expected);
+	CHECK(!strcmp(extra, " (it goes to 33:33:0d:b8:01:01; the group ff15::db8:1 maps to 33:33:0d:b8:00:01)"),
 	      "context: %s", extra);
 	frame[n - 1] ^= 0xFF;
 	roce_parse_frame(&p, frame, n, n, 0);
