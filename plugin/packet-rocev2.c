@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "mad.h"
+#include "mcast.h"
 #include "reassembly.h"
 #include "stats.h"
 
@@ -450,6 +451,9 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 				rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r.t_shift, (enum roce_hdr)h);
 	}
 
+	if (t == &r.p)
+		rocev2_mcast_tree(rt, tvb, t); /* the group, from the IP (and Ethernet) header */
+
 	if (decoded && t->err == ROCE_OK) {
 		const char *proto_name = pinfo->current_proto;
 		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
@@ -543,6 +547,7 @@ void proto_register_rocev2(void)
 	rocev2_register_findings(proto_rocev2);
 	rocev2_register_analysis(proto_rocev2);
 	rocev2_register_mad(proto_rocev2);
+	rocev2_register_mcast(proto_rocev2);
 	rocev2_register_ulp();
 	rocev2_tap = rocev2_register_tap();
 	rocev2_register_stats();

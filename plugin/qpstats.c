@@ -18,6 +18,16 @@
 static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter)
 {
 	bool v6 = conv->src_address.type == AT_IPv6;
+	/* A sender to a multicast group: its QP is the DETH's, the group's
+	 * DestQP 0xFFFFFF (the analysis follows connected QPs only). */
+	if (conv->dst_port == ROCE_MCAST_QPN) {
+		switch (filter) {
+		case CONV_FT_SRC_PORT: return ROCEV2_FILTER ".deth.srcqp";
+		case CONV_FT_DST_PORT: return ROCEV2_FILTER ".bth.destqp";
+		case CONV_FT_ANY_PORT: return ROCEV2_FILTER ".mcast.qp";
+		default: break;
+		}
+	}
 	switch (filter) {
 	case CONV_FT_SRC_ADDRESS: return v6 ? "ipv6.src" : "ip.src";
 	case CONV_FT_DST_ADDRESS: return v6 ? "ipv6.dst" : "ip.dst";
@@ -48,9 +58,16 @@ static const char *endpoint_filter_type(endpoint_item_t *e, conv_filter_type_e f
 static et_dissector_info_t endpoint_info = { &endpoint_filter_type };
 
 /* The packet's QPs: the sender's (its connection's peer of the destination
- * QP, once the analysis paired them) and the destination's. */
+ * QP, once the analysis paired them) and the destination's; for a datagram
+ * to a multicast group, the sender's DETH Source QP and the BTH DestQP
+ * (0xFFFFFF), so that each sender to a group is a row (sender -> group). */
 static bool qps_of(const struct rocev2_tap_record *r, uint32_t *src_qp, uint32_t *dst_qp)
 {
+	if (r->mcast) {
+		*src_qp = r->mcast_src_qpn;
+		*dst_qp = r->destqp;
+		return true;
+	}
 	if (!r->dir)
 		return false;
 	struct roce_flow_dir_info di;

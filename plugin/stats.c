@@ -5,6 +5,8 @@
  */
 #include "stats.h"
 
+#include "mcast.h"
+
 #include <epan/stats_tree.h>
 #include <epan/tap.h>
 
@@ -39,6 +41,7 @@ const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const stru
 	}
 	for (size_t i = 0; i < n; i++)
 		add_rule(r, &f[i]);
+	r->mcast = rocev2_mcast_sender(t, &r->mcast_src_qpn);
 	r->srt_proc = -1;
 	if (!rp->analysed)
 		return r;

@@ -13,6 +13,9 @@ struct rocev2_tap_record {
 	uint32_t destqp;
 	unsigned n_rules;
 	const char *rules[ROCEV2_TAP_MAX_RULES]; /* rule IDs, one per finding of NOTE severity or above */
+	/* A datagram to a multicast group: its sender's QP (DETH Source QP). */
+	bool mcast;
+	uint32_t mcast_src_qpn;
 	/* The flow analysis' view, when the packet was analysed in a QP. */
 	const struct roce_flow_dir *dir;
 	struct roce_flow_sample sample;
