@@ -49,6 +49,11 @@ void sample_conv_messages(sample_emit_fn emit, void *ctx);
 /* SIDR REQ/REP and UD SENDs, UC messages, XRC with its SRQ number, and a
  * CNP, over IPv6. */
 void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);
+/* Two RC QPs of host B sharing a receive queue (SRQ), over IPv4 without a
+ * CM exchange: a SEND takes the SRQ's last WQE, a SEND to the other QP is
+ * answered with an RNR NAK, retried after the wait and ACKed, then the
+ * first QP receives again (srq.c). */
+void sample_conv_srq_rnr(sample_emit_fn emit, void *ctx);
 /* Conforming bulk RC traffic: `frames` frames (at least) over `qps`
  * connections between 198.18.0.1 and 198.18.0.2, with path MTU 1024: WRITE
  * and SEND messages of varying length with coalesced ACKs, and READs. */

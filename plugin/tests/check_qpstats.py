@@ -3,7 +3,8 @@
 line for line as `roce-tester lint --qp` prints it from the same libroce
 code, on every flow capture; and known numbers for the sample
 conversations in it, in Service Response Time (-z rocev2,srt) and in the
-RoCEv2 tab of Conversations (-z conv,rocev2).
+RoCEv2 tab of Conversations (-z conv,rocev2), UD multicast senders to
+their group included.
 
 usage: check_qpstats.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURES-DIR
 """
@@ -35,6 +36,24 @@ SRT = {
 CONV = {
     "flows-rc.pcap": (17, 20, 37),
     "flows-congestion.pcap": (5, 17, 22),
+}
+
+# UD multicast: one row per sender (and QP pair) to the group, its frames
+# all one way: (A, B, frames B->A, frames A->B, total), in any order.
+# multicast-*.pcap (tester/src/craft_samples.c): 198.18.0.1's SENDs to the
+# group (frames 1, 2 and 5, the last with a wrong MAC), 198.18.0.3's
+# (frames 3 and 4, one tagged), and one row each for the datagram with the
+# unicast DestQP (6) and the RC SEND to the group (7, the analysis' QP);
+# the UD SEND to 0xFFFFFF at a unicast address (8) names no group: no row.
+MCAST_CONV = {
+    "multicast-ipv4.pcap": sorted([("198.18.0.1", "239.255.18.1", 0, 3, 3),
+                                   ("198.18.0.3", "239.255.18.1", 0, 2, 2),
+                                   ("198.18.0.1", "239.255.18.1", 0, 1, 1),
+                                   ("198.18.0.1", "239.255.18.1", 0, 1, 1)]),
+    "multicast-ipv6.pcap": sorted([("2001:db8::1", "ff15::db8:1", 0, 3, 3),
+                                   ("2001:db8::3", "ff15::db8:1", 0, 2, 2),
+                                   ("2001:db8::1", "ff15::db8:1", 0, 1, 1),
+                                   ("2001:db8::1", "ff15::db8:1", 0, 1, 1)]),
 }
 
 
@@ -93,6 +112,13 @@ def main():
         got = tuple(int(x) for x in m.groups()) if m else None
         if got != (ba, ab, total):
             failures.append(f"{cap}: conversation frames {got}, expected {(ba, ab, total)}\n{out}")
+    for cap, want in MCAST_CONV.items():
+        out = tshark(wrapper, plugins, os.path.join(captures, cap), "conv,rocev2")
+        checked += 1
+        got = sorted((a, b, int(ba), int(ab), int(t)) for a, b, ba, ab, t in re.findall(
+            r"^(\S+)\s+<->\s+(\S+)\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out, re.M))
+        if got != want:
+            failures.append(f"{cap}: multicast conversations {got}, expected {want}\n{out}")
     for f in failures:
         print("FAIL " + f)
     print(f"{checked - len(failures)} passed, {len(failures)} failed")

@@ -540,6 +540,84 @@ static void gen_violations(const char *dir)
 	cap_close(&c);
 }
 
+/* UD multicast (notes §7.1): two senders' datagrams to a group
+ * (239.255.18.1 or ff15::db8:1), framed to its mapped MAC with DestQP
+ * 0xFFFFFF, one behind an 802.1Q tag; then one frame per rule broken: a
+ * wrong MAC, a unicast DestQP to the group, an RC SEND to DestQP 0xFFFFFF
+ * at the group (which also breaks IBA3.5.11-MCAST-DESTQP: C_MCAST_OPCODE),
+ * and a UD SEND to 0xFFFFFF at a unicast address, which names no group. */
+struct mcast_frame {
+	uint8_t opcode;
+	bool from_c;           /* the second sender, 198.18.0.3 or 2001:db8::3 */
+	bool to_group;         /* else to the sample's unicast peer */
+	uint32_t destqp;
+	bool unicast_mac;      /* framed to the peer's unicast MAC */
+	bool vlan;
+	enum roce_code code;
+	const char *what;
+};
+
+static void gen_multicast(const char *dir, int ipv)
+{
+	static const uint8_t group4[4] = { 239, 255, 18, 1 };
+	static const uint8_t group6[16] = { 0xff, 0x15, [12] = 0x0d, [13] = 0xb8, [15] = 1 };
+	static const uint8_t mac_c[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x03 };
+	static const struct mcast_frame frames[] = {
+		{ ROCE_OP_UD_SEND_ONLY, false, true, ROCE_MCAST_QPN, false, false, ROCE_OK,
+		  "UD SEND Only from QP 0x000321 to the group" },
+		{ ROCE_OP_UD_SEND_ONLY_WITH_IMM, false, true, ROCE_MCAST_QPN, false, false, ROCE_OK,
+		  "UD SEND Only with Immediate from QP 0x000321 to the group" },
+		{ ROCE_OP_UD_SEND_ONLY, true, true, ROCE_MCAST_QPN, false, false, ROCE_OK,
+		  "UD SEND Only from the second sender's QP 0x000654 to the group" },
+		{ ROCE_OP_UD_SEND_ONLY, true, true, ROCE_MCAST_QPN, false, true, ROCE_OK,
+		  "UD SEND Only from QP 0x000654 to the group, 802.1Q VID 100 PCP 3" },
+		{ ROCE_OP_UD_SEND_ONLY, false, true, ROCE_MCAST_QPN, true, false, ROCE_C_MCAST_MAC4,
+		  "UD SEND Only to the group framed to a unicast MAC" },
+		{ ROCE_OP_UD_SEND_ONLY, false, true, 0x000123, false, false, ROCE_C_MCAST_QP,
+		  "UD SEND Only to the group with the unicast DestQP 0x000123" },
+		{ ROCE_OP_RC_SEND_ONLY, false, true, ROCE_MCAST_QPN, false, false, ROCE_C_DESTQP_MCAST,
+		  "RC SEND Only to the group with DestQP 0xFFFFFF (also C_MCAST_OPCODE: only UD SENDs go to a group)" },
+		{ ROCE_OP_UD_SEND_ONLY, false, false, ROCE_MCAST_QPN, false, false, ROCE_C_MCAST_UNICAST,
+		  "UD SEND Only to DestQP 0xFFFFFF at a unicast address: it names no group" },
+	};
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, ipv == 4 ? "multicast-ipv4" : "multicast-ipv6");
+	const uint8_t *group = ipv == 4 ? group4 : group6;
+	uint32_t psn[2] = { 100, 900 };
+	for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++) {
+		const struct mcast_frame *m = &frames[i];
+		struct roce_desc d;
+		sample_desc(&d, m->opcode, ipv, payload, 64);
+		if (m->from_c) {
+			memcpy(d.eth_src, mac_c, 6);
+			if (ipv == 4)
+				roce_ipv4_src_ptr(d.ip)[3] = 3;
+			else
+				roce_ipv6_src_ptr(d.ip)[15] = 3;
+		}
+		if (m->to_group) {
+			memcpy(ipv == 4 ? roce_ipv4_dst_ptr(d.ip) : roce_ipv6_dst_ptr(d.ip), group, ipv == 4 ? 4 : 16);
+			if (!m->unicast_mac)
+				roce_mcast_mac(ipv, group, d.eth_dst);
+		}
+		if (m->vlan) {
+			d.n_vlan = 1;
+			d.vlan_tpid[0] = ROCE_ETHERTYPE_VLAN;
+			d.vlan_tci[0] = roce_vlan_tci(3, 100);
+		}
+		if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_DETH))
+			roce_deth_set_srcqp(roce_desc_hdr(&d, ROCE_H_DETH), m->from_c ? 0x000654 : 0x000321);
+		roce_bth_set_destqp(d.bth, m->destqp);
+		roce_bth_set_psn(d.bth, psn[m->from_c]++);
+		size_t n = build(&d, frame);
+		enum roce_code code = m->code == ROCE_C_MCAST_MAC4 && ipv == 6 ? ROCE_C_MCAST_MAC6 : m->code;
+		cap_frame(&c, frame, n, n, code, "IPv%d %s", ipv, m->what);
+	}
+	cap_close(&c);
+}
+
 /* Conversations: frames carry their own times, and every expectation needs
  * the per-QP analysis (context "flow"). */
 static void emit_conv(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
@@ -581,6 +659,8 @@ int craft_samples(const char *dir)
 	gen_low_ports(dir);
 	gen_truncated(dir);
 	gen_violations(dir);
+	gen_multicast(dir, 4);
+	gen_multicast(dir, 6);
 	gen_conversation(dir, "flows-rc", sample_conv_rc);
 	gen_conversation(dir, "flows-nvme", sample_conv_nvme);
 	gen_conversation(dir, "flows-errors", sample_conv_errors);
@@ -588,5 +668,6 @@ int craft_samples(const char *dir)
 	gen_conversation(dir, "flows-messages", sample_conv_messages);
 	gen_conversation(dir, "flows-uc-ud-xrc", sample_conv_uc_ud_xrc);
 	gen_conversation(dir, "flows-congestion", sample_conv_congestion);
+	gen_conversation(dir, "flows-srq-rnr", sample_conv_srq_rnr);
 	return 0;
 }
