@@ -13,7 +13,7 @@
 
 #define MAX_SGE_ON_STACK 16
 
-static void fill_sges(struct ibv_sge *out, const struct be_sge *in, unsigned n)
+void ib_fill_sges(struct ibv_sge *out, const struct be_sge *in, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		out[i].addr = (uint64_t)(uintptr_t)(in[i].mr->buf + in[i].offset);
@@ -55,6 +55,9 @@ static int post_failed(bool send, int e, struct be_error *err)
 
 int ib_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error *err)
 {
+	if (qp->srq)
+		return be_error_set(err, BE_INVALID_STATE,
+				    "post_recv: the QP takes its receives from an SRQ (post_srq_recv)");
 	if (wr->num_sge > qp->max_recv_sge)
 		return be_error_set(err, BE_BAD_REQUEST, "%u SGEs: the QP takes at most %u per receive",
 				    wr->num_sge, qp->max_recv_sge);
@@ -62,7 +65,7 @@ int ib_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error 
 		return -1;
 	struct ibv_sge stack[MAX_SGE_ON_STACK];
 	struct ibv_sge *sge = wr->num_sge <= MAX_SGE_ON_STACK ? stack : g_new(struct ibv_sge, wr->num_sge);
-	fill_sges(sge, wr->sge, wr->num_sge);
+	ib_fill_sges(sge, wr->sge, wr->num_sge);
 	struct ibv_recv_wr rwr = { .wr_id = wr->wr_id, .sg_list = sge, .num_sge = (int)wr->num_sge };
 	struct ibv_recv_wr *bad = NULL;
 	int e = ibv_post_recv(qp->qp, &rwr, &bad);
@@ -113,7 +116,7 @@ int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error 
 
 	struct ibv_sge stack[MAX_SGE_ON_STACK];
 	struct ibv_sge *sge = wr->num_sge <= MAX_SGE_ON_STACK ? stack : g_new(struct ibv_sge, wr->num_sge);
-	fill_sges(sge, wr->sge, wr->num_sge);
+	ib_fill_sges(sge, wr->sge, wr->num_sge);
 	struct ibv_send_wr swr;
 	memset(&swr, 0, sizeof swr);
 	swr.wr_id = wr->wr_id;

@@ -1,6 +1,7 @@
 /*
  * The device as the tester sees it: its attributes, the capabilities
- * probed once at open (QP types, atomics, RCM, RoCE v1, IPv4/IPv6 GIDs),
+ * probed once at open (QP types, atomics, RCM, RoCE v1, IPv4/IPv6 GIDs,
+ * SRQs, multicast, the CM's joins, asynchronous events),
  * its ports with their netdevs, and their GID tables.
  */
 #include "ibverbs.h"
@@ -62,6 +63,17 @@ unsigned ib_probe_caps(struct ib_backend *ib)
 		caps |= BE_CAP_ATOMIC;
 	if (ib->attr.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS)
 		caps |= BE_CAP_SEND_WITH_INV;
+	if (ib->attr.max_srq > 0)
+		caps |= BE_CAP_SRQ;
+	if (ib->attr.max_mcast_grp > 0 && ib->attr.max_mcast_qp_attach > 0)
+		caps |= BE_CAP_MCAST;
+#ifdef ROCE_AGENT_HAVE_RDMACM
+	/* The CM's join ends in an attach: it needs multicast too. */
+	if (caps & BE_CAP_MCAST)
+		caps |= BE_CAP_CM_MCAST;
+#endif
+	if (ib->async_watch) /* events.c: the async fd is watched */
+		caps |= BE_CAP_ASYNC_EVENTS;
 
 	for (unsigned port = 1; port <= ib->attr.phys_port_cnt; port++) {
 		struct be_port_attr pa;

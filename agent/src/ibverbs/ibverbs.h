@@ -9,11 +9,14 @@
  * attributes a transition requires but lacks (qp.c), and it refuses a post
  * to a QP whose state cannot take it itself (datapath.c).
  *
- *   open.c         open and close the device, its operations, async events
+ *   open.c         open and close the device, its operations
  *   device.c       the device's attributes and capabilities, ports, GIDs
  *   resources.c    PDs, CQs, MRs (and their memory), AHs
  *   qp.c           QPs and their state transitions
  *   cm.c           the connection manager's passive side (librdmacm)
+ *   srq.c          shared receive queues
+ *   events.c       asynchronous events, queued for get_async_events
+ *   mcast.c        multicast attach and detach, the CM's join (librdmacm)
  *   datapath.c     posting work requests, polling completions
  *   hw_counters.c  the port's counters from sysfs, never a cached copy
  *   common.c       errors from errno, values to and from libibverbs', sysfs
@@ -38,6 +41,8 @@ struct ib_backend {
 	char name[64];
 	unsigned caps;        /* BE_CAP_*, probed once at open */
 	guint async_watch;    /* GLib source draining asynchronous events */
+	GQueue events;        /* struct be_async_event *, oldest first (events.c) */
+	uint64_t events_dropped; /* lost to the queue's bound since open */
 	gint64 counters_read_us; /* monotonic time of the last hw_counters read, 0: never */
 };
 
@@ -66,6 +71,15 @@ struct be_qp {
 	uint32_t max_send_sge, max_recv_sge;
 	enum ibv_qp_state state_set; /* the last state modify_qp moved it to */
 	struct ib_listen *cm;        /* cm_listen: the listener and connection, or NULL */
+	struct be_srq *srq;          /* its receives come from this SRQ, or NULL */
+	GArray *groups;              /* struct ib_group: attached multicast groups (mcast.c) */
+	GPtrArray *joins;            /* struct ib_join *: the CM's joins (mcast.c) */
+};
+
+struct be_srq {
+	struct ib_backend *be;
+	struct ibv_srq *srq;
+	uint32_t max_sge; /* what the device gave */
 };
 
 struct be_ah {
@@ -124,7 +138,41 @@ int ib_cm_listen(struct be_qp *qp, uint16_t port, struct be_error *err);
 /* Drops the QP's listener and connection, if it has them. */
 void ib_cm_release(struct be_qp *qp);
 
+/* srq.c */
+int ib_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_srq **out,
+		  struct be_error *err);
+int ib_modify_srq(struct be_srq *srq, uint32_t limit, struct be_error *err);
+int ib_query_srq(struct be_srq *srq, struct be_srq_attr *out, struct be_error *err);
+int ib_destroy_srq(struct be_srq *srq, struct be_error *err);
+int ib_post_srq_recv(struct be_srq *srq, const struct be_recv_wr *wr, struct be_error *err);
+
+/* events.c */
+/* Makes the async fd non-blocking and watches it on the main loop. */
+void ib_events_start(struct ib_backend *ib);
+/* Removes the watch and frees the queued events. */
+void ib_events_stop(struct ib_backend *ib);
+/* Drops the queued events about an object being destroyed (its pointer
+ * would dangle); NULL members are ignored. */
+void ib_events_forget(struct ib_backend *ib, const struct be_qp *qp, const struct be_srq *srq,
+		      const struct be_cq *cq);
+int ib_get_async_events(struct backend *be, struct be_async_event *out, unsigned max, unsigned *n,
+			struct be_error *err);
+
+/* mcast.c */
+int ib_attach_mcast(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err);
+int ib_detach_mcast(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err);
+#ifdef ROCE_AGENT_HAVE_RDMACM
+int ib_cm_join(struct be_qp *qp, int ip_version, const uint8_t group[16], struct be_mcast_join *out,
+	       struct be_error *err);
+int ib_cm_leave(struct be_qp *qp, int ip_version, const uint8_t group[16], struct be_error *err);
+#endif
+/* Leaves the QP's CM joins and detaches its groups (before ibv_destroy_qp,
+ * which the kernel refuses while a group is attached). */
+void ib_mcast_release(struct be_qp *qp);
+
 /* datapath.c */
+/* libibverbs' SGEs for ours (bounds-checked by the protocol layer). */
+void ib_fill_sges(struct ibv_sge *out, const struct be_sge *in, unsigned n);
 int ib_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error *err);
 int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err);
 int ib_poll_cq(struct be_cq *cq, struct be_wc *out, unsigned max, unsigned *n, struct be_error *err);

@@ -1,61 +1,20 @@
 /*
- * Opening the device (by name, or the first one), closing it, the
- * backend's operations, and the device's asynchronous events.
+ * Opening the device (by name, or the first one), closing it, and the
+ * backend's operations.
  */
 #include "ibverbs.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <glib-unix.h>
 #include <string.h>
 
 #include "text.h"
-
-/* ---- Asynchronous events ---- */
-
-/* Logs the device's asynchronous events (QP fatal, port changes) so that a
- * test run's log shows them; each one is acknowledged at once. */
-static gboolean on_async_event(gint fd, GIOCondition cond, gpointer data)
-{
-	struct ib_backend *ib = data;
-	(void)fd;
-	(void)cond;
-	for (int i = 0; i < 64; i++) { /* bounded: the loop gets control back */
-		struct ibv_async_event ev;
-		if (ibv_get_async_event(ib->ctx, &ev))
-			break; /* EAGAIN: drained */
-		switch (ev.event_type) {
-		case IBV_EVENT_QP_FATAL:
-		case IBV_EVENT_QP_REQ_ERR:
-		case IBV_EVENT_QP_ACCESS_ERR:
-		case IBV_EVENT_COMM_EST:
-		case IBV_EVENT_SQ_DRAINED:
-		case IBV_EVENT_PATH_MIG:
-		case IBV_EVENT_PATH_MIG_ERR:
-		case IBV_EVENT_QP_LAST_WQE_REACHED:
-			g_message("%s: %s on QPN 0x%06x", ib->name, ibv_event_type_str(ev.event_type),
-				  ev.element.qp->qp_num);
-			break;
-		case IBV_EVENT_CQ_ERR:
-			g_message("%s: %s", ib->name, ibv_event_type_str(ev.event_type));
-			break;
-		default:
-			g_message("%s: %s (port %d)", ib->name, ibv_event_type_str(ev.event_type),
-				  ev.element.port_num);
-			break;
-		}
-		ibv_ack_async_event(&ev);
-	}
-	return G_SOURCE_CONTINUE;
-}
 
 /* ---- Open and close ---- */
 
 static void ib_close(struct backend *be)
 {
 	struct ib_backend *ib = ib_of(be);
-	if (ib->async_watch)
-		g_source_remove(ib->async_watch);
+	ib_events_stop(ib);
 	ibv_close_device(ib->ctx);
 	g_free(ib);
 }
@@ -83,8 +42,18 @@ static const struct backend_ops ib_ops = {
 	.post_send = ib_post_send,
 	.poll_cq = ib_poll_cq,
 	.read_counters = ib_read_counters,
+	.create_srq = ib_create_srq,
+	.modify_srq = ib_modify_srq,
+	.query_srq = ib_query_srq,
+	.destroy_srq = ib_destroy_srq,
+	.post_srq_recv = ib_post_srq_recv,
+	.get_async_events = ib_get_async_events,
+	.attach_mcast = ib_attach_mcast,
+	.detach_mcast = ib_detach_mcast,
 #ifdef ROCE_AGENT_HAVE_RDMACM
 	.cm_listen = ib_cm_listen,
+	.cm_join = ib_cm_join,
+	.cm_leave = ib_cm_leave,
 #endif
 };
 
@@ -135,11 +104,8 @@ static struct backend *ib_open(const struct backend_options *opts, char *err, si
 		g_free(ib);
 		return NULL;
 	}
+	ib_events_start(ib);
 	ib->caps = ib_probe_caps(ib);
-
-	int fl = fcntl(ib->ctx->async_fd, F_GETFL);
-	if (fl >= 0 && fcntl(ib->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) == 0)
-		ib->async_watch = g_unix_fd_add(ib->ctx->async_fd, G_IO_IN, on_async_event, ib);
 	return &ib->base;
 }
 

@@ -1,5 +1,6 @@
 /*
- * Queue pairs: creation (of the types the device was found to create),
+ * Queue pairs: creation (of the types the device was found to create, with
+ * their own receive queue or an SRQ's),
  * state transitions (a refused one names the attributes it lacks, IBA
  * 11.2.4.2), queries and destruction.
  */
@@ -48,28 +49,39 @@ int ib_create_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp *
 							: BE_CAP_UD)))
 		return be_error_set(err, BE_UNSUPPORTED, "%s does not create %s QPs", pd->be->name,
 				    type_name(init->type));
+	struct be_qp *q = g_new0(struct be_qp, 1);
+	/* With an SRQ the QP has no receive queue of its own (ibv_create_qp(3)). */
+	struct ibv_srq *srq = init->srq ? init->srq->srq : NULL;
 	struct ibv_qp_init_attr ia = {
+		.qp_context = q, /* events.c finds the QP by it */
 		.send_cq = init->send_cq->cq,
 		.recv_cq = init->recv_cq->cq,
 		.cap = {
 			.max_send_wr = init->max_send_wr,
-			.max_recv_wr = init->max_recv_wr,
+			.max_recv_wr = srq ? 0 : init->max_recv_wr,
 			.max_send_sge = init->max_send_sge,
-			.max_recv_sge = init->max_recv_sge,
+			.max_recv_sge = srq ? 0 : init->max_recv_sge,
 		},
+		.srq = srq,
 		.qp_type = (enum ibv_qp_type)init->type,
 		.sq_sig_all = init->sq_sig_all,
 	};
 	struct ibv_qp *qp = ibv_create_qp(pd->pd, &ia);
 	if (!qp) {
+		int e = errno;
+		g_free(q);
 		char what[128];
-		snprintf(what, sizeof what, "ibv_create_qp (%s, %u/%u WRs, %u/%u SGEs)",
-			 type_name(init->type), init->max_send_wr, init->max_recv_wr,
-			 init->max_send_sge, init->max_recv_sge);
-		return ib_verb_failed(err, errno, what);
+		if (srq)
+			snprintf(what, sizeof what, "ibv_create_qp (%s, %u send WRs, %u send SGEs, with an SRQ)",
+				 type_name(init->type), init->max_send_wr, init->max_send_sge);
+		else
+			snprintf(what, sizeof what, "ibv_create_qp (%s, %u/%u WRs, %u/%u SGEs)",
+				 type_name(init->type), init->max_send_wr, init->max_recv_wr,
+				 init->max_send_sge, init->max_recv_sge);
+		return ib_verb_failed(err, e, what);
 	}
-	struct be_qp *q = g_new0(struct be_qp, 1);
 	q->be = pd->be;
+	q->srq = init->srq;
 	q->qp = qp;
 	q->type = init->type;
 	/* ibv_create_qp writes back what the device actually gave. */
@@ -253,9 +265,11 @@ int ib_query_qp(struct be_qp *qp, struct be_qp_attr *out, struct be_error *err)
 int ib_destroy_qp(struct be_qp *qp, struct be_error *err)
 {
 	ib_cm_release(qp);
+	ib_mcast_release(qp);
 	int e = ibv_destroy_qp(qp->qp);
 	if (e)
 		return ib_verb_failed(err, e, "ibv_destroy_qp");
+	ib_events_forget(qp->be, qp, NULL, NULL);
 	g_free(qp);
 	return 0;
 }

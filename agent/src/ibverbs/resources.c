@@ -47,13 +47,16 @@ int ib_create_cq(struct backend *be, unsigned cqe, struct be_cq **out, struct be
 	if (cqe < 1 || cqe > (unsigned)ib->attr.max_cqe)
 		return be_error_set(err, BE_BAD_REQUEST, "cqe %u: %s takes 1..%d", cqe, ib->name,
 				    ib->attr.max_cqe);
-	struct ibv_cq *cq = ibv_create_cq(ib->ctx, (int)cqe, NULL, NULL, 0);
+	struct be_cq *c = g_new0(struct be_cq, 1);
+	/* Its context is c: events.c finds the CQ of a CQ_ERR by it. */
+	struct ibv_cq *cq = ibv_create_cq(ib->ctx, (int)cqe, c, NULL, 0);
 	if (!cq) {
+		int e = errno;
+		g_free(c);
 		char what[64];
 		snprintf(what, sizeof what, "ibv_create_cq (%u entries)", cqe);
-		return ib_verb_failed(err, errno, what);
+		return ib_verb_failed(err, e, what);
 	}
-	struct be_cq *c = g_new0(struct be_cq, 1);
 	c->be = ib;
 	c->cq = cq;
 	*out = c;
@@ -65,6 +68,7 @@ int ib_destroy_cq(struct be_cq *cq, struct be_error *err)
 	int e = ibv_destroy_cq(cq->cq);
 	if (e)
 		return ib_verb_failed(err, e, "ibv_destroy_cq");
+	ib_events_forget(cq->be, NULL, NULL, cq);
 	g_free(cq);
 	return 0;
 }
