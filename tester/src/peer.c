@@ -111,6 +111,8 @@ void peer_reset(struct peer *p)
 	for (unsigned i = 0; i < PEER_HELD_MAX; i++)
 		p->held[i].used = false;
 	p->n_reorder_held[0] = p->n_reorder_held[1] = 0;
+	memset(p->srqs, 0, sizeof p->srqs);
+	memset(p->attach, 0, sizeof p->attach);
 	p->n_timings = 0;
 	p->n_findings = 0;
 	memset(&p->stats, 0, sizeof p->stats);

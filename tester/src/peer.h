@@ -181,6 +181,27 @@ uint32_t peer_qp_msn(struct peer *p, uint32_t qpn);
 bool peer_qp_exists(struct peer *p, uint32_t qpn);
 bool peer_qp_in_error(struct peer *p, uint32_t qpn);
 
+/* UD multicast (peer_mcast.c): the tester's side of a UD QP receives the
+ * datagrams sent to a group (destination IP the group, DestQP 0xFFFFFF);
+ * each attached QP takes its own copy. Attach returns 0, or -1 when the QP
+ * is not a UD QP of the engine, is attached already, or the table is full. */
+#define PEER_MAX_ATTACH 64
+int peer_mcast_attach(struct peer *p, uint32_t qpn, const struct roce_mcast_group *g);
+void peer_mcast_detach(struct peer *p, uint32_t qpn, const struct roce_mcast_group *g);
+/* Readdresses an endpoint to a group: destination IP and MAC the group's,
+ * DestQP 0xFFFFFF (a packet the tester sends to it). */
+void peer_mcast_address(struct roce_endpoint *ep, const struct roce_mcast_group *g);
+
+/* Shared receive queues of the tester (peer_srq.c): a count of receive
+ * buffers that the QPs using it share; none left, a SEND is refused as
+ * with a QP's own count (RNR NAK on RC). srq is the caller's number for
+ * it; setting the count of an unknown one makes it. Return 0, or -1. */
+#define PEER_MAX_SRQS 16
+int peer_srq_set_recv(struct peer *p, uint32_t srq, long count);
+long peer_srq_recv_left(struct peer *p, uint32_t srq);
+/* The QP's receives come from the SRQ from now on. */
+int peer_qp_set_srq(struct peer *p, uint32_t qpn, uint32_t srq);
+
 /* Registers tester memory; addr and rkey are chosen by the engine. */
 const struct peer_mr *peer_mr_add(struct peer *p, size_t len, unsigned access, uint8_t fill);
 

@@ -5,6 +5,8 @@
  *   peer_wire.c       every packet in and out: injection rules, holding, timing
  *   peer_requester.c  the tester as requester: work requests, retransmission, responses
  *   peer_responder.c  the tester as responder: SEND/WRITE/READ/atomics, ACK, NAK, RNR
+ *   peer_mcast.c      groups the tester's UD QPs attached, and the datagrams sent to them
+ *   peer_srq.c        the tester's shared receive queues
  */
 #ifndef ROCE_TESTER_PEER_ENGINE_H
 #define ROCE_TESTER_PEER_ENGINE_H
@@ -48,11 +50,26 @@ struct held {
 	uint8_t frame[PEER_FRAME_MAX];
 };
 
+/* A tester SRQ: receive buffers its QPs share. */
+struct peer_srq {
+	bool used;
+	uint32_t id;
+	long avail;
+};
+
+/* A UD QP of the tester attached to a group. */
+struct peer_attach {
+	bool used;
+	uint32_t qpn;
+	struct roce_mcast_group g;
+};
+
 struct qp {
 	bool used;
 	struct peer_qp_cfg cfg;
 	bool auto_on, rnr_on, ack_on, error;
 	long recv_avail;
+	struct peer_srq *srq; /* where its receives come from; NULL: recv_avail */
 
 	/* Requester. */
 	uint32_t next_psn;
@@ -115,6 +132,8 @@ struct peer {
 	struct bufpool pool;
 	void *polled;
 	struct peer_stats stats;
+	struct peer_srq srqs[PEER_MAX_SRQS];
+	struct peer_attach attach[PEER_MAX_ATTACH];
 	uint64_t now;
 	uint8_t scratch[PEER_FRAME_MAX];
 };
@@ -184,6 +203,22 @@ static inline bool peer_psn_in(uint32_t psn, uint32_t first, uint32_t n)
 	int32_t d = roce_psn_diff(psn, first);
 	return d >= 0 && (uint32_t)d < n;
 }
+
+/* The checks and the processing of a DUT packet for one tester QP (after
+ * the injection rules): timing, then the requester's or the responder's
+ * part. */
+void peer_rx_qp(struct peer *p, struct qp *q, const struct roce_pkt *pk, uint64_t ts, bool from_hold);
+
+/* ---- peer_mcast.c ---- */
+
+/* The tester QPs attached to the group a packet is sent to (its
+ * destination IP), up to max; 0 for a packet to no group of theirs. */
+unsigned peer_mcast_members(struct peer *p, const struct roce_pkt *pk, struct qp **out, unsigned max);
+
+/* ---- peer_srq.c ---- */
+
+/* Takes one receive buffer of the SRQ; false when none is left. */
+bool peer_srq_take(struct peer_srq *s);
 
 /* ---- peer_responder.c ---- */
 

@@ -61,7 +61,11 @@ static void nak(struct peer *p, struct qp *q, uint32_t psn, unsigned code, const
 
 static bool take_recv(struct qp *q)
 {
-	if (q->rnr_on || q->recv_avail == 0)
+	if (q->rnr_on)
+		return false;
+	if (q->srq)
+		return peer_srq_take(q->srq);
+	if (q->recv_avail == 0)
 		return false;
 	if (q->recv_avail > 0)
 		q->recv_avail--;

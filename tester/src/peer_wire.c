@@ -232,37 +232,52 @@ static void observe(struct peer *p, struct qp *q, const struct roce_pkt *pk, uin
 	}
 }
 
-static void process_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts, bool from_hold)
+void peer_rx_qp(struct peer *p, struct qp *q, const struct roce_pkt *pk, uint64_t ts, bool from_hold)
 {
-	struct roce_pkt pk;
-	if (roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.complete)
-		return;
-	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
-	struct qp *q = peer_find_qp(p, roce_bth_destqp(bth));
-	if (!q)
-		return;
-	/* Like any conforming receiver, the engine drops what fails the ICRC. */
-	if (roce_icrc_check(&pk, NULL, NULL) != ROCE_ICRC_GOOD)
-		return;
 	if (!from_hold)
-		observe(p, q, &pk, ts);
-	if (!q->auto_on || pk.opcode == ROCE_OP_CNP)
+		observe(p, q, pk, ts);
+	if (!q->auto_on || pk->opcode == ROCE_OP_CNP)
 		return;
-	if (pk.op->transport != q->cfg.type)
+	if (pk->op->transport != q->cfg.type)
 		return; /* a conforming receiver drops a transport mismatch */
-	if (pk.op->flags & ROCE_OPF_RESPONSE) {
+	if (pk->op->flags & ROCE_OPF_RESPONSE) {
 		if (!q->error)
-			peer_handle_response(p, q, &pk);
+			peer_handle_response(p, q, pk);
 		return;
 	}
 	if (q->error)
 		return;
 	if (q->cfg.type == ROCE_T_UD)
-		peer_handle_ud(p, q, &pk);
+		peer_handle_ud(p, q, pk);
 	else if (q->cfg.type == ROCE_T_UC)
-		peer_handle_uc(p, q, &pk);
+		peer_handle_uc(p, q, pk);
 	else
-		peer_handle_rc_request(p, q, &pk);
+		peer_handle_rc_request(p, q, pk);
+}
+
+/* The tester QPs a DUT packet is for: its DestQP's, or every one attached
+ * to the group a datagram to DestQP 0xFFFFFF is sent to. */
+static unsigned rx_qps(struct peer *p, const struct roce_pkt *pk, struct qp **out)
+{
+	uint32_t qpn = roce_bth_destqp(roce_pkt_hdr(pk, ROCE_H_BTH));
+	if (qpn == ROCE_MCAST_QPN)
+		return peer_mcast_members(p, pk, out, PEER_MAX_QPS);
+	out[0] = peer_find_qp(p, qpn);
+	return out[0] != NULL;
+}
+
+static void process_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts, bool from_hold)
+{
+	struct roce_pkt pk;
+	if (roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.complete)
+		return;
+	struct qp *qs[PEER_MAX_QPS];
+	unsigned n = rx_qps(p, &pk, qs);
+	/* Like any conforming receiver, the engine drops what fails the ICRC. */
+	if (!n || roce_icrc_check(&pk, NULL, NULL) != ROCE_ICRC_GOOD)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		peer_rx_qp(p, qs[i], &pk, ts, from_hold);
 }
 
 uint32_t peer_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts_ns)
@@ -273,9 +288,12 @@ uint32_t peer_rx(struct peer *p, const uint8_t *frame, size_t len, uint64_t ts_n
 	if (roce_parse_frame(&pk, frame, len, len, ROCE_PARSE_ROCEV1) != ROCE_OK || !pk.complete)
 		return 0;
 	const uint8_t *bth = roce_pkt_hdr(&pk, ROCE_H_BTH);
-	uint32_t qpn = roce_bth_destqp(bth);
-	if (!peer_find_qp(p, qpn))
+	/* A datagram to a group counts as its first attached QP's (the
+	 * injection rules match it there, the caller files it there). */
+	struct qp *qs[PEER_MAX_QPS];
+	if (!rx_qps(p, &pk, qs))
 		return 0;
+	uint32_t qpn = qs[0]->cfg.qpn;
 	p->stats.rx++;
 	struct inj_pkt ip = { true, qpn, pk.opcode, roce_bth_psn(bth), 0 };
 	ip.round = inj_round_next(&p->rx_rounds, qpn, ip.psn, ip.opcode);
