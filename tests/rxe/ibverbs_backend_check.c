@@ -11,15 +11,21 @@
  * with immediate, READ, compare-and-swap, fetch-and-add, SEND with
  * invalidate; UC SEND and WRITE; UD SEND. It checks the data that moved,
  * every completion, query_qp, the counters, and the refusals a user gets
- * for bad requests. Prints one line per check; exit status 1 if any failed.
+ * for bad requests. Then an SRQ shared by a UD QP (order, the limit event,
+ * Last WQE Reached), multicast attach and detach of IPv4 and IPv6 groups
+ * (eth0's MAC filter as rxe leaves it), and the CM's join of an IPv4 group
+ * (the guest kernel's /proc/net/igmp). Prints one line per check; exit
+ * status 1 if any failed.
  */
 #include "backend.h"
+#include "roce/mcast.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 struct ctx {
@@ -296,6 +302,309 @@ static void rc_ops(struct ctx *c, struct ep *a, struct ep *b, const char *family
 	      "%s: bad rkey -> REM_ACCESS_ERR (status %d)", family, wc.status);
 }
 
+/* ---- SRQs, asynchronous events, multicast, the CM's join ---- */
+
+/* Waits up to ms for the next asynchronous event. Returns 1 if one came. */
+static int wait_event(struct ctx *c, struct be_async_event *ev, unsigned ms)
+{
+	double end = now() + ms / 1000.0;
+	do {
+		unsigned n = 0;
+		struct be_error err;
+		if (c->ops->get_async_events(c->be, ev, 1, &n, &err) != 0) {
+			printf("FAIL: get_async_events: %s\n", err.message);
+			return 0;
+		}
+		if (n == 1)
+			return 1;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	} while (now() < end);
+	return 0;
+}
+
+/* Whether the guest's kernel is this release or a later one. */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* Whether a line of a /proc file holds both words (the guest's own view). */
+static int proc_has(const char *path, const char *word1, const char *word2)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int found = 0, in_dev = 0;
+	while (fgets(line, sizeof line, f)) {
+		/* /proc/net/igmp names the device on one line, its groups below */
+		if (line[0] != '\t' && line[0] != ' ')
+			in_dev = strstr(line, word1) != NULL;
+		if (strstr(line, word2) && (in_dev || strstr(line, word1)))
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The mapped MAC as /proc/net/dev_mcast writes it: 12 hex digits. */
+static void mac_hex(int ip_version, const uint8_t *ip, char out[13])
+{
+	uint8_t mac[6];
+	roce_mcast_mac(ip_version, ip, mac);
+	for (int i = 0; i < 6; i++)
+		sprintf(out + 2 * i, "%02x", mac[i]);
+}
+
+/* An IPv4 group as /proc/net/igmp writes it: the address's 32 bits as the
+ * kernel holds them (network order), in hex. */
+static void igmp_hex(const uint8_t ip[4], char out[9])
+{
+	uint32_t v;
+	memcpy(&v, ip, 4);
+	sprintf(out, "%08X", v);
+}
+
+/* A UD endpoint in RTS (Q_Key 0x11111111), its receives from srq if given. */
+static void make_ud(struct ctx *c, struct be_pd *pd, struct be_srq *srq, struct ep *ep)
+{
+	struct be_error err;
+	MUST(c, c->ops->create_cq(c->be, 64, &ep->cq, &err), &err);
+	struct be_qp_init init = { .type = BE_QPT_UD, .send_cq = ep->cq, .recv_cq = ep->cq,
+				   .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 2,
+				   .max_recv_sge = 2, .srq = srq };
+	MUST(c, c->ops->create_qp(pd, &init, &ep->qp, &ep->qpn, &err), &err);
+	MUST(c, c->ops->reg_mr(pd, 8192, BE_ACCESS_LOCAL_WRITE, 0, &ep->mr, &err), &err);
+	c->ops->mr_info(ep->mr, &ep->mi);
+	connect_qp(c, BE_QPT_UD, ep, 0, NULL, 0, 100, 0);
+}
+
+static int post_srq(struct ctx *c, struct be_srq *srq, struct ep *owner, uint64_t off, uint64_t wr_id)
+{
+	struct be_error err;
+	struct be_sge sge = { .mr = owner->mr, .offset = off, .length = 40 + 64 };
+	struct be_recv_wr wr = { .wr_id = wr_id, .sge = &sge, .num_sge = 1 };
+	int r = c->ops->post_srq_recv(srq, &wr, &err);
+	if (r)
+		printf("post_srq_recv: %s\n", err.message);
+	return r;
+}
+
+/* A UD SEND of 8 bytes from a to b's QPN through ah. */
+static int ud_send(struct ctx *c, struct ep *a, struct be_ah *ah, uint32_t qpn, struct be_error *err)
+{
+	struct be_send_wr x = { .ah = ah, .remote_qpn = qpn, .remote_qkey = 0x11111111 };
+	memcpy(a->mi.buf, "srq data", 8);
+	return post_send(c, a, BE_WR_SEND, 0, 8, &x, err);
+}
+
+/* An SRQ shared by a UD QP: receives in posted order, the limit event,
+ * the refusals. */
+static void srq_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], unsigned idx4)
+{
+	struct be_error err;
+	struct be_wc wc;
+	struct be_async_event ev;
+	/* What came before (the port's PORT_ACTIVE at open, the access errors
+	 * of the RC checks on some kernels) is not about the SRQ. */
+	while (wait_event(c, &ev, 0))
+		printf("note: an earlier event, type %d\n", (int)ev.type);
+	struct be_srq *srq;
+	struct be_srq_init si = { .max_wr = 16, .max_sge = 2 };
+	MUST(c, c->ops->create_srq(pd, &si, &srq, &err), &err);
+	struct be_srq_attr sa;
+	MUST(c, c->ops->query_srq(srq, &sa, &err), &err);
+	CHECK(c, sa.max_wr >= 16 && sa.max_sge >= 2 && sa.limit == 0,
+	      "SRQ: query_srq (max_wr %u, max_sge %u, limit %u)", sa.max_wr, sa.max_sge, sa.limit);
+	struct ep a, b;
+	make_ud(c, pd, NULL, &a);
+	make_ud(c, pd, srq, &b);
+	CHECK(c, post_recv(c, &b, 0, 64, 1) != 0, "SRQ: post_recv on a QP with an SRQ is refused");
+	for (unsigned i = 0; i < 4; i++)
+		CHECK(c, post_srq(c, srq, &b, 1024 * i, 100 + i) == 0, "SRQ: post_srq_recv %u", 100 + i);
+	/* rxe takes a limit above the receives posted (it checks the limit
+	 * against the queue's size only) and raises nothing until the responder
+	 * takes a receive: the event comes from the next arrival. */
+	int r = c->ops->modify_srq(srq, 8, &err);
+	CHECK(c, r == 0, "SRQ: modify_srq limit 8 with 4 posted%s%s", r ? ": " : "", r ? err.message : "");
+	MUST(c, c->ops->query_srq(srq, &sa, &err), &err);
+	CHECK(c, sa.limit == 8, "SRQ: query_srq: armed limit %u", sa.limit);
+	CHECK(c, !wait_event(c, &ev, 200), "SRQ: no event at arming (type %d)", ev.type);
+
+	struct be_av av = { .sgid_index = (uint8_t)idx4, .hop_limit = 64, .port = 1 };
+	memcpy(av.dgid, gid4, 16);
+	struct be_ah *ah;
+	MUST(c, c->ops->create_ah(pd, &av, &ah, &err), &err);
+	CHECK(c, ud_send(c, &a, ah, b.qpn, &err) == 0, "SRQ: UD SEND to the QP");
+	CHECK(c, wait_wc(c, a.cq, &wc) && wc.status == BE_WC_SUCCESS, "SRQ: SEND completion");
+	CHECK(c, wait_wc(c, b.cq, &wc) && wc.status == BE_WC_SUCCESS && wc.wr_id == 100 &&
+			 wc.qp_num == b.qpn && !memcmp(b.mi.buf + 40, "srq data", 8),
+	      "SRQ: the first receive posted takes it (wr_id %" PRIu64 ", qp 0x%x)", wc.wr_id, wc.qp_num);
+	memset(&ev, 0, sizeof ev);
+	CHECK(c, wait_event(c, &ev, 2000) && ev.type == BE_EVENT_SRQ_LIMIT_REACHED && ev.srq == srq &&
+			 !ev.qp && !ev.cq,
+	      "SRQ: SRQ_LIMIT_REACHED about the SRQ (type %d)", ev.type);
+	MUST(c, c->ops->query_srq(srq, &sa, &err), &err);
+	CHECK(c, sa.limit == 0, "SRQ: the event disarmed the limit (%u)", sa.limit);
+	CHECK(c, ud_send(c, &a, ah, b.qpn, &err) == 0 && wait_wc(c, a.cq, &wc), "SRQ: a second SEND");
+	CHECK(c, wait_wc(c, b.cq, &wc) && wc.status == BE_WC_SUCCESS && wc.wr_id == 101,
+	      "SRQ: the second receive takes it (wr_id %" PRIu64 ")", wc.wr_id);
+	CHECK(c, !wait_event(c, &ev, 200), "SRQ: disarmed, no second event (type %d)", ev.type);
+	struct be_qp_attr q;
+	MUST(c, c->ops->query_qp(b.qp, &q, &err), &err);
+	CHECK(c, q.state == BE_QPS_RTS, "SRQ: the QP is still in RTS (%d)", q.state);
+
+	/* The kernel keeps the SRQ while a QP uses it (EBUSY). */
+	CHECK(c, c->ops->destroy_srq(srq, &err) != 0 && err.code == BE_INVALID_STATE,
+	      "SRQ: destroy_srq while a QP uses it: %s", err.message);
+	struct be_srq_init bad = { .max_wr = 0, .max_sge = 1 };
+	struct be_srq *none;
+	CHECK(c, c->ops->create_srq(pd, &bad, &none, &err) != 0 && err.code == BE_BAD_REQUEST,
+	      "SRQ: max_wr 0 refused: %s", err.message);
+
+	/* The QP of an SRQ to Error: IBA 11-5 wants Last WQE Reached. rxe
+	 * raises it from 6.12 on (6.12, 7.2); 6.1 raises nothing. */
+	struct be_qp_attr to_err = { .mask = BE_QPA_STATE, .state = BE_QPS_ERR };
+	MUST(c, c->ops->modify_qp(b.qp, &to_err, &err), &err);
+	memset(&ev, 0, sizeof ev);
+	int got = wait_event(c, &ev, 1000);
+	if (kernel_at_least(6, 12))
+		CHECK(c, got && ev.type == BE_EVENT_QP_LAST_WQE_REACHED && ev.qp == b.qp,
+		      "SRQ: QP_LAST_WQE_REACHED about the QP when it goes to ERR (got %d, type %d)", got,
+		      (int)ev.type);
+	else
+		CHECK(c, !got, "SRQ: rxe before 6.12 raises no QP_LAST_WQE_REACHED when the QP goes to ERR "
+		      "(got %d, type %d)", got, (int)ev.type);
+	CHECK(c, c->ops->destroy_ah(ah, &err) == 0, "destroy_ah");
+	free_ep(c, &a);
+	free_ep(c, &b);
+	CHECK(c, c->ops->destroy_srq(srq, &err) == 0, "SRQ: destroy_srq once its QP is gone");
+	CHECK(c, !wait_event(c, &ev, 100), "SRQ: no event left (type %d)", ev.type);
+}
+
+/* attach_mcast/detach_mcast of IPv4 and IPv6 groups. rxe (6.1, 6.12, 7.2)
+ * puts a MAC on eth0's filter (/proc/net/dev_mcast) at the first attach:
+ * 33:33 and the GID's low 32 bits for every group, also for an IPv4 one,
+ * whose MAC is 01:00:5e and the low 23 bits (RFC 1112 6.4): rxe's filter
+ * then lets no frame to an IPv4 group in on a NIC that filters. It never
+ * takes the MAC off again (the detach itself is done: a second one fails). */
+static void mcast_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16])
+{
+	struct be_error err;
+	struct ep m;
+	int r;
+	make_ud(c, pd, NULL, &m);
+	static const struct {
+		int ipv;
+		uint8_t ip[16];
+	} groups[] = {
+		{ 4, { 239, 255, 18, 1 } },
+		{ 6, { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d, 0xb8, 0, 1 } },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		uint8_t gid[16];
+		char mac[13], name[64];
+		roce_gid_from_ip(groups[i].ipv, groups[i].ip, gid);
+		roce_gid_format(gid, name, sizeof name);
+		char rxe_mac[13];
+		mac_hex(groups[i].ipv, groups[i].ip, mac);
+		mac_hex(6, gid, rxe_mac); /* rxe maps the GID as an IPv6 group */
+		CHECK(c, proc_has("/proc/net/dev_mcast", "eth0", rxe_mac) == 0,
+		      "mcast %s: %s not on eth0 before", name, rxe_mac);
+		r = c->ops->attach_mcast(m.qp, gid, 0, &err);
+		CHECK(c, r == 0, "mcast %s: attach_mcast%s%s", name, r ? ": " : "", r ? err.message : "");
+		CHECK(c, proc_has("/proc/net/dev_mcast", "eth0", rxe_mac) == 1 &&
+				 (groups[i].ipv == 6 || proc_has("/proc/net/dev_mcast", "eth0", mac) == 0),
+		      "mcast %s: eth0 takes rxe's MAC %s (the group's: %s)", name, rxe_mac, mac);
+		r = c->ops->attach_mcast(m.qp, gid, 0, &err);
+		CHECK(c, r == 0, "mcast %s: attaching twice is no error%s%s", name, r ? ": " : "",
+		      r ? err.message : "");
+		r = c->ops->detach_mcast(m.qp, gid, 0, &err);
+		CHECK(c, r == 0, "mcast %s: detach_mcast%s%s", name, r ? ": " : "", r ? err.message : "");
+		CHECK(c, proc_has("/proc/net/dev_mcast", "eth0", rxe_mac) == 1,
+		      "mcast %s: rxe leaves %s on eth0 after the detach", name, rxe_mac);
+		CHECK(c, c->ops->detach_mcast(m.qp, gid, 0, &err) != 0 && err.code == BE_BAD_REQUEST,
+		      "mcast %s: detaching again: %s", name, err.message);
+	}
+	CHECK(c, c->ops->attach_mcast(m.qp, gid4, 0, &err) != 0 && err.code == BE_BAD_REQUEST &&
+			 strstr(err.message, "not a multicast address"),
+	      "mcast: a unicast GID refused: %s", err.message);
+	/* Left attached: destroy_qp detaches first (the kernel refuses to
+	 * destroy a QP with a group attached: EBUSY). */
+	uint8_t gid[16];
+	roce_gid_from_ip(4, groups[0].ip, gid);
+	CHECK(c, c->ops->attach_mcast(m.qp, gid, 0, &err) == 0, "mcast: attach again");
+	free_ep(c, &m);
+
+	struct ep rc;
+	make_ep(c, pd, BE_QPT_RC, &rc);
+	CHECK(c, c->ops->attach_mcast(rc.qp, gid, 0, &err) != 0 && err.code == BE_BAD_REQUEST,
+	      "mcast: an RC QP refused: %s", err.message);
+	free_ep(c, &rc);
+}
+
+/* cm_join: the kernel joins the IPv4 group on eth0 (/proc/net/igmp) and
+ * gives the group's GID and Q_Key; cm_leave leaves it. */
+static void cm_join_checks(struct ctx *c, struct be_pd *pd)
+{
+	struct be_error err;
+	struct be_mcast_join j;
+	const uint8_t g4[16] = { 239, 255, 18, 5 };
+	const uint8_t g6[16] = { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d, 0xb8, 0, 5 };
+	char ig[9];
+	igmp_hex(g4, ig);
+	struct ep u;
+	make_ud(c, pd, NULL, &u);
+	CHECK(c, proc_has("/proc/net/igmp", "eth0", ig) == 0, "cm_join: %s not joined before", ig);
+	int r = c->ops->cm_join(u.qp, 4, g4, &j, &err);
+	CHECK(c, r == 0, "cm_join 239.255.18.5: %s", r ? err.message : "joined");
+	if (r == 0) {
+		uint8_t want[16];
+		roce_gid_from_ip(4, g4, want);
+		CHECK(c, !memcmp(j.mgid, want, 16), "cm_join: mgid ::ffff:239.255.18.5");
+		struct be_qp_attr q;
+		MUST(c, c->ops->query_qp(u.qp, &q, &err), &err);
+		CHECK(c, q.qkey == j.qkey && q.state == BE_QPS_RTS,
+		      "cm_join: the QP has the group's Q_Key 0x%08x (query_qp: 0x%08x)", j.qkey, q.qkey);
+		CHECK(c, proc_has("/proc/net/igmp", "eth0", ig) == 1,
+		      "cm_join: the kernel joined the group on eth0 (/proc/net/igmp %s)", ig);
+		CHECK(c, c->ops->cm_join(u.qp, 4, g4, &j, &err) != 0 && err.code == BE_INVALID_STATE,
+		      "cm_join twice refused: %s", err.message);
+		r = c->ops->cm_leave(u.qp, 4, g4, &err);
+		CHECK(c, r == 0, "cm_leave%s%s", r ? ": " : "", r ? err.message : "");
+		CHECK(c, proc_has("/proc/net/igmp", "eth0", ig) == 0, "cm_leave: the group is left");
+	}
+	CHECK(c, c->ops->cm_leave(u.qp, 4, g4, &err) != 0 && err.code == BE_INVALID_STATE,
+	      "cm_leave of a group not joined: %s", err.message);
+	/* The kernel's CM joins no IPv6 group on a RoCEv2 port (ENOTSUPP). */
+	r = c->ops->cm_join(u.qp, 6, g6, &j, &err);
+	CHECK(c, r != 0 && err.code == BE_UNSUPPORTED, "cm_join ff15::db8:5 refused: %s",
+	      r ? err.message : "joined");
+	if (r == 0)
+		c->ops->cm_leave(u.qp, 6, g6, &err);
+	/* Joined at destroy_qp: the group is left with it. */
+	r = c->ops->cm_join(u.qp, 4, g4, &j, &err);
+	CHECK(c, r == 0 && proc_has("/proc/net/igmp", "eth0", ig) == 1, "cm_join again%s%s", r ? ": " : "",
+	      r ? err.message : "");
+	free_ep(c, &u);
+	CHECK(c, proc_has("/proc/net/igmp", "eth0", ig) == 0, "cm_join: destroy_qp left the group");
+
+	struct ep init;
+	MUST(c, c->ops->create_cq(c->be, 4, &init.cq, &err), &err);
+	struct be_qp_init qi = { .type = BE_QPT_UD, .send_cq = init.cq, .recv_cq = init.cq,
+				 .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 };
+	MUST(c, c->ops->create_qp(pd, &qi, &init.qp, &init.qpn, &err), &err);
+	CHECK(c, c->ops->cm_join(init.qp, 4, g4, &j, &err) != 0 && err.code == BE_INVALID_STATE,
+	      "cm_join of a QP in RESET refused: %s", err.message);
+	CHECK(c, c->ops->destroy_qp(init.qp, &err) == 0, "destroy_qp");
+	CHECK(c, c->ops->destroy_cq(init.cq, &err) == 0, "destroy_cq");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -507,6 +816,15 @@ int main(int argc, char **argv)
 		free_ep(&c, &a);
 		free_ep(&c, &b);
 	}
+
+	/* SRQ, multicast and the CM's join: rxe has all of them. */
+	want = BE_CAP_SRQ | BE_CAP_MCAST | BE_CAP_CM_MCAST | BE_CAP_ASYNC_EVENTS;
+	CHECK(&c, (da.caps & want) == want, "query_device: SRQ MCAST CM_MCAST ASYNC_EVENTS (caps 0x%x)",
+	      da.caps);
+	srq_checks(&c, pd, gid4, (unsigned)idx4);
+	mcast_checks(&c, pd, gid4);
+	if (c.ops->cm_join) /* built with librdmacm (else the CM_MCAST check above failed) */
+		cm_join_checks(&c, pd);
 
 	MUST(&c, c.ops->read_counters(c.be, 1, counter_sum, &sent_after, &err), &err);
 	CHECK(&c, sent_after > sent_before, "read_counters: sent_pkts went from %" PRIu64 " to %" PRIu64,
