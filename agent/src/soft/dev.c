@@ -5,6 +5,7 @@
  * kernel's neighbour table, the timers, and transmission.
  */
 #include "soft.h"
+#include "roce/mcast.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -291,6 +292,12 @@ bool soft_av_endpoint(struct soft_dev *dev, const struct be_av *av, struct roce_
 	ep->hop_limit = av->hop_limit;
 	ep->pkey = 0xFFFF;
 	soft_vlan_tag(dev, av->sl, ep);
+	/* A group's frames go to the MAC it maps to (RFC 1112 §6.4, RFC
+	 * 2464 §7), not to a neighbour. */
+	if (roce_gid_is_multicast(av->dgid)) {
+		roce_mcast_mac(dv, ep->dst_ip, ep->dst_mac);
+		return true;
+	}
 	if (resolve_mac && !soft_neigh_resolve(dev, dv, ep->dst_ip, ep->dst_mac)) {
 		text_printf(err, errlen, "no MAC address for the destination GID (neighbour unresolved)");
 		return false;
@@ -672,6 +679,7 @@ static void soft_close(struct backend *be)
 {
 	struct soft_dev *dev = (struct soft_dev *)be;
 	soft_hostile_close(dev);
+	soft_mcast_close(dev);
 	if (dev->raw_watch)
 		g_source_remove(dev->raw_watch);
 	if (dev->sink4_watch)

@@ -5,6 +5,7 @@
  * has a GRH instead); the transport ones on both.
  */
 #include "soft.h"
+#include "roce/mcast.h"
 
 #include <string.h>
 
@@ -206,6 +207,14 @@ static void fault_tx_v1(struct soft_dev *dev, struct roce_desc *d)
 	}
 }
 
+/* Whether a RoCEv2 packet goes to a multicast group of this IP version. */
+static bool to_group(struct roce_desc *d, int ip_version)
+{
+	if (d->ip_version != ip_version)
+		return false;
+	return roce_ip_is_multicast(ip_version, ip_version == 6 ? roce_ipv6_dst(d->ip) : roce_ipv4_dst(d->ip));
+}
+
 /* What a fault does to a RoCEv2 packet. */
 static void fault_tx_v2(struct soft_dev *dev, struct roce_desc *d)
 {
@@ -280,6 +289,17 @@ static void fault_tx_v2(struct soft_dev *dev, struct roce_desc *d)
 		src[d->ip_version == 6 ? 15 : 3]++;
 		return;
 	}
+	case SOFT_FAULT_MCAST_WRONG_MAC:
+	case SOFT_FAULT_MCAST6_WRONG_MAC:
+		/* The broadcast address instead of the group's mapped MAC. */
+		if (to_group(d, dev->fault == SOFT_FAULT_MCAST_WRONG_MAC ? 4 : 6))
+			memset(d->eth_dst, 0xFF, 6);
+		return;
+	case SOFT_FAULT_MCAST_UNICAST_DESTQP:
+		/* The sender's own QPN instead of the multicast QPN. */
+		if ((to_group(d, 4) || to_group(d, 6)) && (roce_desc_xhdrs(d) & XBIT(DETH)))
+			roce_bth_set_destqp(d->bth, roce_deth_srcqp(roce_desc_hdr(d, ROCE_H_DETH)));
+		return;
 	case SOFT_FAULT_SPORT_VARIES:
 		/* Within a connected QP's packets (not CNPs, not MADs). */
 		if (!cnp && roce_bth_destqp(d->bth) != ROCE_QP1)

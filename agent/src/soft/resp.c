@@ -171,19 +171,25 @@ static bool rwqe_ok(const struct be_qp *qp, const struct soft_rwqe *w)
 	return true;
 }
 
-/* Takes the next receive WQE into resp.wqe; false when the queue is empty. */
-static bool take_rwqe(struct be_qp *qp)
+enum exec_result { EXEC_OK, EXEC_RNR, EXEC_ERROR, EXEC_DROP_MSG };
+
+/* Takes the next receive WQE (recv.c: the RQ or the SRQ) into resp.wqe:
+ * EXEC_OK, EXEC_RNR when there is none, EXEC_DROP_MSG when the packet is
+ * to be dropped unanswered. */
+static enum exec_result take_rwqe(struct be_qp *qp)
 {
 	if (qp->resp.have_wqe)
-		return true;
-	if (!qp->rq_count)
-		return false;
-	qp->resp.wqe = qp->rq[qp->rq_head];
-	qp->rq_head = (qp->rq_head + 1) % qp->max_recv_wr;
-	qp->rq_count--;
-	qp->resp.have_wqe = true;
-	qp->resp.wqe_off = 0;
-	return true;
+		return EXEC_OK;
+	switch (soft_recv_take(qp, &qp->resp.wqe)) {
+	case SOFT_RECV_TAKEN:
+		qp->resp.have_wqe = true;
+		qp->resp.wqe_off = 0;
+		return EXEC_OK;
+	case SOFT_RECV_EMPTY:
+		return EXEC_RNR;
+	default:
+		return EXEC_DROP_MSG;
+	}
 }
 
 static void complete_rwqe(struct be_qp *qp, const struct soft_rx *rx, enum be_wc_opcode opc,
@@ -247,8 +253,6 @@ static struct soft_res *res_find(struct be_qp *qp, uint32_t psn, bool atomic)
 }
 
 /* ---- RC/UC request execution ---- */
-
-enum exec_result { EXEC_OK, EXEC_RNR, EXEC_ERROR, EXEC_DROP_MSG };
 
 /* The responder's checks that a fault profile can leave out, each named
  * here once. */
@@ -321,8 +325,9 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 
 	if (op->kind == ROCE_K_SEND) {
 		if ((first || !checks_opcode_sequence(qp)) && !qp->resp.have_wqe) {
-			if (!take_rwqe(qp))
-				return EXEC_RNR;
+			enum exec_result taken = take_rwqe(qp);
+			if (taken != EXEC_OK)
+				return taken;
 			if (!rwqe_ok(qp, &qp->resp.wqe)) {
 				*nak = ROCE_NAK_REMOTE_OP;
 				*wst = BE_WC_LOC_PROT_ERR;
@@ -382,8 +387,9 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 		qp->resp.wdone = 0;
 	}
 	if (last && imm) {
-		if (!take_rwqe(qp))
-			return EXEC_RNR;
+		enum exec_result taken = take_rwqe(qp);
+		if (taken != EXEC_OK)
+			return taken;
 		if (!rwqe_ok(qp, &qp->resp.wqe)) {
 			*nak = ROCE_NAK_REMOTE_OP;
 			*wst = BE_WC_LOC_PROT_ERR;
@@ -599,6 +605,8 @@ static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
 		case EXEC_RNR:
 			send_rnr(qp, rx);
 			return;
+		case EXEC_DROP_MSG: /* unanswered: the requester's timer resends it */
+			return;
 		default:
 			fatal(qp, rx, nak, wst);
 			return;
@@ -681,7 +689,7 @@ static void resp_ud(struct be_qp *qp, const struct soft_rx *rx)
 		dev->cnt.ud_dropped++;
 		return;
 	}
-	if (!take_rwqe(qp)) {
+	if (take_rwqe(qp) != EXEC_OK) {
 		dev->cnt.ud_dropped++;
 		return;
 	}

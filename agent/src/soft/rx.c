@@ -1,10 +1,12 @@
 /*
  * Inbound validation (rocev2-rules.md §5.1, CA17-24/27/33): every check
  * that makes a packet a silent drop, each with its counter, then dispatch
- * to the responder (requests), the requester (responses) or the congestion
- * reaction point (CNPs).
+ * to the responder (requests), the requester (responses), the congestion
+ * reaction point (CNPs) or, for DestQP 0xFFFFFF, multicast delivery
+ * (mcast.c, through the same per-QP checks).
  */
 #include "soft.h"
+#include "roce/mcast.h"
 
 #include <string.h>
 
@@ -49,7 +51,8 @@ static enum roce_transport qp_transport(const struct be_qp *qp)
 
 void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 {
-	if (len < ROCE_ETH_LEN || len > sizeof dev->rxbuf || memcmp(eth_dst(frame), dev->mac, 6) != 0)
+	if (len < ROCE_ETH_LEN || len > sizeof dev->rxbuf ||
+	    (memcmp(eth_dst(frame), dev->mac, 6) != 0 && !soft_mcast_mac_wanted(dev, eth_dst(frame))))
 		return;
 	/* The fault profile's receive filter drops the frame, or hands on
 	 * the frame a conforming device would take in its place. */
@@ -92,7 +95,7 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 	}
 	/* The DGID check: one of our GIDs, of the type of the protocol that
 	 * brought it (CA17-41). */
-	if (!soft_is_our_ip(dev, ipv, dst_ip, p.rocev1)) {
+	if (!soft_is_our_ip(dev, ipv, dst_ip, p.rocev1) && !roce_ip_is_multicast(ipv, dst_ip)) {
 		soft_refresh_gids(dev);
 		if (!soft_is_our_ip(dev, ipv, dst_ip, p.rocev1)) {
 			dev->cnt.rx_drop_gid++;
@@ -163,6 +166,21 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		dev->cnt.rx_drop_qp0++;
 		return;
 	}
+	/* Multicast (IBA 3.5.11, notes §7.1): a group's datagrams go to
+	 * DestQP 0xFFFFFF, and only they (mcast.c delivers the copies). */
+	bool to_group = roce_ip_is_multicast(ipv, dst_ip);
+	if (destqp == ROCE_MCAST_QPN || to_group) {
+		if (destqp != ROCE_MCAST_QPN || !to_group) {
+			dev->cnt.rx_drop_mcast_destqp++;
+			return;
+		}
+		if (!pkey_ok) {
+			dev->cnt.pkey_violations++;
+			return;
+		}
+		soft_mcast_rx(dev, &rx);
+		return;
+	}
 	struct be_qp *qp = soft_qp_lookup(dev, destqp);
 	if (!qp) {
 		dev->cnt.rx_drop_no_qp++;
@@ -174,66 +192,81 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 			soft_cc_on_cnp(qp);
 		return;
 	}
-	if (p.op->transport != qp_transport(qp)) {
+	if (!soft_rx_qp_accepts(qp, &rx, 0))
+		return;
+	dev->cnt.rx_packets++;
+	soft_rx_deliver(qp, &rx);
+}
+
+bool soft_rx_qp_accepts(struct be_qp *qp, const struct soft_rx *rx, unsigned relax)
+{
+	struct soft_dev *dev = qp->dev;
+	const struct roce_pkt *p = rx->p;
+	if (p->op->transport != qp_transport(qp)) {
 		dev->cnt.rx_drop_qp_type++;
-		return;
+		return false;
 	}
-	if (!pkey_ok) {
+	if (!pkey_match((uint16_t)roce_bth_pkey(rx->bth), 0xFFFF)) { /* the table's only P_Key */
 		dev->cnt.pkey_violations++;
-		return;
+		return false;
 	}
 
 	enum be_qp_state s = qp->attr.state;
-	bool request = p.op->flags & ROCE_OPF_REQUEST;
+	bool request = p->op->flags & ROCE_OPF_REQUEST;
 	bool state_ok = request ? (s == BE_QPS_RTR || s == BE_QPS_RTS || s == BE_QPS_SQD ||
 				   s == BE_QPS_SQE || (s == BE_QPS_INIT && SOFT_FAULT_ON(dev, IGNORE_QP_STATE)))
 				: (s == BE_QPS_RTS || s == BE_QPS_SQD || s == BE_QPS_SQE);
 	if (!state_ok) {
 		dev->cnt.rx_drop_qp_state++;
-		return;
+		return false;
 	}
 
 	/* A connected QP speaks the protocol of its source GID's type: the
 	 * other one fails the DGID check (A17.8, CA17-41). A QP in INIT
 	 * (reached here only under ignore-qp-state) has no address vector to
 	 * check the protocol and addresses against. */
-	if (qp->type != BE_QPT_UD && s != BE_QPS_INIT && p.rocev1 != qp->gid_v1 &&
+	if (qp->type != BE_QPT_UD && s != BE_QPS_INIT && p->rocev1 != qp->gid_v1 &&
 	    dev->fault != (request ? SOFT_FAULT_ACCEPT_GID_TYPE_MISMATCH : SOFT_FAULT_ACCEPT_GID_TYPE_MISMATCH_RESPONSES)) {
 		dev->cnt.rx_drop_gid_type++;
-		return;
+		return false;
 	}
-	if (qp->type != BE_QPT_UD && s != BE_QPS_INIT) {
-		size_t n = ipv == 4 ? 4 : 16;
-		if (ipv != qp->ep.ip_version || memcmp(src_ip, qp->ep.dst_ip, n) != 0 ||
-		    memcmp(dst_ip, qp->ep.src_ip, n) != 0) {
+	if (qp->type != BE_QPT_UD && s != BE_QPS_INIT && !(relax & SOFT_ACCEPT_ANY_ADDR)) {
+		size_t n = rx->ip_version == 4 ? 4 : 16;
+		if (rx->ip_version != qp->ep.ip_version || memcmp(rx->src_ip, qp->ep.dst_ip, n) != 0 ||
+		    memcmp(rx->dst_ip, qp->ep.src_ip, n) != 0) {
 			dev->cnt.rx_drop_addr++;
-			return;
+			return false;
 		}
 	}
 	if (qp->type == BE_QPT_UD) {
-		if (!request || p.op->kind != ROCE_K_SEND) {
+		if (!request || p->op->kind != ROCE_K_SEND) {
 			dev->cnt.rx_drop_opcode++;
-			return;
+			return false;
 		}
-		const uint8_t *deth = roce_pkt_hdr(&p, ROCE_H_DETH);
-		if (!deth || roce_deth_qkey(deth) != qp->attr.qkey) {
+		const uint8_t *deth = roce_pkt_hdr(p, ROCE_H_DETH);
+		if (!deth || (roce_deth_qkey(deth) != qp->attr.qkey && !(relax & SOFT_ACCEPT_ANY_QKEY))) {
 			dev->cnt.qkey_violations++;
-			return;
+			return false;
 		}
 	}
+	return true;
+}
 
-	dev->cnt.rx_packets++;
-	dev->rx = &rx;
+void soft_rx_deliver(struct be_qp *qp, const struct soft_rx *rx)
+{
+	struct soft_dev *dev = qp->dev;
+	const struct roce_pkt *p = rx->p;
+	dev->rx = rx;
 	/* ECN is RoCEv2's (A17.9.3): a GRH's traffic class has none. */
-	unsigned ecn = p.rocev1 ? 0 : p.ip_version == 6 ? roce_ipv6_ecn(l3) : roce_ipv4_ecn(l3);
+	unsigned ecn = p->rocev1 ? 0 : p->ip_version == 6 ? roce_ipv6_ecn(rx->l3) : roce_ipv4_ecn(rx->l3);
 	if (ecn == 3) {
 		dev->cnt.rx_ecn_ce++;
-		soft_cc_on_ce(qp, &rx);
+		soft_cc_on_ce(qp, rx);
 	}
 
-	if (request)
-		soft_resp_rx(qp, &rx);
+	if (p->op->flags & ROCE_OPF_REQUEST)
+		soft_resp_rx(qp, rx);
 	else
-		soft_req_rx(qp, &rx);
+		soft_req_rx(qp, rx);
 	dev->rx = NULL;
 }

@@ -7,7 +7,10 @@
  * Files: dev.c (device, raw socket, GIDs, neighbours, timers, transmit),
  * verbs.c (the backend operations), rx.c (inbound validation and dispatch,
  * CNPs), resp.c (responder: RC, UC, UD), req.c (requester), cc.c
- * (congestion reaction), cm.c (the connection manager on QP1); the fault
+ * (congestion reaction), cm.c (the connection manager on QP1), recv.c
+ * (where a receive WQE comes from: the QP's RQ or its SRQ), srq.c (shared
+ * receive queues), events.c (the asynchronous event queue), mcast.c
+ * (multicast groups, their delivery, the CM's join); the fault
  * profiles act at the edges: fault.c (the table), fault_rx.c (the receive
  * filter), fault_tx.c (the transmit rewrite), and at the decision points
  * their table names (fault.def).
@@ -103,12 +106,24 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(cm_connections, "REQs accepted (REP sent)") \
 	X(cm_rejects, "REJs sent") \
 	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
+	X(rx_mcast, "datagrams to DestQP 0xFFFFFF and a multicast group of the device") \
+	X(rx_mcast_copies, "copies of multicast datagrams handed to attached QPs") \
+	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF (dropped: multicast is UD's)") \
+	X(rx_drop_mcast_destqp, "DestQP 0xFFFFFF to a unicast address, or a unicast DestQP to a group (dropped)") \
+	X(rx_drop_mcast_unattached, "multicast datagrams to a group no QP is attached to (dropped)") \
+	X(srq_empty, "requests that found their QP's SRQ empty (RC: RNR NAK; UC, UD: dropped)") \
+	X(srq_limit_events, "SRQ limit reached events raised") \
+	X(last_wqe_events, "Last WQE Reached events raised (a QP with an SRQ entered ERR)") \
+	X(events_lost, "asynchronous events lost to a full event queue (the oldest go)") \
+	X(mcast_joins, "CM joins that made the host report a group membership") \
 	X(hostile_frames, "frames sent by a --hostile mode (withheld, for silent)") \
 	X(objects_pd, "PDs that exist now (all sessions)") \
 	X(objects_cq, "CQs that exist now") \
 	X(objects_mr, "MRs that exist now") \
 	X(objects_qp, "QPs that exist now") \
-	X(objects_ah, "AHs that exist now")
+	X(objects_ah, "AHs that exist now") \
+	X(objects_srq, "SRQs that exist now") \
+	X(mcast_attached, "QP attachments to multicast groups now")
 
 struct soft_counters {
 #define SOFT_COUNTER_FIELD(n, text) uint64_t n;
@@ -156,6 +171,8 @@ struct soft_sge {
 	uint32_t length;
 };
 
+struct soft_rwqe;
+
 #define SOFT_MAX_SGE 16
 
 struct soft_rwqe {
@@ -183,6 +200,18 @@ struct soft_swqe {
 	uint32_t resp_base;     /* READ: response index the last request restarted at */
 	bool done;
 	enum be_wc_status status;
+};
+
+/* A shared receive queue (srq.c): a ring of receive WQEs taken in posting
+ * order by the QPs that use it. */
+struct be_srq {
+	struct soft_dev *dev;
+	struct be_pd *pd;
+	struct soft_rwqe *ring;
+	unsigned head, count;
+	uint32_t max_wr, max_sge;
+	uint32_t limit; /* armed limit; 0: not armed */
+	unsigned users; /* QPs */
 };
 
 /* A saved READ or atomic request, for duplicates (responder resources). */
@@ -217,7 +246,8 @@ struct be_qp {
 	bool mac_ok; /* ep.dst_mac is known */
 	uint16_t udp_sport;
 
-	/* Receive queue. */
+	/* Receive queue (unused when srq is set: receives come from it). */
+	struct be_srq *srq;
 	struct soft_rwqe *rq;
 	unsigned rq_head, rq_count;
 
@@ -316,6 +346,14 @@ struct soft_fault_state {
 
 struct soft_rx;
 
+#define SOFT_MAX_EVENTS 1024
+
+/* The device's asynchronous events, oldest first (events.c). */
+struct soft_events {
+	struct be_async_event ring[SOFT_MAX_EVENTS];
+	unsigned head, count;
+};
+
 struct soft_dev {
 	struct backend base;
 	struct backend_options opts;
@@ -351,6 +389,8 @@ struct soft_dev {
 	uint32_t nl_seq;
 
 	struct soft_counters cnt;
+	struct soft_events events;
+	GPtrArray *mcast; /* struct soft_mcast_group (mcast.c), NULL while none */
 	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
 	int64_t last_cnp_us;
 	/* Sees every frame the device transmits (after the fault profile),
@@ -435,6 +475,11 @@ void soft_qp_to_error(struct be_qp *qp);
 bool soft_sge_copy(const struct soft_sge *sge, unsigned n, uint64_t off, uint8_t *buf,
 		   uint64_t len, bool to_sges);
 
+/* Scatter/gather lists of posted WQEs: take holds a reference on each MR
+ * (returns the bytes in all), release drops them. */
+uint64_t soft_sges_take(struct soft_sge *dst, const struct be_sge *src, unsigned n);
+void soft_sges_release(struct soft_sge *sge, unsigned n);
+
 /* ---- rx.c ---- */
 void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len);
 
@@ -453,6 +498,62 @@ struct soft_rx {
 	uint8_t src_mac[6];
 	const uint8_t *l3; /* the IP header (v1: the GRH), for the UD receive buffer */
 };
+
+/* Checks relaxed for a delivery (mcast.c names the fault profiles that
+ * relax them). */
+#define SOFT_ACCEPT_ANY_QKEY 0x1u /* the DETH Q_Key is not compared */
+#define SOFT_ACCEPT_ANY_ADDR 0x2u /* a connected QP's addresses are not compared */
+/* The per-QP acceptance checks of a validated request or response: the
+ * QP's transport, P_Key, state, GID type and addresses, and for UD the
+ * opcode and Q_Key. False (counted) when the packet is dropped. */
+bool soft_rx_qp_accepts(struct be_qp *qp, const struct soft_rx *rx, unsigned relax);
+/* Hands an accepted request to the responder (a response to the
+ * requester), with the ECN reaction. */
+void soft_rx_deliver(struct be_qp *qp, const struct soft_rx *rx);
+
+/* ---- recv.c ---- */
+enum soft_recv {
+	SOFT_RECV_TAKEN, /* *out holds the next receive WQE */
+	SOFT_RECV_EMPTY, /* none: RC answers RNR NAK, UC and UD drop */
+	SOFT_RECV_DROP,  /* none, and the packet is dropped without an answer */
+};
+/* The next receive WQE of the QP, from its RQ or its SRQ. */
+enum soft_recv soft_recv_take(struct be_qp *qp, struct soft_rwqe *out);
+
+/* ---- srq.c ---- */
+int soft_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_srq **out,
+		    struct be_error *err);
+int soft_modify_srq(struct be_srq *srq, uint32_t limit, struct be_error *err);
+int soft_query_srq(struct be_srq *srq, struct be_srq_attr *out, struct be_error *err);
+int soft_destroy_srq(struct be_srq *srq, struct be_error *err);
+int soft_post_srq_recv(struct be_srq *srq, const struct be_recv_wr *wr, struct be_error *err);
+enum soft_recv soft_srq_take(struct be_qp *qp, struct soft_rwqe *out);
+/* A QP that uses an SRQ entered ERR: Last WQE Reached. */
+void soft_srq_qp_error(struct be_qp *qp);
+
+/* ---- events.c ---- */
+/* Queues an event about qp, srq or the port (both NULL: port 1). */
+void soft_event_raise(struct soft_dev *dev, enum be_event_type type, struct be_qp *qp, struct be_srq *srq);
+/* Drops the queued events about an object being destroyed. */
+void soft_events_forget(struct soft_dev *dev, const void *obj);
+int soft_get_async_events(struct backend *be, struct be_async_event *out, unsigned max, unsigned *n,
+			  struct be_error *err);
+
+/* ---- mcast.c ---- */
+int soft_attach_mcast(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err);
+int soft_detach_mcast(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err);
+int soft_cm_join(struct be_qp *qp, int ip_version, const uint8_t group[16], struct be_mcast_join *out,
+		 struct be_error *err);
+int soft_cm_leave(struct be_qp *qp, int ip_version, const uint8_t group[16], struct be_error *err);
+/* The QP is going: out of every group. */
+void soft_mcast_qp_gone(struct be_qp *qp);
+/* Frees the group table (the device is closing). */
+void soft_mcast_close(struct soft_dev *dev);
+/* Whether frames to this Ethernet destination are the device's: a group
+ * some QP is attached to. */
+bool soft_mcast_mac_wanted(const struct soft_dev *dev, const uint8_t mac[6]);
+/* A validated packet to DestQP 0xFFFFFF. */
+void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx);
 
 /* ---- resp.c ---- */
 void soft_resp_rx(struct be_qp *qp, const struct soft_rx *rx);

@@ -26,7 +26,8 @@ static int soft_query_device(struct backend *be, struct be_device_attr *out, str
 	out->max_qp_init_rd_atom = SOFT_MAX_RD_ATOM;
 	out->atomic_cap = BE_ATOMIC_HCA;
 	out->caps = BE_CAP_RC | BE_CAP_UC | BE_CAP_UD | BE_CAP_ATOMIC | BE_CAP_IPV4 | BE_CAP_IPV6 |
-		    BE_CAP_SEND_WITH_INV | (dev->opts.rcm ? BE_CAP_RCM : 0) | (dev->opts.rocev1 ? BE_CAP_ROCEV1 : 0);
+		    BE_CAP_SEND_WITH_INV | (dev->opts.rcm ? BE_CAP_RCM : 0) | (dev->opts.rocev1 ? BE_CAP_ROCEV1 : 0) |
+		    BE_CAP_SRQ | BE_CAP_MCAST | BE_CAP_CM_MCAST | BE_CAP_ASYNC_EVENTS;
 	return 0;
 }
 
@@ -260,7 +261,7 @@ bool soft_sge_copy(const struct soft_sge *sge, unsigned n, uint64_t off, uint8_t
 	return len == 0;
 }
 
-static void sges_release(struct soft_sge *sge, unsigned n)
+void soft_sges_release(struct soft_sge *sge, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (sge[i].mr) {
@@ -269,7 +270,7 @@ static void sges_release(struct soft_sge *sge, unsigned n)
 		}
 }
 
-static uint64_t sges_take(struct soft_sge *dst, const struct be_sge *src, unsigned n)
+uint64_t soft_sges_take(struct soft_sge *dst, const struct be_sge *src, unsigned n)
 {
 	uint64_t len = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -293,7 +294,7 @@ static void rq_flush(struct be_qp *qp, bool complete)
 					    .opcode = BE_WC_RECV, .qp_num = qp->qpn };
 			soft_cq_push(qp->rcq, &wc);
 		}
-		sges_release(w->sge, w->num_sge);
+		soft_sges_release(w->sge, w->num_sge);
 		qp->rq_head = (qp->rq_head + 1) % qp->max_recv_wr;
 		qp->rq_count--;
 	}
@@ -303,7 +304,7 @@ static void rq_flush(struct be_qp *qp, bool complete)
 					    .opcode = BE_WC_RECV, .qp_num = qp->qpn };
 			soft_cq_push(qp->rcq, &wc);
 		}
-		sges_release(qp->resp.wqe.sge, qp->resp.wqe.num_sge);
+		soft_sges_release(qp->resp.wqe.sge, qp->resp.wqe.num_sge);
 		qp->resp.have_wqe = false;
 	}
 }
@@ -331,7 +332,7 @@ static void sq_flush(struct be_qp *qp, bool complete)
 			if (w->signaled || wc.status != BE_WC_SUCCESS)
 				soft_cq_push(qp->scq, &wc);
 		}
-		sges_release(w->sge, w->num_sge);
+		soft_sges_release(w->sge, w->num_sge);
 		qp->sq_head = (qp->sq_head + 1) % qp->max_send_wr;
 		qp->sq_count--;
 	}
@@ -341,10 +342,13 @@ static void sq_flush(struct be_qp *qp, bool complete)
 
 void soft_qp_to_error(struct be_qp *qp)
 {
+	bool was_err = qp->attr.state == BE_QPS_ERR;
 	qp->attr.state = BE_QPS_ERR;
 	qp->req.ack_deadline = qp->req.rnr_deadline = 0;
 	rq_flush(qp, true);
 	sq_flush(qp, true);
+	if (!was_err)
+		soft_srq_qp_error(qp);
 }
 
 static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp **out,
@@ -355,8 +359,13 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 		return be_error_set(err, BE_UNSUPPORTED, "QP type %d is not supported", init->type);
 	if (g_hash_table_size(dev->qps) >= SOFT_MAX_QP)
 		return be_error_set(err, BE_RESOURCE_LIMIT, "the device has %u QPs already", SOFT_MAX_QP);
-	if (init->max_send_wr < 1 || init->max_send_wr > SOFT_MAX_QP_WR || init->max_recv_wr < 1 ||
-	    init->max_recv_wr > SOFT_MAX_QP_WR)
+	/* With an SRQ the QP's own receive queue is unused: max_recv_wr is
+	 * ignored. */
+	uint32_t max_recv_wr = init->srq ? 1 : init->max_recv_wr;
+	if (init->srq && init->srq->pd->dev != dev)
+		return be_error_set(err, BE_BAD_REQUEST, "the SRQ belongs to another device");
+	if (init->max_send_wr < 1 || init->max_send_wr > SOFT_MAX_QP_WR || max_recv_wr < 1 ||
+	    max_recv_wr > SOFT_MAX_QP_WR)
 		return be_error_set(err, BE_BAD_REQUEST, "max_send_wr and max_recv_wr must be 1..%u",
 				    SOFT_MAX_QP_WR);
 	if (init->max_send_sge < 1 || init->max_send_sge > SOFT_MAX_SGE || init->max_recv_sge < 1 ||
@@ -372,7 +381,10 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 	qp->type = init->type;
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->max_send_wr = init->max_send_wr;
-	qp->max_recv_wr = init->max_recv_wr;
+	qp->max_recv_wr = max_recv_wr;
+	qp->srq = init->srq;
+	if (qp->srq)
+		qp->srq->users++;
 	qp->max_send_sge = init->max_send_sge;
 	qp->max_recv_sge = init->max_recv_sge;
 	qp->rq = g_new0(struct soft_rwqe, qp->max_recv_wr);
@@ -628,6 +640,10 @@ static int soft_destroy_qp(struct be_qp *qp, struct be_error *err)
 	rq_flush(qp, false);
 	sq_flush(qp, false);
 	soft_resp_reset(qp);
+	soft_mcast_qp_gone(qp);
+	soft_events_forget(dev, qp);
+	if (qp->srq)
+		qp->srq->users--;
 	g_hash_table_remove(dev->qps, GUINT_TO_POINTER(qp->qpn));
 	qp->pd->refs--;
 	dev->cnt.objects_qp--;
@@ -645,6 +661,8 @@ static int soft_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct 
 {
 	if (qp->attr.state == BE_QPS_RESET)
 		return be_error_set(err, BE_INVALID_STATE, "the QP is in RESET");
+	if (qp->srq)
+		return be_error_set(err, BE_INVALID_STATE, "the QP takes its receives from an SRQ");
 	if (wr->num_sge > qp->max_recv_sge)
 		return be_error_set(err, BE_BAD_REQUEST, "%u SGEs exceed the QP's max_recv_sge %u",
 				    wr->num_sge, qp->max_recv_sge);
@@ -655,7 +673,7 @@ static int soft_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct 
 	memset(w, 0, sizeof *w);
 	w->wr_id = wr->wr_id;
 	w->num_sge = wr->num_sge;
-	w->length = sges_take(w->sge, wr->sge, wr->num_sge);
+	w->length = soft_sges_take(w->sge, wr->sge, wr->num_sge);
 	qp->rq_count++;
 	if (qp->attr.state == BE_QPS_ERR)
 		rq_flush(qp, true);
@@ -718,7 +736,7 @@ static int soft_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct 
 	w->wr.sge = NULL;
 	w->wr.ah = NULL;
 	w->num_sge = wr->num_sge;
-	w->length = sges_take(w->sge, wr->sge, wr->num_sge);
+	w->length = soft_sges_take(w->sge, wr->sge, wr->num_sge);
 	w->signaled = wr->signaled || qp->sq_sig_all;
 	if (wr->ah)
 		w->av = wr->ah->av;
@@ -772,4 +790,14 @@ const struct backend_ops soft_ops = {
 	.poll_cq = soft_poll_cq,
 	.read_counters = soft_read_counters,
 	.cm_listen = soft_cm_listen,
+	.create_srq = soft_create_srq,
+	.modify_srq = soft_modify_srq,
+	.query_srq = soft_query_srq,
+	.destroy_srq = soft_destroy_srq,
+	.post_srq_recv = soft_post_srq_recv,
+	.get_async_events = soft_get_async_events,
+	.attach_mcast = soft_attach_mcast,
+	.detach_mcast = soft_detach_mcast,
+	.cm_join = soft_cm_join,
+	.cm_leave = soft_cm_leave,
 };
