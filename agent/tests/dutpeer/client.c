@@ -140,8 +140,12 @@ bool dut_qp(struct dq *q, struct dq_opts o)
 	q->mr_len = o.mr_len ? o.mr_len : 65536;
 	JsonObject *r;
 	REQUIRE(o.same_session || session_start(), "agent session: %.60s %.200s", P.err_code, P.err_msg);
-	REQUIRE((r = call("alloc_pd", "{}")), "alloc_pd");
-	q->pd = (int)jint(r, "pd");
+	if (o.pd) {
+		q->pd = o.pd;
+	} else {
+		REQUIRE((r = call("alloc_pd", "{}")), "alloc_pd");
+		q->pd = (int)jint(r, "pd");
+	}
 	REQUIRE((r = call("create_cq", "{\"cqe\":256}")), "create_cq");
 	q->cq = (int)jint(r, "cq");
 	REQUIRE((r = call("reg_mr", "{\"pd\":%d,\"length\":%llu,\"access\":%s}", q->pd,
@@ -150,8 +154,11 @@ bool dut_qp(struct dq *q, struct dq_opts o)
 	q->addr = (uint64_t)jint(r, "addr");
 	q->rkey = (uint32_t)jint(r, "rkey");
 	q->lkey = (uint32_t)jint(r, "lkey");
-	REQUIRE((r = call("create_qp", "{\"pd\":%d,\"type\":\"%s\",\"send_cq\":%d,\"recv_cq\":%d}", q->pd,
-			  q->type, q->cq, q->cq)), "create_qp");
+	char srq[32] = "";
+	if (o.srq)
+		snprintf(srq, sizeof srq, ",\"srq\":%d", o.srq);
+	REQUIRE((r = call("create_qp", "{\"pd\":%d,\"type\":\"%s\",\"send_cq\":%d,\"recv_cq\":%d%s}", q->pd,
+			  q->type, q->cq, q->cq, srq)), "create_qp");
 	q->qp = (int)jint(r, "qp");
 	q->qpn = (uint32_t)jint(r, "qpn");
 	q->my_qpn = P.next_qpn++;
@@ -164,7 +171,7 @@ bool dut_qp(struct dq *q, struct dq_opts o)
 	else
 		REQUIRE(call("modify_qp", "{\"qp\":%d,\"state\":\"INIT\",\"port\":1,\"pkey_index\":0,\"access\":%s}",
 			     q->qp, access), "INIT");
-	int wqes = o.recv_wqes ? (o.recv_wqes < 0 ? 0 : o.recv_wqes) : 4;
+	int wqes = o.srq ? 0 : o.recv_wqes ? (o.recv_wqes < 0 ? 0 : o.recv_wqes) : 4;
 	for (int i = 0; i < wqes; i++)
 		REQUIRE(call("post_recv", "{\"qp\":%d,\"wr_id\":%d,\"sge\":[{\"mr\":%d,\"offset\":%d,\"length\":4096}]}",
 			     q->qp, 100 + i, q->mr, 32768 + i * 4096), "post_recv");

@@ -13,6 +13,8 @@
  *   sc_cm.c       the connection manager on QP1
  *   sc_fuzz.c     random packets that reach the transport
  *   sc_cnp.c      CNP pacing (congestion management)
+ *   sc_srq.c      shared receive queues: order, RNR, limit and Last WQE events
+ *   sc_mcast.c    UD multicast: delivery, sending, the CM join's report
  *   main.c        the scenarios, fault profiles, set-up
  */
 #ifndef ROCE_DUTPEER_H
@@ -102,6 +104,8 @@ struct dq_opts {
 	int recv_wqes;            /* receive WQEs to post (default 4, 4096 bytes each) */
 	bool same_session;        /* in the session of the QP made before (default: a new one) */
 	uint32_t epsn;            /* the DUT's expected PSN; 0: a default well away from the wrap */
+	int pd;                   /* a PD of the session to use (same_session); 0: a new one */
+	int srq;                  /* the QP takes its receives from this SRQ (none are posted); 0: none */
 };
 
 /* A packet from the DUT. */
@@ -178,5 +182,10 @@ bool sc_req_ud_send(void);
 bool sc_cm_connect(void);
 bool sc_fuzz(void);
 bool sc_cnp_pacing(void);
+bool sc_srq_order(void);
+bool sc_srq_events(void);
+bool sc_mcast_deliver(void);
+bool sc_mcast_send(void);
+bool sc_cm_join(void);
 
 #endif

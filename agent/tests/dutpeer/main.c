@@ -63,6 +63,11 @@ static const struct scenario scenarios[] = {
 	{ "cm-connect", sc_cm_connect, "CA17-34", false },
 	{ "fuzz", sc_fuzz, "CA17-39", false },
 	{ "cnp-pacing", sc_cnp_pacing, "A17.9.3-CNP-PACING", true },
+	{ "srq-order", sc_srq_order, "IBA10-SRQ-ORDER", false },
+	{ "srq-events", sc_srq_events, "IBA11-SRQ-LIMIT", false },
+	{ "mcast-deliver", sc_mcast_deliver, "IBA3.5.11-MCAST-DELIVER", false },
+	{ "mcast-send", sc_mcast_send, "IBA3.5.11-MCAST-DESTQP", false },
+	{ "cm-join", sc_cm_join, "RFC3376-5.1-JOIN", false },
 };
 
 /* The fault profiles only dutpeer detects ("tx-format" is its check of
@@ -85,6 +90,21 @@ static const struct fault_map fault_maps[] = {
 	/* send-only waits for an ACK with MSN 1: a UD receive needs neither */
 	{ "no-ack", NULL, "ud-send", false },
 	{ "msn-frozen", NULL, "ud-send", false },
+	/* Shared receive queues and multicast: the scenarios that show each
+	 * profile until conformance cases name them. */
+	{ "srq-lifo", "srq-order", NULL, false },
+	{ "srq-empty-drop", "srq-order", NULL, false },
+	{ "srq-limit-silent", "srq-events", NULL, false },
+	{ "srq-limit-repeat", "srq-events", NULL, false },
+	{ "srq-no-last-wqe", "srq-events", NULL, false },
+	{ "mcast-deliver-unattached", "mcast-deliver", NULL, false },
+	{ "mcast-single-copy", "mcast-deliver", NULL, false },
+	{ "mcast-ignore-qkey", "mcast-deliver", NULL, false },
+	{ "mcast-accept-rcuc", "mcast-deliver", NULL, false },
+	{ "mcast-wrong-mac", "mcast-send", NULL, false },
+	{ "mcast6-wrong-mac", "mcast-send", NULL, false },
+	{ "mcast-unicast-destqp", "mcast-send", NULL, false },
+	{ "cm-join-silent", "cm-join", NULL, false },
 };
 
 static bool in_list(const char *list, const char *name)
