@@ -581,6 +581,9 @@ static void cm_join_checks(struct ctx *c, struct be_pd *pd)
 	}
 	CHECK(c, c->ops->cm_leave(u.qp, 4, g4, &err) != 0 && err.code == BE_INVALID_STATE,
 	      "cm_leave of a group not joined: %s", err.message);
+	const uint8_t unicast[16] = { 198, 18, 0, 77 };
+	CHECK(c, c->ops->cm_join(u.qp, 4, unicast, &j, &err) != 0 && err.code == BE_BAD_REQUEST,
+	      "cm_join of a unicast address refused: %s", err.message);
 	/* The kernel's CM joins no IPv6 group on a RoCEv2 port (ENOTSUPP). */
 	r = c->ops->cm_join(u.qp, 6, g6, &j, &err);
 	CHECK(c, r != 0 && err.code == BE_UNSUPPORTED, "cm_join ff15::db8:5 refused: %s",

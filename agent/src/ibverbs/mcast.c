@@ -255,6 +255,8 @@ int ib_cm_join(struct be_qp *qp, int ip_version, const uint8_t group[16], struct
 		return be_error_set(err, BE_UNSUPPORTED, "%s has no multicast (max_mcast_grp 0)", qp->be->name);
 	char gtext[INET6_ADDRSTRLEN];
 	ip_text(ip_version, group, gtext, sizeof gtext);
+	if (!roce_ip_is_multicast(ip_version, group))
+		return be_error_set(err, BE_BAD_REQUEST, "cm_join: %s is not a multicast address", gtext);
 	enum ibv_qp_state st;
 	if (ib_current_state(qp, &st, err))
 		return -1;
