@@ -127,13 +127,15 @@ int rawio_path_by_name(const char *name)
 }
 
 /* RoCEv2 (and RoCE v1, of dual-mode ports) for us, and what neighbour
- * resolution needs; a frame whose one VLAN tag the kernel took out of the
- * data matches the first half, one with a tag still in it the second. */
+ * resolution needs; IGMP, and IPv6 with a hop-by-hop header first (MLD
+ * carries one), for the membership reports of the DUT's multicast joins.
+ * A frame whose one VLAN tag the kernel took out of the data matches the
+ * first half, one with a tag still in it the second. */
 static void filter_expr(char *expr, size_t n)
 {
-	char base[96];
-	snprintf(base, sizeof base, "udp dst port %d or ether proto 0x%04x or arp or icmp6", ROCE_UDP_PORT,
-		 ROCE_ETHERTYPE_ROCEV1);
+	char base[160];
+	snprintf(base, sizeof base, "udp dst port %d or ether proto 0x%04x or arp or icmp6 or igmp or (ip6 and ip6[6] = 0)",
+		 ROCE_UDP_PORT, ROCE_ETHERTYPE_ROCEV1);
 	snprintf(expr, n, "(%s) or (vlan and (%s))", base, base);
 }
 
@@ -206,7 +208,7 @@ static int open_pcap(struct rawio *io, enum rawio_tstamp_pref pref, char *err, s
 		return -1;
 	}
 	pcap_setdirection(io->pc, PCAP_D_IN);
-	char expr[256];
+	char expr[400];
 	filter_expr(expr, sizeof expr);
 	struct bpf_program prog;
 	if (pcap_compile(io->pc, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0 || pcap_setfilter(io->pc, &prog) != 0) {
@@ -254,7 +256,7 @@ static int open_ring(struct rawio *io, enum rawio_tstamp_pref pref, bool blocks,
 		text_printf(err, errlen, "out of memory");
 		return -1;
 	}
-	char expr[256];
+	char expr[400];
 	filter_expr(expr, sizeof expr);
 	struct bpf_program prog;
 	if (pcap_compile(dead, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
@@ -342,6 +344,13 @@ int rawio_open_path(struct rawio *io, const char *ifname, int vlan, enum rawio_t
 		else
 			text_printf(io->path_note, sizeof io->path_note, "pcap: libpcap, the fallback (the ring path: %s)", why);
 	}
+	/* Frames to multicast MACs (a group's datagrams, IGMP and MLD reports)
+	 * reach the socket only when the port takes them: all-multicast on the
+	 * capture socket, dropped with it (a veth takes them anyway; best
+	 * effort, as a port in promiscuous mode needs nothing). */
+	struct packet_mreq mr = { .mr_ifindex = (int)if_nametoindex(ifname), .mr_type = PACKET_MR_ALLMULTI };
+	if (io->fd >= 0)
+		(void)setsockopt(io->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr);
 	io->guard4 = guard(AF_INET, ifname, io->guard_note, sizeof io->guard_note);
 	io->guard6 = guard(AF_INET6, ifname, io->guard_note, sizeof io->guard_note);
 	/* Only with port 4791 ours: else something on this host receives

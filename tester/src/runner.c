@@ -142,6 +142,20 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_MEASURE: step_measure(x, s, o); break;
 	case CL_DUT_LISTEN: step_dut_listen(x, s, o); break;
 	case CL_LOAD: step_load(x, s, o); break;
+	case CL_GROUP: step_group(x, s, o); break;
+	case CL_DUT_ATTACH:
+	case CL_DUT_DETACH:
+	case CL_DUT_JOIN:
+	case CL_DUT_LEAVE: step_dut_membership(x, s, o); break;
+	case CL_EXPECT_JOIN:
+	case CL_EXPECT_NO_JOIN: step_expect_join(x, s, o); break;
+	case CL_PEER_ATTACH: step_peer_attach(x, s, o); break;
+	case CL_DUT_SRQ: step_dut_srq(x, s, o); break;
+	case CL_DUT_ARM: step_dut_arm(x, s, o); break;
+	case CL_DUT_QUERY_SRQ: step_dut_query_srq(x, s, o); break;
+	case CL_EXPECT_EVENT:
+	case CL_EXPECT_NO_EVENT: step_expect_event(x, s, o); break;
+	case CL_PEER_SRQ: step_peer_srq(x, s, o); break;
 	default: break;
 	}
 }
@@ -352,6 +366,7 @@ static void free_ctx(struct run_ctx *x)
 	free(x->syms);
 	flowcheck_free(x->flow);
 	case_counters_free(x->counters);
+	free(x->groups);
 	g_free(x->first_informative);
 }
 
@@ -370,6 +385,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->failed_rules = json_array_new();
 	x->flow = flowcheck_new();
 	x->flow_idx = -1;
+	mcast_groups_begin(x);
 	case_clocks_begin(&x->clocks, &r->io);
 	r->rc = x;
 	peer_reset(r->peer);
@@ -406,7 +422,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		v = V_ERROR;
 	if (session && !r->dut_known)
 		learn_dut(r, x);
-	unsigned need = (c->caps & ~CL_CAP_VLAN) | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
+	/* What the case requires and what its steps use (dut srq, attach, join, expect event). */
+	unsigned need = ((c->caps | c->uses_caps) & ~CL_CAP_VLAN) | (ip_version == 4 ? CL_CAP_IPV4 : CL_CAP_IPV6);
 	if (v == V_PASS && (c->caps & CL_CAP_VLAN) && r->opts.vlan < 0) {
 		v = V_NOT_APPLICABLE;
 		g_string_printf(reason, "the run is not over a VLAN (roce-tester run --vlan ID:PCP)");

@@ -59,6 +59,11 @@ struct case_pkt {
 	char *annot;     /* what an expectation said about it */
 	uint64_t frame;  /* set when written */
 	bool consumed;   /* matched by an expectation */
+	/* A datagram to a multicast group of the case: the group's index + 1
+	 * (0: none), and the case QPs (bits by index) whose tester side took
+	 * it in an expectation (each attached QP receives its own copy). */
+	unsigned group;
+	uint32_t group_taken;
 };
 
 /* What a symbol's value measures, for reports (values are plain numbers). */

@@ -40,6 +40,35 @@
 
 enum step_status { S_OK, S_FAIL, S_ERROR, S_NA };
 
+#define MAX_SRQS 16
+#define MAX_EVENTS 64
+
+/* A multicast group of the case, at the run's IP version. */
+struct case_group {
+	const struct cl_group *cg;
+	struct roce_mcast_group g;
+	char text[INET6_ADDRSTRLEN]; /* the address */
+	uint32_t qkey;               /* a 'dut join' reported it */
+};
+
+/* An SRQ of the case: the DUT's (an agent handle) or the tester's (the
+ * engine's number for it). */
+struct case_srq {
+	const char *name;
+	bool peer;
+	int64_t handle;
+	uint32_t id;
+};
+
+/* An asynchronous event of the DUT's (get_async_event). */
+struct case_event {
+	int type;          /* enum ap_event value; -1: a type the tester does not know */
+	char type_name[32];
+	char about[8];     /* "qp", "srq", "cq", "port" or "" */
+	int64_t handle;    /* the session's handle of what it is about, or the port */
+	uint64_t ts_ns;    /* when the tester read it */
+};
+
 /* What a step did: details, expected and observed values hold text of the
  * case, the DUT and the agent, of any length. */
 struct step_out {
@@ -89,6 +118,14 @@ struct run_ctx {
 	struct roce_flow_result flow_result;
 	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
 	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */
+	/* The case's multicast groups at the run's IP version (c->groups'
+	 * order), SRQs, and the DUT's asynchronous events read but not yet
+	 * taken by an expectation, oldest first. */
+	struct case_group *groups;
+	struct case_srq srqs[MAX_SRQS];
+	unsigned n_srqs;
+	struct case_event events_in[MAX_EVENTS];
+	unsigned n_events_in;
 };
 
 /* ---- Shared helpers and case orchestration (runner.c) ---- */
@@ -153,6 +190,12 @@ struct case_mr *find_mr(struct run_ctx *x, const char *name);
 /* ---- DUT steps: verbs through the agent (runner_dut.c) ---- */
 
 bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *params, JsonObject **res);
+bool ensure_pd(struct run_ctx *x, struct step_out *o);
+/* One SGE: the MR's bytes [off, off + len). */
+JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len);
+/* A capability the DUT reported (query_device); else o says it lacks it
+ * and the step is not applicable. */
+bool dut_has(struct run_ctx *x, unsigned cap, struct step_out *o);
 void hex_text(char *out, size_t n, const uint8_t *d, size_t len);
 void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint32_t fl, uint16_t sport,
@@ -223,6 +266,39 @@ void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 /* After the case: the DUT's counter deltas against the wire, informative
  * findings where they disagree. */
 void check_counters(struct run_ctx *x);
+
+/* ---- Multicast groups (runner_mcast.c) ---- */
+
+/* The case's groups at the run's IP version (at the case's start). */
+void mcast_groups_begin(struct run_ctx *x);
+struct case_group *group_of(struct run_ctx *x, const char *name);
+/* The index of the case's group a frame is sent to, or -1. */
+int mcast_group_index(struct run_ctx *x, const uint8_t *data, size_t len);
+/* The case QP whose DUT side sent a datagram (its DETH Source QP), or NULL. */
+struct case_qp *mcast_sender(struct run_ctx *x, const uint8_t *data, size_t len);
+/* An IGMP or MLD frame (the filter lets them in for reports): not RoCE. */
+bool mcast_membership_frame(const uint8_t *data, size_t len);
+/* The DUT's address handle to a group, for a UD work request. */
+bool mcast_group_ah(struct run_ctx *x, struct case_qp *q, struct case_group *g, int64_t *ah, struct step_out *o);
+/* Whether a recorded packet is one an 'expect QP ... group=' step on q
+ * may take, and its group checks (DestQP 0xFFFFFF, the mapped MAC). */
+bool mcast_pkt_for(struct run_ctx *x, size_t i, const struct cl_step *s, const struct case_qp *q);
+void mcast_take(struct run_ctx *x, size_t i, const struct case_qp *q);
+bool mcast_match(struct run_ctx *x, const struct cl_step *s, const struct roce_pkt *pk, struct step_out *o);
+void step_group(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_peer_attach(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_expect_join(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+
+/* ---- SRQs and asynchronous events (runner_srq.c) ---- */
+
+struct case_srq *srq_of(struct run_ctx *x, const char *name, bool peer);
+void step_dut_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_arm(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_query_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_post_srq_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_peer_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 
 /* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
 

@@ -34,6 +34,18 @@ bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *p
 	return false;
 }
 
+bool dut_has(struct run_ctx *x, unsigned cap, struct step_out *o)
+{
+	struct runner *r = x->r;
+	if (!r->dut_device || (r->dut_caps & cap))
+		return true;
+	char name[CL_CAPS_TEXT];
+	cl_caps_format(cap, name, sizeof name);
+	o->st = S_NA;
+	g_string_printf(o->detail, "the DUT lacks %s (query_device does not list it)", name);
+	return false;
+}
+
 /* access=, as written or its default's flags, by the protocol's names;
  * only_write: of the default, REMOTE_WRITE alone (a UC QP has no READ or
  * atomics). */
@@ -49,7 +61,7 @@ static JsonArray *access_list(const struct cl_param *p, bool only_write)
 	return a;
 }
 
-static bool ensure_pd(struct run_ctx *x, struct step_out *o)
+bool ensure_pd(struct run_ctx *x, struct step_out *o)
 {
 	if (x->have_pd)
 		return true;
@@ -358,6 +370,9 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	json_object_set_int_member(p, "send_cq", q->dut_cq);
 	json_object_set_int_member(p, "recv_cq", q->dut_cq);
 	json_object_set_boolean_member(p, "sq_sig_all", FALSE);
+	const struct case_srq *srq = a->srq.arg ? srq_of(x, a->srq.arg->v.word, false) : NULL;
+	if (srq) /* its receives come from the SRQ */
+		json_object_set_int_member(p, "srq", srq->handle);
 	if (!call(x, o, AP_M_create_qp, p, &res))
 		return;
 	uint64_t qpn = 0;
@@ -451,9 +466,10 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	cfg.rnr_retry = 7;
 	cfg.rnr_timer = (unsigned)(min_rnr & 31);
 	make_endpoint(x, q, (uint8_t)tc, (uint32_t)fl, (uint16_t)sport, &cfg.ep);
-	if (peer_qp_add(r->peer, &cfg) != 0) {
+	const struct case_srq *psrq = a->peer_srq.arg ? srq_of(x, a->peer_srq.arg->v.word, true) : NULL;
+	if (peer_qp_add(r->peer, &cfg) != 0 || (psrq && peer_qp_set_srq(r->peer, q->tester_qpn, psrq->id) != 0)) {
 		o->st = S_ERROR;
-		g_string_printf(o->detail, "the tester could not add QP 0x%06x", q->tester_qpn);
+		g_string_printf(o->detail, "the tester could not add QP 0x%06x%s", q->tester_qpn, psrq ? " with its SRQ" : "");
 		return;
 	}
 	sym_set(x, s->name, "qpn", q->dut_qpn);
@@ -468,7 +484,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	     ap_qp_state_name(q->state));
 }
 
-static JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
+JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
 {
 	JsonArray *a = json_array_new();
 	JsonObject *e = json_object_new();
@@ -481,6 +497,10 @@ static JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
 
 void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
+	if (s->srq) {
+		step_post_srq_recv(x, s, o);
+		return;
+	}
 	struct case_qp *q = find_qp(x, s->qp);
 	struct case_mr *m = find_mr(x, s->mr);
 	const struct cl_post_recv_args *a = &s->a.post_recv;
@@ -534,12 +554,15 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 			return;
 		}
 		bool v1 = param_choice(&a->proto, q->rocev1 ? CL_PROTO_V1 : CL_PROTO_V2) == CL_PROTO_V1;
-		if (!ud_ah(x, q, v1, o)) {
+		/* To a group: an address handle with its GID, the multicast QPN. */
+		struct case_group *g = s->group ? group_of(x, s->group) : NULL;
+		int64_t gah = -1;
+		if (g ? !mcast_group_ah(x, q, g, &gah, o) : !ud_ah(x, q, v1, o)) {
 			json_object_unref(p);
 			return;
 		}
-		json_object_set_int_member(p, "ah", q->dut_ah[v1]);
-		json_object_set_int_member(p, "remote_qpn", q->tester_qpn);
+		json_object_set_int_member(p, "ah", g ? gah : q->dut_ah[v1]);
+		json_object_set_int_member(p, "remote_qpn", g ? ROCE_MCAST_QPN : q->tester_qpn);
 		agent_set_u64(p, "remote_qkey", qk);
 	}
 	if (call(x, o, AP_M_post_send, p, NULL))

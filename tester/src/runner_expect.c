@@ -46,6 +46,9 @@ static bool pkt_is_cm(const struct case_pkt *p)
 
 bool same_stream(const struct cl_step *s, const struct case_pkt *p)
 {
+	/* Datagrams to a group are a sequence of their own, like CNPs. */
+	if ((p->group != 0) != (s->group != NULL))
+		return false;
 	if (pkt_is_cm(p) != (s->cm_attr != 0))
 		return false;
 	return pkt_is_cnp(p) == (s->opcode == ROCE_OP_CNP);
@@ -133,8 +136,12 @@ static bool match_packet(struct run_ctx *x, const struct cl_step *s, const struc
 		g_string_append_printf(o->expected, "%s; ", roce_opcode((uint8_t)s->opcode)->name);
 		g_string_append_printf(o->observed, "%s; ", pk.op->name);
 	}
+	if (s->group && !mcast_match(x, s, &pk, o))
+		ok = false;
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
+		if (a->id == CL_K_group)
+			continue; /* mcast_match above */
 		if (a->id == CL_K_data) {
 			bool eq = pk.payload_len == a->v.n_bytes && !memcmp(pk.buf + pk.payload_off, a->v.bytes, a->v.n_bytes);
 			if (!eq) {
@@ -292,10 +299,13 @@ void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out
 	uint64_t min = x->ref_ns + (s->has_within ? s->within_min : 0);
 	for (;;) {
 		for (size_t i = 0; i < x->n_pkts; i++) {
-			if (!dut_pkt_for(x, i, q) || !same_stream(s, &x->pkts[i]))
+			if (!(s->group ? mcast_pkt_for(x, i, s, q) : dut_pkt_for(x, i, q)) || !same_stream(s, &x->pkts[i]))
 				continue;
 			struct case_pkt *p = &x->pkts[i];
-			p->consumed = true;
+			if (s->group) /* each attached QP takes its own copy */
+				mcast_take(x, i, q);
+			else
+				p->consumed = true;
 			o->pkts[o->n_pkts++] = (long)i;
 			char sum[200];
 			pkt_summary(p, sum, sizeof sum);

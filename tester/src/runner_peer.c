@@ -174,6 +174,9 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	make_endpoint(x, q, 0, 0, 0, &ep);
 	/* proto=v1|v2: the encapsulation, by default the QP's (A17.8). */
 	ep.rocev1 = param_choice(&ia->proto, q->rocev1 ? CL_PROTO_V1 : CL_PROTO_V2) == CL_PROTO_V1;
+	/* group=: to the group's address and MAC, DestQP 0xFFFFFF. */
+	if (s->group)
+		peer_mcast_address(&ep, &group_of(x, s->group)->g);
 	uint32_t next = peer_qp_next_psn(r->peer, q->tester_qpn);
 	uint32_t psn = request ? next : peer_qp_last_rx_psn(r->peer, q->tester_qpn);
 	if (s->opcode == ROCE_OP_CNP)

@@ -173,13 +173,16 @@ static void check_dut_addresses(struct run_ctx *x, long idx, const struct case_q
 	const uint8_t *src = q->ipv == 6 ? roce_ipv6_src(l3) : roce_ipv4_src(l3);
 	const uint8_t *dst = q->ipv == 6 ? roce_ipv6_dst(l3) : roce_ipv4_dst(l3);
 	const uint8_t *mine = q->ipv == 6 ? r->io.ip6 : r->io.ip4;
+	/* To a multicast group: the stateless checks judge its MAC and DestQP. */
+	struct roce_mcast_group group;
+	bool to_group = roce_pkt_mcast_group(pk, &group);
 	if (memcmp(src, r->fam[q->fi].ip, n)) {
 		inet_ntop(af, src, got, sizeof got);
 		inet_ntop(af, r->fam[q->fi].ip, want, sizeof want);
 		outf(msg, sizeof msg, "source address %s is not %s, the address of the DUT's source GID", got, want);
 		pkt_finding(x, idx, q->ipv == 4 ? ROCE_RULE_CA17_11 : ROCE_RULE_CA17_18, msg);
 	}
-	if (memcmp(dst, mine, n)) {
+	if (!to_group && memcmp(dst, mine, n)) {
 		inet_ntop(af, dst, got, sizeof got);
 		inet_ntop(af, mine, want, sizeof want);
 		outf(msg, sizeof msg, "destination address %s is not %s, the address of the destination GID", got, want);
@@ -335,6 +338,10 @@ void check_stray_packet(struct run_ctx *x, long idx)
 	roce_pkt_summary(&pk, sum, sizeof sum);
 	if (of_earlier_case(x, qpn)) {
 		annotate(x, idx, "late: QP 0x%06x belongs to an earlier case", qpn);
+		return;
+	}
+	if (p->group) { /* to a group of the case: none of the tester's QPs is attached */
+		annotate(x, idx, "to group %s, which no tester QP is attached to", x->c->groups[p->group - 1].name);
 		return;
 	}
 	char msg[400], qps[200] = "";

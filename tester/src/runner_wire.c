@@ -64,7 +64,17 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 		x->rx_unrecorded_bytes += caplen;
 		return;
 	}
+	/* A datagram to a group of the case is its sender's traffic (the
+	 * DUT QP that sent it), whichever tester QPs take it. */
+	int group = mcast_group_index(x, data, caplen);
+	struct case_qp *sender = group >= 0 ? mcast_sender(x, data, caplen) : NULL;
+	if (sender)
+		q = sender;
 	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
+	if (idx >= 0 && group >= 0)
+		x->pkts[idx].group = (unsigned)group + 1;
+	if (mcast_membership_frame(data, caplen))
+		return; /* IGMP or MLD: the DUT's host, not its RoCE traffic (expect join) */
 	if (q) {
 		if (!cmq) /* a CM MAD on QP1 is not the QP's own traffic */
 			account_dut_packet(q, data, caplen);
