@@ -5,6 +5,7 @@
  * packets written to the capture in time order.
  */
 #include "runner_ctx.h"
+#include "mcast_report.h"
 
 /* ---- Packets of the case ---- */
 
@@ -421,6 +422,7 @@ void check_traffic(struct run_ctx *x)
 
 void pkt_summary(const struct case_pkt *p, char *buf, size_t n)
 {
+	struct mcast_report rep;
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	const uint8_t *mad = cm_mad(&pk);
@@ -440,6 +442,8 @@ void pkt_summary(const struct case_pkt *p, char *buf, size_t n)
 			appendf(buf, n, " QPN 0x%06x PSN %u", (unsigned)roce_rep_local_qpn(m), (unsigned)roce_rep_start_psn(m));
 	} else if (pk.op) {
 		roce_pkt_summary(&pk, buf, n);
+	} else if (mcast_report_parse(p->data, p->len, &rep)) {
+		mcast_report_summary(&rep, buf, n);
 	} else {
 		outf(buf, n, "non-RoCEv2 frame of %zu bytes", p->len);
 	}
