@@ -3,7 +3,8 @@
  * everything one client sends in one session. The bytes go through the
  * real server path (line framing, size limit, UTF-8 and depth checks, JSON,
  * authentication, parameter validation, handles) into the soft backend's
- * object layer (PDs, CQs, MRs, QPs, AHs, posting, polling), with no network:
+ * object layer (PDs, CQs, MRs, QPs, AHs, SRQs, multicast groups, events,
+ * posting, polling), with no network:
  * the session's socket is one end of a socketpair, and the soft device is
  * detached (no interface; what it would transmit is dropped).
  *
@@ -189,11 +190,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	FUZZ_CHECK(agent.n_sessions == 0 && !agent.sessions, "a session outlived its connection");
 	const struct soft_counters *c = &dev->cnt;
-	FUZZ_CHECK(!c->objects_pd && !c->objects_cq && !c->objects_mr && !c->objects_qp && !c->objects_ah,
-		   "objects left after the session: pd %llu cq %llu mr %llu qp %llu ah %llu",
+	FUZZ_CHECK(!c->objects_pd && !c->objects_cq && !c->objects_mr && !c->objects_qp && !c->objects_ah &&
+			   !c->objects_srq && !c->mcast_attached,
+		   "objects left after the session: pd %llu cq %llu mr %llu qp %llu ah %llu srq %llu attached %llu",
 		   (unsigned long long)c->objects_pd, (unsigned long long)c->objects_cq,
 		   (unsigned long long)c->objects_mr, (unsigned long long)c->objects_qp,
-		   (unsigned long long)c->objects_ah);
+		   (unsigned long long)c->objects_ah, (unsigned long long)c->objects_srq,
+		   (unsigned long long)c->mcast_attached);
 	FUZZ_CHECK(g_hash_table_size(dev->qps) == 0 && g_hash_table_size(dev->mrs) == 0,
 		   "the device still lists QPs or MRs");
 	return 0;
