@@ -10,6 +10,7 @@
  * conforming device's validation.
  */
 #include "soft.h"
+#include "roce/mcast.h"
 
 #include <string.h>
 
@@ -301,8 +302,10 @@ static void forgive(struct copy *c)
 		return;
 	case SOFT_FAULT_ACCEPT_QP0:
 	case SOFT_FAULT_ACCEPT_UNKNOWN_QP:
-		/* Delivered to the lowest-numbered QP. */
-		if (dev->fault == SOFT_FAULT_ACCEPT_QP0 ? destqp == 0 : destqp != 0 && destqp != ROCE_QP1 && !qp) {
+		/* Delivered to the lowest-numbered QP (the multicast QPN is
+		 * not an unknown QP: its datagrams stay the groups'). */
+		if (dev->fault == SOFT_FAULT_ACCEPT_QP0 ? destqp == 0
+							: destqp != 0 && destqp != ROCE_QP1 && destqp != ROCE_MCAST_QPN && !qp) {
 			qp = lowest_qp(dev);
 			if (qp) {
 				roce_bth_set_destqp(bth, qp->qpn);
@@ -355,9 +358,10 @@ static void forgive(struct copy *c)
 		return;
 	case SOFT_FAULT_ACCEPT_FOREIGN_DST: {
 		/* A destination that is none of the device's addresses: the
-		 * QP's own, or one of the device's. */
+		 * QP's own, or one of the device's. A multicast group is no
+		 * foreign destination: its datagrams stay the group's. */
 		int ipv = addr_get(c, true, ip);
-		if (soft_is_our_ip(dev, ipv, ip, p->rocev1))
+		if (soft_is_our_ip(dev, ipv, ip, p->rocev1) || roce_ip_is_multicast(ipv, ip))
 			return;
 		if (connected && ipv == qp->ep.ip_version)
 			addr_set(c, true, qp->ep.src_ip);
