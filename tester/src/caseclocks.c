@@ -41,7 +41,11 @@ static enum rawio_clock start_clock(const struct cl_case *c, int idx, const stru
 	for (int i = idx - 1; i >= 0; i--) {
 		switch (c->steps[i].kind) {
 		case CL_INJECT: return io->clocks.tx;
-		case CL_EXPECT_PKT: return io->clocks.rx;
+		case CL_EXPECT_PKT:
+		case CL_EXPECT_JOIN: return io->clocks.rx;
+		case CL_EXPECT_NO_JOIN:
+		case CL_EXPECT_EVENT:
+		case CL_EXPECT_NO_EVENT:
 		case CL_PEER_OP:
 		case CL_EXPECT_COMPLETION:
 		case CL_EXPECT_NO_COMPLETION:
