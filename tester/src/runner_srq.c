@@ -194,6 +194,12 @@ static void event_text(struct run_ctx *x, const struct case_event *ev, char *buf
 		outf(buf, n, "%s", ev->type_name);
 }
 
+/* An event about a port or the whole device, not about an object. */
+static bool is_environment_event(const struct case_event *ev)
+{
+	return !strcmp(ev->about, "port") || !ev->about[0];
+}
+
 /* expect event TYPE [qp=Q | srq=S] [within T]: the next event is it.
  * expect no event [TYPE] within T: none (of that type) comes. */
 void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
@@ -204,7 +210,24 @@ void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_o
 	if (end > x->deadline_ns)
 		end = x->deadline_ns;
 	const char *tname = s->event >= 0 ? cl_event_name(s->event) : NULL;
+	/* A port's or the device's event (PORT_ACTIVE as the link settles,
+	 * GID_CHANGE) is the host's, not an answer to the case: it is passed
+	 * over, and noted, unless the step asks for such an event. */
+	bool env_asked = s->event >= 0 && (cl_event_about(s->event) == CL_EVENT_PORT ||
+					   cl_event_about(s->event) == CL_EVENT_DEVICE);
 	for (;;) {
+		for (unsigned k = 0; !env_asked && k < x->n_events_in;) {
+			if (!is_environment_event(&x->events_in[k])) {
+				k++;
+				continue;
+			}
+			struct case_event ev;
+			take_event(x, k, &ev);
+			char text[120];
+			event_text(x, &ev, text, sizeof text);
+			g_string_append_printf(o->detail, "%spassed over %s (the host's, not the case's)",
+					       o->detail->len ? "; " : "", text);
+		}
 		unsigned i = 0;
 		for (; i < x->n_events_in; i++)
 			if (!none || s->event < 0 || x->events_in[i].type == s->event)
@@ -231,7 +254,7 @@ void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_o
 						q ? q->name : "", srq ? " on SRQ " : "", srq ? srq->name : "");
 				g_string_printf(o->observed, "%s", text);
 			} else {
-				g_string_printf(o->detail, "%s after %.3f ms", text,
+				g_string_append_printf(o->detail, "%s%s after %.3f ms", o->detail->len ? "; " : "", text,
 						ev.ts_ns > start ? (double)(ev.ts_ns - start) / 1e6 : 0.0);
 			}
 			x->ref_ns = ev.ts_ns > x->ref_ns ? ev.ts_ns : x->ref_ns;
