@@ -192,6 +192,8 @@ struct be_mr;
 struct be_qp;
 struct be_ah;
 struct be_srq;
+struct be_mw;
+struct be_xrcd;
 
 struct be_qp_init {
 	enum be_qp_type type;
@@ -201,17 +203,41 @@ struct be_qp_init {
 	/* The QP's receives come from this SRQ (its own receive queue is
 	 * then unused: max_recv_wr ignored, post_recv refused); NULL: none. */
 	struct be_srq *srq;
+	/* XRC_RECV (a target QP): its XRC domain; it has no send queue and
+	 * no CQs of its own. XRC_SEND (an initiator): no receive queue. */
+	struct be_xrcd *xrcd;
 };
 
 struct be_srq_init {
 	uint32_t max_wr, max_sge;
 	uint32_t limit; /* armed limit, 0: not armed */
+	/* An XRC SRQ: its domain and the CQ its receives complete on; NULL
+	 * for a plain SRQ. */
+	struct be_xrcd *xrcd;
+	struct be_cq *cq;
 };
 
 struct be_srq_attr {
 	uint32_t max_wr, max_sge;
 	uint32_t limit; /* the armed limit; 0 once the limit event fired */
+	uint32_t srqn;  /* the SRQ number an XRCETH names (XRC SRQs; 0 otherwise) */
 };
+
+/* Memory windows (IBA 10.6.7). */
+enum be_mw_type { BE_MW_TYPE_1 = 1, BE_MW_TYPE_2 = 2 };
+
+/* A window's binding: [offset, offset + length) of mr, with these remote
+ * rights (BE_ACCESS_REMOTE_*). */
+struct be_mw_bind {
+	struct be_mr *mr;
+	uint64_t offset, length;
+	unsigned access;
+};
+
+/* FLUSH (IBTA 1.5): the FETH's placement type bits and selectivity level. */
+#define BE_FLUSH_GLOBAL 0x1u
+#define BE_FLUSH_PERSISTENT 0x2u
+enum be_flush_level { BE_FLUSH_RANGE = 0, BE_FLUSH_REGION = 1 };
 
 /* An asynchronous event (libibverbs' numbering, AP_EVENT). Exactly one of
  * qp, srq, cq is set for an event about such an object; port for a port's. */
@@ -263,6 +289,19 @@ struct be_send_wr {
 	uint64_t compare_add, swap;
 	struct be_ah *ah;         /* UD */
 	uint32_t remote_qpn, remote_qkey;
+	/* BIND_MW (a type 2 window): the window, its binding, and the new
+	 * rkey in rkey (its low 8 bits the consumer's key). LOCAL_INV and
+	 * SEND_WITH_INV: invalidate_rkey. */
+	struct be_mw *mw;
+	struct be_mw_bind bind;
+	/* ATOMIC_WRITE: remote_addr, rkey and the 8 bytes to place. */
+	uint64_t atomic_value;
+	/* FLUSH: remote_addr, rkey, the RETH's length, BE_FLUSH_* and level. */
+	uint32_t flush_length;
+	unsigned flush_type;
+	enum be_flush_level flush_level;
+	/* XRC_SEND: the SRQ number the XRCETH names at the target. */
+	uint32_t remote_srqn;
 };
 
 struct be_recv_wr {
@@ -362,6 +401,20 @@ struct backend_ops {
 	int (*cm_join)(struct be_qp *qp, int ip_version, const uint8_t group[16],
 		       struct be_mcast_join *out, struct be_error *err);
 	int (*cm_leave)(struct be_qp *qp, int ip_version, const uint8_t group[16], struct be_error *err);
+
+	/* Memory windows; NULL: none (BE_CAP_MW1/MW2 not reported). *rkey is
+	 * the window's rkey (alloc_mw: unbound; bind_mw: the new one). bind_mw
+	 * is the type 1 verb (ibv_bind_mw): ordered with the QP's work
+	 * requests, completed with wr_id when signaled; length 0 unbinds. */
+	int (*alloc_mw)(struct be_pd *pd, enum be_mw_type type, struct be_mw **out, uint32_t *rkey,
+			struct be_error *err);
+	int (*dealloc_mw)(struct be_mw *mw, struct be_error *err);
+	int (*bind_mw)(struct be_qp *qp, struct be_mw *mw, const struct be_mw_bind *bind, uint64_t wr_id,
+		       bool signaled, uint32_t *rkey, struct be_error *err);
+
+	/* XRC domains; NULL: no XRC. */
+	int (*alloc_xrcd)(struct backend *be, struct be_xrcd **out, struct be_error *err);
+	int (*dealloc_xrcd)(struct be_xrcd *xrcd, struct be_error *err);
 };
 
 /* Every backend's device struct starts with this. */

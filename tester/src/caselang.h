@@ -447,15 +447,16 @@ enum {
 #include "agent_protocol.def"
 #undef AP_CAPABILITY
 };
-#define CL_CAP_CM 0x20000u     /* the agent can make the DUT's connection manager listen and connect */
+/* The tester's own bits sit at the top, clear of the protocol's. */
+#define CL_CAP_CM 0x80000000u  /* the agent can make the DUT's connection manager listen and connect */
 /* Not the DUT's: the run's. The run is over an 802.1Q VLAN (run --vlan). */
-#define CL_CAP_VLAN 0x10000u
+#define CL_CAP_VLAN 0x40000000u
 
 /* Capability name (as in the agent protocol's query_device) to bit, 0 if
  * unknown; and the names of a set, comma separated (CL_CAPS_TEXT bytes
  * hold them all). */
 unsigned cl_cap_bit(const char *name);
-#define CL_CAPS_TEXT 128
+#define CL_CAPS_TEXT 256
 void cl_caps_format(unsigned caps, char *buf, size_t n);
 
 struct cl_diag {
