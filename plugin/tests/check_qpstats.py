@@ -54,6 +54,18 @@ MCAST_CONV = {
                                    ("2001:db8::3", "ff15::db8:1", 0, 2, 2),
                                    ("2001:db8::1", "ff15::db8:1", 0, 1, 1),
                                    ("2001:db8::1", "ff15::db8:1", 0, 1, 1)]),
+    # Recorded from rxe (captures/README.md): rxe's two SENDs to each group
+    # (MCAST-TX-001), the tester's one to the IPv4 group (MCAST-JOIN-001),
+    # and beside them the RC pairs of the SRQ cases, one row per QP pair.
+    "rxe-multicast-srq.pcap": sorted([("198.18.0.2", "239.255.18.1", 0, 2, 2),
+                                      ("2001:db8::2", "ff15::db8:1", 0, 2, 2),
+                                      ("198.18.0.1", "239.255.18.1", 0, 1, 1),
+                                      ("198.18.0.2", "198.18.0.1", 1, 1, 2),
+                                      ("198.18.0.2", "198.18.0.1", 3, 3, 6),
+                                      ("2001:db8::2", "2001:db8::1", 1, 1, 2),
+                                      ("2001:db8::2", "2001:db8::1", 3, 3, 6),
+                                      ("198.18.0.1", "198.18.0.2", 2, 2, 4),
+                                      ("2001:db8::1", "2001:db8::2", 2, 2, 4)]),
 }
 
 
