@@ -60,9 +60,14 @@ unsigned ib_mtu_bytes(enum ibv_mtu m)
 
 unsigned ib_access_to_ibv(unsigned a)
 {
-	/* BE_ACCESS_* are libibverbs' values; keep only the ones we define. */
-	return a & (BE_ACCESS_LOCAL_WRITE | BE_ACCESS_REMOTE_WRITE | BE_ACCESS_REMOTE_READ |
-		    BE_ACCESS_REMOTE_ATOMIC);
+	/* BE_ACCESS_* are libibverbs' values; keep only the ones we define
+	 * (FLUSH's where the library has them: reg_mr refuses them else). */
+	unsigned known = BE_ACCESS_LOCAL_WRITE | BE_ACCESS_REMOTE_WRITE | BE_ACCESS_REMOTE_READ |
+			 BE_ACCESS_REMOTE_ATOMIC | BE_ACCESS_MW_BIND;
+#ifdef ROCE_AGENT_HAVE_IBV_FLUSH
+	known |= BE_ACCESS_FLUSH_GLOBAL | BE_ACCESS_FLUSH_PERSISTENT;
+#endif
+	return a & known;
 }
 
 void ib_av_to_ah_attr(const struct be_av *av, uint8_t default_port, struct ibv_ah_attr *ah)

@@ -26,7 +26,7 @@ void ib_fill_sges(struct ibv_sge *out, const struct be_sge *in, unsigned n)
  * later state, a receive anything but RESET). The state we last set says so
  * without a system call, except when the device may since have moved the QP
  * to ERR, where posting is allowed again (the request completes flushed). */
-static int check_post_state(struct be_qp *qp, bool send, struct be_error *err)
+int ib_check_post_state(struct be_qp *qp, bool send, struct be_error *err)
 {
 	bool too_early = send ? (qp->state_set == IBV_QPS_RESET || qp->state_set == IBV_QPS_INIT ||
 				 qp->state_set == IBV_QPS_RTR)
@@ -58,10 +58,14 @@ int ib_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error 
 	if (qp->srq)
 		return be_error_set(err, BE_INVALID_STATE,
 				    "post_recv: the QP takes its receives from an SRQ (post_srq_recv)");
+	if (ib_is_xrc_type(qp->type))
+		return be_error_set(err, BE_BAD_REQUEST,
+				    "post_recv: an XRC QP has no receive queue (its domain's XRC SRQs take "
+				    "the receives)");
 	if (wr->num_sge > qp->max_recv_sge)
 		return be_error_set(err, BE_BAD_REQUEST, "%u SGEs: the QP takes at most %u per receive",
 				    wr->num_sge, qp->max_recv_sge);
-	if (check_post_state(qp, false, err))
+	if (ib_check_post_state(qp, false, err))
 		return -1;
 	struct ibv_sge stack[MAX_SGE_ON_STACK];
 	struct ibv_sge *sge = wr->num_sge <= MAX_SGE_ON_STACK ? stack : g_new(struct ibv_sge, wr->num_sge);
@@ -81,6 +85,8 @@ static bool is_atomic(enum be_wr_opcode op)
 
 int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err)
 {
+	if ((int)qp->type == IBV_QPT_XRC_RECV)
+		return be_error_set(err, BE_BAD_REQUEST, "post_send: an XRC_RECV QP has no send queue");
 	switch (wr->opcode) {
 	case BE_WR_SEND:
 	case BE_WR_SEND_WITH_IMM:
@@ -102,6 +108,13 @@ int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error 
 		if (is_atomic(wr->opcode) && !(qp->be->caps & BE_CAP_ATOMIC))
 			return be_error_set(err, BE_UNSUPPORTED, "%s has no atomics", qp->be->name);
 		break;
+	case BE_WR_LOCAL_INV:
+	case BE_WR_BIND_MW:
+		break; /* mw.c checks them */
+	case BE_WR_ATOMIC_WRITE:
+		return ib_post_atomic_write(qp, wr, err); /* placement.c: the extended interface */
+	case BE_WR_FLUSH:
+		return ib_post_flush(qp, wr, err);
 	default:
 		return be_error_set(err, BE_BAD_REQUEST, "opcode %d: no such work request",
 				    (int)wr->opcode);
@@ -111,7 +124,7 @@ int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error 
 	if (wr->num_sge > qp->max_send_sge)
 		return be_error_set(err, BE_BAD_REQUEST, "%u SGEs: the QP takes at most %u per send",
 				    wr->num_sge, qp->max_send_sge);
-	if (check_post_state(qp, true, err))
+	if (ib_check_post_state(qp, true, err))
 		return -1;
 
 	struct ibv_sge stack[MAX_SGE_ON_STACK];
@@ -120,8 +133,10 @@ int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error 
 	struct ibv_send_wr swr;
 	memset(&swr, 0, sizeof swr);
 	swr.wr_id = wr->wr_id;
-	swr.sg_list = sge;
-	swr.num_sge = (int)wr->num_sge;
+	/* BIND_MW and LOCAL_INV carry no data. */
+	bool local_op = wr->opcode == BE_WR_LOCAL_INV || wr->opcode == BE_WR_BIND_MW;
+	swr.sg_list = local_op ? NULL : sge;
+	swr.num_sge = local_op ? 0 : (int)wr->num_sge;
 	swr.opcode = (enum ibv_wr_opcode)wr->opcode;
 	swr.send_flags = (wr->signaled ? IBV_SEND_SIGNALED : 0) |
 			 (wr->solicited ? IBV_SEND_SOLICITED : 0);
@@ -144,11 +159,22 @@ int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error 
 		swr.wr.ud.remote_qpn = wr->remote_qpn;
 		swr.wr.ud.remote_qkey = wr->remote_qkey;
 	}
+	if ((int)qp->type == IBV_QPT_XRC_SEND)
+		swr.qp_type.xrc.remote_srqn = wr->remote_srqn;
+	if (local_op && ib_fill_mw_wr(qp, wr, &swr, err)) {
+		if (sge != stack)
+			g_free(sge);
+		return -1;
+	}
 	struct ibv_send_wr *bad = NULL;
 	int e = ibv_post_send(qp->qp, &swr, &bad);
 	if (sge != stack)
 		g_free(sge);
-	return e ? post_failed(true, e, err) : 0;
+	if (e)
+		return post_failed(true, e, err);
+	if (local_op)
+		ib_mw_posted(wr);
+	return 0;
 }
 
 static unsigned wc_flags_of(unsigned f)

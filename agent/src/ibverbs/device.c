@@ -1,7 +1,8 @@
 /*
  * The device as the tester sees it: its attributes, the capabilities
  * probed once at open (QP types, atomics, RCM, RoCE v1, IPv4/IPv6 GIDs,
- * SRQs, multicast, the CM's joins, asynchronous events),
+ * SRQs, multicast, the CM's joins, asynchronous events, memory windows,
+ * XRC, ATOMIC WRITE and FLUSH),
  * its ports with their netdevs, and their GID tables.
  */
 #include "ibverbs.h"
@@ -54,6 +55,9 @@ unsigned ib_probe_caps(struct ib_backend *ib)
 		if (can_create_qp(pd, cq, IBV_QPT_UD))
 			caps |= BE_CAP_UD;
 	}
+	caps |= ib_probe_placement_caps(ib, pd, cq);
+	caps |= ib_probe_mw_caps(ib, pd);
+	caps |= ib_probe_xrc_caps(ib);
 	if (cq)
 		ibv_destroy_cq(cq);
 	if (pd)

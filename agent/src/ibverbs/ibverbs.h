@@ -15,6 +15,10 @@
  *   qp.c           QPs and their state transitions
  *   cm.c           the connection manager's passive side (librdmacm)
  *   srq.c          shared receive queues
+ *   mw.c           memory windows: alloc, the type 1 bind verb, the BIND_MW
+ *                  and LOCAL_INV work requests
+ *   xrc.c          XRC domains, XRC SRQs, initiator and target QPs
+ *   placement.c    ATOMIC WRITE and FLUSH through the extended QP interface
  *   events.c       asynchronous events, queued for get_async_events
  *   mcast.c        multicast attach and detach, the CM's join (librdmacm)
  *   datapath.c     posting work requests, polling completions
@@ -44,6 +48,7 @@ struct ib_backend {
 	GQueue events;        /* struct be_async_event *, oldest first (events.c) */
 	uint64_t events_dropped; /* lost to the queue's bound since open */
 	gint64 counters_read_us; /* monotonic time of the last hw_counters read, 0: never */
+	uint64_t cap_flags_ex; /* ibv_query_device_ex's device_cap_flags_ex (0: not answered) */
 };
 
 struct be_pd {
@@ -74,12 +79,30 @@ struct be_qp {
 	struct be_srq *srq;          /* its receives come from this SRQ, or NULL */
 	GArray *groups;              /* struct ib_group: attached multicast groups (mcast.c) */
 	GPtrArray *joins;            /* struct ib_join *: the CM's joins (mcast.c) */
+	/* The extended interface, for the work requests only it posts (ATOMIC
+	 * WRITE, FLUSH: placement.c); NULL for a QP created without them. */
+	struct ibv_qp_ex *qpx;
 };
 
 struct be_srq {
 	struct ib_backend *be;
 	struct ibv_srq *srq;
 	uint32_t max_sge; /* what the device gave */
+	uint32_t srqn;    /* an XRC SRQ's number (ibv_get_srq_num); 0 otherwise */
+};
+
+struct be_mw {
+	struct ib_backend *be;
+	/* Its rkey member is the window's current key: the type 1 verb updates
+	 * it, mw.c does for a posted type 2 bind (providers name the window
+	 * to the kernel by it). */
+	struct ibv_mw *mw;
+	enum be_mw_type type;
+};
+
+struct be_xrcd {
+	struct ib_backend *be;
+	struct ibv_xrcd *xrcd;
 };
 
 struct be_ah {
@@ -170,9 +193,50 @@ int ib_cm_leave(struct be_qp *qp, int ip_version, const uint8_t group[16], struc
  * which the kernel refuses while a group is attached). */
 void ib_mcast_release(struct be_qp *qp);
 
+/* mw.c */
+/* MW1 and MW2: the device's flags say so and a window of the type is
+ * allocated on pd. */
+unsigned ib_probe_mw_caps(struct ib_backend *ib, struct ibv_pd *pd);
+int ib_alloc_mw(struct be_pd *pd, enum be_mw_type type, struct be_mw **out, uint32_t *rkey,
+		struct be_error *err);
+int ib_dealloc_mw(struct be_mw *mw, struct be_error *err);
+int ib_bind_mw(struct be_qp *qp, struct be_mw *mw, const struct be_mw_bind *bind, uint64_t wr_id,
+	       bool signaled, uint32_t *rkey, struct be_error *err);
+/* Fills swr's BIND_MW (a type 2 window) or LOCAL_INV part; -1 with err set
+ * when the request cannot be one. */
+int ib_fill_mw_wr(struct be_qp *qp, const struct be_send_wr *wr, struct ibv_send_wr *swr,
+		  struct be_error *err);
+/* After a BIND_MW was posted: the window's key is the new one. */
+void ib_mw_posted(const struct be_send_wr *wr);
+
+/* xrc.c */
+/* XRC: the device's flag says so and a domain opens. */
+unsigned ib_probe_xrc_caps(struct ib_backend *ib);
+int ib_alloc_xrcd(struct backend *be, struct be_xrcd **out, struct be_error *err);
+int ib_dealloc_xrcd(struct be_xrcd *xrcd, struct be_error *err);
+bool ib_is_xrc_type(enum be_qp_type type);
+int ib_create_xrc_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_srq *s,
+		      struct be_error *err);
+int ib_create_xrc_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp *q,
+		     struct be_error *err);
+
+/* placement.c */
+/* ATOMIC_WRITE and FLUSH: the device's extended flags say so, the library
+ * has the verb, and an RC QP with it is created on pd. Reads cap_flags_ex. */
+unsigned ib_probe_placement_caps(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_cq *cq);
+/* The send_ops_flags an RC or XRC_SEND QP is created with (0: none, the
+ * plain ibv_create_qp is enough). */
+uint64_t ib_placement_send_ops(const struct ib_backend *ib);
+int ib_post_atomic_write(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err);
+int ib_post_flush(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err);
+/* Why FLUSH is missing from this build, or NULL when it is there. */
+const char *ib_flush_missing(void);
+
 /* datapath.c */
 /* libibverbs' SGEs for ours (bounds-checked by the protocol layer). */
 void ib_fill_sges(struct ibv_sge *out, const struct be_sge *in, unsigned n);
+/* 0 when the QP's state takes a post (send or receive), else -1 with err. */
+int ib_check_post_state(struct be_qp *qp, bool send, struct be_error *err);
 int ib_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct be_error *err);
 int ib_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct be_error *err);
 int ib_poll_cq(struct be_cq *cq, struct be_wc *out, unsigned max, unsigned *n, struct be_error *err);

@@ -50,6 +50,11 @@ static const struct backend_ops ib_ops = {
 	.get_async_events = ib_get_async_events,
 	.attach_mcast = ib_attach_mcast,
 	.detach_mcast = ib_detach_mcast,
+	.alloc_mw = ib_alloc_mw,
+	.dealloc_mw = ib_dealloc_mw,
+	.bind_mw = ib_bind_mw,
+	.alloc_xrcd = ib_alloc_xrcd,
+	.dealloc_xrcd = ib_dealloc_xrcd,
 #ifdef ROCE_AGENT_HAVE_RDMACM
 	.cm_listen = ib_cm_listen,
 	.cm_join = ib_cm_join,

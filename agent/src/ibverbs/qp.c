@@ -1,6 +1,8 @@
 /*
  * Queue pairs: creation (of the types the device was found to create, with
- * their own receive queue or an SRQ's),
+ * their own receive queue or an SRQ's; RC ones with the extended interface
+ * when the device has ATOMIC WRITE or FLUSH, placement.c; XRC ones in
+ * xrc.c),
  * state transitions (a refused one names the attributes it lacks, IBA
  * 11.2.4.2), queries and destruction.
  */
@@ -14,7 +16,63 @@
 
 static const char *type_name(enum be_qp_type t)
 {
-	return t == BE_QPT_RC ? "RC" : t == BE_QPT_UC ? "UC" : t == BE_QPT_UD ? "UD" : "?";
+	/* BE_QPT_XRC_SEND/RECV have libibverbs' numbers (backend.h). */
+	return t == BE_QPT_RC			? "RC"
+	       : t == BE_QPT_UC			? "UC"
+	       : t == BE_QPT_UD			? "UD"
+	       : (int)t == IBV_QPT_XRC_SEND ? "XRC_SEND"
+	       : (int)t == IBV_QPT_XRC_RECV ? "XRC_RECV"
+					    : "?";
+}
+
+/* Connected like RC: an XRC initiator or target. */
+static bool rc_like(enum be_qp_type t)
+{
+	return t == BE_QPT_RC || ib_is_xrc_type(t);
+}
+
+/* ibv_create_qp, or ibv_create_qp_ex with the placement operations for an
+ * RC QP of a device that has them; ia gets what the device gave. */
+static struct ibv_qp *create(struct be_pd *pd, struct ibv_qp_init_attr *ia, struct ibv_qp_ex **qpx)
+{
+	uint64_t ops = ia->qp_type == IBV_QPT_RC ? ib_placement_send_ops(pd->be) : 0;
+	*qpx = NULL;
+	if (!ops)
+		return ibv_create_qp(pd->pd, ia);
+	struct ibv_qp_init_attr_ex ax = {
+		.qp_context = ia->qp_context,
+		.send_cq = ia->send_cq,
+		.recv_cq = ia->recv_cq,
+		.srq = ia->srq,
+		.cap = ia->cap,
+		.qp_type = ia->qp_type,
+		.sq_sig_all = ia->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd->pd,
+		.send_ops_flags = ops,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(pd->be->ctx, &ax);
+	if (qp) {
+		ia->cap = ax.cap;
+		*qpx = ibv_qp_to_qp_ex(qp);
+	}
+	return qp;
+}
+
+static int create_xrc(struct be_pd *pd, const struct be_qp_init *init, struct be_qp **out,
+		      uint32_t *qpn, struct be_error *err)
+{
+	struct be_qp *q = g_new0(struct be_qp, 1);
+	if (ib_create_xrc_qp(pd, init, q, err)) {
+		g_free(q);
+		return -1;
+	}
+	q->be = pd->be;
+	q->type = init->type;
+	q->state_set = IBV_QPS_RESET;
+	*qpn = q->qp->qp_num;
+	*out = q;
+	return 0;
 }
 
 static int mtu_enum(unsigned bytes, enum ibv_mtu *out)
@@ -42,8 +100,11 @@ static void ah_attr_to_av(const struct ibv_ah_attr *ah, struct be_av *av)
 int ib_create_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp **out,
 		 uint32_t *qpn, struct be_error *err)
 {
+	if (ib_is_xrc_type(init->type))
+		return create_xrc(pd, init, out, qpn, err);
 	if (init->type != BE_QPT_RC && init->type != BE_QPT_UC && init->type != BE_QPT_UD)
-		return be_error_set(err, BE_BAD_REQUEST, "QP type %d: RC, UC or UD", (int)init->type);
+		return be_error_set(err, BE_BAD_REQUEST, "QP type %d: RC, UC, UD, XRC_SEND or XRC_RECV",
+				    (int)init->type);
 	if (!(pd->be->caps & (init->type == BE_QPT_RC	? BE_CAP_RC
 			      : init->type == BE_QPT_UC ? BE_CAP_UC
 							: BE_CAP_UD)))
@@ -66,7 +127,8 @@ int ib_create_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp *
 		.qp_type = (enum ibv_qp_type)init->type,
 		.sq_sig_all = init->sq_sig_all,
 	};
-	struct ibv_qp *qp = ibv_create_qp(pd->pd, &ia);
+	struct ibv_qp_ex *qpx = NULL;
+	struct ibv_qp *qp = create(pd, &ia, &qpx);
 	if (!qp) {
 		int e = errno;
 		g_free(q);
@@ -83,6 +145,7 @@ int ib_create_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_qp *
 	q->be = pd->be;
 	q->srq = init->srq;
 	q->qp = qp;
+	q->qpx = qpx;
 	q->type = init->type;
 	/* ibv_create_qp writes back what the device actually gave. */
 	q->max_send_sge = ia.cap.max_send_sge;
@@ -128,15 +191,18 @@ static unsigned required_attrs(enum be_qp_type type, enum ibv_qp_state from, enu
 			return BE_QPA_STATE;
 		unsigned m = BE_QPA_STATE | BE_QPA_AV | BE_QPA_PATH_MTU | BE_QPA_DEST_QPN |
 			     BE_QPA_RQ_PSN;
-		if (type == BE_QPT_RC)
+		/* An XRC initiator has no responder. */
+		if (type == BE_QPT_RC || (int)type == IBV_QPT_XRC_RECV)
 			m |= BE_QPA_MAX_DEST_RD_ATOMIC | BE_QPA_MIN_RNR_TIMER;
 		return m;
 	}
 	if (from == IBV_QPS_RTR && to == BE_QPS_RTS) {
 		unsigned m = BE_QPA_STATE | BE_QPA_SQ_PSN;
-		if (type == BE_QPT_RC)
+		if (type == BE_QPT_RC || (int)type == IBV_QPT_XRC_SEND)
 			m |= BE_QPA_TIMEOUT | BE_QPA_RETRY_CNT | BE_QPA_RNR_RETRY |
 			     BE_QPA_MAX_RD_ATOMIC;
+		else if ((int)type == IBV_QPT_XRC_RECV)
+			m |= BE_QPA_TIMEOUT;
 		return m;
 	}
 	return 0;
@@ -248,7 +314,7 @@ int ib_query_qp(struct be_qp *qp, struct be_qp_attr *out, struct be_error *err)
 	out->rq_psn = a.rq_psn;
 	ah_attr_to_av(&a.ah_attr, &out->av);
 	out->mask |= BE_QPA_ACCESS | BE_QPA_PATH_MTU | BE_QPA_DEST_QPN | BE_QPA_RQ_PSN | BE_QPA_AV;
-	if (qp->type == BE_QPT_RC) {
+	if (rc_like(qp->type)) {
 		out->max_rd_atomic = a.max_rd_atomic;
 		out->max_dest_rd_atomic = a.max_dest_rd_atomic;
 		out->min_rnr_timer = a.min_rnr_timer;

@@ -3,7 +3,8 @@
  * ibv_modify_srq, queried, destroyed, and receives posted to them. A QP
  * takes its receives from one when created with it (qp.c). The limit event
  * (SRQ_LIMIT_REACHED) arrives through events.c, about this be_srq (its
- * srq_context).
+ * srq_context). An XRC SRQ (of a domain, with its own CQ) is created in
+ * xrc.c and is otherwise the same.
  */
 #include "ibverbs.h"
 
@@ -41,6 +42,19 @@ int ib_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_sr
 				    init->max_sge, ib->name, ib->attr.max_srq_sge);
 	struct be_srq *s = g_new0(struct be_srq, 1);
 	s->be = ib;
+	if (init->xrcd) {
+		if (ib_create_xrc_srq(pd, init, s, err)) {
+			g_free(s);
+			return -1;
+		}
+		if (init->limit && arm(s, init->limit, err)) {
+			ibv_destroy_srq(s->srq);
+			g_free(s);
+			return -1;
+		}
+		*out = s;
+		return 0;
+	}
 	/* The limit is not armed at creation (ibv_create_srq ignores it). */
 	struct ibv_srq_init_attr ia = {
 		.srq_context = s,
@@ -79,6 +93,7 @@ int ib_query_srq(struct be_srq *srq, struct be_srq_attr *out, struct be_error *e
 	out->max_wr = a.max_wr;
 	out->max_sge = a.max_sge;
 	out->limit = a.srq_limit;
+	out->srqn = srq->srqn;
 	return 0;
 }
 
