@@ -14,10 +14,11 @@
  * for bad requests. Then an SRQ shared by a UD QP (order, the limit event,
  * Last WQE Reached), multicast attach and detach of IPv4 and IPv6 groups
  * (eth0's MAC filter as rxe leaves it), and the CM's join of an IPv4 group
- * (the guest kernel's /proc/net/igmp). Prints one line per check; exit
- * status 1 if any failed.
+ * (the guest kernel's /proc/net/igmp); then memory windows, ATOMIC WRITE,
+ * FLUSH and XRC (ibverbs_backend_mw_check.c). Prints one line per check;
+ * exit status 1 if any failed.
  */
-#include "backend.h"
+#include "ibverbs_backend_check.h"
 #include "roce/mcast.h"
 
 #include <arpa/inet.h>
@@ -28,44 +29,14 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-struct ctx {
-	struct backend *be;
-	const struct backend_ops *ops;
-	int failures, checks;
-};
-
-#define CHECK(c, cond, ...)                                                  \
-	do {                                                                 \
-		(c)->checks++;                                               \
-		if (cond) {                                                  \
-			printf("ok: ");                                      \
-		} else {                                                     \
-			(c)->failures++;                                     \
-			printf("FAIL (%s:%d): ", __FILE__, __LINE__);       \
-		}                                                            \
-		printf(__VA_ARGS__);                                         \
-		printf("\n");                                                \
-	} while (0)
-
-/* Fails the whole run: the remaining checks depend on this step. */
-#define MUST(c, call, err)                                                      \
-	do {                                                                    \
-		if ((call) != 0) {                                              \
-			printf("FAIL (%s:%d): %s: %s\n", __FILE__, __LINE__, #call, \
-			       (err)->message);                                 \
-			exit(1);                                                \
-		}                                                               \
-	} while (0)
-
-static double now(void)
+double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Polls until one completion arrives or 5 s pass. Returns 1 if one came. */
-static int wait_wc(struct ctx *c, struct be_cq *cq, struct be_wc *wc)
+int wait_wc(struct ctx *c, struct be_cq *cq, struct be_wc *wc)
 {
 	double end = now() + 5;
 	while (now() < end) {
@@ -102,16 +73,7 @@ static void counter_sum(void *ctx, const char *name, uint64_t value)
 		*sent = value;
 }
 
-/* An endpoint: a QP with its CQ and one MR. */
-struct ep {
-	struct be_cq *cq;
-	struct be_qp *qp;
-	struct be_mr *mr;
-	struct be_mr_info mi;
-	uint32_t qpn;
-};
-
-static void make_ep(struct ctx *c, struct be_pd *pd, enum be_qp_type type, struct ep *ep)
+void make_ep(struct ctx *c, struct be_pd *pd, enum be_qp_type type, struct ep *ep)
 {
 	struct be_error err;
 	MUST(c, c->ops->create_cq(c->be, 64, &ep->cq, &err), &err);
@@ -127,7 +89,7 @@ static void make_ep(struct ctx *c, struct be_pd *pd, enum be_qp_type type, struc
 	c->ops->mr_info(ep->mr, &ep->mi);
 }
 
-static void free_ep(struct ctx *c, struct ep *ep)
+void free_ep(struct ctx *c, struct ep *ep)
 {
 	struct be_error err;
 	CHECK(c, c->ops->destroy_qp(ep->qp, &err) == 0, "destroy_qp");
@@ -135,8 +97,7 @@ static void free_ep(struct ctx *c, struct ep *ep)
 	CHECK(c, c->ops->destroy_cq(ep->cq, &err) == 0, "destroy_cq");
 }
 
-/* RESET -> INIT -> RTR -> RTS towards peer (connected types). */
-static void connect_qp(struct ctx *c, enum be_qp_type type, struct ep *ep, uint32_t peer_qpn,
+void connect_qp(struct ctx *c, enum be_qp_type type, struct ep *ep, uint32_t peer_qpn,
 		       const uint8_t dgid[16], unsigned sgid_index, uint32_t my_psn,
 		       uint32_t peer_psn)
 {
@@ -187,7 +148,7 @@ static void connect_qp(struct ctx *c, enum be_qp_type type, struct ep *ep, uint3
 	MUST(c, c->ops->modify_qp(ep->qp, &a, &err), &err);
 }
 
-static int post_send(struct ctx *c, struct ep *from, enum be_wr_opcode op, uint64_t off,
+int post_send(struct ctx *c, struct ep *from, enum be_wr_opcode op, uint64_t off,
 		     uint32_t len, const struct be_send_wr *extra, struct be_error *err)
 {
 	struct be_sge sge = { .mr = from->mr, .offset = off, .length = len };
@@ -200,7 +161,7 @@ static int post_send(struct ctx *c, struct ep *from, enum be_wr_opcode op, uint6
 	return c->ops->post_send(from->qp, &wr, err);
 }
 
-static int post_recv(struct ctx *c, struct ep *to, uint64_t off, uint32_t len, uint64_t wr_id)
+int post_recv(struct ctx *c, struct ep *to, uint64_t off, uint32_t len, uint64_t wr_id)
 {
 	struct be_error err;
 	struct be_sge sge = { .mr = to->mr, .offset = off, .length = len };
@@ -323,8 +284,7 @@ static int wait_event(struct ctx *c, struct be_async_event *ev, unsigned ms)
 	return 0;
 }
 
-/* Whether the guest's kernel is this release or a later one. */
-static int kernel_at_least(int major, int minor)
+int kernel_at_least(int major, int minor)
 {
 	struct utsname u;
 	int ma = 0, mi = 0;
@@ -828,6 +788,9 @@ int main(int argc, char **argv)
 	mcast_checks(&c, pd, gid4);
 	if (c.ops->cm_join) /* built with librdmacm (else the CM_MCAST check above failed) */
 		cm_join_checks(&c, pd);
+	mw_checks(&c, pd, gid4, (unsigned)idx4, &da);
+	placement_checks(&c, pd, gid4, (unsigned)idx4, &da);
+	xrc_checks(&c, pd, &da);
 
 	MUST(&c, c.ops->read_counters(c.be, 1, counter_sum, &sent_after, &err), &err);
 	CHECK(&c, sent_after > sent_before, "read_counters: sent_pkts went from %" PRIu64 " to %" PRIu64,
