@@ -64,6 +64,12 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 		x->rx_unrecorded_bytes += caplen;
 		return;
 	}
+	/* IGMP and MLD: the DUT's host, not its RoCE traffic. Kept only in
+	 * a case with groups, for expect join; elsewhere (the host's own
+	 * joins as its addresses come up) they are no packet of the case. */
+	bool membership = mcast_membership_frame(data, caplen);
+	if (membership && !x->c->n_groups)
+		return;
 	/* A datagram to a group of the case is its sender's traffic (the
 	 * DUT QP that sent it), whichever tester QPs take it. */
 	int group = mcast_group_index(x, data, caplen);
@@ -73,8 +79,8 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 	long idx = record_pkt(x, data, caplen, ts, false, qpn, NULL);
 	if (idx >= 0 && group >= 0)
 		x->pkts[idx].group = (unsigned)group + 1;
-	if (mcast_membership_frame(data, caplen))
-		return; /* IGMP or MLD: the DUT's host, not its RoCE traffic (expect join) */
+	if (membership)
+		return; /* recorded for expect join, never judged */
 	if (q) {
 		if (!cmq) /* a CM MAD on QP1 is not the QP's own traffic */
 			account_dut_packet(q, data, caplen);
