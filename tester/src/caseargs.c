@@ -56,6 +56,17 @@ static int icrc_value(const char *w)
 }
 static const struct vocab w_icrc_bad = { icrc_bad_words, icrc_value, false };
 
+/* FLUSH's placement types (FETH bit 0 global visibility, bit 1
+ * persistence) and selectivity levels (0 the RETH's range, 1 the whole
+ * region), valued as the FETH carries them. */
+static const char *const placement_words[] = { "GLOBAL", "PERSISTENT", NULL };
+static int placement_value(const char *w)
+{
+	return !strcasecmp(w, "GLOBAL") ? 1 : !strcasecmp(w, "PERSISTENT") ? 2 : -1;
+}
+static const struct vocab w_placement = { placement_words, placement_value, true };
+static const char *const level_words[] = { "RANGE", "REGION", NULL };
+static const struct vocab w_level = { level_words, NULL, false };
 #define STEP_INDEX RUN("the step's index")
 #define QP_PROTO RUN("the QP's (its GID's protocol)")
 #define ALL_REMOTE "REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC"
@@ -90,7 +101,9 @@ const struct argspec cl_args_dut_qp[] = {
 	ARG(dut_qp, sl, F_EXPR, NULL, RUN("the run's VLAN priority (run --vlan-pcp), 0 without a VLAN")),
 	ARG(dut_qp, proto, F_WORD, &w_proto, WORD("v2")),
 	/* The DUT SRQ (dut srq) and the tester SRQ (peer srq) the QP's receives come from. */
-	ARG(dut_qp, srq, F_WORD, NULL, NO_DEF), ARG(dut_qp, peer_srq, F_WORD, NULL, NO_DEF), END
+	ARG(dut_qp, srq, F_WORD, NULL, NO_DEF), ARG(dut_qp, peer_srq, F_WORD, NULL, NO_DEF),
+	/* XRC_RECV: the XRC domain (dut xrcd) of the target. */
+	ARG(dut_qp, xrcd, F_WORD, NULL, NO_DEF), END
 };
 const struct argspec cl_args_post_recv[] = {
 	ARG(post_recv, offset, F_EXPR, NULL, NUM(0)),
@@ -110,7 +123,13 @@ const struct argspec cl_args_post_send[] = {
 	ARG(post_send, remote_qkey, F_EXPR, NULL, RUN("the tester QP's Q_Key")),
 	ARG(post_send, proto, F_WORD, &w_proto, QP_PROTO),
 	/* UD: to the group (its GID, remote QPN 0xFFFFFF) instead of the tester's QP. */
-	ARG(post_send, group, F_WORD, NULL, NO_DEF), END
+	ARG(post_send, group, F_WORD, NULL, NO_DEF),
+	/* ATOMIC_WRITE's 8 bytes; FLUSH's placement types and level; an
+	 * XRC_SEND QP's target SRQ. */
+	ARG(post_send, value, F_EXPR, NULL, NO_DEF),
+	ARG(post_send, placement, F_WORD | F_LIST, &w_placement, WORD("GLOBAL")),
+	ARG(post_send, level, F_WORD, &w_level, WORD("RANGE")),
+	ARG(post_send, remote_srqn, F_EXPR, NULL, RUN("the number of the tester's first XRC SRQ")), END
 };
 const struct argspec cl_args_dut_write[] = {
 	ARG(dut_write, offset, F_EXPR, NULL, NUM(0)), ARG(dut_write, data, F_BYTES, NULL, NO_DEF), END
@@ -144,7 +163,9 @@ const struct argspec cl_args_peer_op[] = {
 	ARG(peer_op, wr_id, F_EXPR, NULL, STEP_INDEX), ARG(peer_op, remote, F_EXPR, NULL, NUM(0)),
 	ARG(peer_op, rkey, F_EXPR, NULL, NUM(0)), ARG(peer_op, compare, F_EXPR, NULL, NUM(0)),
 	ARG(peer_op, swap, F_EXPR, NULL, NUM(0)), ARG(peer_op, add, F_EXPR, NULL, NUM(0)),
-	ARG(peer_op, solicited, F_WORD, &w_onoff, WORD("off")), END
+	ARG(peer_op, solicited, F_WORD, &w_onoff, WORD("off")), ARG(peer_op, value, F_EXPR, NULL, NUM(0)),
+	ARG(peer_op, placement, F_WORD | F_LIST, &w_placement, WORD("GLOBAL")),
+	ARG(peer_op, level, F_WORD, &w_level, WORD("RANGE")), END
 };
 const struct argspec cl_args_peer_set[] = {
 	CHK(auto, F_WORD, &w_onoff), CHK(rnr, F_WORD, &w_onoff), CHK(ack, F_WORD, &w_onoff),
@@ -157,7 +178,13 @@ const struct argspec cl_args_inject[] = {
 	ARG(inject, dst_ip, F_WORD, &w_other, NO_DEF), ARG(inject, repeat, F_EXPR, NULL, NUM(1)),
 	ARG(inject, every, F_EXPR, NULL, NUM(0)), ARG(inject, proto, F_WORD, &w_proto, QP_PROTO),
 	/* To the group: its address and mapped MAC, DestQP 0xFFFFFF. */
-	ARG(inject, group, F_WORD, NULL, NO_DEF), FIELDS(F_EXPR), END
+	ARG(inject, group, F_WORD, NULL, NO_DEF),
+	/* ATOMIC WRITE's payload, FLUSH's FETH (feth.plt and feth.sel set it
+	 * by number), the IETH of a SEND with Invalidate. */
+	ARG(inject, value, F_EXPR, NULL, NUM(0)),
+	ARG(inject, placement, F_WORD | F_LIST, &w_placement, WORD("GLOBAL")),
+	ARG(inject, level, F_WORD, &w_level, WORD("RANGE")),
+	ARG(inject, invalidate, F_EXPR, NULL, NUM(0)), FIELDS(F_EXPR), END
 };
 #define OBSERVED (F_EXPR | F_BIND | F_CMP)
 const struct argspec cl_args_expect_pkt[] = {
@@ -167,11 +194,13 @@ const struct argspec cl_args_expect_pkt[] = {
 };
 const struct argspec cl_args_expect_completion[] = {
 	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, &w_status), CHK(opcode, F_WORD, &w_wc_opcode),
-	CHK(byte_len, OBSERVED, NULL), CHK(imm, F_EXPR | F_BIND, NULL), CHK(src_qp, F_EXPR | F_BIND, NULL), END
+	CHK(byte_len, OBSERVED, NULL), CHK(imm, F_EXPR | F_BIND, NULL), CHK(src_qp, F_EXPR | F_BIND, NULL),
+	/* The rkey a SEND with Invalidate invalidated (the completion's WITH_INV). */
+	CHK(invalidated, F_EXPR | F_BIND, NULL), END
 };
 const struct argspec cl_args_expect_peer[] = {
 	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, &w_status), CHK(value, F_EXPR | F_BIND, NULL),
-	CHK(data, F_BYTES, NULL), END
+	CHK(data, F_BYTES, NULL), CHK(invalidated, F_EXPR | F_BIND, NULL), END
 };
 const struct argspec cl_args_expect_mem[] = {
 	ARG(expect_mem, offset, F_EXPR, NULL, NUM(0)), ARG(expect_mem, data, F_BYTES, NULL, NO_DEF), END
@@ -207,12 +236,25 @@ const struct argspec cl_args_group[] = {
 	END
 };
 const struct argspec cl_args_dut_srq[] = {
-	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)), END
+	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)),
+	/* An XRC SRQ of that domain (dut xrcd). */
+	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF), END
 };
 const struct argspec cl_args_dut_arm[] = { ARG(dut_arm, limit, F_EXPR, NULL, NO_DEF), END };
 const struct argspec cl_args_dut_query_srq[] = { CHK(limit, QUERIED, NULL), CHK(max_wr, QUERIED, NULL), END };
 const struct argspec cl_args_expect_event[] = { CHK(qp, F_WORD, NULL), CHK(srq, F_WORD, NULL), END };
-const struct argspec cl_args_peer_srq[] = { ARG(peer_srq, recv, F_EXPR, NULL, NUM(0)), END };
+const struct argspec cl_args_peer_srq[] = {
+	ARG(peer_srq, recv, F_EXPR, NULL, NUM(0)),
+	/* An XRC SRQ: a DUT XRC_SEND QP's requests name it by $NAME.srqn. */
+	ARG(peer_srq, xrc, F_FLAG, NULL, NO_DEF), END
+};
+const struct argspec cl_args_dut_mw[] = { ARG(dut_mw, type, F_EXPR, NULL, NO_DEF), END };
+const struct argspec cl_args_dut_bind[] = {
+	ARG(dut_bind, offset, F_EXPR, NULL, NUM(0)), ARG(dut_bind, len, F_EXPR, NULL, RUN("the MR's length less offset")),
+	ARG(dut_bind, access, F_WORD | F_LIST, &w_access, WORD("REMOTE_WRITE,REMOTE_READ")),
+	ARG(dut_bind, key, F_EXPR, NULL, RUN("type 2: the window's key + 1")),
+	ARG(dut_bind, status, F_WORD, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
+};
 
 int cl_vocab_value(const struct vocab *v, const char *w)
 {
@@ -486,6 +528,15 @@ void cl_parse_args(struct parser *ps, struct cl_step *st, const struct argspec *
 		a->loc = kl;
 		a->result = result;
 		next(ps);
+		if ((spec->forms & F_FLAG) && !is_op(ps, "=")) {
+			/* A bare word: given, with no value. */
+			a->v.kind = CL_V_NONE;
+			a->v.loc = kl;
+			n++;
+			continue;
+		}
+		if (spec->forms & F_FLAG)
+			cl_fail_at(ps, CL_ERR_VALUE, ps->tok.loc, "'%s' stands alone; expected it without '='", key);
 		if (!cl_parse_cmp(ps, &a->cmp))
 			fail_expected(ps, (spec->forms & F_CMP) ? "'=' or a comparison (!=, <, <=, >, >=) after the argument name"
 								  : "'=' after the argument name");

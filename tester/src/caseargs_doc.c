@@ -42,6 +42,8 @@ static const struct {
 	{ "dut query SRQ", cl_args_dut_query_srq },
 	{ "expect event TYPE", cl_args_expect_event },
 	{ "peer srq NAME", cl_args_peer_srq },
+	{ "dut mw NAME", cl_args_dut_mw },
+	{ "dut bind MW QP MR", cl_args_dut_bind },
 };
 
 static void forms(FILE *out, const struct argspec *a)
@@ -55,6 +57,10 @@ static void forms(FILE *out, const struct argspec *a)
 	};
 	if (a->forms & F_WINDOW) {
 		fputs("`within T`", out);
+		return;
+	}
+	if (a->forms & F_FLAG) {
+		fputs("the word alone", out);
 		return;
 	}
 	const char *sep = "";

@@ -41,6 +41,7 @@ void cl_define_sym(struct parser *ps, const char *name, enum cl_sym_kind kind, i
 		cl_fail_at(ps, CL_ERR_DUPLICATE, loc, "'%s' is already defined; expected a new name", name);
 	cl_grow(ps, (void **)&ps->c->syms, ps->c->n_syms, sizeof *ps->c->syms);
 	struct cl_sym *s = &ps->c->syms[ps->c->n_syms++];
+	memset(s, 0, sizeof *s);
 	s->name = cl_arena_strndup(ps->arena, name, strlen(name));
 	s->kind = kind;
 	s->qp_type = qp_type;
@@ -56,6 +57,8 @@ static const char *sym_kind_name(enum cl_sym_kind k)
 	case CL_SYM_GROUP: return "a multicast group";
 	case CL_SYM_SRQ: return "a DUT SRQ";
 	case CL_SYM_PEER_SRQ: return "a tester SRQ";
+	case CL_SYM_MW: return "a memory window";
+	case CL_SYM_XRCD: return "an XRC domain";
 	}
 	return "?";
 }
@@ -115,6 +118,20 @@ void cl_check_member(struct parser *ps, const struct cl_token *t)
 		if (!s->joined)
 			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s.qkey is bound by 'dut join QP %s'; expected it after one", t->text,
 				t->text);
+		return;
+	}
+	if (s->kind == CL_SYM_MW) {
+		/* $MW.rkey: the window's current rkey (alloc_mw, then each bind). */
+		if (!t->member || strcmp(t->member, "rkey"))
+			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is a memory window; expected $%s.rkey", t->text, t->text);
+		return;
+	}
+	if (s->kind == CL_SYM_XRCD)
+		cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is an XRC domain, which has no members; expected its SRQs' $SRQ.srqn", t->text);
+	if ((s->kind == CL_SYM_SRQ && s->xrcd) || (s->kind == CL_SYM_PEER_SRQ && s->xrc)) {
+		/* $SRQ.srqn: the number an XRCETH names the XRC SRQ by. */
+		if (!t->member || strcmp(t->member, "srqn"))
+			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is an XRC SRQ; expected $%s.srqn", t->text, t->text);
 		return;
 	}
 	if (s->kind == CL_SYM_SRQ || s->kind == CL_SYM_PEER_SRQ)

@@ -134,14 +134,14 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 #define CL_ARG_KEYS(K)                                                                                              \
 	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)     \
 	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
-	K(flow_label) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(ip) K(ip_options) K(l3_header)       \
-	K(last) K(len) K(limit) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_wr) K(min_gap)  \
+	K(flow_label) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(invalidated) K(ip) K(ip_options) K(l3_header)       \
+	K(key) K(last) K(len) K(level) K(limit) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_wr) K(min_gap)  \
 	K(min_rnr_timer) K(naks) K(nth) K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_srq)    \
-	K(peer_timeout) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
-	K(remote) K(remote_qkey) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
+	K(peer_timeout) K(placement) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
+	K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
 	K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) \
-	K(src_qp) K(srq) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
-	K(vid) K(within) K(wr_id)
+	K(src_qp) K(srq) K(srqn) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
+	K(vid) K(within) K(wr_id) K(xrc) K(xrcd)
 
 enum cl_key {
 	CL_K_FIELD, /* a header field */
@@ -208,21 +208,25 @@ struct cl_dut_mr_args { struct cl_param size, access, fill; };
 struct cl_dut_qp_args {
 	struct cl_param type, pmtu, psn, peer_psn, timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic,
 		max_dest_rd_atomic, access, qkey, traffic_class, hop_limit, flow_label, udp_sport, peer_timeout,
-		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq;
+		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq, xrcd;
 };
 struct cl_post_recv_args { struct cl_param offset, len, wr_id; };
 struct cl_post_send_args {
 	struct cl_param offset, len, wr_id, remote, rkey, imm, compare, swap, add, signaled, solicited, invalidate,
-		remote_qkey, proto, group;
+		remote_qkey, proto, group, value, placement, level, remote_srqn;
 };
 struct cl_dut_write_args { struct cl_param offset, data; };
 struct cl_dut_read_args { struct cl_param offset, len, data, l3_header; };
 struct cl_dut_modify_args { struct cl_param state, access; };
 struct cl_peer_mr_args { struct cl_param size, fill, access; };
 struct cl_peer_op_args {
-	struct cl_param len, data, imm, invalidate, wr_id, remote, rkey, compare, swap, add, solicited;
+	struct cl_param len, data, imm, invalidate, wr_id, remote, rkey, compare, swap, add, solicited, value, placement,
+		level;
 };
-struct cl_inject_args { struct cl_param len, data, icrc, ip_options, src_ip, dst_ip, repeat, every, proto, group; };
+struct cl_inject_args {
+	struct cl_param len, data, icrc, ip_options, src_ip, dst_ip, repeat, every, proto, group, value, placement,
+		level, invalidate;
+};
 struct cl_expect_mem_args { struct cl_param offset, data; };
 struct cl_rule_args { struct cl_param opcode, psn, round, nth, count; };
 struct cl_dut_listen_args { struct cl_param port; };
@@ -231,9 +235,12 @@ struct cl_dut_listen_args { struct cl_param port; };
 struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate, within; };
 /* Multicast groups and shared receive queues (casesteps_mcast.c). */
 struct cl_group_args { struct cl_param ip, addr; };
-struct cl_dut_srq_args { struct cl_param max_wr, limit; };
+struct cl_dut_srq_args { struct cl_param max_wr, limit, xrcd; };
 struct cl_dut_arm_args { struct cl_param limit; };
-struct cl_peer_srq_args { struct cl_param recv; };
+struct cl_peer_srq_args { struct cl_param recv, xrc; };
+/* Memory windows (casesteps_mw.c). */
+struct cl_dut_mw_args { struct cl_param type; };
+struct cl_dut_bind_args { struct cl_param offset, len, access, key, status, wr_id; };
 
 enum cl_step_kind {
 	CL_DUT_MR,        /* dut mr NAME args */
@@ -275,7 +282,10 @@ enum cl_step_kind {
 	CL_DUT_QUERY_SRQ, /* dut query SRQ -> limit=E: query_srq */
 	CL_EXPECT_EVENT,  /* expect event TYPE [qp=Q | srq=S] [within T]: the next asynchronous event */
 	CL_EXPECT_NO_EVENT, /* expect no event [TYPE] within T */
-	CL_PEER_SRQ,      /* peer srq NAME [recv=N]: a tester SRQ and its receive buffers */
+	CL_PEER_SRQ,      /* peer srq NAME [recv=N] [xrc]: a tester SRQ and its receive buffers */
+	CL_DUT_MW,        /* dut mw NAME type=1|2: alloc_mw */
+	CL_DUT_BIND,      /* dut bind MW QP MR args: bind_mw (type 1) or a BIND_MW work request (type 2) */
+	CL_DUT_XRCD,      /* dut xrcd NAME: alloc_xrcd */
 	CL_STEP_KIND_COUNT
 };
 
@@ -329,6 +339,8 @@ struct cl_step {
 		struct cl_dut_srq_args dut_srq;
 		struct cl_dut_arm_args dut_arm;
 		struct cl_peer_srq_args peer_srq;
+		struct cl_dut_mw_args dut_mw;
+		struct cl_dut_bind_args dut_bind;
 	} a;
 	/* The multicast group (GROUP of attach, join, expect join, peer
 	 * attach; group= of inject, post_send, expect), the DUT SRQ (dut srq,
@@ -337,6 +349,10 @@ struct cl_step {
 	char *group;
 	char *srq;
 	int event;
+	/* The memory window (dut mw, dut bind) and the XRC domain (dut xrcd,
+	 * xrcd= of dut srq and dut qp). */
+	char *mw;
+	char *xrcd;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
 	bool has_within;
 	uint64_t within_min, within_max;
@@ -375,7 +391,10 @@ struct cl_step {
 };
 
 /* What a name stands for. */
-enum cl_sym_kind { CL_SYM_QP, CL_SYM_DUT_MR, CL_SYM_PEER_MR, CL_SYM_BOUND, CL_SYM_GROUP, CL_SYM_SRQ, CL_SYM_PEER_SRQ };
+enum cl_sym_kind {
+	CL_SYM_QP, CL_SYM_DUT_MR, CL_SYM_PEER_MR, CL_SYM_BOUND, CL_SYM_GROUP, CL_SYM_SRQ, CL_SYM_PEER_SRQ, CL_SYM_MW,
+	CL_SYM_XRCD
+};
 
 struct cl_sym {
 	char *name;
@@ -384,6 +403,13 @@ struct cl_sym {
 	int ipv;     /* QPs (ip=) and groups: the IP version pinned, 0: the run's */
 	bool joined; /* a group a 'dut join' joined above: $GROUP.qkey is bound */
 	const char *srq, *peer_srq; /* QPs: the DUT SRQ and the tester SRQ their receives come from */
+	/* XRC: the domain of an XRC SRQ or QP (NULL: none); an XRC QP's
+	 * type (XRC_SEND or XRC_RECV, as enum ap_qp_type; -1 otherwise); a
+	 * tester SRQ made with 'xrc' (it has $NAME.srqn); a window's type. */
+	const char *xrcd;
+	int xrc_type;
+	bool xrc;
+	int mw_type;
 };
 
 /* A multicast group of the case: 'group NAME [ip=4|6] [addr="A"]'. */
@@ -518,8 +544,13 @@ void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n);
  * DREP, LAP, APR, SIDR_REQ, SIDR_REP): its attribute ID, 0 if none. */
 uint16_t cl_cm_msg_lookup(const char *word);
 
-/* A QP type of the agent protocol (dut qp type=) as libroce's transport. */
+/* A QP type of the agent protocol (dut qp type=) as libroce's transport
+ * (XRC_SEND and XRC_RECV: XRC). */
 enum roce_transport cl_qp_transport(enum ap_qp_type t);
+/* Whether a QP type is XRC's: CL_XRC_SEND (the DUT's initiator), CL_XRC_RECV
+ * (its target), 0 for another type. */
+enum { CL_XRC_SEND = 1, CL_XRC_RECV = 2 };
+int cl_qp_type_xrc(int t);
 
 /* Opcode lookup for a transport, by the short names cases use
  * (SEND_ONLY, RDMA_WRITE_FIRST, WRITE_ONLY, ACK, READ_RESPONSE_LAST, CNP)

@@ -100,6 +100,7 @@ static inline void expect_end(struct parser *ps)
 #define F_RESULT 0x80u /* only after '->' */
 #define F_FIELD 0x100u /* stands for a table of packet fields (inject, expect, on) */
 #define F_WINDOW 0x200u /* 'within T', not key=value: the row holds its default */
+#define F_FLAG 0x400u   /* a bare word that stands alone, without '=' (peer srq ... xrc) */
 
 /* The words an argument takes and what each stands for (the values in
  * cl_value.word_id and cl_param). */
@@ -126,7 +127,7 @@ extern const struct argspec cl_args_dut_mr[], cl_args_dut_qp[], cl_args_post_rec
 	cl_args_peer_op[], cl_args_peer_set[], cl_args_inject[], cl_args_expect_pkt[], cl_args_expect_completion[],
 	cl_args_expect_peer[], cl_args_expect_mem[], cl_args_rule[], cl_args_load[], cl_args_measure[], cl_args_none[],
 	cl_args_dut_listen[], cl_args_group[], cl_args_dut_srq[], cl_args_dut_arm[], cl_args_dut_query_srq[],
-	cl_args_expect_event[], cl_args_peer_srq[];
+	cl_args_expect_event[], cl_args_peer_srq[], cl_args_dut_mw[], cl_args_dut_bind[];
 
 /* key=value ... up to the end of the line, 'within' (allow_within), 'do'
  * (allow_do), 'else' or 'as'; fills st->args and st->a. */
@@ -185,6 +186,19 @@ void cl_expect_group(struct parser *ps, struct cl_step *st, const struct cl_sym 
 /* Whether the current token names a DUT SRQ; dut query SRQ -> ... */
 bool cl_names_srq(struct parser *ps);
 void cl_parse_dut_query_srq(struct parser *ps, struct cl_loc loc);
+
+/* Memory windows, XRC and the placement operations (casesteps_mw.c). */
+/* dut mw|bind|xrcd: false when verb is none of them. */
+bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc);
+/* What dut qp, dut srq, post_send, inject and peer operations take of
+ * them: the XRC domain and type of a QP, an XRC SRQ's domain, the verbs'
+ * own arguments (value=, placement=, level=, invalidate=, remote_srqn=,
+ * srqn=) and the capabilities they imply. */
+void cl_qp_xrc_args(struct parser *ps, struct cl_step *st, struct cl_sym *q);
+void cl_srq_xrc_args(struct parser *ps, struct cl_step *st, struct cl_sym *srq);
+void cl_post_send_ext(struct parser *ps, struct cl_step *st, const struct cl_sym *q, struct cl_loc vl);
+void cl_inject_ext(struct parser *ps, struct cl_step *st, const struct cl_sym *q);
+void cl_peer_op_ext(struct parser *ps, struct cl_step *st, const struct cl_sym *q, struct cl_loc vl);
 
 /* ---- Vocabulary (casewords.c) ---- */
 

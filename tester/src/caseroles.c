@@ -37,6 +37,7 @@ bool cl_step_checks(enum cl_step_kind k)
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
+	case CL_DUT_BIND:
 		return true;
 	default:
 		return false;
@@ -55,6 +56,7 @@ static unsigned own_roles(const struct cl_step *s)
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
+	case CL_DUT_BIND: /* a bind, and a refused rebind, are the device's */
 		return ROCE_ROLE_DEVICE;
 	default:
 		return 0;

@@ -79,8 +79,9 @@ static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, boo
  * operation (enum peer_op is enum ap_wc_opcode), -1 if none. */
 static int tester_op(const char *word)
 {
-	static const char *const words[] = { "send", "write", "read", "cmp_swap", "fetch_add", NULL };
-	static const int ops[] = { AP_WC_SEND, AP_WC_RDMA_WRITE, AP_WC_RDMA_READ, AP_WC_COMP_SWAP, AP_WC_FETCH_ADD };
+	static const char *const words[] = { "send", "write", "read", "cmp_swap", "fetch_add", "atomic_write", "flush", NULL };
+	static const int ops[] = { AP_WC_SEND, AP_WC_RDMA_WRITE, AP_WC_RDMA_READ, AP_WC_COMP_SWAP, AP_WC_FETCH_ADD,
+				   AP_WC_ATOMIC_WRITE, AP_WC_FLUSH };
 	static const struct vocab tester_ops = { words, NULL, false };
 	int i = cl_vocab_value(&tester_ops, word);
 	return i < 0 ? -1 : ops[i];
@@ -89,9 +90,9 @@ static int tester_op(const char *word)
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join or leave");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd");
 	struct cl_step *st;
-	if (cl_parse_dut_mcast_srq(ps, verb, loc))
+	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc))
 		return;
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
@@ -109,6 +110,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			struct cl_sym *q = cl_find_sym(ps, st->name);
 			q->ipv = ip ? (int)ip->v.expr.terms[0].num : 0;
 			cl_qp_srq_args(ps, st, q);
+			cl_qp_xrc_args(ps, st, q);
 		}
 		return;
 	}
@@ -130,6 +132,9 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			st->srq = (char *)name_token(ps, "an SRQ name"); /* post_srq_recv */
 		} else {
 			struct cl_sym *q = qp_arg(ps, st);
+			if (q->xrc_type)
+				cl_fail_at(ps, CL_ERR_KIND, ql, "XRC QP '%s' has no receive queue; expected 'dut post_recv SRQ MR ...' to its XRC SRQ",
+					q->name);
 			if (q->srq)
 				cl_fail_at(ps, CL_ERR_KIND, ql, "QP '%s' takes its receives from SRQ '%s'; expected 'dut post_recv %s MR ...'",
 					q->name, q->srq, q->srq);
@@ -154,6 +159,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		static const struct vocab wr_verbs = { ap_wr_opcode_words, ap_wr_opcode_by_name, false };
 		st->verb = ps->tok.text;
 		st->op = cl_vocab_value(&wr_verbs, st->verb);
+		struct cl_loc verb_loc = ps->tok.loc;
 		next(ps);
 		if (ps->tok.kind == CL_T_WORD && cl_find_sym(ps, ps->tok.text)) {
 			struct cl_loc ml = ps->tok.loc;
@@ -166,6 +172,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_VALUE, group->loc, "group= on a work request is for a UD QP; '%s' is %s; expected a UD QP (only UD sends to a multicast group)",
 				q->name, roce_transport_name((enum roce_transport)q->qp_type));
 		cl_group_arg(ps, st, q, &st->a.post_send.group);
+		cl_post_send_ext(ps, st, q, verb_loc);
 		/* A connected QP's protocol is its GID's (dut qp ... proto=);
 		 * only a UD QP picks it per work request (A17.8). */
 		const struct cl_arg *proto = st->a.post_send.proto.arg;
@@ -212,7 +219,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
-	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join or leave",
+	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd",
 		verb);
 }
 
@@ -232,7 +239,7 @@ void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 	struct cl_step *st = cl_new_step(ps, CL_PEER_OP, loc);
 	struct cl_sym *q = qp_arg(ps, st);
 	struct cl_loc vl = ps->tok.loc;
-	const char *op = take_word(ps, "a tester operation: send, write, read, cmp_swap, fetch_add or set");
+	const char *op = take_word(ps, "a tester operation: send, write, read, cmp_swap, fetch_add, atomic_write, flush or set");
 	if (!strcmp(op, "set")) {
 		st->kind = CL_PEER_SET;
 		cl_parse_args(ps, st, cl_args_peer_set, false, false);
@@ -246,7 +253,7 @@ void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 	}
 	int verb = tester_op(op);
 	if (verb < 0)
-		cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown tester operation '%s'; expected send, write, read, cmp_swap, fetch_add or set", op);
+		cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown tester operation '%s'; expected send, write, read, cmp_swap, fetch_add, atomic_write, flush or set", op);
 	if (q->qp_type == ROCE_T_UD && verb != AP_WC_SEND)
 		cl_fail_at(ps, CL_ERR_VALUE, vl, "a UD QP can only send; expected 'send'");
 	if (q->qp_type == ROCE_T_UC && verb != AP_WC_SEND && verb != AP_WC_RDMA_WRITE)
@@ -261,6 +268,7 @@ void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer cmp_swap' needs compare= and swap=");
 	if (verb == AP_WC_FETCH_ADD && !pa->add.arg)
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer fetch_add' needs add=");
+	cl_peer_op_ext(ps, st, q, vl);
 }
 
 static void check_ip_options(struct parser *ps, struct cl_step *st)
@@ -283,6 +291,7 @@ void cl_parse_inject(struct parser *ps, struct cl_loc loc)
 	check_ip_options(ps, st);
 	/* Any transport: an RC or UC packet to a group is a receiver's test. */
 	cl_group_arg(ps, st, q, &st->a.inject.group);
+	cl_inject_ext(ps, st, q);
 	if (st->a.inject.every.arg && !st->a.inject.repeat.arg)
 		cl_fail_at(ps, CL_ERR_MISSING, loc, "'every' spaces repetitions; expected repeat=N with it");
 }

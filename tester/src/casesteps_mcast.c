@@ -201,6 +201,7 @@ static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
 	st->name = st->srq = (char *)name_of(ps, "a name for the new SRQ");
 	cl_parse_args(ps, st, cl_args_dut_srq, false, false);
 	cl_define_sym(ps, st->name, CL_SYM_SRQ, -1, nl);
+	cl_srq_xrc_args(ps, st, cl_find_sym(ps, st->name));
 	ps->c->uses_caps |= CL_CAP_SRQ;
 }
 
@@ -278,11 +279,17 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 		st->name = st->srq = (char *)name_of(ps, "a name for the tester's SRQ");
 		cl_parse_args(ps, st, cl_args_peer_srq, false, false);
 		/* Repeating the statement sets the SRQ's receives anew. */
-		const struct cl_sym *s = cl_find_sym(ps, st->name);
-		if (!s)
+		struct cl_sym *s = cl_find_sym(ps, st->name);
+		bool xrc = st->a.peer_srq.xrc.arg != NULL;
+		if (!s) {
 			cl_define_sym(ps, st->name, CL_SYM_PEER_SRQ, -1, nl);
-		else if (s->kind != CL_SYM_PEER_SRQ)
+			cl_find_sym(ps, st->name)->xrc = xrc;
+		} else if (s->kind != CL_SYM_PEER_SRQ) {
 			cl_use_name(ps, st->name, CL_SYM_PEER_SRQ, nl);
+		} else if (s->xrc != xrc) {
+			cl_fail_at(ps, CL_ERR_VALUE, nl, "tester SRQ '%s' was made %san XRC SRQ above; expected the same %s'xrc' when its receives are set again",
+				st->name, s->xrc ? "" : "not ", s->xrc ? "" : "no ");
+		}
 		return true;
 	}
 	return false;

@@ -83,6 +83,9 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_EXPECT_EVENT] = "expect event",
 	[CL_EXPECT_NO_EVENT] = "expect no event",
 	[CL_PEER_SRQ] = "peer srq",
+	[CL_DUT_MW] = "dut mw",
+	[CL_DUT_BIND] = "dut bind",
+	[CL_DUT_XRCD] = "dut xrcd",
 };
 
 static const char *const key_names[CL_K_COUNT] = {
@@ -187,8 +190,20 @@ uint16_t cl_cm_msg_lookup(const char *word)
 	return 0;
 }
 
+int cl_qp_type_xrc(int t)
+{
+	/* By name: the protocol's QP types grow XRC_SEND and XRC_RECV with
+	 * the agent's XRC support. */
+	if (t < 0)
+		return 0;
+	int send = ap_qp_type_by_name("XRC_SEND"), recv = ap_qp_type_by_name("XRC_RECV");
+	return send >= 0 && t == send ? CL_XRC_SEND : recv >= 0 && t == recv ? CL_XRC_RECV : 0;
+}
+
 enum roce_transport cl_qp_transport(enum ap_qp_type t)
 {
+	if (cl_qp_type_xrc((int)t))
+		return ROCE_T_XRC;
 	return t == AP_QPT_UC ? ROCE_T_UC : t == AP_QPT_UD ? ROCE_T_UD : ROCE_T_RC;
 }
 
@@ -222,13 +237,21 @@ int cl_opcode_lookup(int transport, const char *word)
 		{ "SEND_ONLY_WITH_IMM", "SEND Only with Immediate" },
 		{ "SEND_LAST_WITH_INV", "SEND Last with Invalidate" },
 		{ "SEND_ONLY_WITH_INV", "SEND Only with Invalidate" },
+		{ "SEND_LAST_WITH_INVALIDATE", "SEND Last with Invalidate" },
+		{ "SEND_ONLY_WITH_INVALIDATE", "SEND Only with Invalidate" },
+		{ "ATOMIC_WRITE", "ATOMIC WRITE" },
 	};
+	if (transport < 0 || transport > 7)
+		return -1;
+	/* XRC_SEND_ONLY, RC_ACK: the transport's own name in front. */
+	const char *tname = roce_transport_name((enum roce_transport)transport);
+	size_t tl = strlen(tname);
+	if (!strncasecmp(word, tname, tl) && word[tl] == '_' && word[tl + 1])
+		word += tl + 1;
 	const char *base = word;
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
 		if (!strcasecmp(word, aliases[i].alias))
 			base = aliases[i].name;
-	if (transport < 0 || transport > 7)
-		return -1;
 	char full[96];
 	snprintf(full, sizeof full, "%s %s", roce_transport_name((enum roce_transport)transport), base);
 	op = roce_opcode_by_name(full);
@@ -294,6 +317,7 @@ static const struct {
 	{ "orig", "atomicacketh.orig", NULL },
 	{ "ecn", "ipv4.ecn", "ipv6.ecn" },   { "dscp", "ipv4.dscp", "ipv6.dscp" },
 	{ "ttl", "ipv4.ttl", "ipv6.hoplimit" },
+	{ "srqn", "xrceth.srqn", NULL },
 };
 
 bool cl_is_pseudo_field(const char *name)
