@@ -59,6 +59,8 @@ enum peer_op {
 	PEER_OP_READ = AP_WC_RDMA_READ,
 	PEER_OP_CMP_SWAP = AP_WC_COMP_SWAP,
 	PEER_OP_FETCH_ADD = AP_WC_FETCH_ADD,
+	PEER_OP_ATOMIC_WRITE = AP_WC_ATOMIC_WRITE, /* IBTA 1.5 (peer_placement.c) */
+	PEER_OP_FLUSH = AP_WC_FLUSH,
 	PEER_OP_RECV = AP_WC_RECV, /* completions of the responder's receives */
 	PEER_OP_RECV_WRITE_IMM = AP_WC_RECV_RDMA_WITH_IMM,
 };
@@ -74,6 +76,8 @@ struct peer_wc {
 	uint32_t imm;
 	uint64_t value;      /* atomics: the original remote value */
 	uint32_t src_qp;     /* UD receives */
+	bool has_inv;        /* a SEND with Invalidate: the rkey its IETH named */
+	uint32_t inv_rkey;
 	uint8_t *data;       /* received or read bytes, owned by the engine: valid until the next
 			      * peer_poll or peer_reset (the buffer is then reused); a completion
 			      * pushed out of the full CQ takes its data with it */
@@ -84,6 +88,8 @@ struct peer_wc {
 #define PEER_ACC_WRITE 0x1u
 #define PEER_ACC_READ 0x2u
 #define PEER_ACC_ATOMIC 0x4u
+#define PEER_ACC_FLUSH_GLOBAL 0x8u      /* FLUSH of placement type global visibility */
+#define PEER_ACC_FLUSH_PERSISTENT 0x10u /* ... and persistence */
 
 struct peer_mr {
 	uint64_t addr;
@@ -94,7 +100,7 @@ struct peer_mr {
 };
 
 struct peer_qp_cfg {
-	enum roce_transport type; /* RC, UC or UD */
+	enum roce_transport type; /* RC, UC, UD or XRC (peer_xrc.c) */
 	uint32_t qpn;             /* the tester's QPN */
 	uint32_t remote_qpn;      /* the DUT's QPN */
 	uint32_t sq_psn;          /* first PSN the tester sends */
@@ -202,6 +208,16 @@ long peer_srq_recv_left(struct peer *p, uint32_t srq);
 /* The QP's receives come from the SRQ from now on. */
 int peer_qp_set_srq(struct peer *p, uint32_t qpn, uint32_t srq);
 
+/* XRC (peer_xrc.c). The tester's side of a DUT XRC target is an XRC
+ * initiator: its requests carry an XRCETH naming srqn, unless a work
+ * request names another. The tester's side of a DUT XRC initiator is a
+ * target: each request takes its receive from the tester's XRC SRQ its
+ * XRCETH names (an SRQ made XRC with a number); a number the tester has
+ * no SRQ of is refused with NAK Remote Access Error, as a conforming
+ * target does. Return 0, or -1 (no such QP or SRQ, a number in use). */
+int peer_qp_set_xrc_srqn(struct peer *p, uint32_t qpn, uint32_t srqn);
+int peer_srq_set_xrc(struct peer *p, uint32_t srq, uint32_t srqn);
+
 /* Registers tester memory; addr and rkey are chosen by the engine. */
 const struct peer_mr *peer_mr_add(struct peer *p, size_t len, unsigned access, uint8_t fill);
 
@@ -220,6 +236,13 @@ struct peer_wr {
 	bool has_inv;
 	uint32_t inv_rkey;
 	bool solicited;
+	/* ATOMIC_WRITE: its 8 bytes are swap_add, big-endian on the wire.
+	 * FLUSH: len is the range, flush_type the FETH placement type
+	 * (1 global, 2 persistent, 3 both), flush_level its selectivity
+	 * level (0 the range, 1 the whole region). */
+	uint8_t flush_type, flush_level;
+	/* XRC: the SRQ its XRCETH names; 0 the QP's (peer_qp_set_xrc_srqn). */
+	uint32_t srqn;
 };
 int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t now_ns, char *err, size_t errlen);
 

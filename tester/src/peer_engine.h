@@ -7,6 +7,8 @@
  *   peer_responder.c  the tester as responder: SEND/WRITE/READ/atomics, ACK, NAK, RNR
  *   peer_mcast.c      groups the tester's UD QPs attached, and the datagrams sent to them
  *   peer_srq.c        the tester's shared receive queues
+ *   peer_xrc.c        XRC: the XRCETH of the tester's requests, its XRC SRQs as a target
+ *   peer_placement.c  FLUSH and ATOMIC WRITE, as requester and as responder
  */
 #ifndef ROCE_TESTER_PEER_ENGINE_H
 #define ROCE_TESTER_PEER_ENGINE_H
@@ -55,6 +57,8 @@ struct peer_srq {
 	bool used;
 	uint32_t id;
 	long avail;
+	bool xrc;      /* an XRC SRQ, named by srqn in an XRCETH */
+	uint32_t srqn;
 };
 
 /* A UD QP of the tester attached to a group. */
@@ -70,6 +74,7 @@ struct qp {
 	bool auto_on, rnr_on, ack_on, error;
 	long recv_avail;
 	struct peer_srq *srq; /* where its receives come from; NULL: recv_avail */
+	uint32_t xrc_srqn;    /* XRC initiator: the SRQ its requests name */
 
 	/* Requester. */
 	uint32_t next_psn;
@@ -219,6 +224,40 @@ unsigned peer_mcast_members(struct peer *p, const struct roce_pkt *pk, struct qp
 
 /* Takes one receive buffer of the SRQ; false when none is left. */
 bool peer_srq_take(struct peer_srq *s);
+
+/* ---- peer_xrc.c ---- */
+
+/* Whether the QP is reliable (RC, or XRC, which is RC-like). */
+static inline bool peer_reliable(const struct qp *q)
+{
+	return q->cfg.type == ROCE_T_RC || q->cfg.type == ROCE_T_XRC;
+}
+/* The XRCETH of a request the tester's XRC initiator sends. */
+void peer_xrc_fill(const struct qp *q, const struct peer_wr *wr, struct roce_desc *d);
+/* An XRC target: the receive queue of the request, the XRC SRQ its
+ * XRCETH names (q->srq). False when the tester has no SRQ of that number:
+ * the caller refuses the request (NAK Remote Access Error). */
+bool peer_xrc_select(struct peer *p, struct qp *q, const struct roce_pkt *pk);
+
+/* ---- peer_placement.c ---- */
+
+static inline bool peer_placement_op(enum peer_op op)
+{
+	return op == PEER_OP_FLUSH || op == PEER_OP_ATOMIC_WRITE;
+}
+static inline bool peer_placement_kind(enum roce_op_kind k)
+{
+	return k == ROCE_K_FLUSH || k == ROCE_K_ATOMIC_WRITE;
+}
+/* The request packet of a FLUSH (FETH + RETH) or ATOMIC WRITE (RETH and
+ * its 8 bytes). */
+void peer_placement_build(struct peer *p, struct qp *q, const struct wqe *w, uint32_t psn, const char *why);
+/* The responder's side: executes a FLUSH or ATOMIC WRITE at the expected
+ * PSN and answers as a conforming responder does (an RDMA READ Response
+ * Only of no payload; a NAK when refused); a duplicate gets the response
+ * again. */
+void peer_placement_execute(struct peer *p, struct qp *q, const struct roce_pkt *pk, uint32_t psn);
+void peer_placement_replay(struct peer *p, struct qp *q, uint32_t psn, uint32_t msn);
 
 /* ---- peer_responder.c ---- */
 

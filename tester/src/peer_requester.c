@@ -24,6 +24,10 @@ static void build_request(struct peer *p, struct qp *q, struct wqe *w, uint32_t 
 	uint32_t psn = roce_psn_add(w->first_psn, (int32_t)i);
 	enum roce_transport t = q->cfg.type;
 	int op;
+	if (peer_placement_op(wr->op)) {
+		peer_placement_build(p, q, w, psn, why);
+		return;
+	}
 	if (wr->op == PEER_OP_READ) {
 		op = roce_opcode_find(t, ROCE_K_READ_REQ, ROCE_POS_ONLY, 0, 0);
 	} else if (wr->op == PEER_OP_CMP_SWAP || wr->op == PEER_OP_FETCH_ADD) {
@@ -45,8 +49,9 @@ static void build_request(struct peer *p, struct qp *q, struct wqe *w, uint32_t 
 	roce_endpoint_desc(&q->cfg.ep, &d, (uint8_t)op, psn);
 	const struct roce_opcode_info *oi = roce_opcode((uint8_t)op);
 	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
-	if (t == ROCE_T_RC && last)
+	if (peer_reliable(q) && last)
 		roce_bth_set_ackreq(d.bth, 1);
+	peer_xrc_fill(q, wr, &d);
 	if (last && wr->solicited && (wr->op == PEER_OP_SEND || wr->has_imm))
 		roce_bth_set_se(d.bth, 1);
 	uint8_t *h;
@@ -101,7 +106,7 @@ void peer_transmit_from(struct peer *p, struct qp *q, uint32_t from, const char 
 				build_request(p, q, w, i, why);
 		}
 	}
-	if (q->cfg.type == ROCE_T_RC && q->sq_n && q->cfg.ack_timeout_ns)
+	if (peer_reliable(q) && q->sq_n && q->cfg.ack_timeout_ns)
 		q->deadline = p->now + q->cfg.ack_timeout_ns;
 }
 
@@ -121,7 +126,12 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 		text_printf(err, errlen, "tester QP 0x%06x has %u requests outstanding", qpn, PEER_SQ_DEPTH);
 		return -1;
 	}
-	bool reliable = q->cfg.type == ROCE_T_RC;
+	bool reliable = peer_reliable(q);
+	if (peer_placement_op(wr->op) && q->cfg.type != ROCE_T_RC) {
+		text_printf(err, errlen, "%s is an RC operation; tester QP 0x%06x is %s", peer_op_name(wr->op), qpn,
+			    roce_transport_name(q->cfg.type));
+		return -1;
+	}
 	if (!reliable && wr->op != PEER_OP_SEND && !(q->cfg.type == ROCE_T_UC && wr->op == PEER_OP_WRITE)) {
 		text_printf(err, errlen, "%s QPs cannot %s", roce_transport_name(q->cfg.type), peer_op_name(wr->op));
 		return -1;
@@ -134,17 +144,24 @@ int peer_post(struct peer *p, uint32_t qpn, const struct peer_wr *wr, uint64_t n
 	memset(w, 0, sizeof *w);
 	w->wr = *wr;
 	w->first_psn = q->next_psn;
-	if (wr->op == PEER_OP_CMP_SWAP || wr->op == PEER_OP_FETCH_ADD) {
+	uint32_t buf_len = wr->len;
+	if (wr->op == PEER_OP_CMP_SWAP || wr->op == PEER_OP_FETCH_ADD || wr->op == PEER_OP_ATOMIC_WRITE) {
 		w->npkts = 1;
-		w->wr.len = 8;
+		w->wr.len = buf_len = 8;
+	} else if (wr->op == PEER_OP_FLUSH) {
+		w->npkts = 1; /* len is the range flushed: no data of its own */
+		buf_len = 0;
 	} else {
 		w->npkts = roce_packets_for(wr->len, q->cfg.pmtu);
 	}
-	w->buf = bufpool_get(&p->pool, wr->len);
+	w->buf = bufpool_get(&p->pool, buf_len);
 	if ((wr->op == PEER_OP_SEND || wr->op == PEER_OP_WRITE) && wr->len)
 		memcpy(w->buf, wr->data, wr->len);
 	else
-		memset(w->buf, 0, wr->len);
+		memset(w->buf, 0, buf_len);
+	if (wr->op == PEER_OP_ATOMIC_WRITE)
+		for (int k = 0; k < 8; k++) /* as the wire carries it: big-endian */
+			w->buf[k] = (uint8_t)(wr->swap_add >> (56 - 8 * k));
 	w->wr.data = NULL;
 	q->next_psn = roce_psn_add(q->next_psn, (int32_t)w->npkts);
 	q->sq_n++;
@@ -203,7 +220,8 @@ static bool ack_upto(struct peer *p, struct qp *q, uint32_t psn)
 	bool any = false;
 	while (q->sq_n) {
 		struct wqe *w = peer_wqe_at(q, 0);
-		bool resp_op = w->wr.op == PEER_OP_READ || w->wr.op == PEER_OP_CMP_SWAP || w->wr.op == PEER_OP_FETCH_ADD;
+		bool resp_op = w->wr.op == PEER_OP_READ || w->wr.op == PEER_OP_CMP_SWAP || w->wr.op == PEER_OP_FETCH_ADD ||
+			       peer_placement_op(w->wr.op);
 		if (roce_psn_diff(psn, wqe_last_psn(w)) < 0)
 			break;
 		if (resp_op) {
@@ -325,6 +343,17 @@ void peer_handle_response(struct peer *p, struct qp *q, const struct roce_pkt *p
 		}
 		uint64_t orig = roce_atomicacketh_orig(roce_pkt_hdr(pk, ROCE_H_ATOMICACKETH));
 		pop_wqe(p, q, AP_WC_SUCCESS, orig);
+		progress(p, q);
+		return;
+	}
+	if (oi->kind == ROCE_K_READ_RESP && peer_placement_op(w->wr.op)) {
+		/* FLUSH and ATOMIC WRITE are answered by a READ Response Only
+		 * of no payload (peer_placement.c). */
+		if (oi->position != ROCE_POS_ONLY || pk->payload_len)
+			peer_finding(p, q, ROCE_RULE_IBA_RESP_CHECK, psn, true,
+				"%s of %zu bytes for PSN %u, which is a %s; expected an RDMA READ Response Only of no payload",
+				oi->name, (size_t)pk->payload_len, psn, peer_op_name(w->wr.op));
+		pop_wqe(p, q, AP_WC_SUCCESS, 0);
 		progress(p, q);
 		return;
 	}

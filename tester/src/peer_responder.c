@@ -101,6 +101,13 @@ static void deliver_recv(struct peer *p, struct qp *q, const struct roce_pkt *pk
 	const uint8_t *deth = roce_pkt_hdr(pk, ROCE_H_DETH);
 	if (deth)
 		wc.src_qp = roce_deth_srcqp(deth);
+	const uint8_t *ieth = roce_pkt_hdr(pk, ROCE_H_IETH);
+	if (ieth) {
+		/* SEND with Invalidate: the completion names the rkey (the
+		 * tester's keys stay valid: it notes, it does not enforce). */
+		wc.has_inv = true;
+		wc.inv_rkey = roce_ieth_rkey(ieth);
+	}
 	if (op == PEER_OP_RECV) {
 		wc.data = bufpool_get(&p->pool, q->rlen);
 		if (q->rlen)
@@ -255,7 +262,9 @@ void peer_handle_rc_request(struct peer *p, struct qp *q, const struct roce_pkt 
 			struct saved_resp *s = &q->saved[i];
 			if (!s->used || !peer_psn_in(psn, s->psn, s->npkts) || s->kind != oi->kind)
 				continue;
-			if (s->kind == ROCE_K_READ_REQ) {
+			if (peer_placement_kind(s->kind)) {
+				peer_placement_replay(p, q, psn, s->msn);
+			} else if (s->kind == ROCE_K_READ_REQ) {
 				const uint8_t *reth = roce_pkt_hdr(pk, ROCE_H_RETH);
 				uint32_t skip = (uint32_t)roce_psn_diff(psn, s->psn) * q->cfg.pmtu;
 				uint64_t va = roce_reth_va(reth);
@@ -280,6 +289,13 @@ void peer_handle_rc_request(struct peer *p, struct qp *q, const struct roce_pkt 
 	}
 	q->nak_seq_sent = false;
 	q->last_rx_psn = psn;
+	if (q->cfg.type == ROCE_T_XRC && !peer_xrc_select(p, q, pk)) {
+		/* No XRC SRQ of the number its XRCETH names (or not of the
+		 * target's domain): Remote Access Error, as rxe's XRC patches
+		 * answer (ERR_INVALID_XRCETH, a class C error). */
+		nak(p, q, psn, ROCE_NAK_REMOTE_ACCESS, "NAK Remote Access Error (no XRC SRQ of that number)", true);
+		return;
+	}
 	if (oi->kind == ROCE_K_SEND || oi->kind == ROCE_K_WRITE) {
 		if (!exec_send_write(p, q, pk, psn, true))
 			return;
@@ -339,6 +355,10 @@ void peer_handle_rc_request(struct peer *p, struct qp *q, const struct roce_pkt 
 		save_resp(q, oi->kind, psn, 1, va, roce_atomiceth_rkey(a), 8, orig);
 		q->epsn = roce_psn_add(psn, 1);
 		send_atomic_ack(p, q, psn, orig, q->msn, "Atomic ACK");
+		return;
+	}
+	if (peer_placement_kind(oi->kind)) {
+		peer_placement_execute(p, q, pk, psn);
 		return;
 	}
 	/* Anything else a requester may not send. */
