@@ -54,6 +54,21 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);
  * answered with an RNR NAK, retried after the wait and ACKed, then the
  * first QP receives again (srq.c). */
 void sample_conv_srq_rnr(sample_emit_fn emit, void *ctx);
+/* The rkey life cycle over RC (IPv4, no CM exchange; memwin.c): WRITEs
+ * through memory windows and a region of host B, SENDs with Invalidate
+ * of their rkeys; a WRITE after an acknowledged invalidation NAKed Remote
+ * Access Error (conforming) and one ACKed (the responder's error); one on
+ * another QP that may have crossed the invalidation; and the key taken as
+ * valid again once B sent a message. */
+void sample_conv_mw(sample_emit_fn emit, void *ctx);
+/* XRC over IPv4 (xrc.c): SEND, WRITE and READ from initiator QP 0x000201
+ * to target QP 0x000200 naming two XRC SRQs (0x000077, 0x000078); the
+ * responses without XRCETH. */
+void sample_conv_xrc_srqs(sample_emit_fn emit, void *ctx);
+/* FLUSH of each placement type and selectivity level, and ATOMIC WRITE,
+ * over RC (IPv4), each answered by a zero-length RDMA READ Response Only
+ * as rxe answers them (placement.c). */
+void sample_conv_placement(sample_emit_fn emit, void *ctx);
 /* Conforming bulk RC traffic: `frames` frames (at least) over `qps`
  * connections between 198.18.0.1 and 198.18.0.2, with path MTU 1024: WRITE
  * and SEND messages of varying length with coalesced ACKs, and READs. */

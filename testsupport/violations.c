@@ -328,6 +328,7 @@ const struct sample_violation sample_violations[] = {
 	V(C_PAD_NOT_LAST, "pad on SEND First", ROCE_OP_RC_SEND_FIRST, 4, 253, 0, 0, 0, pad_3, NULL),
 	V(C_PAD_NO_PAYLOAD, "pad on an ACK", ROCE_OP_RC_ACK, 4, 0, 0, 0, 0, pad_1, NULL),
 	V(C_PAYLOAD_UNEXPECTED, "payload on a READ request", ROCE_OP_RC_READ_REQUEST, 4, 4, 0, 0, 0, NULL, NULL),
+	V(C_XRC_RESP_XRCETH, "XRC ACK with an XRCETH after its BTH", ROCE_OP_XRC_ACK, 4, 4, 0, 0, 0, NULL, NULL),
 	V(C_PAYLOAD_FIXED, "ATOMIC WRITE of 4 bytes", ROCE_OP_RC_ATOMIC_WRITE, 4, 4, 0, 0, 0, NULL, NULL),
 	V(C_PAYLOAD_NOT_PMTU, "SEND First of 512 bytes at PMTU 1024", ROCE_OP_RC_SEND_FIRST, 4, 512, 1024, 0, 0, NULL, NULL),
 	V(C_PAYLOAD_BAD_MTU, "SEND First of 300 bytes", ROCE_OP_RC_SEND_FIRST, 4, 300, 0, 0, 0, NULL, NULL),

@@ -260,7 +260,9 @@ static void check_payload(const struct roce_pkt *p, const struct roce_check_opts
 	uint32_t data = p->payload_len + p->pad_len;
 
 	if (!(op->flags & ROCE_OPF_PAYLOAD)) {
-		if (p->payload_len)
+		if (op->transport == ROCE_T_XRC && (op->flags & ROCE_OPF_RESPONSE) && p->payload_len == ROCE_XRCETH_LEN)
+			add(s, ROCE_C_XRC_RESP_XRCETH, p->payload_off, p->payload_len, p->payload_len, 0);
+		else if (p->payload_len)
 			add(s, ROCE_C_PAYLOAD_UNEXPECTED, p->payload_off, p->payload_len, p->payload_len, 0);
 		if (p->pad_len)
 			add(s, ROCE_C_PAD_NO_PAYLOAD, bth + 1, 1, p->pad_len, 0);

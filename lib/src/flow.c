@@ -132,7 +132,17 @@ struct answering {
 	const struct roce_flow_env *env;
 	const struct roce_flow_input *in;
 	struct roce_flow_result *r;
+	const struct direction *q; /* the requester */
+	uint32_t psn;              /* the response's */
+	bool positive;             /* an ACK or data: acknowledges its own PSN too */
 };
+
+/* The kinds a zero-length RDMA READ Response Only answers, besides a
+ * READ: IBTA 1.5's placement operations (rxe: send_read_response_ack). */
+static bool answered_by_read_response(enum roce_op_kind k)
+{
+	return k == ROCE_K_READ_REQ || k == ROCE_K_FLUSH || k == ROCE_K_ATOMIC_WRITE;
+}
 
 static void answer(const struct answering *a, struct request *e)
 {
@@ -146,12 +156,22 @@ static void answer(const struct answering *a, struct request *e)
 	if (!(r->has & ROCE_FLOW_HAS(ACKED_FRAME)) || e->frame > r->value[ROCE_FLOW_V_ACKED_FRAME]) {
 		flow_set(r, ROCE_FLOW_V_ACKED_FRAME, e->frame);
 		flow_set(r, ROCE_FLOW_V_ACK_RTT, dt);
-		r->has &= ~(ROCE_FLOW_HAS(READ_RESPONSE_TIME) | ROCE_FLOW_HAS(ATOMIC_RESPONSE_TIME));
+		r->has &= ~(ROCE_FLOW_HAS(READ_RESPONSE_TIME) | ROCE_FLOW_HAS(ATOMIC_RESPONSE_TIME) |
+			    ROCE_FLOW_HAS(FLUSH_RESPONSE_TIME) | ROCE_FLOW_HAS(ATOMIC_WRITE_RESPONSE_TIME));
 		if (e->kind == ROCE_K_READ_REQ)
 			flow_set(r, ROCE_FLOW_V_READ_RESPONSE_TIME, dt);
 		else if (e->kind == ROCE_K_CMP_SWAP || e->kind == ROCE_K_FETCH_ADD)
 			flow_set(r, ROCE_FLOW_V_ATOMIC_RESPONSE_TIME, dt);
+		else if (e->kind == ROCE_K_FLUSH)
+			flow_set(r, ROCE_FLOW_V_FLUSH_RESPONSE_TIME, dt);
+		else if (e->kind == ROCE_K_ATOMIC_WRITE)
+			flow_set(r, ROCE_FLOW_V_ATOMIC_WRITE_RESPONSE_TIME, dt);
 	}
+	/* A SEND with Invalidate the responder acknowledged (not the one a NAK
+	 * names) invalidated its rkey. */
+	int32_t d = roce_psn_diff(e->psn + e->span - 1, a->psn);
+	if (e->inv && a->q && (d < 0 || (d == 0 && a->positive)))
+		flow_rkey_invalidated(a->env, a->q, e, a->in);
 	if (a->env->answered) {
 		struct roce_flow_answer ans = { e->frame, a->in->frame, dt, e->kind, e->completes };
 		a->env->answered(a->env->ctx, e->cookie, &ans);
@@ -234,6 +254,11 @@ static void record_request(const struct roce_flow_env *env, struct direction *q,
 		/* New PSNs are in flight until the responder acknowledges them. */
 		r.bytes_left = flow_request_bytes(in->pkt, dmalen);
 		q->bytes_in_flight += r.bytes_left;
+	}
+	const uint8_t *ieth = roce_pkt_hdr(in->pkt, ROCE_H_IETH);
+	if (ieth) {
+		r.inv = true;
+		r.inv_rkey = (uint32_t)roce_ieth_rkey(ieth);
 	}
 	struct request *e = flow_new_request(env, q);
 	if (e)
@@ -544,6 +569,18 @@ static ROCE_COLD bool behind(struct direction *q, const struct roce_flow_input *
 	return !was_seen && !read;
 }
 
+/* The XRC SRQ numbers a target QP's requests name, each once. */
+static void note_xrc_srq(struct direction *q, uint32_t srqn)
+{
+	for (unsigned i = 0; i < q->n_xrc_srqs; i++)
+		if (q->xrc_srqn[i] == srqn)
+			return;
+	if (q->n_xrc_srqs < XRC_SRQS)
+		q->xrc_srqn[q->n_xrc_srqs++] = srqn;
+	else
+		q->xrc_srqs_more = true;
+}
+
 static void request(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
 		    struct roce_flow_result *r)
 {
@@ -607,6 +644,10 @@ static void request(const struct roce_flow_env *env, struct direction *q, const 
 done:
 	q->ipid_known = ipv4_id(p, &q->last_ipid);
 	flow_remember(env, q, true, psn, in);
+	flow_rkey_request(env, q, in, psn, r);
+	const uint8_t *xrceth = roce_pkt_hdr(p, ROCE_H_XRCETH);
+	if (xrceth)
+		note_xrc_srq(q, (uint32_t)roce_xrceth_srqn(xrceth));
 	/* Behind the next new PSN, and never a request's PSN before. */
 	record_request(env, q, in, psn, span, span_known, dmalen, fresh,
 		       fresh && (r->cls == ROCE_FLOW_OUT_OF_ORDER || r->cls == ROCE_FLOW_RETRANSMISSION));
@@ -762,9 +803,12 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	uint32_t psn = roce_bth_psn(roce_pkt_hdr(p, ROCE_H_BTH));
 	uint32_t bth_off = p->hdr_off[ROCE_H_BTH];
 	const uint8_t *aeth = roce_pkt_hdr(p, ROCE_H_AETH);
-	const struct answering ans = { env, in, r };
 	r->cls = ROCE_FLOW_RESPONSE;
 	struct direction *q = requester_of(env, rd, in, psn);
+	enum roce_op_kind kind = p->op->kind;
+	bool positive = kind == ROCE_K_READ_RESP || kind == ROCE_K_ATOMIC_ACK ||
+			(aeth && roce_syndrome_type((uint8_t)roce_aeth_syndrome(aeth)) == ROCE_SYN_ACK);
+	const struct answering ans = { env, in, r, q, psn, positive };
 	if (q) {
 		r->src_qpn = q->dest_qpn;
 		note_pmtu(q, in);
@@ -775,11 +819,12 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 
 	uint32_t earlier = 0;
 	bool repeat = flow_seen(rd->w.resp, rd->w.hist, psn, &earlier, NULL);
-	enum roce_op_kind kind = p->op->kind;
 	struct request *e = NULL;
 	if (q) {
-		enum roce_op_kind want = kind == ROCE_K_READ_RESP ? ROCE_K_READ_REQ : ROCE_K_NONE;
-		e = find_request(q, psn, want);
+		e = find_request(q, psn, ROCE_K_NONE);
+		/* A READ response answers a READ, or a FLUSH or ATOMIC WRITE. */
+		if (kind == ROCE_K_READ_RESP && e && !answered_by_read_response(e->kind))
+			e = find_request(q, psn, ROCE_K_READ_REQ);
 		if (kind == ROCE_K_ATOMIC_ACK && e && e->kind != ROCE_K_CMP_SWAP && e->kind != ROCE_K_FETCH_ADD)
 			e = NULL;
 		/* A READ response past its READ's range, with no request after
@@ -800,8 +845,10 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 				r->flags |= ROCE_FLOW_F(DUPLICATE);
 			add(r, ROCE_F_DUP_READ_RESP, bth_off + 9, 3, psn, 0);
 		}
-		if (e)
+		if (e && e->kind == ROCE_K_READ_REQ)
 			read_response(q, e, in, r);
+		else if (e)
+			release(q, e, e->bytes_left); /* a FLUSH's or ATOMIC WRITE's response */
 		if (q && e)
 			flow_acknowledge(q, (psn + 1) & ROCE_PSN_MASK);
 	}
@@ -882,6 +929,8 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	}
 	if (kind == ROCE_K_ATOMIC_ACK && q && e)
 		flow_acknowledge(q, (psn + 1) & ROCE_PSN_MASK);
+	if (q && (!aeth || roce_syndrome_type((uint8_t)roce_aeth_syndrome(aeth)) != ROCE_SYN_RESERVED))
+		flow_rkey_response(env, q, in, psn, positive, r);
 	/* A response beyond its READ answers nothing: keep its PSN free for
 	 * the next request's responses. */
 	bool extra = false;

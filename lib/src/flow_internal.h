@@ -16,6 +16,7 @@
 #define KIND_SENT 5     /* a direction's history of requests sent (as a requester) */
 #define KIND_REQUESTS 6 /* its request ring (as a requester) */
 #define KIND_RESP 7     /* its history of responses sent (as a responder) */
+#define KIND_RKEY 8     /* an rkey of a node, for its life cycle (flow_rkey.c) */
 
 #define ICRC_KNOWN 0x80000000u /* in a slot's psn_plus1: the ICRC was captured */
 
@@ -23,7 +24,10 @@ struct request {
 	uint32_t psn;
 	uint32_t span;      /* PSNs it occupies: 1, or a READ's response count */
 	uint32_t frame;
-	uint32_t dmalen;    /* READ: bytes asked for */
+	union {
+		uint32_t dmalen;   /* READ: bytes asked for */
+		uint32_t inv_rkey; /* SEND with Invalidate (inv): the rkey its IETH names */
+	};
 	uint32_t responses; /* READ: response packets seen */
 	/* A READ re-requested from inside an earlier READ's range (replay):
 	 * that READ's first PSN and packet count (its responses may keep its
@@ -35,6 +39,7 @@ struct request {
 	bool completes : 1; /* ends an operation (roce_flow_answer.completes) */
 	bool replay : 1;
 	bool origin_unseen : 1; /* replay: asks again for PSNs sent before, its original no longer in view */
+	bool inv : 1;        /* a SEND with Invalidate, which carries the rkey in inv_rkey */
 	uint64_t ts_ns;
 	uint64_t bytes_left; /* bytes of it still in flight */
 	void *cookie;
@@ -112,6 +117,24 @@ struct rate {
 	uint32_t ce_frame;   /* the newest of them */
 };
 
+/* A request through an rkey its node had invalidated (flow_rkey.c),
+ * judged when the responder answers it. */
+enum rkey_access_state {
+	RKEY_ACCESS_NONE = 0,
+	RKEY_ACCESS_AFTER,   /* it reached the node after the invalidation */
+	RKEY_ACCESS_CROSSED, /* it may have crossed the invalidation in flight */
+	RKEY_ACCESS_BEHIND,  /* behind the invalidating SEND on its QP, not yet acknowledged */
+};
+#define RKEY_ACCESSES 4 /* such requests remembered per direction */
+struct rkey_access {
+	uint8_t state;      /* enum rkey_access_state */
+	uint32_t psn, rkey;
+	uint32_t inv_frame; /* the SEND with Invalidate */
+	uint64_t ts;        /* when the request passed the capture point */
+};
+
+#define XRC_SRQS ROCE_FLOW_XRC_SRQS /* XRC SRQ numbers remembered per direction */
+
 struct direction {
 	uint32_t id;
 	uint32_t dest_qpn;
@@ -159,6 +182,17 @@ struct direction {
 
 	/* What this host sends, for congestion. */
 	struct rate rate;
+
+	/* The rkey life cycle: the last message (SEND First or Only) this host
+	 * sent, and requests through invalidated rkeys awaiting their answer. */
+	bool msg_sent;
+	uint64_t last_msg_ts;
+	struct rkey_access rkey_access[RKEY_ACCESSES];
+
+	/* XRC: the SRQ numbers its requests named (XRCETH), in the order seen. */
+	uint8_t n_xrc_srqs;
+	bool xrc_srqs_more; /* more than XRC_SRQS were seen */
+	uint32_t xrc_srqn[XRC_SRQS];
 };
 
 struct pair {
@@ -169,6 +203,7 @@ struct pair {
 struct registry {
 	struct direction *first, *last;
 	uint32_t count;
+	uint32_t invalidations; /* SENDs with Invalidate seen: rkeys to follow */
 };
 
 struct key {
@@ -210,6 +245,20 @@ void flow_remember(const struct roce_flow_env *env, struct direction *d, bool se
 /* A new slot for a request, the oldest overwritten when the ring cannot
  * grow; NULL when out of memory. */
 struct request *flow_new_request(const struct roce_flow_env *env, struct direction *d);
+
+/* ---- flow_rkey.c ---- */
+/* A request: a SEND with Invalidate starts its rkey's invalidation; an
+ * access (RETH or AtomicETH) through an invalidated rkey is noted. */
+void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
+		       uint32_t psn, struct roce_flow_result *r);
+/* The responder acknowledged the SEND with Invalidate e: its rkey is invalid. */
+void flow_rkey_invalidated(const struct roce_flow_env *env, const struct direction *q, const struct request *e,
+			   const struct roce_flow_input *in);
+/* A response to q's requests: positive (an ACK, READ response, atomic ACK)
+ * acknowledges up to psn, a NAK (or RNR NAK) the PSNs before it; the
+ * noted accesses it shows executed are judged. */
+void flow_rkey_response(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
+			uint32_t psn, bool positive, struct roce_flow_result *r);
 
 /* ---- flow_measure.c ---- */
 /* The request's bytes while in flight: a SEND or WRITE's payload, the

@@ -51,6 +51,10 @@ void roce_flow_dir_info(const struct roce_flow_dir *dir, struct roce_flow_dir_in
 	out->dest_qpn = d->dest_qpn;
 	out->src_qpn = d->peer ? d->peer->dest_qpn : ROCE_FLOW_QPN_UNKNOWN;
 	out->peer_id = d->peer ? d->peer->id : 0;
+	const struct direction *x = !d->n_xrc_srqs && d->peer ? d->peer : d;
+	out->n_xrc_srqs = x->n_xrc_srqs;
+	out->xrc_srqns = x->xrc_srqn;
+	out->xrc_srqs_more = x->xrc_srqs_more;
 }
 
 void roce_flow_sample_of(struct roce_flow_sample *s, const struct roce_flow_input *in,
@@ -135,8 +139,13 @@ void roce_flow_qp_pairs(const struct roce_flow_env *env, void (*report)(void *ar
 			continue; /* reported with its peer, seen first */
 		struct roce_flow_qp_pair p = {
 			d->ip_version, d->src, d->dst, e ? e->dest_qpn : ROCE_FLOW_QPN_UNKNOWN, d->dest_qpn,
-			d->id, e ? e->id : 0,
+			d->id, e ? e->id : 0, 0, NULL, false, 0,
 		};
+		const struct direction *x = d->n_xrc_srqs || !e ? d : e;
+		p.n_xrc_srqs = x->n_xrc_srqs;
+		p.xrc_srqns = x->xrc_srqn;
+		p.xrc_srqs_more = x->xrc_srqs_more;
+		p.xrc_target_qpn = x->dest_qpn;
 		report(arg, &p);
 	}
 }

@@ -166,6 +166,12 @@ static void write_pair(void *arg, const struct roce_flow_qp_pair *p)
 		if (st.rtt_count)
 			fprintf(w->out, ", \"ack_rtt_min\": %.9f, \"ack_rtt_avg\": %.9f, \"ack_rtt_max\": %.9f",
 				seconds(st.rtt_min_ns), seconds(avg), seconds(st.rtt_max_ns));
+		if (p->n_xrc_srqs) {
+			fputs(", \"xrc_srqs\": [", w->out);
+			for (unsigned i = 0; i < p->n_xrc_srqs; i++)
+				fprintf(w->out, "%s\"0x%06x\"", i ? ", " : "", p->xrc_srqns[i]);
+			fprintf(w->out, "], \"xrc_srqs_more\": %s", p->xrc_srqs_more ? "true" : "false");
+		}
 		fputs("}", w->out);
 	} else {
 		fprintf(w->out, "%-26s %-8s %-26s %-8s %8llu %10llu %10.6f %5u %5u %5u %5u %5u %5u  ", a, qa, b, qb,
@@ -175,6 +181,12 @@ static void write_pair(void *arg, const struct roce_flow_qp_pair *p)
 			fprintf(w->out, "%.6f/%.6f/%.6f\n", seconds(st.rtt_min_ns), seconds(avg), seconds(st.rtt_max_ns));
 		else
 			fputs("-\n", w->out);
+		if (p->n_xrc_srqs) {
+			fprintf(w->out, "  XRC SRQs of QP 0x%06x:", p->xrc_target_qpn);
+			for (unsigned i = 0; i < p->n_xrc_srqs; i++)
+				fprintf(w->out, " 0x%06x", p->xrc_srqns[i]);
+			fputs(p->xrc_srqs_more ? " and more\n" : "\n", w->out);
+		}
 	}
 	w->rows++;
 }

@@ -140,6 +140,7 @@ struct pkt_opts {
 	uint32_t copy_of;  /* 0: a packet of its own (IPv4 ID = its frame); N: byte for byte frame N's */
 	uint8_t ecn;       /* the IPv4 ECN bits (3: marked CE on the way) */
 	uint16_t ip_id;    /* the IPv4 ID, in the order the sender numbered it (0: as copy_of says) */
+	uint32_t rkey;     /* the RETH's, AtomicETH's and IETH's rkey (0: the sample's) */
 };
 
 /* Feeds one packet; requests go A -> B to QP_B, responses B -> A to QP_A. */
@@ -161,6 +162,12 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), opcode == ROCE_OP_RC_READ_REQUEST ? o->dmalen : payload_len);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH))
 		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
+	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH)))
+		roce_reth_set_rkey(roce_desc_hdr(&d, ROCE_H_RETH), o->rkey);
+	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_ATOMICETH)))
+		roce_atomiceth_set_rkey(roce_desc_hdr(&d, ROCE_H_ATOMICETH), o->rkey);
+	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_IETH)))
+		roce_ieth_set_rkey(roce_desc_hdr(&d, ROCE_H_IETH), o->rkey);
 	/* Each transmission has its own IPv4 ID, as Linux sends them. */
 	roce_ipv4_set_id(d.ip, o->ip_id ? o->ip_id : (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
 	roce_ipv4_set_ecn(d.ip, o->ecn);
@@ -919,6 +926,123 @@ static void bulk_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us
 	}
 }
 
+/* A sample conversation fed whole: each frame raises the finding its
+ * emitter names and nothing else at warning level or above. */
+struct sample_run {
+	struct conv c;
+	unsigned long frames;
+	struct roce_flow_result r[64];
+};
+
+static void sample_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
+			const char *what)
+{
+	struct sample_run *s = ctx;
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, len, len, 0);
+	s->frames++;
+	struct roce_flow_input in = { .frame = (uint32_t)s->frames, .ts_ns = t_us * 1000,
+				      .cookie = (void *)(uintptr_t)s->frames, .wire_len = (uint32_t)len };
+	struct roce_flow_result r;
+	if (!roce_flow_input_from(&in, &p))
+		return;
+	roce_flow_packet(&s->c.env, &in, &r);
+	if (s->frames < 64)
+		s->r[s->frames] = r;
+	unsigned other = 0;
+	for (unsigned i = 0; i < r.n_findings; i++) {
+		raised[r.findings[i].code] = true;
+		other += r.findings[i].code != expect && roce_code_info(r.findings[i].code)->severity >= ROCE_SEV_WARN;
+	}
+	CHECK(expect == ROCE_OK || has(&r, expect), "frame %lu (%s): %s not raised", s->frames, what,
+	      roce_code_info(expect)->name);
+	CHECK(!other, "frame %lu (%s): %u other findings at warning level or above", s->frames, what, other);
+}
+
+static void run_sample(struct sample_run *s, void (*gen)(sample_emit_fn, void *))
+{
+	memset(s, 0, sizeof *s);
+	conv_init(&s->c, 0);
+	gen(sample_emit, s);
+}
+
+/* The rkey life cycle (flow_rkey.c). */
+static void rkey_life_cycle(void)
+{
+	static struct sample_run s;
+	run_sample(&s, sample_conv_mw);
+	CHECK(s.frames == 20, "%lu frames", s.frames);
+	CHECK(s.r[5].findings[0].observed == 0x00ABCD02 && s.r[5].findings[0].expected == 3,
+	      "names the rkey and the frame of the SEND with Invalidate");
+	CHECK(value_of(&s.r[5], ROCE_FLOW_V_RKEY_INV_ACK_IN) == 4, "and its acknowledgement");
+	CHECK(!s.r[6].n_findings, "NAK Remote Access Error conforms");
+	CHECK(roce_code_info(ROCE_F_RKEY_INV_EXECUTED)->severity == ROCE_SEV_ERROR &&
+	      roce_code_info(ROCE_F_RKEY_INV_EXECUTED_SEEN)->severity == ROCE_SEV_WARN,
+	      "executed after the invalidation: an error; maybe crossed: a warning");
+	CHECK(value_of(&s.r[12], ROCE_FLOW_V_RKEY_INVALIDATED_IN) == 9, "the ACK names the invalidating SEND");
+	conv_free(&s.c);
+
+	/* Behind the SEND with Invalidate on its own QP: the responder takes
+	 * it after the SEND, so one ACK for both executed it after the
+	 * invalidation, however the capture point saw them; a READ answered
+	 * with data after the invalidation too. */
+	struct conv c;
+	conv_init(&c, 1024);
+	struct pkt_opts key = { .rkey = 0x00001234 };
+	feed(&c, ROCE_OP_RC_SEND_ONLY_WITH_INV, 1, 16, &key);
+	struct roce_flow_result r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 2, 16, &key);
+	CHECK(!r.n_findings && value_of(&r, ROCE_FLOW_V_RKEY_INVALIDATED_IN) == 1, "behind the SEND: judged later");
+	r = feed(&c, ROCE_OP_RC_ACK, 2, 0, NULL);
+	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED) && errors(&r) == 1, "one ACK for both: executed after it");
+	struct pkt_opts read = { .rkey = 0x00001234, .dmalen = 64 };
+	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 3, 0, &read);
+	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "a READ through it");
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_ONLY, 3, 64, NULL);
+	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED), "answered with data: executed");
+	r = feed(&c, ROCE_OP_RC_CMP_SWAP, 4, 0, &key);
+	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "an atomic through it");
+	struct pkt_opts nak = { .syndrome = roce_syndrome_nak(ROCE_NAK_REMOTE_ACCESS) };
+	r = feed(&c, ROCE_OP_RC_ACK, 4, 0, &nak);
+	CHECK(!r.n_findings, "rejected: conforming");
+	struct pkt_opts other = { .rkey = 0x00004321 };
+	r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 5, 16, &other);
+	CHECK(!r.n_findings, "another rkey is untouched");
+	conv_free(&c);
+}
+
+/* FLUSH and ATOMIC WRITE answered by a zero-length READ Response Only. */
+static void placement(void)
+{
+	static struct sample_run s;
+	run_sample(&s, sample_conv_placement);
+	CHECK(s.frames == 11, "%lu frames", s.frames);
+	for (unsigned f = 3; f <= 11; f += 2)
+		CHECK(s.r[f].request_frame == f - 1, "frame %u answers frame %u (%u)", f, f - 1, s.r[f].request_frame);
+	CHECK(value_of(&s.r[3], ROCE_FLOW_V_FLUSH_RESPONSE_TIME) == 8000 &&
+	      !(s.r[3].has & ROCE_FLOW_HAS(READ_RESPONSE_TIME)), "a FLUSH's response time, not a READ's");
+	CHECK(value_of(&s.r[11], ROCE_FLOW_V_ATOMIC_WRITE_RESPONSE_TIME) == 8000, "an ATOMIC WRITE's");
+	CHECK(value_of(&s.r[11], ROCE_FLOW_V_BYTES_IN_FLIGHT) == 0, "nothing left in flight");
+	CHECK(s.c.n_answered == 6 && s.c.answered_req[5] == 10 && s.c.answered_resp[5] == 11,
+	      "each request's response reported once (%u)", s.c.n_answered);
+	conv_free(&s.c);
+}
+
+/* XRC: the SRQ numbers a target QP's requests named. */
+static void xrc_srqs(void)
+{
+	static struct sample_run s;
+	run_sample(&s, sample_conv_xrc_srqs);
+	struct roce_flow_dir_info req, resp;
+	roce_flow_dir_info(s.r[7].dir, &req);
+	roce_flow_dir_info(s.r[8].dir, &resp);
+	CHECK(req.n_xrc_srqs == 2 && req.xrc_srqns[0] == 0x77 && req.xrc_srqns[1] == 0x78 && !req.xrc_srqs_more,
+	      "two SRQs, in the order seen (%u)", req.n_xrc_srqs);
+	CHECK(resp.n_xrc_srqs == 2 && resp.xrc_srqns == req.xrc_srqns, "the responses show their requests'");
+	roce_flow_dir_info(s.r[1].dir, &req);
+	CHECK(req.n_xrc_srqs == 2, "the direction's SRQs so far, later: all of them");
+	conv_free(&s.c);
+}
+
 static void bulk_traffic(void)
 {
 	struct bulk b = { 0 };
@@ -944,6 +1068,9 @@ static void scenarios(void)
 	source_port();
 	connection_manager();
 	congestion();
+	rkey_life_cycle();
+	placement();
+	xrc_srqs();
 	bulk_traffic();
 }
 

@@ -194,8 +194,31 @@ static const struct want congestion[] = {
 	{ 22, "analysis.cnp.rate_after", 33826771 },
 };
 
+/* flows-mw.pcap: WRITEs through invalidated rkeys (SENDs with
+ * Invalidate in frames 3, 9 and 13, acknowledged in 4, 10 and 15). */
+static const struct want mw[] = {
+	{ 5, "analysis.rkey.invalidated_in", 3 },	{ 5, "analysis.rkey.invalidation_ack", 4 },
+	{ 6, "analysis.rkey.invalidated_in", -1 },	{ 12, "analysis.rkey.invalidated_in", 9 },
+	{ 14, "analysis.rkey.invalidated_in", 13 },	{ 14, "analysis.rkey.invalidation_ack", -1 },
+	{ 16, "analysis.rkey.invalidated_in", 13 },	{ 16, "analysis.rkey.invalidation_ack", 15 },
+	/* the WRITE passed at 88 us, the invalidation's ACK at 96 us */
+	{ 16, "analysis.rkey.ahead_of_invalidation_ack", 8000 },
+	{ 19, "analysis.rkey.invalidated_in", -1 },
+};
+
+/* flows-placement.pcap: FLUSHes and an ATOMIC WRITE, each answered 8 us later. */
+static const struct want placement[] = {
+	{ 3, "analysis.flush_response_time", 8000 },	{ 3, "request_in", 2 },
+	{ 3, "analysis.read_response_time", -1 },	{ 3, "analysis.acks_frame", 2 },
+	{ 9, "analysis.flush_response_time", 8000 },	{ 11, "analysis.atomic_write_response_time", 8000 },
+	{ 11, "analysis.flush_response_time", -1 },	{ 10, "analysis.bytes_in_flight", 8 },
+	{ 11, "analysis.bytes_in_flight", 0 },
+};
+
 int main(void)
 {
+	check("flows-mw", sample_conv_mw, mw, sizeof mw / sizeof mw[0]);
+	check("flows-placement", sample_conv_placement, placement, sizeof placement / sizeof placement[0]);
 	check("flows-rc", sample_conv_rc, rc, sizeof rc / sizeof rc[0]);
 	check("flows-lossy", sample_conv_lossy, lossy, sizeof lossy / sizeof lossy[0]);
 	check("flows-errors", sample_conv_errors, errors, sizeof errors / sizeof errors[0]);

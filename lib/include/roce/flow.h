@@ -234,7 +234,14 @@ struct roce_flow_dir_info {
 	uint32_t dest_qpn;         /* the receiving QP */
 	uint32_t src_qpn;          /* the sending QP, ROCE_FLOW_QPN_UNKNOWN until paired */
 	uint32_t peer_id;          /* the opposite direction, 0 until paired */
+	/* XRC: the SRQ numbers (XRCETH) the requests to the target QP named so
+	 * far, in the order first seen (a target QP may serve several SRQs);
+	 * for the responses' direction, those of its requests. */
+	unsigned n_xrc_srqs;
+	const uint32_t *xrc_srqns;
+	bool xrc_srqs_more;        /* more were seen than ROCE_FLOW_XRC_SRQS */
 };
+#define ROCE_FLOW_XRC_SRQS 8
 #define ROCE_FLOW_QPN_UNKNOWN 0xFFFFFFFFu
 void roce_flow_dir_info(const struct roce_flow_dir *d, struct roce_flow_dir_info *out);
 
@@ -270,6 +277,12 @@ struct roce_flow_qp_pair {
 	const uint8_t *a, *b;
 	uint32_t qp_a, qp_b;
 	uint32_t ab_id, ba_id; /* direction ids, 0 when there is none */
+	/* XRC: the SRQ numbers the requests to the target QP named
+	 * (roce_flow_dir_info); 0 for other transports. */
+	unsigned n_xrc_srqs;
+	const uint32_t *xrc_srqns;
+	bool xrc_srqs_more;
+	uint32_t xrc_target_qpn; /* the QP they were sent to */
 };
 /* Calls report once per QP pair, in the order their first direction was
  * seen. */
@@ -277,7 +290,9 @@ void roce_flow_qp_pairs(const struct roce_flow_env *env, void (*report)(void *ar
 			void *arg);
 
 /* The per-QP summary: statistics per direction, written per QP pair (in
- * the order of roce_flow_qp_pairs) as a text table or a JSON array. */
+ * the order of roce_flow_qp_pairs) as a text table or a JSON array; an
+ * XRC pair's SRQ numbers on a line of their own under its row (text) or
+ * as "xrc_srqs" (JSON). */
 struct roce_flow_summary;
 struct roce_flow_summary *roce_flow_summary_new(void);
 void roce_flow_summary_free(struct roce_flow_summary *s);
