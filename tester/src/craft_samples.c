@@ -669,5 +669,8 @@ int craft_samples(const char *dir)
 	gen_conversation(dir, "flows-uc-ud-xrc", sample_conv_uc_ud_xrc);
 	gen_conversation(dir, "flows-congestion", sample_conv_congestion);
 	gen_conversation(dir, "flows-srq-rnr", sample_conv_srq_rnr);
+	gen_conversation(dir, "flows-mw", sample_conv_mw);
+	gen_conversation(dir, "flows-xrc-srq", sample_conv_xrc_srqs);
+	gen_conversation(dir, "flows-placement", sample_conv_placement);
 	return 0;
 }
