@@ -15,12 +15,14 @@
 static int hf_analysis = -1;
 static int hf_class = -1;
 static int hf_qp = -1;
+static int hf_xrc_srqs = -1;
+static int hf_xrc_srqn = -1;
 static int hf_flag[ROCE_FLOW_FLAG_COUNT];
 static int hf_value[ROCE_FLOW_V_COUNT];
 static int ett_analysis = -1;
 /* The analysis fields' descriptors (registration data): whether a filter
  * names one is a look at each, cheaper than a registry lookup apiece. */
-enum { ANALYSIS_FIXED_FIELDS = 3 }; /* hf_analysis, hf_class, hf_qp; then the flags, then the values */
+enum { ANALYSIS_FIXED_FIELDS = 5 }; /* hf_analysis, hf_class, hf_qp, hf_xrc_srqs, hf_xrc_srqn; then the flags, then the values */
 static struct {
 	header_field_info *info[ANALYSIS_FIXED_FIELDS + ROCE_FLOW_FLAG_COUNT + ROCE_FLOW_V_COUNT];
 	unsigned n;
@@ -177,8 +179,8 @@ static uint64_t leb128_get(const uint8_t **p)
 	return x;
 }
 
-/* slots and has are 32 bits wide in the packet's record. */
-_Static_assert(ROCE_FLOW_V_COUNT <= 32, "a packet's value slots fit in 32 bits");
+/* slots are 64 bits wide in the packet's record, like has. */
+_Static_assert(ROCE_FLOW_V_COUNT <= 64, "a packet's value slots fit in 64 bits");
 
 static bool is_late(unsigned v)
 {
@@ -203,8 +205,8 @@ static uint8_t *values(const struct rocev2_packet *rp)
 static uint8_t *value_at(const struct rocev2_packet *rp, enum roce_flow_value v)
 {
 	uint8_t *p = values(rp);
-	for (uint32_t below = rp->slots & ((UINT32_C(1) << v) - 1); below; below &= below - 1)
-		p += is_late((unsigned)__builtin_ctz(below)) ? 8 : leb128_len(p);
+	for (uint64_t below = rp->slots & ((UINT64_C(1) << v) - 1); below; below &= below - 1)
+		p += is_late((unsigned)__builtin_ctzll(below)) ? 8 : leb128_len(p);
 	return p;
 }
 
@@ -213,7 +215,7 @@ static void late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value
 {
 	(void)ctx;
 	struct rocev2_packet *rp = cookie_record(cookie);
-	if (!rp || !rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT32_C(1) << v)) || !is_late(v))
+	if (!rp || !rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT64_C(1) << v)) || !is_late(v))
 		return;
 	memcpy(value_at(rp, v), &value, sizeof value);
 	rp->late_pending = false;
@@ -245,7 +247,7 @@ const struct roce_flow_env *rocev2_flow_env(void)
 
 bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out)
 {
-	if (!rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT32_C(1) << v)))
+	if (!rp->analysed || (unsigned)v >= ROCE_FLOW_V_COUNT || !(rp->slots & (UINT64_C(1) << v)))
 		return false;
 	const uint8_t *p = value_at(rp, v);
 	if (is_late(v)) {
@@ -377,7 +379,7 @@ struct rocev2_packet *rocev2_packet_new(packet_info *pinfo, struct rocev2_packet
 		rp->cls = (uint8_t)r->cls;
 		rp->flags = r->flags;
 		rp->dir = r->dir;
-		rp->slots = (uint32_t)slots;
+		rp->slots = slots;
 		rp->late_pending = late_slots && !(r->has & late_slots);
 		rp->n_findings = (uint8_t)r->n_findings;
 		uint8_t *after = (uint8_t *)rp->tail + psize;
@@ -478,10 +480,10 @@ static bool analysis_wanted(proto_tree *tree, const struct rocev2_packet *rp)
 	for (uint32_t flags = rp->flags; flags; flags &= flags - 1)
 		if (rocev2_item_kept(tree, analysis_fields.info[ANALYSIS_FIXED_FIELDS + __builtin_ctz(flags)]))
 			return true;
-	uint32_t slots = rp->slots | (rp->response_in ? (uint32_t)ROCE_FLOW_HAS(RESPONSE_IN) : 0);
+	uint64_t slots = rp->slots | (rp->response_in ? ROCE_FLOW_HAS(RESPONSE_IN) : 0);
 	for (; slots; slots &= slots - 1)
 		if (rocev2_item_kept(tree, analysis_fields.info[ANALYSIS_FIXED_FIELDS + ROCE_FLOW_FLAG_COUNT +
-								__builtin_ctz(slots)]))
+								__builtin_ctzll(slots)]))
 			return true;
 	return false;
 }
@@ -510,18 +512,25 @@ void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, t
 		proto_item_set_hidden(gen(proto_tree_add_uint(at, hf_qp, tvb, 0, 0, di.dest_qpn)));
 		if (rocev2_flow_value(rp, ROCE_FLOW_V_SRC_QPN, &src_qpn) || (src_qpn = di.src_qpn) != ROCE_FLOW_QPN_UNKNOWN)
 			proto_item_set_hidden(gen(proto_tree_add_uint(at, hf_qp, tvb, 0, 0, (uint32_t)src_qpn)));
+		/* XRC: the SRQs the connection's requests named, as the
+		 * direction knows them now (on a second pass, all of them). */
+		if (di.n_xrc_srqs) {
+			gen(proto_tree_add_uint(at, hf_xrc_srqs, tvb, 0, 0, di.n_xrc_srqs));
+			for (unsigned i = 0; i < di.n_xrc_srqs; i++)
+				gen(proto_tree_add_uint(at, hf_xrc_srqn, tvb, 0, 0, di.xrc_srqns[i]));
+		}
 	}
 	for (unsigned i = 0; i < ROCE_FLOW_FLAG_COUNT; i++)
 		if (f->flags & (1u << i))
 			gen(proto_tree_add_item(at, hf_flag[i], tvb, 0, 0, ENC_NA));
 	/* The values in one walk, in value order; the response link is the
 	 * request's own field. */
-	uint32_t slots = rp->slots & ~(uint32_t)ROCE_FLOW_HAS(RESPONSE_IN);
+	uint64_t slots = rp->slots & ~ROCE_FLOW_HAS(RESPONSE_IN);
 	if (rp->response_in)
-		slots |= (uint32_t)ROCE_FLOW_HAS(RESPONSE_IN);
+		slots |= ROCE_FLOW_HAS(RESPONSE_IN);
 	const uint8_t *p = values(rp);
 	for (; slots; slots &= slots - 1) {
-		unsigned v = (unsigned)__builtin_ctz(slots);
+		unsigned v = (unsigned)__builtin_ctzll(slots);
 		uint64_t x;
 		if (v == ROCE_FLOW_V_RESPONSE_IN) {
 			gen(proto_tree_add_uint(at, hf_value[v], tvb, 0, 0, rp->response_in));
@@ -574,6 +583,10 @@ void rocev2_register_analysis(int proto)
 			       "Where this packet stands in its QP's PSN order", HFILL } },
 		{ &hf_qp, { "QP", ROCEV2_FILTER ".analysis.qp", FT_UINT24, BASE_HEX, NULL, 0,
 			    "Either QP of the connection: the destination QP, and the source QP when known", HFILL } },
+		{ &hf_xrc_srqs, { "XRC SRQs", ROCEV2_FILTER ".analysis.xrc.srqs", FT_UINT32, BASE_DEC, NULL, 0,
+				  "How many XRC SRQs the requests of this XRC connection named (XRCETH)", HFILL } },
+		{ &hf_xrc_srqn, { "XRC SRQ", ROCEV2_FILTER ".analysis.xrc.srqn", FT_UINT24, BASE_HEX, NULL, 0,
+				  "An XRC SRQ the requests of this XRC connection named (XRCETH), in the order first seen: a target QP may serve several", HFILL } },
 	};
 	/* The flags and values from libroce's vocabulary (flowvals.def): the
 	 * registration lives as long as the program. */
@@ -592,7 +605,7 @@ void rocev2_register_analysis(int proto)
 	proto_register_field_array(proto, hf, (int)n);
 	proto_register_subtree_array(ett, array_length(ett));
 	register_cleanup_routine(forget_file_state);
-	int *ids[] = { &hf_analysis, &hf_class, &hf_qp };
+	int *ids[] = { &hf_analysis, &hf_class, &hf_qp, &hf_xrc_srqs, &hf_xrc_srqn };
 	for (size_t i = 0; i < array_length(ids); i++)
 		analysis_fields.info[analysis_fields.n++] = proto_registrar_get_nth((guint)*ids[i]);
 	for (unsigned i = 0; i < ROCE_FLOW_FLAG_COUNT; i++)

@@ -49,7 +49,7 @@ struct rocev2_packet {
 	uint32_t icrc_computed;
 	uint32_t response_in;  /* requests: the first response covering it */
 	uint32_t flags;        /* ROCE_FLOW_F() */
-	uint32_t slots;        /* values stored, ROCE_FLOW_HAS(): present, or the LATE one awaited */
+	uint64_t slots;        /* values stored, ROCE_FLOW_HAS(): present, or the LATE one awaited */
 	const struct roce_flow_dir *dir; /* its direction, NULL: not tracked */
 	/* Its part; then the findings (n_findings); then the values by
 	 * ascending value number, each NOW value as an unsigned LEB128

@@ -1,7 +1,8 @@
 /*
  * Statistics per QP from the rocev2 tap: the RoCEv2 tab of Conversations
  * and Endpoints (one row per QP pair: the QPs are the "ports"), Service
- * Response Time (READ, atomics, SEND/WRITE to ACK) and the per-QP summary
+ * Response Time (READ, atomics, SEND/WRITE to ACK, FLUSH, ATOMIC WRITE) and
+ * the per-QP summary
  * `-z rocev2,qp`, which libroce writes exactly as `roce-tester lint --qp`.
  */
 #include "stats.h"
@@ -111,6 +112,8 @@ static const char *const srt_names[ROCEV2_SRT_COUNT] = {
 	[ROCEV2_SRT_READ] = "RDMA READ (request to first response)",
 	[ROCEV2_SRT_ATOMIC] = "Atomic (request to atomic ACK)",
 	[ROCEV2_SRT_SEND_WRITE] = "SEND/WRITE (request to ACK)",
+	[ROCEV2_SRT_FLUSH] = "FLUSH (request to its response)",
+	[ROCEV2_SRT_ATOMIC_WRITE] = "ATOMIC WRITE (request to its response)",
 };
 
 static void srt_init(struct register_srt *srt _U_, GArray *srt_array)

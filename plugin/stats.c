@@ -63,6 +63,10 @@ const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const stru
 		r->srt_proc = ROCEV2_SRT_READ;
 	else if (rocev2_flow_value(rp, ROCE_FLOW_V_ATOMIC_RESPONSE_TIME, &r->srt_ns))
 		r->srt_proc = ROCEV2_SRT_ATOMIC;
+	else if (rocev2_flow_value(rp, ROCE_FLOW_V_FLUSH_RESPONSE_TIME, &r->srt_ns))
+		r->srt_proc = ROCEV2_SRT_FLUSH;
+	else if (rocev2_flow_value(rp, ROCE_FLOW_V_ATOMIC_WRITE_RESPONSE_TIME, &r->srt_ns))
+		r->srt_proc = ROCEV2_SRT_ATOMIC_WRITE;
 	else if (t->op && t->op->kind == ROCE_K_ACK && !(rp->flags & ROCE_FLOW_F(RNR_NAK)) &&
 		 !(rp->flags & ROCE_FLOW_F(NAK)) && rocev2_flow_value(rp, ROCE_FLOW_V_ACK_RTT, &r->srt_ns))
 		r->srt_proc = ROCEV2_SRT_SEND_WRITE;

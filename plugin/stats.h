@@ -25,7 +25,10 @@ struct rocev2_tap_record {
 };
 
 /* The Service Response Time procedures. */
-enum { ROCEV2_SRT_READ, ROCEV2_SRT_ATOMIC, ROCEV2_SRT_SEND_WRITE, ROCEV2_SRT_COUNT };
+enum {
+	ROCEV2_SRT_READ, ROCEV2_SRT_ATOMIC, ROCEV2_SRT_SEND_WRITE, ROCEV2_SRT_FLUSH, ROCEV2_SRT_ATOMIC_WRITE,
+	ROCEV2_SRT_COUNT
+};
 
 int rocev2_register_tap(void);
 void rocev2_register_stats(void);

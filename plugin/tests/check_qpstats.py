@@ -31,6 +31,10 @@ SRT = {
                       "Atomic": (2, "0.000008", "0.000008"),
                       "SEND/WRITE": (10, "0.000008", "0.000508")},
     "flows-congestion.pcap": {"SEND/WRITE": (3, "0.000008", "0.000018")},
+    # 4 FLUSHes and an ATOMIC WRITE, each answered 8 us later by a
+    # zero-length READ Response Only (as rxe answers them).
+    "flows-placement.pcap": {"FLUSH": (4, "0.000008", "0.000008"),
+                             "ATOMIC WRITE": (1, "0.000008", "0.000008")},
 }
 # capture: (frames B->A, frames A->B, total frames)
 CONV = {
