@@ -57,7 +57,7 @@ enum agent_err {
 
 const char *agent_err_name(enum agent_err e);
 
-enum htype { H_PD, H_CQ, H_MR, H_QP, H_AH, H_SRQ };
+enum htype { H_PD, H_CQ, H_MR, H_QP, H_AH, H_SRQ, H_MW, H_XRCD };
 
 /* A multicast group a QP is attached to (attach_mcast) or joined through
  * the connection manager (cm_join): undone before the QP is destroyed,
@@ -72,11 +72,13 @@ struct mcast_member {
 struct handle {
 	unsigned id;
 	enum htype type;
-	void *obj;           /* struct be_pd / be_cq / be_mr / be_qp / be_ah / be_srq */
-	unsigned pd;         /* MR, QP, AH, SRQ: their PD's handle */
+	void *obj;           /* struct be_pd / be_cq / be_mr / be_qp / be_ah / be_srq / be_mw / be_xrcd */
+	unsigned pd;         /* MR, QP, AH, SRQ, MW: their PD's handle */
+	unsigned xrcd;       /* XRC SRQ, XRC QP: their XRC domain's handle, 0 for none */
+	int mw_type;         /* MW: 1 or 2 */
 	unsigned cq[2];      /* QP: send and receive CQ handles */
 	unsigned srq;        /* QP: the SRQ its receives come from, 0 for none */
-	unsigned users;      /* PD: MRs, QPs, AHs, SRQs; CQ: QPs; SRQ: QPs */
+	unsigned users;      /* PD: MRs, QPs, AHs, SRQs, MWs; CQ: QPs, XRC SRQs; SRQ: QPs; XRCD: SRQs, QPs */
 	uint64_t length;     /* MR */
 	uint32_t qpn;        /* QP */
 	enum be_qp_type qp_type; /* QP */
@@ -168,8 +170,8 @@ void session_remove(struct session *s, struct handle *h);
  * joined, before it is destroyed; false (err set) when one failed (the
  * others are still undone). */
 bool session_qp_leave_groups(struct session *s, struct handle *qp, struct be_error *err);
-/* Destroys everything the session created (QPs, AHs, MRs, CQs, PDs); a
- * second call does nothing. */
+/* Destroys everything the session created (QPs, AHs, MWs, SRQs, XRCDs,
+ * MRs, CQs, PDs); a second call does nothing. */
 void session_cleanup(struct session *s);
 
 /* dispatch.c */

@@ -59,7 +59,8 @@ int be_error_set(struct be_error *err, enum be_status code, const char *fmt, ...
 
 /* ---- Values (libibverbs numbering) ---- */
 
-enum be_qp_type { BE_QPT_RC = 2, BE_QPT_UC = 3, BE_QPT_UD = 4 };
+/* XRC_SEND and XRC_RECV: libibverbs' IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV. */
+enum be_qp_type { BE_QPT_RC = 2, BE_QPT_UC = 3, BE_QPT_UD = 4, BE_QPT_XRC_SEND = 9, BE_QPT_XRC_RECV = 10 };
 
 enum be_qp_state {
 #define AP_QP_STATE(SYM) BE_QPS_##SYM = AP_QPS_##SYM,

@@ -12,6 +12,8 @@
  *   methods_datapath.c   post_send, post_recv, poll_cq
  *   methods_srq.c        shared receive queues
  *   methods_mcast.c      multicast attach and detach, the CM's join and leave
+ *   methods_mw.c         memory windows: alloc, dealloc, the type 1 bind
+ *   methods_xrc.c        XRC domains
  *   methods_events.c     asynchronous events, routed to their sessions
  *   dispatch.c           a message to its method, the reply
  */
@@ -49,6 +51,13 @@ bool param_sges(struct req *r, struct be_sge *out, unsigned max, unsigned *n);
 /* The address vector members shared by modify_qp and create_ah; *given
  * says whether params.dgid is there. */
 bool param_av(struct req *r, struct be_av *av, bool *given);
+
+/* methods_mw.c: a window's binding from params mr, offset, length (0:
+ * unbind, mr optional then) and access, inside the MR. */
+bool param_mw_bind(struct req *r, struct be_mw_bind *b, bool *unbind);
+/* methods_xrc.c: params.xrcd, an XRC domain of the session (NULL when
+ * absent, or with r's error set). */
+struct handle *param_xrcd(struct req *r, bool required);
 
 /* The most SGEs a work request takes. */
 #define AGENT_MAX_WR_SGE 64

@@ -5,6 +5,8 @@
  */
 #include "methods.h"
 
+#include <string.h>
+
 #define MAX_WR_SGE AGENT_MAX_WR_SGE
 
 void method_post_recv(struct req *r)
@@ -22,6 +24,93 @@ void method_post_recv(struct req *r)
 	struct be_error err = { 0 };
 	if (OPS(r)->post_recv(h->obj, &wr, &err))
 		req_fail_backend(r, &err);
+}
+
+static const char *const flush_level_words[] = { "RANGE", "REGION", NULL };
+
+static int flush_level_value(const char *name)
+{
+	for (int i = 0; flush_level_words[i]; i++)
+		if (strcmp(flush_level_words[i], name) == 0)
+			return i == 0 ? BE_FLUSH_RANGE : BE_FLUSH_REGION;
+	return -1;
+}
+
+/* params.placement: a list of GLOBAL and PERSISTENT (FETH placement type). */
+static bool param_placement(struct req *r, unsigned *out)
+{
+	JsonNode *n = req_param(r, "placement");
+	*out = 0;
+	if (!n)
+		return req_fail(r, AE_BAD_REQUEST, "params.placement: missing (a list of GLOBAL, PERSISTENT)");
+	JsonArray *a = JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+	if (!a || json_array_get_length(a) == 0)
+		return req_fail(r, AE_BAD_REQUEST, "params.placement: must be a non-empty list of GLOBAL, PERSISTENT");
+	for (guint i = 0; i < json_array_get_length(a); i++) {
+		JsonNode *e = json_array_get_element(a, i);
+		const char *w = JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING ? json_node_get_string(e) : NULL;
+		if (w && strcmp(w, "GLOBAL") == 0)
+			*out |= BE_FLUSH_GLOBAL;
+		else if (w && strcmp(w, "PERSISTENT") == 0)
+			*out |= BE_FLUSH_PERSISTENT;
+		else
+			return req_fail(r, AE_BAD_REQUEST, "params.placement[%u]: %.60s is no placement type; expected GLOBAL or PERSISTENT",
+					i, w ? w : "(not a string)");
+	}
+	return true;
+}
+
+/* What BIND_MW, ATOMIC_WRITE and FLUSH take besides the common members;
+ * each is refused on the other opcodes, so that a slip is named. */
+static bool placement_params(struct req *r, struct handle *qp, struct be_send_wr *wr)
+{
+	static const char *const own[][6] = {
+		[BE_WR_BIND_MW] = { "mw", "mr", "offset", "access", NULL },
+		[BE_WR_ATOMIC_WRITE] = { "value", NULL },
+		[BE_WR_FLUSH] = { "placement", "level", NULL },
+	};
+	static const char *const all[] = { "mw", "mr", "offset", "access", "value", "placement", "level", "length", NULL };
+	for (int i = 0; all[i]; i++) {
+		if (!req_param(r, all[i]))
+			continue;
+		bool mine = false;
+		if ((unsigned)wr->opcode < G_N_ELEMENTS(own))
+			for (int j = 0; own[wr->opcode][j]; j++)
+				mine |= strcmp(own[wr->opcode][j], all[i]) == 0;
+		if (strcmp(all[i], "length") == 0)
+			mine = wr->opcode == BE_WR_BIND_MW || wr->opcode == BE_WR_FLUSH;
+		if (!mine)
+			return req_fail(r, AE_BAD_REQUEST, "params.%s: not a member of a %s work request", all[i],
+					ap_wr_opcode_name((enum ap_wr_opcode)wr->opcode));
+	}
+	if (req_param(r, "remote_srqn") && qp->qp_type != BE_QPT_XRC_SEND)
+		return req_fail(r, AE_BAD_REQUEST, "params.remote_srqn: only an XRC_SEND QP's requests name an XRC SRQ");
+	switch (wr->opcode) {
+	case BE_WR_BIND_MW: {
+		struct handle *mw = session_get(r, "mw", H_MW, true);
+		bool unbind;
+		if (!mw || !param_mw_bind(r, &wr->bind, &unbind))
+			return false;
+		if (mw->mw_type != 2)
+			return req_fail(r, AE_BAD_REQUEST, "params.mw: MW %u is of type 1; bind it with bind_mw", mw->id);
+		if (unbind)
+			return req_fail(r, AE_BAD_REQUEST, "params.length: a type 2 window is unbound with LOCAL_INV, not a zero-length bind");
+		if (!req_param(r, "rkey"))
+			return req_fail(r, AE_BAD_REQUEST, "params.rkey: missing (the window's new rkey)");
+		wr->mw = mw->obj;
+		return true;
+	}
+	case BE_WR_ATOMIC_WRITE:
+		return param_u64(r, "value", true, 0, G_MAXUINT64, &wr->atomic_value);
+	case BE_WR_FLUSH: {
+		int level = param_word(r, "level", true, flush_level_words, flush_level_value, -1);
+		return level >= 0 && param_placement(r, &wr->flush_type) &&
+		       param_u32(r, "length", false, 0, 0xFFFFFFFFu, &wr->flush_length) &&
+		       ((wr->flush_level = (enum be_flush_level)level), true);
+	}
+	default:
+		return true;
+	}
 }
 
 void method_post_send(struct req *r)
@@ -47,7 +136,8 @@ void method_post_send(struct req *r)
 	    !param_u64(r, "compare_add", false, 0, G_MAXUINT64, &wr.compare_add) ||
 	    !param_u64(r, "swap", false, 0, G_MAXUINT64, &wr.swap) ||
 	    !param_u32(r, "remote_qpn", false, 0, 0xFFFFFF, &wr.remote_qpn) ||
-	    !param_u32(r, "remote_qkey", false, 0, 0xFFFFFFFFu, &wr.remote_qkey))
+	    !param_u32(r, "remote_qkey", false, 0, 0xFFFFFFFFu, &wr.remote_qkey) ||
+	    !param_u32(r, "remote_srqn", false, 0, 0xFFFFFF, &wr.remote_srqn) || !placement_params(r, h, &wr))
 		return;
 	wr.ah = ah ? ah->obj : NULL;
 	struct be_error err = { 0 };

@@ -38,6 +38,13 @@ void method_query_device(struct req *r)
 		a.caps &= ~(unsigned)BE_CAP_CM_MCAST;
 	if (!ops->get_async_events)
 		a.caps &= ~(unsigned)BE_CAP_ASYNC_EVENTS;
+	if (!(ops->alloc_mw && ops->dealloc_mw && ops->bind_mw))
+		a.caps &= ~(unsigned)BE_CAP_MW1;
+	if (!(ops->alloc_mw && ops->dealloc_mw))
+		a.caps &= ~(unsigned)BE_CAP_MW2;
+	/* XRC SRQs are SRQs: without them there is no XRC. */
+	if (!(ops->alloc_xrcd && ops->dealloc_xrcd) || !(a.caps & BE_CAP_SRQ))
+		a.caps &= ~(unsigned)BE_CAP_XRC;
 	json_builder_set_member_name(req_result(r), "capabilities");
 	json_builder_begin_array(r->result);
 	for (unsigned i = 0; ap_capability_words[i]; i++)

@@ -11,26 +11,61 @@
 static int qp_type_value(const char *name)
 {
 	static const enum be_qp_type types[AP_QP_TYPE_COUNT] = {
-		[AP_QPT_RC] = BE_QPT_RC, [AP_QPT_UC] = BE_QPT_UC, [AP_QPT_UD] = BE_QPT_UD
+		[AP_QPT_RC] = BE_QPT_RC, [AP_QPT_UC] = BE_QPT_UC, [AP_QPT_UD] = BE_QPT_UD,
+		[AP_QPT_XRC_SEND] = BE_QPT_XRC_SEND, [AP_QPT_XRC_RECV] = BE_QPT_XRC_RECV,
 	};
 	int t = ap_qp_type_by_name(name);
 	return t < 0 ? -1 : (int)types[t];
 }
 
+/* The CQs a QP of this type takes: an XRC target (XRC_RECV) none (its
+ * receives complete on the CQ of the XRC SRQ each request names), an XRC
+ * initiator a send CQ only (it receives nothing). */
+static bool qp_cqs(struct req *r, enum be_qp_type type, struct handle **scq, struct handle **rcq)
+{
+	bool target = type == BE_QPT_XRC_RECV, initiator = type == BE_QPT_XRC_SEND;
+	*scq = session_get(r, "send_cq", H_CQ, !target);
+	*rcq = r->err ? NULL : session_get(r, "recv_cq", H_CQ, !target && !initiator);
+	if (r->err)
+		return false;
+	if (target && (*scq || *rcq))
+		return req_fail(r, AE_BAD_REQUEST, "params.%s: an XRC_RECV QP has no CQs (its receives complete on its XRC SRQs')",
+				*scq ? "send_cq" : "recv_cq");
+	return true;
+}
+
 void method_create_qp(struct req *r)
 {
 	struct handle *pd = session_get(r, "pd", H_PD, true);
-	struct handle *scq = pd ? session_get(r, "send_cq", H_CQ, true) : NULL;
-	struct handle *rcq = scq ? session_get(r, "recv_cq", H_CQ, true) : NULL;
-	if (!rcq)
-		return;
-	struct handle *srq = session_get(r, "srq", H_SRQ, false);
-	if (r->err)
+	if (!pd)
 		return;
 	int type = param_word(r, "type", true, ap_qp_type_words, qp_type_value, -1);
-	struct be_qp_init init = { .type = (enum be_qp_type)type, .send_cq = scq->obj, .recv_cq = rcq->obj,
-				   .srq = srq ? srq->obj : NULL };
-	if (type < 0 || !param_u32(r, "max_send_wr", false, 64, 1u << 20, &init.max_send_wr) ||
+	if (type < 0)
+		return;
+	bool xrc = type == BE_QPT_XRC_SEND || type == BE_QPT_XRC_RECV;
+	struct handle *scq, *rcq;
+	if (!qp_cqs(r, (enum be_qp_type)type, &scq, &rcq))
+		return;
+	struct handle *srq = session_get(r, "srq", H_SRQ, false);
+	struct handle *xrcd = r->err ? NULL : param_xrcd(r, type == BE_QPT_XRC_RECV);
+	if (r->err)
+		return;
+	if (type != BE_QPT_XRC_RECV && xrcd) {
+		req_fail(r, AE_BAD_REQUEST, "params.xrcd: only an XRC_RECV QP belongs to an XRC domain");
+		return;
+	}
+	if (xrc && srq) {
+		req_fail(r, AE_BAD_REQUEST, "params.srq: an XRC QP takes no SRQ (an XRC target's requests name theirs)");
+		return;
+	}
+	if (srq && srq->xrcd) {
+		req_fail(r, AE_BAD_REQUEST, "params.srq: SRQ %u is an XRC SRQ; only XRC requests reach it", srq->id);
+		return;
+	}
+	struct be_qp_init init = { .type = (enum be_qp_type)type, .send_cq = scq ? scq->obj : NULL,
+				   .recv_cq = rcq ? rcq->obj : NULL, .srq = srq ? srq->obj : NULL,
+				   .xrcd = xrcd ? xrcd->obj : NULL };
+	if (!param_u32(r, "max_send_wr", false, 64, 1u << 20, &init.max_send_wr) ||
 	    !param_u32(r, "max_recv_wr", false, 64, 1u << 20, &init.max_recv_wr) ||
 	    !param_u32(r, "max_send_sge", false, 4, 1024, &init.max_send_sge) ||
 	    !param_u32(r, "max_recv_sge", false, 4, 1024, &init.max_recv_sge) ||
@@ -45,16 +80,22 @@ void method_create_qp(struct req *r)
 	}
 	struct handle *h = session_add(r->s, H_QP, qp);
 	h->pd = pd->id;
-	h->cq[0] = scq->id;
-	h->cq[1] = rcq->id;
 	h->qpn = qpn;
 	h->qp_type = init.type;
 	pd->users++;
-	scq->users++;
-	rcq->users++;
+	struct handle *cqs[2] = { scq, rcq };
+	for (int i = 0; i < 2; i++)
+		if (cqs[i]) {
+			h->cq[i] = cqs[i]->id;
+			cqs[i]->users++;
+		}
 	if (srq) {
 		h->srq = srq->id;
 		srq->users++;
+	}
+	if (xrcd) {
+		h->xrcd = xrcd->id;
+		xrcd->users++;
 	}
 	g_hash_table_insert(r->s->qpns, GUINT_TO_POINTER(qpn), GUINT_TO_POINTER(h->id));
 	result_int(r, "qp", h->id);

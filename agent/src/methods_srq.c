@@ -19,7 +19,18 @@ static bool have_srq(struct req *r)
 void method_create_srq(struct req *r)
 {
 	struct handle *pd = session_get(r, "pd", H_PD, true);
-	struct be_srq_init init;
+	struct be_srq_init init = { 0 };
+	/* An XRC SRQ: its domain, and the CQ its receives complete on. */
+	struct handle *xrcd = pd ? param_xrcd(r, false) : NULL;
+	struct handle *cq = !r->err ? session_get(r, "cq", H_CQ, xrcd != NULL) : NULL;
+	if (r->err)
+		return;
+	if (cq && !xrcd) {
+		req_fail(r, AE_BAD_REQUEST, "params.cq: only an XRC SRQ (with params.xrcd) has a CQ of its own");
+		return;
+	}
+	init.xrcd = xrcd ? xrcd->obj : NULL;
+	init.cq = cq ? cq->obj : NULL;
 	if (!pd || !param_u32(r, "max_wr", false, 64, MAX_SRQ_WR, &init.max_wr) ||
 	    !param_u32(r, "max_sge", false, 4, MAX_SRQ_SGE, &init.max_sge) ||
 	    !param_u32(r, "limit", false, 0, MAX_SRQ_WR, &init.limit) || !have_srq(r) || !req_limit_handles(r))
@@ -41,7 +52,22 @@ void method_create_srq(struct req *r)
 	struct handle *h = session_add(r->s, H_SRQ, srq);
 	h->pd = pd->id;
 	pd->users++;
+	if (xrcd) {
+		h->xrcd = xrcd->id;
+		xrcd->users++;
+		h->cq[1] = cq->id;
+		cq->users++;
+	}
 	result_int(r, "srq", h->id);
+	if (xrcd) {
+		/* The number an XRCETH names: the device's, read back. */
+		struct be_srq_attr a;
+		if (OPS(r)->query_srq(srq, &a, &err)) {
+			req_fail_backend(r, &err);
+			return;
+		}
+		result_int(r, "srqn", a.srqn);
+	}
 }
 
 void method_modify_srq(struct req *r)
@@ -69,6 +95,8 @@ void method_query_srq(struct req *r)
 	result_int(r, "max_wr", a.max_wr);
 	result_int(r, "max_sge", a.max_sge);
 	result_int(r, "limit", a.limit);
+	if (h->xrcd)
+		result_int(r, "srqn", a.srqn);
 }
 
 void method_destroy_srq(struct req *r)

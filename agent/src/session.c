@@ -28,7 +28,7 @@ struct handle *session_add(struct session *s, enum htype t, void *obj)
 
 static const char *type_name(enum htype t)
 {
-	static const char *const n[] = { "PD", "CQ", "MR", "QP", "AH", "SRQ" };
+	static const char *const n[] = { "PD", "CQ", "MR", "QP", "AH", "SRQ", "MW", "XRCD" };
 	return n[t];
 }
 
@@ -78,6 +78,11 @@ void session_remove(struct session *s, struct handle *h)
 		if (srq)
 			srq->users--;
 	}
+	if (h->xrcd) {
+		struct handle *xrcd = lookup(s, h->xrcd);
+		if (xrcd)
+			xrcd->users--;
+	}
 	if (h->type == H_QP)
 		g_hash_table_remove(s->qpns, GUINT_TO_POINTER(h->qpn));
 	if (h->mcast)
@@ -101,6 +106,8 @@ static void destroy(struct session *s, struct handle *h)
 	case H_MR: rc = ops->dereg_mr(h->obj, &err); break;
 	case H_CQ: rc = ops->destroy_cq(h->obj, &err); break;
 	case H_PD: rc = ops->dealloc_pd(h->obj, &err); break;
+	case H_MW: rc = ops->dealloc_mw ? ops->dealloc_mw(h->obj, &err) : 0; break;
+	case H_XRCD: rc = ops->dealloc_xrcd ? ops->dealloc_xrcd(h->obj, &err) : 0; break;
 	}
 	if (rc)
 		g_warning("%s: cleaning up handle %u: %s", s->peer, h->id, err.message);
@@ -109,8 +116,11 @@ static void destroy(struct session *s, struct handle *h)
 
 void session_cleanup(struct session *s)
 {
-	/* QPs before the SRQs they use, everything before its PD. */
-	static const enum htype order[] = { H_QP, H_AH, H_SRQ, H_MR, H_CQ, H_PD };
+	/* QPs before the SRQs they use (and before the windows they bound),
+	 * windows before the MRs they are bound to (a device refuses to
+	 * deregister an MR with windows bound), SRQs before their XRC domain,
+	 * everything before its PD. */
+	static const enum htype order[] = { H_QP, H_AH, H_MW, H_SRQ, H_XRCD, H_MR, H_CQ, H_PD };
 	if (!s->handles)
 		return; /* cleaned up already: by bye, before the connection closed */
 	/* Events of the session's objects reach it (and are dropped with

@@ -586,6 +586,8 @@ struct soft_dev *soft_dev_new(const struct backend_options *opts, char *err, siz
 	dev->vlan_id = opts->vlan ? (int)opts->vlan : -1;
 	dev->qps = g_hash_table_new(g_direct_hash, g_direct_equal);
 	dev->mrs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	dev->mws = g_hash_table_new(g_direct_hash, g_direct_equal);
+	dev->xrc_srqs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	dev->next_qpn = 0x11;
 	dev->next_key = 0x1000;
 	dev->next_comm_id = g_random_int() | 1u;
@@ -680,6 +682,8 @@ static void soft_close(struct backend *be)
 	struct soft_dev *dev = (struct soft_dev *)be;
 	soft_hostile_close(dev);
 	soft_mcast_close(dev);
+	soft_mw_close(dev);
+	soft_xrc_close(dev);
 	if (dev->raw_watch)
 		g_source_remove(dev->raw_watch);
 	if (dev->sink4_watch)

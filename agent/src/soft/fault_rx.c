@@ -144,7 +144,7 @@ static bool repair(struct copy *c, const uint8_t *frame)
 
 static enum roce_transport qp_transport(const struct be_qp *qp)
 {
-	return qp->type == BE_QPT_RC ? ROCE_T_RC : qp->type == BE_QPT_UC ? ROCE_T_UC : ROCE_T_UD;
+	return soft_qp_transport(qp);
 }
 
 static struct be_qp *lowest_qp(struct soft_dev *dev)

@@ -131,6 +131,15 @@ static void transport_fault(struct soft_dev *dev, struct roce_desc *d)
 		if (acknowledge_is(d, ROCE_SYN_NAK, ROCE_NAK_PSN_SEQ_ERR) && dev->rx)
 			roce_bth_set_psn(d->bth, dev->rx->psn);
 		return;
+	case SOFT_FAULT_XRC_RESP_XRCETH:
+		/* The responder's own XRCETH, naming the SRQ the request named. */
+		if (op->transport == ROCE_T_XRC && !(op->flags & ROCE_OPF_REQUEST)) {
+			const uint8_t *x = dev->rx ? roce_pkt_hdr(dev->rx->p, ROCE_H_XRCETH) : NULL;
+			d->xhdrs = (uint16_t)(roce_desc_xhdrs(d) | XBIT(XRCETH));
+			d->ovr |= ROCE_OVR_XHDRS;
+			roce_xrceth_set_srqn(roce_desc_hdr(d, ROCE_H_XRCETH), x ? roce_xrceth_srqn(x) : 0);
+		}
+		return;
 	case SOFT_FAULT_READ_RESP_NO_AETH:
 		if (op->kind == ROCE_K_READ_RESP && aeth) {
 			d->xhdrs = (uint16_t)(roce_desc_xhdrs(d) & ~XBIT(AETH));

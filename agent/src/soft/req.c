@@ -46,9 +46,16 @@ static bool is_read(const struct soft_swqe *w)
 	return w->wr.opcode == BE_WR_RDMA_READ;
 }
 
-static bool is_atomic(const struct soft_swqe *w)
+static bool is_fetch_atomic(const struct soft_swqe *w)
 {
 	return w->wr.opcode == BE_WR_ATOMIC_CMP_AND_SWP || w->wr.opcode == BE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* A one-packet request answered by a response of its own: the atomics,
+ * and FLUSH and ATOMIC WRITE (placement.c). */
+static bool is_atomic(const struct soft_swqe *w)
+{
+	return is_fetch_atomic(w) || soft_placement_wr(w->wr.opcode);
 }
 
 static uint32_t last_psn(const struct soft_swqe *w)
@@ -63,7 +70,7 @@ static unsigned qp_pmtu(const struct be_qp *qp)
 
 static enum roce_transport qp_transport(const struct be_qp *qp)
 {
-	return qp->type == BE_QPT_RC ? ROCE_T_RC : qp->type == BE_QPT_UC ? ROCE_T_UC : ROCE_T_UD;
+	return soft_qp_transport(qp);
 }
 
 static int64_t ack_timeout_us(const struct be_qp *qp)
@@ -81,6 +88,10 @@ static enum be_wc_opcode wc_opcode(enum be_wr_opcode op)
 	case BE_WR_RDMA_READ: return BE_WC_RDMA_READ;
 	case BE_WR_ATOMIC_CMP_AND_SWP: return BE_WC_COMP_SWAP;
 	case BE_WR_ATOMIC_FETCH_AND_ADD: return BE_WC_FETCH_ADD;
+	case BE_WR_BIND_MW: return BE_WC_BIND_MW;
+	case BE_WR_LOCAL_INV: return BE_WC_LOCAL_INV;
+	case BE_WR_FLUSH: return BE_WC_FLUSH;
+	case BE_WR_ATOMIC_WRITE: return BE_WC_ATOMIC_WRITE;
 	default: return BE_WC_SEND;
 	}
 }
@@ -153,9 +164,11 @@ static int wqe_opcode(const struct be_qp *qp, const struct soft_swqe *w, uint32_
 	unsigned flags = 0;
 	enum roce_position pos;
 	switch (w->wr.opcode) {
-	case BE_WR_RDMA_READ: return roce_opcode_find(ROCE_T_RC, ROCE_K_READ_REQ, ROCE_POS_ONLY, 0, 0);
-	case BE_WR_ATOMIC_CMP_AND_SWP: return roce_opcode_find(ROCE_T_RC, ROCE_K_CMP_SWAP, ROCE_POS_ONLY, 0, 0);
-	case BE_WR_ATOMIC_FETCH_AND_ADD: return roce_opcode_find(ROCE_T_RC, ROCE_K_FETCH_ADD, ROCE_POS_ONLY, 0, 0);
+	case BE_WR_RDMA_READ: return roce_opcode_find(qp_transport(qp), ROCE_K_READ_REQ, ROCE_POS_ONLY, 0, 0);
+	case BE_WR_ATOMIC_CMP_AND_SWP: return roce_opcode_find(qp_transport(qp), ROCE_K_CMP_SWAP, ROCE_POS_ONLY, 0, 0);
+	case BE_WR_ATOMIC_FETCH_AND_ADD: return roce_opcode_find(qp_transport(qp), ROCE_K_FETCH_ADD, ROCE_POS_ONLY, 0, 0);
+	case BE_WR_FLUSH: return roce_opcode_find(qp_transport(qp), ROCE_K_FLUSH, ROCE_POS_ONLY, 0, 0);
+	case BE_WR_ATOMIC_WRITE: return roce_opcode_find(qp_transport(qp), ROCE_K_ATOMIC_WRITE, ROCE_POS_ONLY, 0, 0);
 	case BE_WR_RDMA_WRITE: kind = ROCE_K_WRITE; break;
 	case BE_WR_RDMA_WRITE_WITH_IMM: kind = ROCE_K_WRITE; flags = last ? ROCE_OPF_IMM : 0; break;
 	case BE_WR_SEND_WITH_IMM: kind = ROCE_K_SEND; flags = last ? ROCE_OPF_IMM : 0; break;
@@ -227,6 +240,10 @@ static bool send_packet(struct be_qp *qp, struct soft_swqe *w, uint32_t i)
 		roce_immdt_set_imm(roce_desc_hdr(&d, ROCE_H_IMMDT), w->wr.imm_data);
 	if (op->xhdrs & ROCE_XHDR_BIT(ROCE_H_IETH))
 		roce_ieth_set_rkey(roce_desc_hdr(&d, ROCE_H_IETH), w->wr.invalidate_rkey);
+	if (op->xhdrs & ROCE_XHDR_BIT(ROCE_H_XRCETH))
+		soft_xrc_build(qp, &w->wr, &d);
+	if (op->kind == ROCE_K_FLUSH || op->kind == ROCE_K_ATOMIC_WRITE)
+		soft_placement_build(qp, &w->wr, &d);
 	if (op->xhdrs & ROCE_XHDR_BIT(ROCE_H_DETH)) {
 		uint8_t *deth = roce_desc_hdr(&d, ROCE_H_DETH);
 		/* A Q_Key with the MSB set means "use the QP's own" (controlled Q_Key). */
@@ -242,7 +259,7 @@ static bool send_packet(struct be_qp *qp, struct soft_swqe *w, uint32_t i)
 			d.payload_len = (size_t)n;
 		}
 	}
-	bool ackreq = qp->type == BE_QPT_RC && (last || is_read(w) || is_atomic(w));
+	bool ackreq = soft_qp_reliable(qp) && (last || is_read(w) || is_atomic(w));
 	if (ackreq)
 		roce_bth_set_ackreq(d.bth, 1);
 	bool solicitable = w->wr.opcode == BE_WR_SEND || w->wr.opcode == BE_WR_SEND_WITH_IMM ||
@@ -278,7 +295,7 @@ static bool outstanding(struct be_qp *qp)
 
 static void arm_ack_timer(struct be_qp *qp, bool restart)
 {
-	if (qp->type != BE_QPT_RC)
+	if (!soft_qp_reliable(qp))
 		return;
 	int64_t t = ack_timeout_us(qp);
 	if (!t || !outstanding(qp)) {
@@ -298,8 +315,26 @@ void soft_req_kick(struct be_qp *qp)
 	int64_t now = soft_now_us();
 	while (qp->sq_next < qp->sq_count && qp->attr.state == BE_QPS_RTS) {
 		struct soft_swqe *w = sq_at(qp, qp->sq_next);
+		if (soft_mw_local_wr(w->wr.opcode)) {
+			/* A bind or local invalidation: no packet, executed in
+			 * its turn and completed in order (mw.c). */
+			if (!w->done) {
+				w->assigned = true;
+				w->first_psn = qp->req.next_psn;
+				w->npkts = 0;
+				w->status = soft_mw_exec(qp, &w->wr);
+				if (w->status != BE_WC_SUCCESS) {
+					req_fail(qp, w, w->status);
+					return;
+				}
+				w->done = true;
+			}
+			qp->sq_next++;
+			qp->pkt_next = 0;
+			continue;
+		}
 		if (!w->assigned) {
-			if (qp->type == BE_QPT_RC) {
+			if (soft_qp_reliable(qp)) {
 				unsigned max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 				if ((is_read(w) || is_atomic(w)) && outstanding_rd_atomic(qp) >= max)
 					break;
@@ -333,7 +368,7 @@ void soft_req_kick(struct be_qp *qp)
 			send_packet(qp, w, qp->pkt_next);
 			qp->pkt_next++;
 		}
-		if (qp->type != BE_QPT_RC ||
+		if (!soft_qp_reliable(qp) ||
 		    (SOFT_FAULT_ON(dev, COMPLETE_EARLY) && !is_read(w) && !is_atomic(w))) {
 			w->done = true;
 			w->status = BE_WC_SUCCESS;
@@ -581,6 +616,19 @@ static void on_read_response(struct be_qp *qp, const struct soft_rx *rx)
 	struct soft_swqe *w = wqe_of(qp, psn);
 	if (!w || w->done)
 		return;
+	if (soft_placement_wr(w->wr.opcode) && psn == w->first_psn) {
+		/* FLUSH and ATOMIC WRITE: a zero-length READ Response Only. */
+		if (!soft_placement_response_ok(qp, rx) && checks_responses(qp)) {
+			bad_response(qp, w);
+			return;
+		}
+		w->done = true;
+		w->status = BE_WC_SUCCESS;
+		qp->req.acked_psn = psn;
+		qp->req.retry_left = qp->attr.retry_cnt;
+		arm_ack_timer(qp, true);
+		return;
+	}
 	if (!is_read(w)) {
 		bad_response(qp, w);
 		return;
@@ -640,7 +688,7 @@ static void on_atomic_ack(struct be_qp *qp, const struct soft_rx *rx)
 	if (!w || w->done)
 		return;
 	const uint8_t *aeth = roce_pkt_hdr(rx->p, ROCE_H_AETH);
-	if (!is_atomic(w) || (roce_aeth_type(aeth) != ROCE_SYN_ACK && checks_responses(qp))) {
+	if (!is_fetch_atomic(w) || (roce_aeth_type(aeth) != ROCE_SYN_ACK && checks_responses(qp))) {
 		bad_response(qp, w);
 		return;
 	}
@@ -657,7 +705,7 @@ static void on_atomic_ack(struct be_qp *qp, const struct soft_rx *rx)
 
 void soft_req_rx(struct be_qp *qp, const struct soft_rx *rx)
 {
-	if (qp->type != BE_QPT_RC) {
+	if (qp->type != BE_QPT_RC && qp->type != BE_QPT_XRC_SEND) {
 		qp->dev->cnt.rx_drop_opcode++;
 		return;
 	}

@@ -11,6 +11,7 @@
 
 void soft_resp_reset(struct be_qp *qp)
 {
+	soft_placement_settle(qp, NULL);
 	if (qp->resp.have_wqe) {
 		for (unsigned i = 0; i < qp->resp.wqe.num_sge; i++)
 			soft_mr_unref(qp->resp.wqe.sge[i].mr);
@@ -51,7 +52,7 @@ static void send_aeth(struct be_qp *qp, const struct soft_rx *rx, unsigned type,
 {
 	struct roce_desc d;
 	reply_to(qp, rx);
-	soft_qp_desc(qp, &d, (uint8_t)roce_opcode_find(ROCE_T_RC, ROCE_K_ACK, ROCE_POS_ONLY, 0, 0), psn);
+	soft_qp_desc(qp, &d, (uint8_t)roce_opcode_find(soft_qp_transport(qp), ROCE_K_ACK, ROCE_POS_ONLY, 0, 0), psn);
 	uint8_t *aeth = roce_desc_hdr(&d, ROCE_H_AETH);
 	roce_aeth_set_type(aeth, type);
 	roce_aeth_set_value(aeth, value);
@@ -74,7 +75,7 @@ static void send_nak(struct be_qp *qp, const struct soft_rx *rx, enum roce_nak_c
 static void fatal(struct be_qp *qp, const struct soft_rx *rx, enum roce_nak_code code,
 		  enum be_wc_status recv_status)
 {
-	if (qp->type == BE_QPT_RC)
+	if (soft_qp_reliable(qp))
 		send_nak(qp, rx, code);
 	if (qp->resp.have_wqe && recv_status != BE_WC_SUCCESS) {
 		struct be_wc wc = { .wr_id = qp->resp.wqe.wr_id, .status = recv_status,
@@ -98,7 +99,7 @@ static void send_read_response(struct be_qp *qp, const struct soft_rx *rx, const
 	for (uint32_t i = 0; i < n; i++) {
 		enum roce_position pos = roce_position_of(i, n);
 		struct roce_desc d;
-		soft_qp_desc(qp, &d, (uint8_t)roce_opcode_find(ROCE_T_RC, ROCE_K_READ_RESP, pos, 0, 0),
+		soft_qp_desc(qp, &d, (uint8_t)roce_opcode_find(soft_qp_transport(qp), ROCE_K_READ_RESP, pos, 0, 0),
 			     roce_psn_add(psn, (int32_t)i));
 		uint8_t *aeth = roce_desc_hdr(&d, ROCE_H_AETH);
 		if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH)) {
@@ -117,7 +118,7 @@ static void send_atomic_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t
 {
 	struct roce_desc d;
 	reply_to(qp, rx);
-	soft_qp_desc(qp, &d, (uint8_t)roce_opcode_find(ROCE_T_RC, ROCE_K_ATOMIC_ACK, ROCE_POS_ONLY, 0, 0),
+	soft_qp_desc(qp, &d, (uint8_t)roce_opcode_find(soft_qp_transport(qp), ROCE_K_ATOMIC_ACK, ROCE_POS_ONLY, 0, 0),
 		     psn);
 	uint8_t *aeth = roce_desc_hdr(&d, ROCE_H_AETH);
 	roce_aeth_set_type(aeth, ROCE_SYN_ACK);
@@ -129,8 +130,9 @@ static void send_atomic_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t
 
 /* ---- Memory ---- */
 
-/* The MR an rkey names for this access, with [va, va + len) inside it;
- * NULL when the key, the rights or the bounds are wrong. */
+/* The MR an rkey names for this access (every right of right), with
+ * [va, va + len) inside what the key reaches; NULL when the key, the
+ * rights or the bounds are wrong. */
 static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
 			       unsigned right)
 {
@@ -144,20 +146,23 @@ static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uin
 		g_hash_table_iter_init(&it, qp->dev->mrs);
 		while (g_hash_table_iter_next(&it, &k, &v)) {
 			struct be_mr *m = v;
-			if (m->pd == qp->pd && m->valid && va >= m->addr && len <= m->length &&
+			if (m->pd == soft_rkey_pd(qp) && m->valid && va >= m->addr && len <= m->length &&
 			    va - m->addr <= m->length - len)
 				mr = m;
 		}
 		if (!mr)
 			return NULL;
-	} else {
-		mr = soft_mr_by_rkey(qp->dev, qp->pd, rkey);
-		if (!mr || !(mr->access & right))
+		if (va < mr->addr || len > mr->length || va - mr->addr > mr->length - len)
 			return NULL;
+		return mr;
 	}
-	if (va < mr->addr || len > mr->length || va - mr->addr > mr->length - len)
+	/* The MR's or a window's range and rights (mw.c). */
+	struct soft_rkey k;
+	if (!soft_rkey_resolve(qp, rkey, &k) || (k.access & right) != right)
 		return NULL;
-	return mr;
+	if (va < k.addr || len > k.length || va - k.addr > k.length - len)
+		return NULL;
+	return k.mr;
 }
 
 /* Checks a receive WQE's SGEs can take data (LOCAL_WRITE, same PD). */
@@ -165,7 +170,7 @@ static bool rwqe_ok(const struct be_qp *qp, const struct soft_rwqe *w)
 {
 	for (unsigned i = 0; i < w->num_sge; i++) {
 		const struct be_mr *mr = w->sge[i].mr;
-		if (!mr->valid || mr->pd != qp->pd || !(mr->access & BE_ACCESS_LOCAL_WRITE))
+		if (!mr->valid || mr->pd != soft_rkey_pd(qp) || !(mr->access & BE_ACCESS_LOCAL_WRITE))
 			return false;
 	}
 	return true;
@@ -209,12 +214,24 @@ static void complete_rwqe(struct be_qp *qp, const struct soft_rx *rx, enum be_wc
 		wc.wc_flags |= BE_WC_WITH_IMM;
 	}
 	const uint8_t *ieth = roce_pkt_hdr(rx->p, ROCE_H_IETH);
-	if (ieth && (rx->op->flags & ROCE_OPF_INV)) {
-		wc.invalidate_rkey = roce_ieth_rkey(ieth);
-		wc.wc_flags |= BE_WC_WITH_INV;
-		struct be_mr *mr = soft_mr_by_rkey(qp->dev, qp->pd, wc.invalidate_rkey);
-		if (mr)
-			mr->rkey_valid = false;
+	if (ieth && (rx->op->flags & ROCE_OPF_INV) && status == BE_WC_SUCCESS) {
+		/* Remote invalidation (mw.c). A refusal fails the receive
+		 * (REM_INV_REQ_ERR, as rxe's class J) and, once the request is
+		 * answered, the QP. */
+		switch (soft_mw_remote_invalidate(qp, roce_ieth_rkey(ieth))) {
+		case SOFT_INV_DONE:
+			wc.invalidate_rkey = roce_ieth_rkey(ieth);
+			wc.wc_flags |= BE_WC_WITH_INV;
+			break;
+		case SOFT_INV_REFUSED:
+			wc.status = BE_WC_REM_INV_REQ_ERR;
+			wc.wc_flags = 0;
+			wc.imm_data = 0;
+			qp->resp.inv_refused = true;
+			break;
+		case SOFT_INV_SKIPPED:
+			break;
+		}
 	}
 	soft_cq_push(qp->rcq, &wc);
 	for (unsigned i = 0; i < qp->resp.wqe.num_sge; i++)
@@ -405,7 +422,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 			*nak = ROCE_NAK_INVALID_REQUEST;
 			return EXEC_ERROR;
 		}
-		memcpy(mr->buf + at, rx->payload, rx->payload_len);
+		soft_placement_write(qp, mr, at, rx->payload, rx->payload_len);
 		qp->resp.wdone += rx->payload_len;
 	}
 	if (last) {
@@ -561,6 +578,10 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 		send_atomic_ack(qp, rx, rx->psn, r->orig);
 		return;
 	}
+	case ROCE_K_FLUSH:
+	case ROCE_K_ATOMIC_WRITE:
+		soft_placement_duplicate(qp, rx);
+		return;
 	default:
 		dev->cnt.rx_drop_opcode++;
 		return;
@@ -619,8 +640,11 @@ static void resp_rc(struct be_qp *qp, const struct soft_rx *rx)
 	case ROCE_K_FETCH_ADD:
 		rc_atomic(qp, rx);
 		return;
+	case ROCE_K_FLUSH:
+	case ROCE_K_ATOMIC_WRITE:
+		soft_placement_rx(qp, rx);
+		return;
 	default:
-		/* FLUSH, ATOMIC WRITE: not supported by this device. */
 		fatal(qp, rx, ROCE_NAK_INVALID_REQUEST, BE_WC_SUCCESS);
 		return;
 	}
@@ -717,9 +741,59 @@ static void resp_ud(struct be_qp *qp, const struct soft_rx *rx)
 
 void soft_resp_rx(struct be_qp *qp, const struct soft_rx *rx)
 {
+	soft_placement_settle(qp, rx);
 	switch (qp->type) {
 	case BE_QPT_RC: resp_rc(qp, rx); break;
 	case BE_QPT_UC: resp_uc(qp, rx); break;
 	case BE_QPT_UD: resp_ud(qp, rx); break;
+	case BE_QPT_XRC_RECV:
+		if (soft_xrc_select(qp, rx))
+			resp_rc(qp, rx);
+		break;
+	case BE_QPT_XRC_SEND: /* an initiator takes no requests */
+		qp->dev->cnt.rx_drop_opcode++;
+		break;
 	}
+	if (qp->resp.inv_refused) {
+		qp->resp.inv_refused = false;
+		soft_qp_to_error(qp);
+	}
+}
+
+/* ---- For the service files (mw.c, xrc.c, placement.c) ---- */
+
+void soft_resp_fatal(struct be_qp *qp, const struct soft_rx *rx, enum roce_nak_code code)
+{
+	fatal(qp, rx, code, BE_WC_SUCCESS);
+}
+
+void soft_resp_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t psn)
+{
+	send_ack(qp, rx, psn);
+}
+
+void soft_resp_read_response(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *mem, uint64_t len,
+			     uint32_t psn)
+{
+	send_read_response(qp, rx, mem, len, psn);
+}
+
+struct soft_res *soft_resp_res_new(struct be_qp *qp)
+{
+	return res_new(qp);
+}
+
+struct soft_res *soft_resp_res_find(struct be_qp *qp, uint32_t psn, bool atomic)
+{
+	return res_find(qp, psn, atomic);
+}
+
+bool soft_resp_rd_atomic_allowed(const struct be_qp *qp)
+{
+	return rd_atomic_allowed(qp);
+}
+
+struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned right)
+{
+	return remote_mr(qp, rkey, va, len, right);
 }

@@ -46,7 +46,7 @@ static bool pkey_match(uint16_t a, uint16_t b)
 
 static enum roce_transport qp_transport(const struct be_qp *qp)
 {
-	return qp->type == BE_QPT_RC ? ROCE_T_RC : qp->type == BE_QPT_UC ? ROCE_T_UC : ROCE_T_UD;
+	return soft_qp_transport(qp);
 }
 
 void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)

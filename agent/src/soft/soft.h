@@ -10,7 +10,10 @@
  * (congestion reaction), cm.c (the connection manager on QP1), recv.c
  * (where a receive WQE comes from: the QP's RQ or its SRQ), srq.c (shared
  * receive queues), events.c (the asynchronous event queue), mcast.c
- * (multicast groups, their delivery, the CM's join); the fault
+ * (multicast groups, their delivery, the CM's join), mw.c (memory
+ * windows, rkey resolution, local and remote invalidation), xrc.c (XRC
+ * domains, XRC SRQ numbers, target and initiator QPs), placement.c
+ * (FLUSH and ATOMIC WRITE, responder and requester); the fault
  * profiles act at the edges: fault.c (the table), fault_rx.c (the receive
  * filter), fault_tx.c (the transmit rewrite), and at the decision points
  * their table names (fault.def).
@@ -123,6 +126,15 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(objects_qp, "QPs that exist now") \
 	X(objects_ah, "AHs that exist now") \
 	X(objects_srq, "SRQs that exist now") \
+	X(objects_mw, "memory windows that exist now") \
+	X(objects_xrcd, "XRC domains that exist now") \
+	X(mw_binds, "memory window binds executed (the verb and the BIND_MW work request)") \
+	X(mw_bind_errors, "binds refused (completed with MW_BIND_ERR)") \
+	X(rkey_invalidations, "rkeys invalidated (LOCAL_INV and SEND with Invalidate)") \
+	X(rkey_inv_refused, "SEND with Invalidate whose rkey could not be invalidated (the QP goes to Error)") \
+	X(xrc_bad_srqn, "XRC requests naming no XRC SRQ of their target's domain (NAK Remote Access Error)") \
+	X(flushes, "FLUSH requests executed") \
+	X(atomic_writes, "ATOMIC WRITE requests executed") \
 	X(mcast_attached, "QP attachments to multicast groups now")
 
 struct soft_counters {
@@ -154,9 +166,33 @@ struct be_mr {
 	uint64_t length, addr;
 	uint32_t lkey, rkey;
 	unsigned access;
-	bool valid;    /* false after dereg (or remote invalidation of the rkey) */
+	bool valid;    /* false after dereg */
 	bool rkey_valid;
-	unsigned refs; /* 1 for the registration + one per WQE naming it */
+	unsigned refs; /* 1 for the registration + one per WQE or window naming it */
+	unsigned windows; /* windows validly bound to it: dereg is refused meanwhile */
+};
+
+/* A memory window (mw.c). Its binding stays after it is invalidated or
+ * unbound (only the state changes), so that a fault profile can still
+ * reach it. */
+enum soft_mw_state { SOFT_MW_FREE, SOFT_MW_VALID, SOFT_MW_UNBOUND, SOFT_MW_INVALIDATED };
+
+struct be_mw {
+	struct soft_dev *dev;
+	struct be_pd *pd;
+	enum be_mw_type type;
+	uint32_t rkey; /* index << 8 | the consumer's key */
+	enum soft_mw_state state;
+	struct be_mr *mr;    /* the last binding's MR (holds a reference), NULL before any */
+	uint64_t addr, length;
+	unsigned access;
+	struct be_qp *qp;    /* type 2: the QP that bound it */
+};
+
+/* An XRC domain (xrc.c). */
+struct be_xrcd {
+	struct soft_dev *dev;
+	unsigned users; /* XRC SRQs and XRC_RECV QPs */
 };
 
 struct be_ah {
@@ -212,6 +248,10 @@ struct be_srq {
 	uint32_t max_wr, max_sge;
 	uint32_t limit; /* armed limit; 0: not armed */
 	unsigned users; /* QPs */
+	/* An XRC SRQ (xrc.c): its domain, number and CQ; NULL, 0, NULL otherwise. */
+	struct be_xrcd *xrcd;
+	uint32_t srqn;
+	struct be_cq *cq;
 };
 
 /* A saved READ or atomic request, for duplicates (responder resources). */
@@ -222,7 +262,11 @@ struct soft_res {
 	uint64_t va;
 	uint32_t rkey, length;
 	uint64_t orig; /* atomic: the value returned */
+	uint8_t placement; /* FLUSH or ATOMIC WRITE (ROCE_K_*): answered again as it was */
 };
+
+/* A WRITE held back by the flush-early fault profile (placement.c). */
+struct soft_held_write;
 
 enum soft_msg { SOFT_MSG_NONE, SOFT_MSG_SEND, SOFT_MSG_WRITE };
 
@@ -275,7 +319,13 @@ struct be_qp {
 		unsigned nres, res_next;
 		uint32_t ud_last_psn;
 		bool ud_have_psn;
+		bool inv_refused; /* a SEND with Invalidate was refused: ERR once answered */
+		struct soft_held_write *held;
 	} resp;
+
+	/* XRC (xrc.c): a target's domain; its srq and rcq are those of the
+	 * XRC SRQ the request being handled names. */
+	struct be_xrcd *xrcd;
 
 	struct {
 		uint32_t next_psn;   /* PSN of the next WQE to be assigned */
@@ -380,6 +430,10 @@ struct soft_dev {
 
 	GHashTable *qps;    /* qpn -> struct be_qp */
 	GHashTable *mrs;    /* rkey/lkey -> struct be_mr (both keys are the same) */
+	GHashTable *mws;    /* rkey >> 8 -> struct be_mw (indices SOFT_MW_INDEX_BASE up) */
+	uint32_t next_mw_index;
+	GHashTable *xrc_srqs; /* srqn -> struct be_srq (XRC SRQs) */
+	uint32_t next_srqn;
 	uint32_t next_qpn;
 	uint32_t next_key;
 	uint64_t next_va;
@@ -412,6 +466,24 @@ struct soft_dev {
 static inline int32_t soft_psn_diff(const struct soft_dev *dev, uint32_t a, uint32_t b)
 {
 	return SOFT_FAULT_ON(dev, PSN_NO_WRAP) ? (int32_t)a - (int32_t)b : roce_psn_diff(a, b);
+}
+
+/* The transport of a QP's packets, and whether it is reliable (RC and
+ * the XRC initiator and target: ACKs, retries, responses). */
+static inline enum roce_transport soft_qp_transport(const struct be_qp *qp)
+{
+	switch (qp->type) {
+	case BE_QPT_UC: return ROCE_T_UC;
+	case BE_QPT_UD: return ROCE_T_UD;
+	case BE_QPT_XRC_SEND:
+	case BE_QPT_XRC_RECV: return ROCE_T_XRC;
+	default: return ROCE_T_RC;
+	}
+}
+
+static inline bool soft_qp_reliable(const struct be_qp *qp)
+{
+	return qp->type == BE_QPT_RC || qp->type == BE_QPT_XRC_SEND || qp->type == BE_QPT_XRC_RECV;
 }
 
 extern const struct backend_ops soft_ops;
@@ -555,9 +627,91 @@ bool soft_mcast_mac_wanted(const struct soft_dev *dev, const uint8_t mac[6]);
 /* A validated packet to DestQP 0xFFFFFF. */
 void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx);
 
+/* ---- mw.c ---- */
+/* MW indices start here (rkeys 0xF0000000 up); MR keys stay below. */
+#define SOFT_MW_INDEX_BASE 0xF00000u
+int soft_alloc_mw(struct be_pd *pd, enum be_mw_type type, struct be_mw **out, uint32_t *rkey,
+		  struct be_error *err);
+int soft_dealloc_mw(struct be_mw *mw, struct be_error *err);
+int soft_bind_mw(struct be_qp *qp, struct be_mw *mw, const struct be_mw_bind *bind, uint64_t wr_id,
+		 bool signaled, uint32_t *rkey, struct be_error *err);
+/* Whether a work request is a local operation (BIND_MW, LOCAL_INV): no
+ * packet, executed in send-queue order. */
+bool soft_mw_local_wr(enum be_wr_opcode op);
+/* Executes a local operation when it reaches its turn in the send queue. */
+enum be_wc_status soft_mw_exec(struct be_qp *qp, const struct be_send_wr *wr);
+/* What an rkey reaches: the MR, and the range and rights the access is
+ * held to (the MR's own, or the window's). */
+struct soft_rkey {
+	struct be_mr *mr;
+	uint64_t addr, length;
+	unsigned access;
+};
+/* The PD the memory of the QP's requests belongs to (an XRC target: its
+ * current SRQ's). */
+struct be_pd *soft_rkey_pd(const struct be_qp *qp);
+bool soft_rkey_resolve(struct be_qp *qp, uint32_t rkey, struct soft_rkey *out);
+/* SEND with Invalidate's remote invalidation of rkey. */
+enum soft_inv {
+	SOFT_INV_DONE,    /* invalidated: the completion carries WITH_INV */
+	SOFT_INV_REFUSED, /* not invalidated: the receive fails, the QP goes to Error */
+	SOFT_INV_SKIPPED, /* (a fault profile) nothing invalidated, no WITH_INV */
+};
+enum soft_inv soft_mw_remote_invalidate(struct be_qp *qp, uint32_t rkey);
+/* dereg_mr: refused while windows are bound to the MR. */
+int soft_mw_check_dereg(const struct be_mr *mr, struct be_error *err);
+void soft_mw_close(struct soft_dev *dev);
+
+/* ---- xrc.c ---- */
+int soft_alloc_xrcd(struct backend *be, struct be_xrcd **out, struct be_error *err);
+int soft_dealloc_xrcd(struct be_xrcd *xrcd, struct be_error *err);
+/* create_srq with an XRC domain: numbers the SRQ; destroy: forgets it. */
+int soft_xrc_srq_init(struct be_srq *srq, const struct be_srq_init *init, struct be_error *err);
+void soft_xrc_srq_gone(struct be_srq *srq);
+/* create_qp of an XRC type: checks and takes the domain; destroy: drops it. */
+int soft_xrc_qp_init(struct be_qp *qp, const struct be_qp_init *init, struct be_error *err);
+void soft_xrc_qp_gone(struct be_qp *qp);
+/* A request to an XRC target: selects the XRC SRQ its XRCETH names; false
+ * (answered: NAK Remote Access Error, the QP in Error) when there is none
+ * of the target's domain. */
+bool soft_xrc_select(struct be_qp *qp, const struct soft_rx *rx);
+/* An XRC initiator's request: the XRCETH. */
+void soft_xrc_build(struct be_qp *qp, const struct be_send_wr *wr, struct roce_desc *d);
+void soft_xrc_close(struct soft_dev *dev);
+
+/* ---- placement.c ---- */
+/* Whether the device takes FLUSH and ATOMIC WRITE (the capabilities). */
+bool soft_placement_supported(const struct soft_dev *dev);
+/* A new FLUSH or ATOMIC WRITE request, in sequence; a duplicate of one. */
+void soft_placement_rx(struct be_qp *qp, const struct soft_rx *rx);
+void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx);
+/* The responder places a WRITE's bytes (the flush-early profile holds the
+ * last one back); settle places a held one before the next request, and
+ * at a reset. */
+void soft_placement_write(struct be_qp *qp, struct be_mr *mr, uint64_t at, const uint8_t *src, size_t len);
+void soft_placement_settle(struct be_qp *qp, const struct soft_rx *rx);
+/* Requester: whether the work request is FLUSH or ATOMIC WRITE; their
+ * headers and payload; whether a response completes the WQE. */
+bool soft_placement_wr(enum be_wr_opcode op);
+void soft_placement_build(struct be_qp *qp, const struct be_send_wr *wr, struct roce_desc *d);
+bool soft_placement_response_ok(const struct be_qp *qp, const struct soft_rx *rx);
+
 /* ---- resp.c ---- */
 void soft_resp_rx(struct be_qp *qp, const struct soft_rx *rx);
 void soft_resp_reset(struct be_qp *qp);
+/* What the service files answer with: the responder's NAK of a fatal
+ * error (the QP then in Error), an ACK, a READ response (zero length:
+ * the answer to FLUSH and ATOMIC WRITE), and the responder resources. */
+void soft_resp_fatal(struct be_qp *qp, const struct soft_rx *rx, enum roce_nak_code code);
+void soft_resp_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t psn);
+void soft_resp_read_response(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *mem, uint64_t len,
+			     uint32_t psn);
+struct soft_res *soft_resp_res_new(struct be_qp *qp);
+struct soft_res *soft_resp_res_find(struct be_qp *qp, uint32_t psn, bool atomic);
+bool soft_resp_rd_atomic_allowed(const struct be_qp *qp);
+/* The MR rkey reaches for an access needing every right of right, with
+ * [va, va + len) inside its range (a window's or the MR's); NULL if not. */
+struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned right);
 
 /* ---- req.c ---- */
 void soft_req_rx(struct be_qp *qp, const struct soft_rx *rx);

@@ -26,6 +26,10 @@ int soft_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_
 	srq->max_wr = init->max_wr;
 	srq->max_sge = init->max_sge;
 	srq->limit = init->limit;
+	if (soft_xrc_srq_init(srq, init, err)) {
+		g_free(srq);
+		return -1;
+	}
 	srq->ring = g_new0(struct soft_rwqe, init->max_wr);
 	pd->refs++;
 	pd->dev->cnt.objects_srq++;
@@ -47,6 +51,7 @@ int soft_query_srq(struct be_srq *srq, struct be_srq_attr *out, struct be_error 
 	out->max_wr = srq->max_wr;
 	out->max_sge = srq->max_sge;
 	out->limit = srq->limit;
+	out->srqn = srq->srqn;
 	return 0;
 }
 
@@ -61,6 +66,7 @@ int soft_destroy_srq(struct be_srq *srq, struct be_error *err)
 		srq->count--;
 	}
 	soft_events_forget(srq->dev, srq);
+	soft_xrc_srq_gone(srq);
 	srq->pd->refs--;
 	srq->dev->cnt.objects_srq--;
 	g_free(srq->ring);
@@ -118,7 +124,8 @@ enum soft_recv soft_srq_take(struct be_qp *qp, struct soft_rwqe *out)
 
 void soft_srq_qp_error(struct be_qp *qp)
 {
-	if (!qp->srq || SOFT_FAULT_ON(qp->dev, SRQ_NO_LAST_WQE))
+	/* An XRC target has no SRQ of its own (qp->srq is the last one named). */
+	if (!qp->srq || qp->type == BE_QPT_XRC_RECV || SOFT_FAULT_ON(qp->dev, SRQ_NO_LAST_WQE))
 		return;
 	qp->dev->cnt.last_wqe_events++;
 	soft_event_raise(qp->dev, BE_EVENT_QP_LAST_WQE_REACHED, qp, NULL);

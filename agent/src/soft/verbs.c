@@ -27,7 +27,8 @@ static int soft_query_device(struct backend *be, struct be_device_attr *out, str
 	out->atomic_cap = BE_ATOMIC_HCA;
 	out->caps = BE_CAP_RC | BE_CAP_UC | BE_CAP_UD | BE_CAP_ATOMIC | BE_CAP_IPV4 | BE_CAP_IPV6 |
 		    BE_CAP_SEND_WITH_INV | (dev->opts.rcm ? BE_CAP_RCM : 0) | (dev->opts.rocev1 ? BE_CAP_ROCEV1 : 0) |
-		    BE_CAP_SRQ | BE_CAP_MCAST | BE_CAP_CM_MCAST | BE_CAP_ASYNC_EVENTS;
+		    BE_CAP_SRQ | BE_CAP_MCAST | BE_CAP_CM_MCAST | BE_CAP_ASYNC_EVENTS | BE_CAP_MW1 | BE_CAP_MW2 |
+		    BE_CAP_XRC | (soft_placement_supported(dev) ? BE_CAP_FLUSH | BE_CAP_ATOMIC_WRITE : 0);
 	return 0;
 }
 
@@ -159,6 +160,9 @@ static int soft_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8
 	 * while registered. */
 	do {
 		dev->next_key += 0x100 + 0x17;
+		/* Window rkeys (mw.c) have the indices from SOFT_MW_INDEX_BASE. */
+		if (dev->next_key >> 8 >= SOFT_MW_INDEX_BASE)
+			dev->next_key = 0x1000;
 	} while (dev->next_key == 0 || g_hash_table_contains(dev->mrs, GUINT_TO_POINTER(dev->next_key)));
 	mr->lkey = mr->rkey = dev->next_key;
 	/* Addresses: page-aligned, disjoint, never 0 (so a stray VA fails). */
@@ -184,7 +188,8 @@ void soft_mr_unref(struct be_mr *mr)
 
 static int soft_dereg_mr(struct be_mr *mr, struct be_error *err)
 {
-	(void)err;
+	if (soft_mw_check_dereg(mr, err))
+		return -1;
 	g_hash_table_remove(mr->dev->mrs, GUINT_TO_POINTER(mr->lkey));
 	mr->valid = mr->rkey_valid = false;
 	mr->pd->refs--;
@@ -317,6 +322,10 @@ static enum be_wc_opcode send_wc_opcode(enum be_wr_opcode op)
 	case BE_WR_RDMA_READ: return BE_WC_RDMA_READ;
 	case BE_WR_ATOMIC_CMP_AND_SWP: return BE_WC_COMP_SWAP;
 	case BE_WR_ATOMIC_FETCH_AND_ADD: return BE_WC_FETCH_ADD;
+	case BE_WR_BIND_MW: return BE_WC_BIND_MW;
+	case BE_WR_LOCAL_INV: return BE_WC_LOCAL_INV;
+	case BE_WR_FLUSH: return BE_WC_FLUSH;
+	case BE_WR_ATOMIC_WRITE: return BE_WC_ATOMIC_WRITE;
 	default: return BE_WC_SEND;
 	}
 }
@@ -355,8 +364,16 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 			  uint32_t *qpn, struct be_error *err)
 {
 	struct soft_dev *dev = pd->dev;
-	if (init->type != BE_QPT_RC && init->type != BE_QPT_UC && init->type != BE_QPT_UD)
+	switch (init->type) {
+	case BE_QPT_RC:
+	case BE_QPT_UC:
+	case BE_QPT_UD:
+	case BE_QPT_XRC_SEND:
+	case BE_QPT_XRC_RECV:
+		break;
+	default:
 		return be_error_set(err, BE_UNSUPPORTED, "QP type %d is not supported", init->type);
+	}
 	if (g_hash_table_size(dev->qps) >= SOFT_MAX_QP)
 		return be_error_set(err, BE_RESOURCE_LIMIT, "the device has %u QPs already", SOFT_MAX_QP);
 	/* With an SRQ the QP's own receive queue is unused: max_recv_wr is
@@ -375,6 +392,11 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 	soft_hostile_before_create_qp(dev);
 	struct be_qp *qp = g_new0(struct be_qp, 1);
 	qp->dev = dev;
+	qp->type = init->type;
+	if (soft_xrc_qp_init(qp, init, err)) {
+		g_free(qp);
+		return -1;
+	}
 	qp->pd = pd;
 	qp->scq = init->send_cq;
 	qp->rcq = init->recv_cq;
@@ -406,6 +428,18 @@ static int soft_create_qp(struct be_pd *pd, const struct be_qp_init *init, struc
 	return 0;
 }
 
+static const char *qp_type_name(enum be_qp_type t)
+{
+	switch (t) {
+	case BE_QPT_RC: return "RC";
+	case BE_QPT_UC: return "UC";
+	case BE_QPT_UD: return "UD";
+	case BE_QPT_XRC_SEND: return "XRC_SEND";
+	case BE_QPT_XRC_RECV: return "XRC_RECV";
+	}
+	return "?";
+}
+
 static const char *state_name(enum be_qp_state s)
 {
 	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
@@ -415,6 +449,8 @@ static const char *state_name(enum be_qp_state s)
 /* Attributes a transition needs, per QP type (as in the IBA / verbs table). */
 static unsigned required_attrs(enum be_qp_type t, enum be_qp_state from, enum be_qp_state to)
 {
+	if (t == BE_QPT_XRC_SEND || t == BE_QPT_XRC_RECV) /* connected and reliable, as RC */
+		t = BE_QPT_RC;
 	if (from == BE_QPS_RESET && to == BE_QPS_INIT)
 		return BE_QPA_PORT | BE_QPA_PKEY_INDEX | (t == BE_QPT_UD ? BE_QPA_QKEY : BE_QPA_ACCESS);
 	if (from == BE_QPS_INIT && to == BE_QPS_RTR) {
@@ -439,7 +475,7 @@ static unsigned required_attrs(enum be_qp_type t, enum be_qp_state from, enum be
  * so that what works against the soft DUT works against hardware. */
 static unsigned optional_attrs(enum be_qp_type t, enum be_qp_state from, enum be_qp_state to)
 {
-	bool rc = t == BE_QPT_RC, ud = t == BE_QPT_UD;
+	bool rc = t == BE_QPT_RC || t == BE_QPT_XRC_SEND || t == BE_QPT_XRC_RECV, ud = t == BE_QPT_UD;
 	if (to == BE_QPS_RESET || to == BE_QPS_ERR)
 		return 0;
 	if (from == BE_QPS_INIT && to == BE_QPS_INIT)
@@ -520,15 +556,13 @@ static int soft_modify_qp(struct be_qp *qp, const struct be_qp_attr *a, struct b
 		if ((need & bit) && !(a->mask & bit))
 			return be_error_set(err, BE_BAD_REQUEST, "%s -> %s on a %s QP needs %s",
 					    state_name(from), state_name(to),
-					    qp->type == BE_QPT_RC ? "RC" : qp->type == BE_QPT_UC ? "UC" : "UD",
-					    attr_name(bit));
+					    qp_type_name(qp->type), attr_name(bit));
 	unsigned allowed = required_attrs(qp->type, from, to) | optional_attrs(qp->type, from, to);
 	for (unsigned bit = BE_QPA_PORT; bit <= BE_QPA_RNR_RETRY; bit <<= 1)
 		if ((a->mask & bit) && !(allowed & bit))
 			return be_error_set(err, BE_BAD_REQUEST, "%s -> %s on a %s QP does not take %s",
 					    state_name(from), state_name(to),
-					    qp->type == BE_QPT_RC ? "RC" : qp->type == BE_QPT_UC ? "UC" : "UD",
-					    attr_name(bit));
+					    qp_type_name(qp->type), attr_name(bit));
 	if ((a->mask & BE_QPA_PORT) && a->port != 1)
 		return be_error_set(err, BE_BAD_REQUEST, "port %u: the soft device has port 1 only", a->port);
 	if ((a->mask & BE_QPA_PKEY_INDEX) && a->pkey_index != 0)
@@ -642,8 +676,9 @@ static int soft_destroy_qp(struct be_qp *qp, struct be_error *err)
 	soft_resp_reset(qp);
 	soft_mcast_qp_gone(qp);
 	soft_events_forget(dev, qp);
-	if (qp->srq)
+	if (qp->srq && qp->type != BE_QPT_XRC_RECV)
 		qp->srq->users--;
+	soft_xrc_qp_gone(qp);
 	g_hash_table_remove(dev->qps, GUINT_TO_POINTER(qp->qpn));
 	qp->pd->refs--;
 	dev->cnt.objects_qp--;
@@ -682,6 +717,8 @@ static int soft_post_recv(struct be_qp *qp, const struct be_recv_wr *wr, struct 
 
 static bool opcode_ok(enum be_qp_type t, enum be_wr_opcode op)
 {
+	if (t == BE_QPT_XRC_RECV) /* a target has no send queue */
+		return false;
 	switch (op) {
 	case BE_WR_SEND:
 	case BE_WR_SEND_WITH_IMM: return true;
@@ -690,7 +727,11 @@ static bool opcode_ok(enum be_qp_type t, enum be_wr_opcode op)
 	case BE_WR_SEND_WITH_INV: return t != BE_QPT_UD;
 	case BE_WR_RDMA_READ:
 	case BE_WR_ATOMIC_CMP_AND_SWP:
-	case BE_WR_ATOMIC_FETCH_AND_ADD: return t == BE_QPT_RC;
+	case BE_WR_ATOMIC_FETCH_AND_ADD: return t == BE_QPT_RC || t == BE_QPT_XRC_SEND;
+	case BE_WR_BIND_MW:
+	case BE_WR_LOCAL_INV: return t == BE_QPT_RC || t == BE_QPT_UC;
+	case BE_WR_FLUSH:
+	case BE_WR_ATOMIC_WRITE: return t == BE_QPT_RC; /* libroce has their RC opcodes only */
 	default: return false;
 	}
 }
@@ -701,8 +742,13 @@ static int soft_post_send(struct be_qp *qp, const struct be_send_wr *wr, struct 
 	if (s != BE_QPS_RTS && s != BE_QPS_SQD && s != BE_QPS_ERR)
 		return be_error_set(err, BE_INVALID_STATE, "the QP is in %s; sends need RTS", state_name(s));
 	if (!opcode_ok(qp->type, wr->opcode))
-		return be_error_set(err, BE_BAD_REQUEST, "this opcode is not valid on a %s QP",
-				    qp->type == BE_QPT_RC ? "RC" : qp->type == BE_QPT_UC ? "UC" : "UD");
+		return be_error_set(err, BE_BAD_REQUEST, "this opcode is not valid on a%s %s QP",
+				    qp->type == BE_QPT_XRC_RECV ? "n" : "", qp_type_name(qp->type));
+	if ((soft_mw_local_wr(wr->opcode) || soft_placement_wr(wr->opcode)) && wr->num_sge)
+		return be_error_set(err, BE_BAD_REQUEST, "a %s work request takes no SGEs",
+				    ap_wr_opcode_name((enum ap_wr_opcode)wr->opcode));
+	if (wr->opcode == BE_WR_BIND_MW && (!wr->mw || wr->mw->dev != qp->dev))
+		return be_error_set(err, BE_BAD_REQUEST, "BIND_MW needs a window of this device");
 	if (wr->num_sge > qp->max_send_sge)
 		return be_error_set(err, BE_BAD_REQUEST, "%u SGEs exceed the QP's max_send_sge %u",
 				    wr->num_sge, qp->max_send_sge);
@@ -800,4 +846,9 @@ const struct backend_ops soft_ops = {
 	.detach_mcast = soft_detach_mcast,
 	.cm_join = soft_cm_join,
 	.cm_leave = soft_cm_leave,
+	.alloc_mw = soft_alloc_mw,
+	.dealloc_mw = soft_dealloc_mw,
+	.bind_mw = soft_bind_mw,
+	.alloc_xrcd = soft_alloc_xrcd,
+	.dealloc_xrcd = soft_dealloc_xrcd,
 };
