@@ -15,6 +15,9 @@
  *   sc_cnp.c      CNP pacing (congestion management)
  *   sc_srq.c      shared receive queues: order, RNR, limit and Last WQE events
  *   sc_mcast.c    UD multicast: delivery, sending, the CM join's report
+ *   sc_mw.c       memory windows: bounds, QP, LOCAL_INV, rebind, remote invalidation
+ *   sc_xrc.c      XRC target and initiator
+ *   sc_placement.c FLUSH and ATOMIC WRITE, responder and requester
  *   main.c        the scenarios, fault profiles, set-up
  */
 #ifndef ROCE_DUTPEER_H
@@ -187,5 +190,18 @@ bool sc_srq_events(void);
 bool sc_mcast_deliver(void);
 bool sc_mcast_send(void);
 bool sc_cm_join(void);
+bool sc_mw_bounds(void);
+bool sc_mw_type2_qp(void);
+bool sc_mw_local_inv(void);
+bool sc_mw_rebind(void);
+bool sc_mw_send_inv(void);
+bool sc_mw_type1(void);
+bool sc_xrc_target(void);
+bool sc_xrc_initiator(void);
+bool sc_flush(void);
+bool sc_flush_order(void);
+bool sc_atomic_write(void);
+bool sc_placement_caps(void);
+bool sc_req_placement(void);
 
 #endif

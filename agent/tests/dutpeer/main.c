@@ -68,6 +68,19 @@ static const struct scenario scenarios[] = {
 	{ "mcast-deliver", sc_mcast_deliver, "IBA3.5.11-MCAST-DELIVER", false },
 	{ "mcast-send", sc_mcast_send, "IBA3.5.11-MCAST-DESTQP", false },
 	{ "cm-join", sc_cm_join, "RFC3376-5.1-JOIN", false },
+	{ "mw-bounds", sc_mw_bounds, "IBA10.6.7-MW-BOUNDS", false },
+	{ "mw-type2-qp", sc_mw_type2_qp, "IBA10.6.7-MW-TYPE2-QP", false },
+	{ "mw-local-inv", sc_mw_local_inv, "IBA10.6.7-MW-INVALID", false },
+	{ "mw-rebind", sc_mw_rebind, "IBA10.6.7-MW-REBIND", false },
+	{ "mw-send-inv", sc_mw_send_inv, "IBA10.6.7-SEND-INV", false },
+	{ "mw-type1", sc_mw_type1, "IBA10.6.7-INV-REFUSE", false },
+	{ "xrc-target", sc_xrc_target, "A14-XRC-SRQ", false },
+	{ "xrc-initiator", sc_xrc_initiator, "A14-XRC-SRQ", false },
+	{ "flush", sc_flush, "IBA1.5-FLUSH-RESP", false },
+	{ "flush-order", sc_flush_order, "IBA1.5-FLUSH-ORDER", false },
+	{ "atomic-write", sc_atomic_write, "IBA1.5-ATOMIC-WRITE", false },
+	{ "placement-caps", sc_placement_caps, "IBA1.5-PLACEMENT-UNSUPPORTED", false },
+	{ "req-placement", sc_req_placement, "IBA1.5-FLUSH-RESP", false },
 };
 
 /* The fault profiles only dutpeer detects ("tx-format" is its check of
@@ -105,6 +118,25 @@ static const struct fault_map fault_maps[] = {
 	{ "mcast6-wrong-mac", "mcast-send", NULL, false },
 	{ "mcast-unicast-destqp", "mcast-send", NULL, false },
 	{ "cm-join-silent", "cm-join", NULL, false },
+	/* Memory windows, XRC, FLUSH and ATOMIC WRITE (issue 25), until
+	 * conformance cases name them. */
+	{ "mw-unbound-accepted", "mw-type1", NULL, false },
+	{ "mw-invalidated-accepted", "mw-local-inv,mw-send-inv", NULL, false },
+	{ "mw-type2-any-qp", "mw-type2-qp", NULL, false },
+	{ "mw-region-bounds", "mw-bounds", NULL, false },
+	{ "send-inv-wrong-key", "mw-send-inv", NULL, false },
+	{ "inv-type1-accepted", "mw-type1", NULL, false },
+	{ "mw-rebind-allowed", "mw-rebind", NULL, false },
+	{ "xrc-srqn-ignored", "xrc-target", NULL, false },
+	{ "xrc-foreign-srq", "xrc-target", NULL, false },
+	{ "xrc-resp-xrceth", "xrc-target,tx-format", NULL, false }, /* libroce flags it too */
+	{ "flush-ignored-type", "flush", NULL, false },
+	{ "flush-early", "flush-order", NULL, false },
+	{ "flush-no-rights", "flush", NULL, false },
+	{ "atomic-write-torn", "atomic-write", NULL, false },
+	{ "atomic-write-unaligned", "atomic-write", NULL, false },
+	{ "atomic-write-no-rights", "atomic-write", NULL, false },
+	{ "placement-unsupported-acked", "placement-caps", NULL, false },
 };
 
 static bool in_list(const char *list, const char *name)
