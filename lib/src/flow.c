@@ -72,6 +72,7 @@ static struct direction *direction_of(const struct roce_flow_env *env, uint8_t i
 	memcpy(d->src, k.src, sizeof d->src);
 	memcpy(d->dst, k.dst, sizeof d->dst);
 	flow_window_init(d);
+	d->reg = reg;
 	d->id = ++reg->count;
 	if (reg->last)
 		reg->last->next = d;
@@ -929,7 +930,8 @@ static void response(const struct roce_flow_env *env, struct direction *rd,
 	}
 	if (kind == ROCE_K_ATOMIC_ACK && q && e)
 		flow_acknowledge(q, (psn + 1) & ROCE_PSN_MASK);
-	if (q && (!aeth || roce_syndrome_type((uint8_t)roce_aeth_syndrome(aeth)) != ROCE_SYN_RESERVED))
+	if (q && q->reg->invalidations &&
+	    (!aeth || roce_syndrome_type((uint8_t)roce_aeth_syndrome(aeth)) != ROCE_SYN_RESERVED))
 		flow_rkey_response(env, q, in, psn, positive, r);
 	/* A response beyond its READ answers nothing: keep its PSN free for
 	 * the next request's responses. */

@@ -135,9 +135,12 @@ struct rkey_access {
 
 #define XRC_SRQS ROCE_FLOW_XRC_SRQS /* XRC SRQ numbers remembered per direction */
 
+struct registry;
+
 struct direction {
 	uint32_t id;
 	uint32_t dest_qpn;
+	struct registry *reg;   /* the registry listing it (what the whole capture knows) */
 	struct direction *peer; /* the opposite direction of the same connection */
 	struct direction *next; /* the registry's list, in the order seen */
 	uint8_t ip_version;

@@ -106,12 +106,11 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 		q->last_msg_ts = in->ts_ns;
 	}
 	const uint8_t *ieth = roce_pkt_hdr(p, ROCE_H_IETH);
-	struct registry *reg;
 	if (ieth) {
 		struct rkey_record *k = rkey_of(env, in->ip_version, in->dst, (uint32_t)roce_ieth_rkey(ieth));
-		if (!k || !(reg = flow_registry(env)))
+		if (!k)
 			return;
-		reg->invalidations++;
+		q->reg->invalidations++;
 		k->pending = true;
 		k->pend_frame = in->frame;
 		k->pend_psn = psn;
@@ -119,8 +118,8 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 		return;
 	}
 	uint32_t rkey, off;
-	reg = flow_registry(env);
-	if (!reg || !reg->invalidations || !access_rkey(p, &rkey, &off))
+	/* Nothing to follow until the capture shows an invalidation. */
+	if (!q->reg->invalidations || !access_rkey(p, &rkey, &off))
 		return;
 	struct rkey_record *k = rkey_of(env, in->ip_version, in->dst, rkey);
 	if (!k)
