@@ -253,7 +253,7 @@ const struct argspec cl_args_dut_bind[] = {
 	ARG(dut_bind, offset, F_EXPR, NULL, NUM(0)), ARG(dut_bind, len, F_EXPR, NULL, RUN("the MR's length less offset")),
 	ARG(dut_bind, access, F_WORD | F_LIST, &w_access, WORD("REMOTE_WRITE,REMOTE_READ")),
 	ARG(dut_bind, key, F_EXPR, NULL, RUN("type 2: the window's key + 1")),
-	ARG(dut_bind, status, F_WORD, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
+	ARG(dut_bind, status, F_WORD | F_LIST, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
 };
 
 int cl_vocab_value(const struct vocab *v, const char *w)

@@ -150,12 +150,20 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_EXPECT_JOIN:
 	case CL_EXPECT_NO_JOIN: step_expect_join(x, s, o); break;
 	case CL_PEER_ATTACH: step_peer_attach(x, s, o); break;
-	case CL_DUT_SRQ: step_dut_srq(x, s, o); break;
+	case CL_DUT_SRQ:
+		if (s->xrcd)
+			step_dut_xrc_srq(x, s, o);
+		else
+			step_dut_srq(x, s, o);
+		break;
 	case CL_DUT_ARM: step_dut_arm(x, s, o); break;
 	case CL_DUT_QUERY_SRQ: step_dut_query_srq(x, s, o); break;
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT: step_expect_event(x, s, o); break;
 	case CL_PEER_SRQ: step_peer_srq(x, s, o); break;
+	case CL_DUT_MW: step_dut_mw(x, s, o); break;
+	case CL_DUT_BIND: step_dut_bind(x, s, o); break;
+	case CL_DUT_XRCD: step_dut_xrcd(x, s, o); break;
 	default: break;
 	}
 }

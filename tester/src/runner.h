@@ -110,6 +110,11 @@ struct case_qp {
 	uint32_t cm_local_id, cm_remote_id;
 	uint64_t cm_req_tid;
 	unsigned cm_transactions;
+	/* XRC: CL_XRC_SEND (the DUT's initiator, the tester's side a target)
+	 * or CL_XRC_RECV (the DUT's target in domain xrcd, the tester's side
+	 * an initiator); 0 for another type. */
+	int xrc;
+	const char *xrcd;
 };
 
 struct case_mr {

@@ -52,12 +52,35 @@ struct case_group {
 };
 
 /* An SRQ of the case: the DUT's (an agent handle) or the tester's (the
- * engine's number for it). */
+ * engine's number for it). An XRC SRQ: its domain (the DUT's; NULL for
+ * the tester's, which has one), the number an XRCETH names it by, and the
+ * DUT's CQ its receives complete on. */
 struct case_srq {
 	const char *name;
 	bool peer;
 	int64_t handle;
 	uint32_t id;
+	bool xrc;
+	const char *xrcd;
+	uint32_t srqn;
+	int64_t cq;
+};
+
+#define MAX_MWS 16
+#define MAX_XRCDS 8
+
+/* A memory window of the DUT's: its type and current rkey. */
+struct case_mw {
+	const char *name;
+	int type;
+	int64_t handle;
+	uint32_t rkey;
+};
+
+/* An XRC domain of the DUT's. */
+struct case_xrcd {
+	const char *name;
+	int64_t handle;
 };
 
 /* An asynchronous event of the DUT's (get_async_event). */
@@ -126,6 +149,11 @@ struct run_ctx {
 	unsigned n_srqs;
 	struct case_event events_in[MAX_EVENTS];
 	unsigned n_events_in;
+	/* Memory windows and XRC domains (runner_mw.c, runner_xrc.c). */
+	struct case_mw mws[MAX_MWS];
+	unsigned n_mws;
+	struct case_xrcd xrcds[MAX_XRCDS];
+	unsigned n_xrcds;
 };
 
 /* ---- Shared helpers and case orchestration (runner.c) ---- */
@@ -299,6 +327,34 @@ void step_dut_query_srq(struct run_ctx *x, const struct cl_step *s, struct step_
 void step_post_srq_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_peer_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+
+/* ---- Memory windows and the placement operations (runner_mw.c) ---- */
+
+void step_dut_mw(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_bind(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* post_send's ATOMIC_WRITE value, FLUSH placement and level, an XRC_SEND
+ * QP's remote_srqn: added to the request p; false when one cannot be
+ * evaluated (o says why). */
+bool post_send_extras(struct run_ctx *x, const struct cl_step *s, struct case_qp *q, JsonObject *p, struct step_out *o);
+/* An injected packet's FETH, ATOMIC WRITE payload (value=, 8 bytes, into
+ * payload and *len), IETH and XRCETH (the first XRC SRQ of the QP's
+ * domain unless srqn= says otherwise). */
+bool inject_extras(struct run_ctx *x, const struct cl_step *s, struct case_qp *q, struct roce_desc *d, uint8_t *payload,
+		   size_t cap, uint64_t *len, struct step_out *o);
+/* The tester's atomic_write value, flush placement and level. */
+bool peer_wr_placement(struct run_ctx *x, const struct cl_step *s, struct peer_wr *wr, struct step_out *o);
+
+/* ---- XRC (runner_xrc.c) ---- */
+
+void step_dut_xrcd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+struct case_xrcd *xrcd_of(struct run_ctx *x, const char *name);
+/* dut srq NAME xrcd=D: an XRC SRQ, its CQ, binds $NAME.srqn. */
+void step_dut_xrc_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* peer srq NAME ... xrc: its number, bound as $NAME.srqn. */
+bool peer_srq_xrc(struct run_ctx *x, const struct cl_step *s, struct case_srq *srq, struct step_out *o);
+/* The first XRC SRQ of the DUT's domain (NULL: none); of the tester's. */
+struct case_srq *xrc_first_srq(struct run_ctx *x, const char *xrcd);
+struct case_srq *xrc_first_peer_srq(struct run_ctx *x);
 
 /* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
 

@@ -270,7 +270,12 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	const struct cl_dut_qp_args *a = &s->a.dut_qp;
-	enum roce_transport t = cl_qp_transport((enum ap_qp_type)param_choice(&a->type, AP_QPT_RC));
+	int qpt = param_choice(&a->type, AP_QPT_RC);
+	enum roce_transport t = cl_qp_transport((enum ap_qp_type)qpt);
+	int xrc = cl_qp_type_xrc(qpt);
+	/* XRC: the initiator sends, the target receives (rxe: XRC_INI,
+	 * XRC_TGT); each has the attributes of its side of RC. */
+	bool sends = t == ROCE_T_RC || xrc == CL_XRC_SEND, receives = t == ROCE_T_RC || xrc == CL_XRC_RECV;
 	uint64_t pmtu, psn, peer_psn, timeout, retry, rnr_retry, min_rnr, max_rd, max_dest_rd, qkey, tc, hl, fl,
 		sport, peer_timeout, peer_retry;
 	/* A UD message may take the whole port MTU unless the case says less. */
@@ -351,24 +356,40 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	q->hop_limit = (uint8_t)hl;
 	q->flow_label = (uint32_t)fl;
 	q->dut_ah[0] = q->dut_ah[1] = -1;
-	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "cqe", 256);
-	if (!call(x, o, AP_M_create_cq, p, &res))
-		return;
+	q->xrc = xrc;
+	q->xrcd = a->xrcd.arg ? a->xrcd.arg->v.word : NULL;
+	JsonObject *p, *res;
 	uint64_t h;
-	bool ok = agent_get_u64(res, "cq", &h);
-	json_object_unref(res);
-	if (!ok) {
-		o->st = S_ERROR;
-		g_string_printf(o->detail, "create_cq: the reply has no cq handle");
-		return;
+	bool ok;
+	if (xrc == CL_XRC_RECV) {
+		/* A target has no CQ: its receives complete on the CQ of the
+		 * XRC SRQ each request names (runner_xrc.c). */
+		const struct case_srq *first = xrc_first_srq(x, q->xrcd);
+		q->dut_cq = first ? first->cq : -1;
+	} else {
+		p = json_object_new();
+		json_object_set_int_member(p, "cqe", 256);
+		if (!call(x, o, AP_M_create_cq, p, &res))
+			return;
+		ok = agent_get_u64(res, "cq", &h);
+		json_object_unref(res);
+		if (!ok) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "create_cq: the reply has no cq handle");
+			return;
+		}
+		q->dut_cq = (int64_t)h;
 	}
-	q->dut_cq = (int64_t)h;
 	p = json_object_new();
 	json_object_set_int_member(p, "pd", x->pd);
-	json_object_set_string_member(p, "type", roce_transport_name(t));
-	json_object_set_int_member(p, "send_cq", q->dut_cq);
-	json_object_set_int_member(p, "recv_cq", q->dut_cq);
+	json_object_set_string_member(p, "type", xrc ? ap_qp_type_name((enum ap_qp_type)qpt) : roce_transport_name(t));
+	if (xrc == CL_XRC_RECV) {
+		json_object_set_int_member(p, "xrcd", xrcd_of(x, q->xrcd)->handle);
+	} else {
+		json_object_set_int_member(p, "send_cq", q->dut_cq);
+		if (!xrc)
+			json_object_set_int_member(p, "recv_cq", q->dut_cq);
+	}
 	json_object_set_boolean_member(p, "sq_sig_all", FALSE);
 	const struct case_srq *srq = a->srq.arg ? srq_of(x, a->srq.arg->v.word, false) : NULL;
 	if (srq) /* its receives come from the SRQ */
@@ -399,7 +420,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	if (t == ROCE_T_UD)
 		agent_set_u64(p, "qkey", qkey);
 	else
-		json_object_set_array_member(p, "access", access_list(&a->access, t != ROCE_T_RC));
+		json_object_set_array_member(p, "access", access_list(&a->access, t == ROCE_T_UC));
 	/* state=RESET: the DUT's connection manager brings it up (dut listen). */
 	bool reset = upto == AP_QPS_RESET;
 	if (reset) {
@@ -421,7 +442,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		json_object_set_int_member(p, "sl", (gint64)sl);
 		/* No "port" here: it is the QP's port attribute, set in
 		 * RESET -> INIT; verbs refuse it in INIT -> RTR. */
-		if (t == ROCE_T_RC) {
+		if (receives) {
 			json_object_set_int_member(p, "max_dest_rd_atomic", (gint64)max_dest_rd);
 			json_object_set_int_member(p, "min_rnr_timer", (gint64)min_rnr);
 		}
@@ -435,8 +456,9 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	}
 	p = json_object_new();
 	json_object_set_int_member(p, "sq_psn", q->dut_psn);
-	if (t == ROCE_T_RC) {
+	if (sends || xrc == CL_XRC_RECV)
 		json_object_set_int_member(p, "timeout", (gint64)timeout);
+	if (sends) {
 		json_object_set_int_member(p, "retry_cnt", (gint64)retry);
 		json_object_set_int_member(p, "rnr_retry", (gint64)rnr_retry);
 		json_object_set_int_member(p, "max_rd_atomic", (gint64)max_rd);
@@ -467,7 +489,11 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	cfg.rnr_timer = (unsigned)(min_rnr & 31);
 	make_endpoint(x, q, (uint8_t)tc, (uint32_t)fl, (uint16_t)sport, &cfg.ep);
 	const struct case_srq *psrq = a->peer_srq.arg ? srq_of(x, a->peer_srq.arg->v.word, true) : NULL;
-	if (peer_qp_add(r->peer, &cfg) != 0 || (psrq && peer_qp_set_srq(r->peer, q->tester_qpn, psrq->id) != 0)) {
+	/* The tester's side of a DUT XRC target is an initiator naming the
+	 * domain's first XRC SRQ (a later one: runner_xrc.c). */
+	const struct case_srq *xsrq = xrc == CL_XRC_RECV ? xrc_first_srq(x, q->xrcd) : NULL;
+	if (peer_qp_add(r->peer, &cfg) != 0 || (psrq && peer_qp_set_srq(r->peer, q->tester_qpn, psrq->id) != 0) ||
+	    (xsrq && peer_qp_set_xrc_srqn(r->peer, q->tester_qpn, xsrq->srqn) != 0)) {
 		o->st = S_ERROR;
 		g_string_printf(o->detail, "the tester could not add QP 0x%06x%s", q->tester_qpn, psrq ? " with its SRQ" : "");
 		return;
@@ -564,6 +590,10 @@ void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out 
 		json_object_set_int_member(p, "ah", g ? gah : q->dut_ah[v1]);
 		json_object_set_int_member(p, "remote_qpn", g ? ROCE_MCAST_QPN : q->tester_qpn);
 		agent_set_u64(p, "remote_qkey", qk);
+	}
+	if (!post_send_extras(x, s, q, p, o)) {
+		json_object_unref(p);
+		return;
 	}
 	if (call(x, o, AP_M_post_send, p, NULL))
 		q->posted++;

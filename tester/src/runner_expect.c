@@ -406,6 +406,19 @@ static const char *wc_member_string(JsonObject *wc, const char *key)
 	return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING ? json_node_get_string(n) : NULL;
 }
 
+/* Whether the completion's wc_flags list holds flag. */
+static bool wc_has_flag(JsonObject *wc, const char *flag)
+{
+	JsonNode *n = json_object_get_member(wc, "wc_flags");
+	JsonArray *arr = n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+	for (guint i = 0; arr && i < json_array_get_length(arr); i++) {
+		JsonNode *e = json_array_get_element(arr, i);
+		if (JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING && !strcmp(json_node_get_string(e), flag))
+			return true;
+	}
+	return false;
+}
+
 static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc, struct step_out *o)
 {
 	for (unsigned i = 0; i < s->n_args; i++) {
@@ -426,7 +439,13 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			}
 			continue;
 		}
-		const char *member = a->id == CL_K_imm ? "imm_data" : a->key;
+		if (a->id == CL_K_invalidated && !wc_has_flag(wc, "WITH_INV")) {
+			o->st = S_FAIL;
+			g_string_append_printf(o->expected, "WITH_INV (a SEND with Invalidate); ");
+			g_string_append_printf(o->observed, "no WITH_INV in wc_flags; ");
+			continue;
+		}
+		const char *member = a->id == CL_K_imm ? "imm_data" : a->id == CL_K_invalidated ? "invalidate_rkey" : a->key;
 		uint64_t got;
 		if (!agent_get_u64(wc, member, &got)) {
 			o->st = S_FAIL;
@@ -529,6 +548,8 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	char text[300];
 	outf(text, sizeof text, "wr_id %llu %s %s, %u bytes, value 0x%llx", (unsigned long long)wc.wr_id,
 	     peer_op_name(wc.op), ap_wc_status_name(wc.status), wc.byte_len, (unsigned long long)wc.value);
+	if (wc.has_inv)
+		appendf(text, sizeof text, ", invalidated rkey 0x%08x", wc.inv_rkey);
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (a->id == CL_K_status) {
@@ -549,8 +570,12 @@ void step_expect_peer(struct run_ctx *x, const struct cl_step *s, struct step_ou
 				g_string_append_printf(o->expected, "data %s; ", e);
 				g_string_append_printf(o->observed, "data %s; ", g);
 			}
+		} else if (a->id == CL_K_invalidated && !wc.has_inv) {
+			o->st = S_FAIL;
+			g_string_append_printf(o->expected, "a SEND with Invalidate naming an rkey; ");
+			g_string_append_printf(o->observed, "no rkey invalidated; ");
 		} else {
-			uint64_t v = a->id == CL_K_wr_id ? wc.wr_id : wc.value;
+			uint64_t v = a->id == CL_K_wr_id ? wc.wr_id : a->id == CL_K_invalidated ? wc.inv_rkey : wc.value;
 			if (a->v.kind == CL_V_BIND) {
 				sym_set(x, a->v.word, NULL, v);
 				continue;

@@ -14,7 +14,8 @@ static unsigned peer_access(const struct cl_param *p)
 		enum ap_access word;
 		unsigned bit;
 	} bits[] = { { AP_ACCESS_REMOTE_WRITE, PEER_ACC_WRITE }, { AP_ACCESS_REMOTE_READ, PEER_ACC_READ },
-		     { AP_ACCESS_REMOTE_ATOMIC, PEER_ACC_ATOMIC } };
+		     { AP_ACCESS_REMOTE_ATOMIC, PEER_ACC_ATOMIC }, { AP_ACCESS_FLUSH_GLOBAL, PEER_ACC_FLUSH_GLOBAL },
+		     { AP_ACCESS_FLUSH_PERSISTENT, PEER_ACC_FLUSH_PERSISTENT } };
 	unsigned acc = 0;
 	for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
 		if (p->flags & (unsigned)bits[k].word)
@@ -111,6 +112,10 @@ void step_peer_op(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 		wr.inv_rkey = (uint32_t)v;
 	}
 	wr.solicited = param_choice(&a->solicited, CL_OFF) == CL_ON;
+	if (!peer_wr_placement(x, s, &wr, o)) {
+		free(buf);
+		return;
+	}
 	char err[256];
 	uint64_t now = rawio_now();
 	if (peer_post(x->r->peer, q->tester_qpn, &wr, now, err, sizeof err) != 0) {
@@ -183,7 +188,7 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		psn = 0; /* A17 Figure 6 */
 	roce_endpoint_desc(&ep, &d, (uint8_t)s->opcode, psn);
 	bool last = oi->position == ROCE_POS_LAST || oi->position == ROCE_POS_ONLY;
-	if (request && q->type == ROCE_T_RC && last)
+	if (request && (q->type == ROCE_T_RC || q->type == ROCE_T_XRC) && last)
 		roce_bth_set_ackreq(d.bth, 1);
 	uint8_t *h;
 	if ((oi->xhdrs & ROCE_XHDR_BIT(ROCE_H_DETH)) && (h = roce_desc_hdr(&d, ROCE_H_DETH))) {
@@ -247,6 +252,10 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			a[q->ipv == 6 ? 15 : 3]++;
 		}
 	}
+	/* The extension headers' own arguments (FETH, ATOMIC WRITE's value,
+	 * IETH, XRCETH); header fields below override them. */
+	if (!inject_extras(x, s, q, &d, payload, sizeof payload, &len, o))
+		return;
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
 	for (unsigned i = 0; i < s->n_args; i++) {

@@ -125,7 +125,11 @@ void step_peer_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *
 				(unsigned long long)recv, PEER_MAX_SRQS);
 		return;
 	}
+	if (!peer_srq_xrc(x, s, srq, o))
+		return;
 	g_string_printf(o->detail, "tester SRQ %s: %llu receives", s->name, (unsigned long long)recv);
+	if (srq->xrc)
+		g_string_append_printf(o->detail, ", XRC SRQ number 0x%06x", srq->srqn);
 }
 
 /* ---- Asynchronous events ---- */
