@@ -5,7 +5,8 @@
  * LOCAL_INV, ATOMIC_WRITE and FLUSH and their arguments, the XRCETH, FETH,
  * IETH and ATOMIC WRITE payload of an injected packet, the tester's
  * atomic_write and flush. Each implies the capability it needs, so that a
- * case is not applicable on a DUT without it.
+ * case is not applicable on a DUT without it (not an injected packet's:
+ * the tester may send a FLUSH to a DUT that has none).
  */
 #include <stdio.h>
 #include <string.h>
@@ -201,10 +202,9 @@ void cl_inject_ext(struct parser *ps, struct cl_step *st, const struct cl_sym *q
 	if (oi && oi->kind == ROCE_K_ATOMIC_WRITE && (a->len.arg || a->data.arg) && a->value.arg)
 		cl_fail_at(ps, CL_ERR_ARGUMENT, (a->len.arg ? a->len.arg : a->data.arg)->loc,
 			"value= is ATOMIC WRITE's payload; expected value= or data=/len=, not both");
-	if (oi && oi->kind == ROCE_K_ATOMIC_WRITE)
-		ps->c->uses_caps |= CL_CAP_ATOMIC_WRITE;
-	if (oi && oi->kind == ROCE_K_FLUSH)
-		ps->c->uses_caps |= CL_CAP_FLUSH;
+	/* No capability implied: what a DUT without FLUSH or ATOMIC WRITE
+	 * answers them is a case of its own (IBA1.5-PLACEMENT-UNSUPPORTED,
+	 * 'unless FLUSH'); one that needs them says 'requires'. */
 	if (q->qp_type != ROCE_T_XRC || !(xh & ROCE_XHDR_BIT(ROCE_H_XRCETH)))
 		return;
 	if (q->xrc_type != CL_XRC_RECV)
@@ -232,6 +232,10 @@ void cl_peer_op_ext(struct parser *ps, struct cl_step *st, const struct cl_sym *
 			roce_transport_name((enum roce_transport)q->qp_type));
 	if (aw && !a->value.arg)
 		cl_fail_at(ps, CL_ERR_MISSING, vl, "'peer atomic_write' needs value=; expected e.g. value=0x1122334455667788");
+	if (aw)
+		ps->c->uses_caps |= CL_CAP_ATOMIC_WRITE;
+	if (fl)
+		ps->c->uses_caps |= CL_CAP_FLUSH;
 	if (q->xrc_type == CL_XRC_SEND)
 		cl_fail_at(ps, CL_ERR_VALUE, vl, "the tester's side of XRC_SEND QP '%s' is a target and sends no requests; expected 'dut post_send %s ...'",
 			q->name, q->name);

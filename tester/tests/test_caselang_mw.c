@@ -104,6 +104,14 @@ static void test_good(void)
 	cl_caps_format(CL_CAP_MW1 | CL_CAP_MW2 | CL_CAP_XRC | CL_CAP_FLUSH | CL_CAP_ATOMIC_WRITE, caps, sizeof caps);
 	CHECK(!strcmp(caps, "MW1,MW2,XRC,FLUSH,ATOMIC_WRITE"), "the new capabilities by name: %s", caps);
 	cl_case_free(c);
+	/* An injected FLUSH or ATOMIC WRITE implies no capability: a DUT
+	 * without them is asked what it answers. */
+	static const char *const unsupported = "case U-1\ntitle \"t\"\nrules IBA1.5-PLACEMENT-UNSUPPORTED\nunless FLUSH\n"
+					       "dut mr m\ndut qp q\ninject q FLUSH remote=$m.addr rkey=$m.rkey\n"
+					       "expect q ACK aeth=NAK_INVALID within 10ms\n";
+	c = cl_parse_text("u.case", unsupported, strlen(unsupported), &d);
+	CHECK(c && c->uses_caps == 0 && c->unless_caps == CL_CAP_FLUSH, "an injected FLUSH needs no FLUSH: %s", c ? "" : d.msg);
+	cl_case_free(c);
 }
 
 struct bad {
