@@ -89,6 +89,17 @@ def test_mw():
     c.ok("dereg_mr", mr=mr["mr"])
     c.ok("dealloc_mw", mw=w1["mw"])
     c.err("dealloc_mw", "no_such_handle", "params.mw", mw=w1["mw"])
+    # A type 2 window goes invalid with the QP that bound it: its MR is free.
+    mr2 = c.ok("reg_mr", pd=pd, length=4096, access=["LOCAL_WRITE", "MW_BIND"])["mr"]
+    q2 = rc_rts(c, pd, cq)
+    w3 = c.ok("alloc_mw", pd=pd, type=2)
+    c.ok("post_send", qp=q2, wr_id=6, opcode="BIND_MW", mw=w3["mw"], mr=mr2, length=64, access=["REMOTE_READ"],
+         rkey=(w3["rkey"] & ~0xFF) | ((w3["rkey"] + 1) & 0xFF))
+    wc = c.ok("poll_cq", cq=cq, timeout_ms=1000)["completions"]
+    check(len(wc) == 1 and wc[0]["status"] == "SUCCESS", "BIND_MW on a second QP: %s" % wc)
+    c.err("dereg_mr", "invalid_state", "windows", mr=mr2)
+    c.ok("destroy_qp", qp=q2)
+    c.ok("dereg_mr", mr=mr2)
     c.close()
 
 

@@ -83,6 +83,20 @@ int soft_dealloc_mw(struct be_mw *mw, struct be_error *err)
 	return 0;
 }
 
+void soft_mw_qp_gone(struct be_qp *qp)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, qp->dev->mws);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		struct be_mw *mw = v;
+		if (mw->qp == qp) {
+			mw_leave(mw, mw->state == SOFT_MW_VALID ? SOFT_MW_INVALIDATED : mw->state);
+			mw->qp = NULL;
+		}
+	}
+}
+
 int soft_mw_check_dereg(const struct be_mr *mr, struct be_error *err)
 {
 	if (mr->windows)

@@ -658,6 +658,8 @@ enum soft_inv {
 	SOFT_INV_SKIPPED, /* (a fault profile) nothing invalidated, no WITH_INV */
 };
 enum soft_inv soft_mw_remote_invalidate(struct be_qp *qp, uint32_t rkey);
+/* A QP is destroyed: the type 2 windows it bound are invalidated. */
+void soft_mw_qp_gone(struct be_qp *qp);
 /* dereg_mr: refused while windows are bound to the MR. */
 int soft_mw_check_dereg(const struct be_mr *mr, struct be_error *err);
 void soft_mw_close(struct soft_dev *dev);

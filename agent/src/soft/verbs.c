@@ -110,6 +110,10 @@ static int soft_destroy_cq(struct be_cq *cq, struct be_error *err)
 
 void soft_cq_push(struct be_cq *cq, const struct be_wc *wc)
 {
+	/* An XRC target whose XRC SRQ was destroyed under a receive it had
+	 * taken: that receive has no CQ left to complete on. */
+	if (!cq)
+		return;
 	if (cq->count == cq->cap) {
 		cq->overflow = true;
 		return;
@@ -679,6 +683,7 @@ static int soft_destroy_qp(struct be_qp *qp, struct be_error *err)
 	if (qp->srq && qp->type != BE_QPT_XRC_RECV)
 		qp->srq->users--;
 	soft_xrc_qp_gone(qp);
+	soft_mw_qp_gone(qp);
 	g_hash_table_remove(dev->qps, GUINT_TO_POINTER(qp->qpn));
 	qp->pd->refs--;
 	dev->cnt.objects_qp--;
