@@ -453,7 +453,14 @@ static const char *state_name(enum be_qp_state s)
 /* Attributes a transition needs, per QP type (as in the IBA / verbs table). */
 static unsigned required_attrs(enum be_qp_type t, enum be_qp_state from, enum be_qp_state to)
 {
-	if (t == BE_QPT_XRC_SEND || t == BE_QPT_XRC_RECV) /* connected and reliable, as RC */
+	/* XRC, as the verbs' table has it: an initiator receives nothing (no
+	 * responder attributes at RTR), a target sends nothing but responses
+	 * (no retries or outstanding READs at RTS). */
+	if (t == BE_QPT_XRC_SEND && from == BE_QPS_INIT && to == BE_QPS_RTR)
+		return BE_QPA_AV | BE_QPA_PATH_MTU | BE_QPA_DEST_QPN | BE_QPA_RQ_PSN;
+	if (t == BE_QPT_XRC_RECV && from == BE_QPS_RTR && to == BE_QPS_RTS)
+		return BE_QPA_SQ_PSN | BE_QPA_TIMEOUT;
+	if (t == BE_QPT_XRC_SEND || t == BE_QPT_XRC_RECV) /* otherwise connected and reliable, as RC */
 		t = BE_QPT_RC;
 	if (from == BE_QPS_RESET && to == BE_QPS_INIT)
 		return BE_QPA_PORT | BE_QPA_PKEY_INDEX | (t == BE_QPT_UD ? BE_QPA_QKEY : BE_QPA_ACCESS);
