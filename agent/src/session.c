@@ -116,11 +116,12 @@ static void destroy(struct session *s, struct handle *h)
 
 void session_cleanup(struct session *s)
 {
-	/* QPs before the SRQs they use (and before the windows they bound),
-	 * windows before the MRs they are bound to (a device refuses to
-	 * deregister an MR with windows bound), SRQs before their XRC domain,
-	 * everything before its PD. */
-	static const enum htype order[] = { H_QP, H_AH, H_MW, H_SRQ, H_XRCD, H_MR, H_CQ, H_PD };
+	/* Windows first: a bound type 2 window holds its QP (rxe's
+	 * destroy_qp then waits on the reference for a minute) and its MR (a
+	 * device refuses to deregister an MR with windows bound); QPs before
+	 * the SRQs they use, SRQs before their XRC domain, everything before
+	 * its PD. */
+	static const enum htype order[] = { H_MW, H_QP, H_AH, H_SRQ, H_XRCD, H_MR, H_CQ, H_PD };
 	if (!s->handles)
 		return; /* cleaned up already: by bye, before the connection closed */
 	/* Events of the session's objects reach it (and are dropped with

@@ -60,13 +60,12 @@ unsigned ib_mtu_bytes(enum ibv_mtu m)
 
 unsigned ib_access_to_ibv(unsigned a)
 {
-	/* BE_ACCESS_* are libibverbs' values; keep only the ones we define
-	 * (FLUSH's where the library has them: reg_mr refuses them else). */
+	/* BE_ACCESS_* are libibverbs' values, FLUSH's the kernel's uAPI ones
+	 * (IB_UVERBS_ACCESS_FLUSH_*), which a library without FLUSH passes
+	 * through to the kernel all the same. */
 	unsigned known = BE_ACCESS_LOCAL_WRITE | BE_ACCESS_REMOTE_WRITE | BE_ACCESS_REMOTE_READ |
-			 BE_ACCESS_REMOTE_ATOMIC | BE_ACCESS_MW_BIND;
-#ifdef ROCE_AGENT_HAVE_IBV_FLUSH
-	known |= BE_ACCESS_FLUSH_GLOBAL | BE_ACCESS_FLUSH_PERSISTENT;
-#endif
+			 BE_ACCESS_REMOTE_ATOMIC | BE_ACCESS_MW_BIND | BE_ACCESS_FLUSH_GLOBAL |
+			 BE_ACCESS_FLUSH_PERSISTENT;
 	return a & known;
 }
 

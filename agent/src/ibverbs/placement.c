@@ -81,9 +81,16 @@ unsigned ib_probe_placement_caps(struct ib_backend *ib, struct ibv_pd *pd, struc
 	memset(&ax, 0, sizeof ax);
 	ib->cap_flags_ex = ibv_query_device_ex(ib->ctx, NULL, &ax) == 0 ? ax.device_cap_flags_ex : 0;
 	uint64_t ops = wanted_ops(ib);
-	if (!ops || !pd || !cq)
-		return 0;
 	unsigned caps = 0;
+#ifndef ROCE_AGENT_HAVE_IBV_FLUSH
+	/* The device's responder executes FLUSH whatever this library can
+	 * post: cases that send it one run, and posting one is refused with
+	 * the library's reason (ib_flush_missing). */
+	if (ib->cap_flags_ex & (DEVICE_FLUSH_GLOBAL | DEVICE_FLUSH_PERSISTENT))
+		caps |= BE_CAP_FLUSH;
+#endif
+	if (!ops || !pd || !cq)
+		return caps;
 #ifdef ROCE_AGENT_HAVE_IBV_ATOMIC_WRITE
 	if ((ops & IBV_QP_EX_WITH_ATOMIC_WRITE) && can_create(ib, pd, cq, IBV_QP_EX_WITH_ATOMIC_WRITE))
 		caps |= BE_CAP_ATOMIC_WRITE;

@@ -79,9 +79,6 @@ int ib_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8_t fill,
 	struct ib_backend *ib = pd->be;
 	if (length == 0)
 		return be_error_set(err, BE_BAD_REQUEST, "length 0: an MR needs at least one byte");
-	if ((access & (BE_ACCESS_FLUSH_GLOBAL | BE_ACCESS_FLUSH_PERSISTENT)) && ib_flush_missing())
-		return be_error_set(err, BE_UNSUPPORTED, "access FLUSH_GLOBAL/FLUSH_PERSISTENT: %s",
-				    ib_flush_missing());
 	if (length > ib->attr.max_mr_size)
 		return be_error_set(err, BE_BAD_REQUEST, "length %" PRIu64 ": %s registers at most %" PRIu64
 				    " bytes", length, ib->name, (uint64_t)ib->attr.max_mr_size);
