@@ -95,6 +95,13 @@ int ib_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8_t fill,
 		char what[96];
 		snprintf(what, sizeof what, "ibv_reg_mr (%" PRIu64 " bytes, access 0x%x)", length,
 			 access);
+		/* Persistence needs persistent memory behind the region (rxe
+		 * refuses it on anything else): the device cannot give what
+		 * the case asks of this memory, which is not a bad request. */
+		if (e == EINVAL && (access & BE_ACCESS_FLUSH_PERSISTENT))
+			return be_error_set(err, BE_UNSUPPORTED,
+					    "%s: %s: FLUSH_PERSISTENT refused (the agent's memory is not persistent memory)",
+					    what, strerror(e));
 		return ib_verb_failed(err, e, what);
 	}
 	struct be_mr *m = g_new0(struct be_mr, 1);
