@@ -59,6 +59,13 @@ bool param_mw_bind(struct req *r, struct be_mw_bind *b, bool *unbind);
  * absent, or with r's error set). */
 struct handle *param_xrcd(struct req *r, bool required);
 
+/* methods_datapath.c: poll_cq or get_async_event waits (kind; the caller
+ * sets s->poll.cq for a CQ) up to timeout_ms, re-polled by a timer; its
+ * reply comes later (r->deferred). */
+void poll_wait_begin(struct req *r, enum wait_kind kind, unsigned max, uint32_t timeout_ms);
+/* The wait is over: r goes as its reply, and what the wait held is freed. */
+void poll_wait_end(struct session *s, struct req *r);
+
 /* The most SGEs a work request takes. */
 #define AGENT_MAX_WR_SGE 64
 

@@ -226,6 +226,30 @@ static void empty_completions(struct req *r)
 	json_builder_end_array(r->result);
 }
 
+void poll_wait_begin(struct req *r, enum wait_kind kind, unsigned max, uint32_t timeout_ms)
+{
+	/* Wait, without blocking the loop (the soft DUT runs in it). */
+	struct session *s = r->s;
+	s->poll.active = true;
+	s->poll.kind = kind;
+	s->poll.id = r->id ? json_node_copy(r->id) : NULL;
+	s->poll.max = max;
+	s->poll.deadline_us = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
+	r->deferred = true;
+	session_start_poll_timer(s);
+}
+
+void poll_wait_end(struct session *s, struct req *r)
+{
+	s->poll.active = false;
+	session_send_reply(s, r);
+	if (r->result)
+		g_object_unref(r->result);
+	if (s->poll.id)
+		json_node_unref(s->poll.id);
+	s->poll.id = NULL;
+}
+
 void method_poll_cq(struct req *r)
 {
 	struct handle *cq = session_get(r, "cq", H_CQ, true);
@@ -244,16 +268,8 @@ void method_poll_cq(struct req *r)
 		empty_completions(r);
 		return;
 	}
-	/* Wait, without blocking the loop (the soft DUT runs in it). */
-	struct session *s = r->s;
-	s->poll.active = true;
-	s->poll.kind = WAIT_CQ;
-	s->poll.id = r->id ? json_node_copy(r->id) : NULL;
-	s->poll.cq = cq->id;
-	s->poll.max = max;
-	s->poll.deadline_us = g_get_monotonic_time() + (int64_t)timeout * 1000;
-	r->deferred = true;
-	session_start_poll_timer(s);
+	r->s->poll.cq = cq->id;
+	poll_wait_begin(r, WAIT_CQ, max, timeout);
 }
 
 bool agent_poll_retry(struct session *s, bool final)
@@ -267,12 +283,6 @@ bool agent_poll_retry(struct session *s, bool final)
 		return false;
 	if (n == 0 && !r.err)
 		empty_completions(&r);
-	s->poll.active = false;
-	session_send_reply(s, &r);
-	if (r.result)
-		g_object_unref(r.result);
-	if (s->poll.id)
-		json_node_unref(s->poll.id);
-	s->poll.id = NULL;
+	poll_wait_end(s, &r);
 	return true;
 }

@@ -153,14 +153,7 @@ void method_get_async_event(struct req *r)
 		take_events(r, max);
 		return;
 	}
-	/* Wait, without blocking the loop (the soft DUT runs in it). */
-	s->poll.active = true;
-	s->poll.kind = WAIT_EVENTS;
-	s->poll.id = r->id ? json_node_copy(r->id) : NULL;
-	s->poll.max = max;
-	s->poll.deadline_us = g_get_monotonic_time() + (int64_t)timeout * 1000;
-	r->deferred = true;
-	session_start_poll_timer(s);
+	poll_wait_begin(r, WAIT_EVENTS, max, timeout);
 }
 
 bool agent_events_retry(struct session *s, bool final)
@@ -170,12 +163,6 @@ bool agent_events_retry(struct session *s, bool final)
 		return false;
 	struct req r = { .s = s, .id = s->poll.id };
 	take_events(&r, s->poll.max);
-	s->poll.active = false;
-	session_send_reply(s, &r);
-	if (r.result)
-		g_object_unref(r.result);
-	if (s->poll.id)
-		json_node_unref(s->poll.id);
-	s->poll.id = NULL;
+	poll_wait_end(s, &r);
 	return true;
 }
