@@ -268,6 +268,10 @@ bool cmp_ok(enum cl_cmp c, uint64_t got, uint64_t want);
  * when the constraint cannot be evaluated (o says why). */
 bool check_number(struct run_ctx *x, const struct cl_arg *a, uint64_t got, struct step_out *o);
 const char *cmp_text(enum cl_cmp c);
+/* One poll_cq of the QP's DUT CQ, not waiting: *wc the first completion
+ * (the caller unrefs it) or NULL when there is none; false when the call
+ * failed (o says why). */
+bool dut_poll_one(struct run_ctx *x, struct case_qp *q, JsonObject **wc, struct step_out *o);
 void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_expect_nothing(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_expect_completion(struct run_ctx *x, const struct cl_step *s, struct step_out *o, bool none);

@@ -458,25 +458,31 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 	}
 }
 
+bool dut_poll_one(struct run_ctx *x, struct case_qp *q, JsonObject **wc, struct step_out *o)
+{
+	JsonObject *p = json_object_new(), *res;
+	json_object_set_int_member(p, "cq", q->dut_cq);
+	json_object_set_int_member(p, "max", 1);
+	json_object_set_int_member(p, "timeout_ms", 0);
+	if (!call(x, o, AP_M_poll_cq, p, &res))
+		return false;
+	JsonNode *cn = json_object_get_member(res, "completions");
+	JsonArray *arr = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
+	*wc = arr && json_array_get_length(arr) > 0 ? json_object_ref(json_array_get_object_element(arr, 0)) : NULL;
+	json_object_unref(res);
+	return true;
+}
+
 /* Polls the DUT's CQ of a QP without blocking the agent, pumping the wire
  * in between, until a completion or end. */
 static JsonObject *poll_dut_cq(struct run_ctx *x, struct case_qp *q, uint64_t end, struct step_out *o)
 {
 	for (;;) {
-		JsonObject *p = json_object_new(), *res;
-		json_object_set_int_member(p, "cq", q->dut_cq);
-		json_object_set_int_member(p, "max", 1);
-		json_object_set_int_member(p, "timeout_ms", 0);
-		if (!call(x, o, AP_M_poll_cq, p, &res))
+		JsonObject *wc;
+		if (!dut_poll_one(x, q, &wc, o))
 			return NULL;
-		JsonNode *cn = json_object_get_member(res, "completions");
-		JsonArray *arr = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
-		if (arr && json_array_get_length(arr) > 0) {
-			JsonObject *wc = json_object_ref(json_array_get_object_element(arr, 0));
-			json_object_unref(res);
+		if (wc)
 			return wc;
-		}
-		json_object_unref(res);
 		uint64_t now = rawio_now();
 		if (now >= end || interrupted(x->r))
 			return NULL;

@@ -62,16 +62,9 @@ static JsonArray *bind_access(const struct cl_param *p)
 static JsonObject *bind_completion(struct run_ctx *x, struct case_qp *q, uint64_t wr_id, uint64_t end, struct step_out *o)
 {
 	for (;;) {
-		JsonObject *p = json_object_new(), *res;
-		json_object_set_int_member(p, "cq", q->dut_cq);
-		json_object_set_int_member(p, "max", 1);
-		json_object_set_int_member(p, "timeout_ms", 0);
-		if (!call(x, o, AP_M_poll_cq, p, &res))
+		JsonObject *wc;
+		if (!dut_poll_one(x, q, &wc, o))
 			return NULL;
-		JsonNode *cn = json_object_get_member(res, "completions");
-		JsonArray *arr = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
-		JsonObject *wc = arr && json_array_get_length(arr) ? json_object_ref(json_array_get_object_element(arr, 0)) : NULL;
-		json_object_unref(res);
 		uint64_t id;
 		if (wc && agent_get_u64(wc, "wr_id", &id) && id == wr_id)
 			return wc;
