@@ -221,6 +221,9 @@ bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *p
 bool ensure_pd(struct run_ctx *x, struct step_out *o);
 /* One SGE: the MR's bytes [off, off + len). */
 JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len);
+/* create_ah of the DUT towards dgid (GID text) with the QP's source GID
+ * (RoCE v1 or RoCEv2), hop limit, traffic class, flow label and SL. */
+bool dut_create_ah(struct run_ctx *x, const struct case_qp *q, const char *dgid, bool v1, int64_t *ah, struct step_out *o);
 /* A capability the DUT reported (query_device); else o says it lacks it
  * and the step is not applicable. */
 bool dut_has(struct run_ctx *x, unsigned cap, struct step_out *o);

@@ -223,24 +223,12 @@ static bool modify(struct run_ctx *x, struct step_out *o, struct case_qp *q, enu
 	return true;
 }
 
-/* The UD QP's address handle towards the tester with a source GID of
- * type RoCE v1 or RoCEv2, made the first time a work request needs it
- * (A17.8: a UD QP picks the protocol per work request). */
-static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out *o)
+bool dut_create_ah(struct run_ctx *x, const struct case_qp *q, const char *dgid, bool v1, int64_t *ah, struct step_out *o)
 {
 	struct runner *r = x->r;
-	if (q->dut_ah[v1] >= 0)
-		return true;
-	if (v1 && r->fam[q->fi].sgid_index_v1 < 0) {
-		o->st = S_NA;
-		g_string_printf(o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", q->ipv);
-		return false;
-	}
-	char gid[64];
-	tester_gid(r, q->ipv, gid, sizeof gid);
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "pd", x->pd);
-	json_object_set_string_member(p, "dgid", gid);
+	json_object_set_string_member(p, "dgid", dgid);
 	json_object_set_int_member(p, "sgid_index", v1 ? r->fam[q->fi].sgid_index_v1 : r->fam[q->fi].sgid_index);
 	json_object_set_int_member(p, "hop_limit", q->hop_limit);
 	json_object_set_int_member(p, "traffic_class", q->tc);
@@ -257,8 +245,26 @@ static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out
 		g_string_printf(o->detail, "create_ah: the reply has no ah handle");
 		return false;
 	}
-	q->dut_ah[v1] = (int64_t)h;
+	*ah = (int64_t)h;
 	return true;
+}
+
+/* The UD QP's address handle towards the tester with a source GID of
+ * type RoCE v1 or RoCEv2, made the first time a work request needs it
+ * (A17.8: a UD QP picks the protocol per work request). */
+static bool ud_ah(struct run_ctx *x, struct case_qp *q, bool v1, struct step_out *o)
+{
+	struct runner *r = x->r;
+	if (q->dut_ah[v1] >= 0)
+		return true;
+	if (v1 && r->fam[q->fi].sgid_index_v1 < 0) {
+		o->st = S_NA;
+		g_string_printf(o->detail, "the DUT lists no RoCE v1 GID for IPv%d: not a dual-mode port", q->ipv);
+		return false;
+	}
+	char gid[64];
+	tester_gid(r, q->ipv, gid, sizeof gid);
+	return dut_create_ah(x, q, gid, v1, &q->dut_ah[v1], o);
 }
 
 void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)

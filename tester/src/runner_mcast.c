@@ -88,30 +88,9 @@ static void group_gid_text(const struct case_group *g, char *buf, size_t n)
 
 bool mcast_group_ah(struct run_ctx *x, struct case_qp *q, struct case_group *g, int64_t *ah, struct step_out *o)
 {
-	struct runner *r = x->r;
 	char gid[64];
 	group_gid_text(g, gid, sizeof gid);
-	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "pd", x->pd);
-	json_object_set_string_member(p, "dgid", gid);
-	json_object_set_int_member(p, "sgid_index", q->rocev1 ? r->fam[q->fi].sgid_index_v1 : r->fam[q->fi].sgid_index);
-	json_object_set_int_member(p, "hop_limit", q->hop_limit);
-	json_object_set_int_member(p, "traffic_class", q->tc);
-	json_object_set_int_member(p, "flow_label", q->flow_label);
-	json_object_set_int_member(p, "sl", q->sl);
-	json_object_set_int_member(p, "port", 1);
-	if (!call(x, o, AP_M_create_ah, p, &res))
-		return false;
-	uint64_t h;
-	bool ok = agent_get_u64(res, "ah", &h);
-	json_object_unref(res);
-	if (!ok) {
-		o->st = S_ERROR;
-		g_string_printf(o->detail, "create_ah: the reply has no ah handle");
-		return false;
-	}
-	*ah = (int64_t)h;
-	return true;
+	return dut_create_ah(x, q, gid, q->rocev1, ah, o);
 }
 
 /* ---- Steps ---- */
