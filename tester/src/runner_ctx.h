@@ -232,6 +232,10 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 void make_endpoint(struct run_ctx *x, const struct case_qp *q, uint8_t tc, uint32_t fl, uint16_t sport,
 			  struct roce_endpoint *ep);
 void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* A receive of the step's MR range (offset=, len=, wr_id=) posted with
+ * method (post_recv, post_srq_recv) to the QP or SRQ params.<member>. */
+void dut_post_recv(struct run_ctx *x, const struct cl_step *s, enum ap_method method, const char *member, int64_t handle,
+		   struct step_out *o);
 void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_dut_write(struct run_ctx *x, const struct cl_step *s, struct step_out *o);

@@ -527,13 +527,9 @@ JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len)
 	return a;
 }
 
-void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+void dut_post_recv(struct run_ctx *x, const struct cl_step *s, enum ap_method method, const char *member, int64_t handle,
+		   struct step_out *o)
 {
-	if (s->srq) {
-		step_post_srq_recv(x, s, o);
-		return;
-	}
-	struct case_qp *q = find_qp(x, s->qp);
 	struct case_mr *m = find_mr(x, s->mr);
 	const struct cl_post_recv_args *a = &s->a.post_recv;
 	uint64_t off, len, wr_id;
@@ -541,10 +537,19 @@ void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out 
 	    !param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr_id, o))
 		return;
 	JsonObject *p = json_object_new();
-	json_object_set_int_member(p, "qp", q->dut_qp);
+	json_object_set_int_member(p, member, handle);
 	agent_set_u64(p, "wr_id", wr_id);
 	json_object_set_array_member(p, "sge", sge_list(m, off, len));
-	call(x, o, AP_M_post_recv, p, NULL);
+	call(x, o, method, p, NULL);
+}
+
+void step_post_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	if (s->srq) {
+		step_post_srq_recv(x, s, o);
+		return;
+	}
+	dut_post_recv(x, s, AP_M_post_recv, "qp", find_qp(x, s->qp)->dut_qp, o);
 }
 
 void step_post_send(struct run_ctx *x, const struct cl_step *s, struct step_out *o)

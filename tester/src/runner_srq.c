@@ -97,18 +97,7 @@ void step_dut_query_srq(struct run_ctx *x, const struct cl_step *s, struct step_
 
 void step_post_srq_recv(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
-	struct case_srq *srq = srq_of(x, s->srq, false);
-	struct case_mr *m = find_mr(x, s->mr);
-	const struct cl_post_recv_args *a = &s->a.post_recv;
-	uint64_t off, len, wr_id;
-	if (!param_u64(x, &a->offset, &off, o) || !param_u64_run(x, &a->len, m->len, &len, o) ||
-	    !param_u64_run(x, &a->wr_id, (uint64_t)x->cur_step, &wr_id, o))
-		return;
-	JsonObject *p = json_object_new();
-	json_object_set_int_member(p, "srq", srq->handle);
-	agent_set_u64(p, "wr_id", wr_id);
-	json_object_set_array_member(p, "sge", sge_list(m, off, len));
-	call(x, o, AP_M_post_srq_recv, p, NULL);
+	dut_post_recv(x, s, AP_M_post_srq_recv, "srq", srq_of(x, s->srq, false)->handle, o);
 }
 
 void step_peer_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
