@@ -76,6 +76,13 @@ struct cl_sym *cl_use_name(struct parser *ps, const char *name, enum cl_sym_kind
 	return s;
 }
 
+struct cl_sym *cl_use_next_name(struct parser *ps, char **slot, enum cl_sym_kind want, const char *expected)
+{
+	struct cl_loc l = ps->tok.loc;
+	*slot = (char *)take_name(ps, expected);
+	return cl_use_name(ps, *slot, want, l);
+}
+
 /* "bad_icrc_dropped, duplicate_requests, ...": every counter meaning. */
 static void counter_meanings_text(char *text, size_t n)
 {

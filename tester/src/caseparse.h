@@ -81,6 +81,16 @@ static inline char *take_word(struct parser *ps, const char *expected)
 	return w;
 }
 
+/* A name as the statements take theirs: a word without '.' or '-'. */
+static inline const char *take_name(struct parser *ps, const char *expected)
+{
+	if (ps->tok.kind != CL_T_WORD || strchr(ps->tok.text, '.') || strchr(ps->tok.text, '-'))
+		fail_expected(ps, expected);
+	const char *w = ps->tok.text;
+	next(ps);
+	return w;
+}
+
 static inline void expect_end(struct parser *ps)
 {
 	if (!at_end(ps))
@@ -145,6 +155,8 @@ void cl_grow(struct parser *ps, void **arr, unsigned n, size_t elem);
 void cl_define_sym(struct parser *ps, const char *name, enum cl_sym_kind kind, int qp_type, struct cl_loc loc);
 /* A name defined above, of the kind wanted. */
 struct cl_sym *cl_use_name(struct parser *ps, const char *name, enum cl_sym_kind want, struct cl_loc loc);
+/* The next token: a name defined above, of the kind wanted, kept in *slot. */
+struct cl_sym *cl_use_next_name(struct parser *ps, char **slot, enum cl_sym_kind want, const char *expected);
 /* $name.member: the name is defined and has that member. */
 void cl_check_member(struct parser *ps, const struct cl_token *t);
 void cl_parse_expr(struct parser *ps, struct cl_expr *e);

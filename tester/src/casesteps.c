@@ -31,20 +31,9 @@ struct cl_step *cl_new_step(struct parser *ps, enum cl_step_kind kind, struct cl
 	return st;
 }
 
-static const char *name_token(struct parser *ps, const char *expected)
-{
-	if (ps->tok.kind != CL_T_WORD || strchr(ps->tok.text, '.') || strchr(ps->tok.text, '-'))
-		fail_expected(ps, expected);
-	const char *w = ps->tok.text;
-	next(ps);
-	return w;
-}
-
 static struct cl_sym *qp_arg(struct parser *ps, struct cl_step *st)
 {
-	struct cl_loc l = ps->tok.loc;
-	st->qp = (char *)name_token(ps, "a QP name defined by 'dut qp'");
-	return cl_use_name(ps, st->qp, CL_SYM_QP, l);
+	return cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a QP name defined by 'dut qp'");
 }
 
 static void opcode_arg(struct parser *ps, struct cl_step *st, int transport, bool allow_any)
@@ -98,7 +87,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		bool qp = verb[0] == 'q';
 		st = cl_new_step(ps, qp ? CL_DUT_QP : CL_DUT_MR, loc);
 		struct cl_loc nl = ps->tok.loc;
-		st->name = (char *)name_token(ps, qp ? "a name for the new QP" : "a name for the new MR");
+		st->name = (char *)take_name(ps, qp ? "a name for the new QP" : "a name for the new MR");
 		cl_parse_args(ps, st, qp ? cl_args_dut_qp : cl_args_dut_mr, false, false);
 		int type = qp ? (int)cl_qp_transport((enum ap_qp_type)st->a.dut_qp.type.word_id) : -1;
 		const struct cl_arg *ip = qp ? st->a.dut_qp.ip.arg : NULL;
@@ -129,7 +118,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		st = cl_new_step(ps, CL_DUT_POST_RECV, loc);
 		struct cl_loc ql = ps->tok.loc;
 		if (cl_names_srq(ps)) {
-			st->srq = (char *)name_token(ps, "an SRQ name"); /* post_srq_recv */
+			st->srq = (char *)take_name(ps, "an SRQ name"); /* post_srq_recv */
 		} else {
 			struct cl_sym *q = qp_arg(ps, st);
 			if (q->xrc_type)
@@ -140,7 +129,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 					q->name, q->srq, q->srq);
 		}
 		struct cl_loc ml = ps->tok.loc;
-		st->mr = (char *)name_token(ps, "a DUT MR name to receive into");
+		st->mr = (char *)take_name(ps, "a DUT MR name to receive into");
 		cl_use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		cl_parse_args(ps, st, cl_args_post_recv, false, false);
 		return;
@@ -163,7 +152,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		next(ps);
 		if (ps->tok.kind == CL_T_WORD && cl_find_sym(ps, ps->tok.text)) {
 			struct cl_loc ml = ps->tok.loc;
-			st->mr = (char *)name_token(ps, "a DUT MR");
+			st->mr = (char *)take_name(ps, "a DUT MR");
 			cl_use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		}
 		cl_parse_args(ps, st, cl_args_post_send, false, false);
@@ -186,7 +175,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		bool rd = verb[0] == 'r';
 		st = cl_new_step(ps, rd ? CL_DUT_READ : CL_DUT_WRITE, loc);
 		struct cl_loc ml = ps->tok.loc;
-		st->mr = (char *)name_token(ps, "a DUT MR name");
+		st->mr = (char *)take_name(ps, "a DUT MR name");
 		cl_use_name(ps, st->mr, CL_SYM_DUT_MR, ml);
 		cl_parse_args(ps, st, rd ? cl_args_dut_read : cl_args_dut_write, false, false);
 		const struct cl_arg *l3 = rd ? st->a.dut_read.l3_header.arg : NULL;
@@ -231,7 +220,7 @@ void cl_parse_peer(struct parser *ps, struct cl_loc loc)
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_MR, loc);
 		struct cl_loc nl = ps->tok.loc;
-		st->name = (char *)name_token(ps, "a name for the tester's MR");
+		st->name = (char *)take_name(ps, "a name for the tester's MR");
 		cl_parse_args(ps, st, cl_args_peer_mr, false, false);
 		cl_define_sym(ps, st->name, CL_SYM_PEER_MR, -1, nl);
 		return;
@@ -343,7 +332,7 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 		next(ps);
 		st = cl_new_step(ps, CL_EXPECT_MEM, loc);
 		struct cl_loc ml = ps->tok.loc;
-		st->mr = (char *)name_token(ps, "a tester MR name defined by 'peer mr'");
+		st->mr = (char *)take_name(ps, "a tester MR name defined by 'peer mr'");
 		cl_use_name(ps, st->mr, CL_SYM_PEER_MR, ml);
 		cl_parse_args(ps, st, cl_args_expect_mem, false, false);
 		if (!st->a.expect_mem.data.arg)

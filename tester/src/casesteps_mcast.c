@@ -13,23 +13,6 @@
 #include "roce/roce.h"
 #include "text.h"
 
-/* A name (no '.' or '-'), as the other statements take theirs. */
-static const char *name_of(struct parser *ps, const char *expected)
-{
-	if (ps->tok.kind != CL_T_WORD || strchr(ps->tok.text, '.') || strchr(ps->tok.text, '-'))
-		fail_expected(ps, expected);
-	const char *w = ps->tok.text;
-	next(ps);
-	return w;
-}
-
-static struct cl_sym *use(struct parser *ps, char **slot, enum cl_sym_kind kind, const char *expected)
-{
-	struct cl_loc l = ps->tok.loc;
-	*slot = (char *)name_of(ps, expected);
-	return cl_use_name(ps, *slot, kind, l);
-}
-
 /* The IP version a QP or group speaks: the one pinned, else the case's
  * when it runs over one only; 0: the run's. */
 static int sym_ipv(const struct parser *ps, const struct cl_sym *s)
@@ -82,7 +65,7 @@ void cl_parse_group(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_GROUP, loc);
 	struct cl_loc nl = ps->tok.loc;
-	st->name = st->group = (char *)name_of(ps, "a name for the multicast group");
+	st->name = st->group = (char *)take_name(ps, "a name for the multicast group");
 	cl_parse_args(ps, st, cl_args_group, false, false);
 	struct cl_group g;
 	memset(&g, 0, sizeof g);
@@ -182,10 +165,10 @@ static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct c
 {
 	struct cl_step *st = cl_new_step(ps, kind, loc);
 	struct cl_loc ql = ps->tok.loc;
-	struct cl_sym *q = use(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
+	struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
 	need_ud(ps, q, ql, "multicast");
 	struct cl_loc gl = ps->tok.loc;
-	struct cl_sym *g = use(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
+	struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 	check_group_ip(ps, q, g, gl);
 	cl_parse_args(ps, st, cl_args_none, false, false);
 	bool cm = kind == CL_DUT_JOIN || kind == CL_DUT_LEAVE;
@@ -198,7 +181,7 @@ static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_DUT_SRQ, loc);
 	struct cl_loc nl = ps->tok.loc;
-	st->name = st->srq = (char *)name_of(ps, "a name for the new SRQ");
+	st->name = st->srq = (char *)take_name(ps, "a name for the new SRQ");
 	cl_parse_args(ps, st, cl_args_dut_srq, false, false);
 	cl_define_sym(ps, st->name, CL_SYM_SRQ, -1, nl);
 	cl_srq_xrc_args(ps, st, cl_find_sym(ps, st->name));
@@ -208,7 +191,7 @@ static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
 static void parse_dut_arm(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_DUT_ARM, loc);
-	use(ps, &st->srq, CL_SYM_SRQ, "an SRQ name defined by 'dut srq'");
+	cl_use_next_name(ps, &st->srq, CL_SYM_SRQ, "an SRQ name defined by 'dut srq'");
 	cl_parse_args(ps, st, cl_args_dut_arm, false, false);
 	if (!st->a.dut_arm.limit.arg)
 		cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut arm' needs limit=; expected e.g. limit=2 (0 disarms)");
@@ -249,7 +232,7 @@ bool cl_names_srq(struct parser *ps)
 void cl_parse_dut_query_srq(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_DUT_QUERY_SRQ, loc);
-	use(ps, &st->srq, CL_SYM_SRQ, "an SRQ name");
+	cl_use_next_name(ps, &st->srq, CL_SYM_SRQ, "an SRQ name");
 	cl_parse_args(ps, st, cl_args_dut_query_srq, false, false);
 	ps->c->uses_caps |= CL_CAP_SRQ;
 }
@@ -260,10 +243,10 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_ATTACH, loc);
 		struct cl_loc ql = ps->tok.loc;
-		struct cl_sym *q = use(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
+		struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
 		need_ud(ps, q, ql, "multicast");
 		struct cl_loc gl = ps->tok.loc;
-		struct cl_sym *g = use(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
+		struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 		check_group_ip(ps, q, g, gl);
 		cl_parse_args(ps, st, cl_args_none, false, false);
 		if (ps->n_peer_attached == sizeof ps->peer_attached / sizeof ps->peer_attached[0])
@@ -276,7 +259,7 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_SRQ, loc);
 		struct cl_loc nl = ps->tok.loc;
-		st->name = st->srq = (char *)name_of(ps, "a name for the tester's SRQ");
+		st->name = st->srq = (char *)take_name(ps, "a name for the tester's SRQ");
 		cl_parse_args(ps, st, cl_args_peer_srq, false, false);
 		/* Repeating the statement sets the SRQ's receives anew. */
 		struct cl_sym *s = cl_find_sym(ps, st->name);
@@ -350,7 +333,7 @@ bool cl_parse_expect_mcast_srq(struct parser *ps, struct cl_loc loc, bool no)
 	if (is_word(ps, "join")) {
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, no ? CL_EXPECT_NO_JOIN : CL_EXPECT_JOIN, loc);
-		use(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
+		cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 		cl_parse_args(ps, st, cl_args_none, true, false);
 		if (no && !st->has_within)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect no join' needs a time window; expected 'within T'");

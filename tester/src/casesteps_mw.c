@@ -15,22 +15,6 @@
 #include "roce/roce.h"
 #include "text.h"
 
-static const char *name_of(struct parser *ps, const char *expected)
-{
-	if (ps->tok.kind != CL_T_WORD || strchr(ps->tok.text, '.') || strchr(ps->tok.text, '-'))
-		fail_expected(ps, expected);
-	const char *w = ps->tok.text;
-	next(ps);
-	return w;
-}
-
-static struct cl_sym *use(struct parser *ps, char **slot, enum cl_sym_kind kind, const char *expected)
-{
-	struct cl_loc l = ps->tok.loc;
-	*slot = (char *)name_of(ps, expected);
-	return cl_use_name(ps, *slot, kind, l);
-}
-
 /* A number written as such (type=1): its value, or -1. */
 static long constant_of(const struct cl_arg *a)
 {
@@ -44,7 +28,7 @@ static void parse_dut_mw(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_DUT_MW, loc);
 	struct cl_loc nl = ps->tok.loc;
-	st->name = st->mw = (char *)name_of(ps, "a name for the new memory window");
+	st->name = st->mw = (char *)take_name(ps, "a name for the new memory window");
 	cl_parse_args(ps, st, cl_args_dut_mw, false, false);
 	const struct cl_arg *t = st->a.dut_mw.type.arg;
 	if (!t)
@@ -61,13 +45,13 @@ static void parse_dut_mw(struct parser *ps, struct cl_loc loc)
 static void parse_dut_bind(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_DUT_BIND, loc);
-	const struct cl_sym *w = use(ps, &st->mw, CL_SYM_MW, "a memory window defined by 'dut mw'");
+	const struct cl_sym *w = cl_use_next_name(ps, &st->mw, CL_SYM_MW, "a memory window defined by 'dut mw'");
 	struct cl_loc ql = ps->tok.loc;
-	const struct cl_sym *q = use(ps, &st->qp, CL_SYM_QP, "the QP the bind is posted on (defined by 'dut qp')");
+	const struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "the QP the bind is posted on (defined by 'dut qp')");
 	if (q->qp_type != ROCE_T_RC && q->qp_type != ROCE_T_UC)
 		cl_fail_at(ps, CL_ERR_KIND, ql, "'%s' is a %s QP; expected an RC or UC QP to bind the window on", q->name,
 			roce_transport_name((enum roce_transport)q->qp_type));
-	use(ps, &st->mr, CL_SYM_DUT_MR, "the DUT MR the window is bound to");
+	cl_use_next_name(ps, &st->mr, CL_SYM_DUT_MR, "the DUT MR the window is bound to");
 	cl_parse_args(ps, st, cl_args_dut_bind, false, false);
 	const struct cl_arg *key = st->a.dut_bind.key.arg;
 	if (key && w->mw_type == 1)
@@ -93,7 +77,7 @@ bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc)
 	if (!strcmp(verb, "xrcd")) {
 		struct cl_step *st = cl_new_step(ps, CL_DUT_XRCD, loc);
 		struct cl_loc nl = ps->tok.loc;
-		st->name = st->xrcd = (char *)name_of(ps, "a name for the new XRC domain");
+		st->name = st->xrcd = (char *)take_name(ps, "a name for the new XRC domain");
 		cl_parse_args(ps, st, cl_args_none, false, false);
 		cl_define_sym(ps, st->name, CL_SYM_XRCD, -1, nl);
 		ps->c->uses_caps |= CL_CAP_XRC;
