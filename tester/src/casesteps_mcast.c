@@ -160,10 +160,10 @@ void cl_qp_srq_args(struct parser *ps, struct cl_step *st, struct cl_sym *q)
 	}
 }
 
-/* dut attach|detach|join|leave QP GROUP */
-static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
+/* QP GROUP of a membership statement (dut attach|detach|join|leave, peer
+ * attach): a UD QP and a group of its IP version; returns the group. */
+static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
 {
-	struct cl_step *st = cl_new_step(ps, kind, loc);
 	struct cl_loc ql = ps->tok.loc;
 	struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
 	need_ud(ps, q, ql, "multicast");
@@ -171,6 +171,14 @@ static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct c
 	struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 	check_group_ip(ps, q, g, gl);
 	cl_parse_args(ps, st, cl_args_none, false, false);
+	return g;
+}
+
+/* dut attach|detach|join|leave QP GROUP */
+static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
+{
+	struct cl_step *st = cl_new_step(ps, kind, loc);
+	struct cl_sym *g = qp_group_args(ps, st);
 	bool cm = kind == CL_DUT_JOIN || kind == CL_DUT_LEAVE;
 	ps->c->uses_caps |= cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST;
 	if (kind == CL_DUT_JOIN)
@@ -242,13 +250,7 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 	if (is_word(ps, "attach")) {
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_ATTACH, loc);
-		struct cl_loc ql = ps->tok.loc;
-		struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
-		need_ud(ps, q, ql, "multicast");
-		struct cl_loc gl = ps->tok.loc;
-		struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
-		check_group_ip(ps, q, g, gl);
-		cl_parse_args(ps, st, cl_args_none, false, false);
+		qp_group_args(ps, st);
 		if (ps->n_peer_attached == sizeof ps->peer_attached / sizeof ps->peer_attached[0])
 			cl_fail_at(ps, CL_ERR_VALUE, loc, "too many 'peer attach'; expected at most 64");
 		ps->peer_attached[ps->n_peer_attached].qp = st->qp;
