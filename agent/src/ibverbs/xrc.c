@@ -58,7 +58,7 @@ int ib_alloc_xrcd(struct backend *be, struct be_xrcd **out, struct be_error *err
 	struct ibv_xrcd *x = open_xrcd(ib->ctx);
 	if (!x) {
 		int e = errno;
-		char note[96], what[160];
+		char note[96], what[96 + 96];
 		no_xrc_note(ib, note, sizeof note);
 		snprintf(what, sizeof what, "ibv_open_xrcd (fd -1, O_CREAT%s)", note);
 		return ib_verb_failed(err, e, what);
@@ -100,7 +100,7 @@ int ib_create_xrc_srq(struct be_pd *pd, const struct be_srq_init *init, struct b
 	s->srq = ibv_create_srq_ex(pd->be->ctx, &ia);
 	if (!s->srq) {
 		int e = errno;
-		char note[96], what[160];
+		char note[96], what[96 + 96];
 		no_xrc_note(pd->be, note, sizeof note);
 		snprintf(what, sizeof what, "ibv_create_srq_ex (XRC, %u WRs, %u SGEs%s)", init->max_wr,
 			 init->max_sge, note);
@@ -149,7 +149,7 @@ int ib_create_xrc_qp(struct be_pd *pd, const struct be_qp_init *init, struct be_
 	q->qp = ibv_create_qp_ex(pd->be->ctx, &ia);
 	if (!q->qp) {
 		int e = errno;
-		char note[96], what[160];
+		char note[96], what[96 + 96];
 		no_xrc_note(pd->be, note, sizeof note);
 		if (initiator)
 			snprintf(what, sizeof what, "ibv_create_qp_ex (XRC_SEND, %u send WRs, %u send SGEs%s)",
