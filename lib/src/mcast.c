@@ -34,6 +34,11 @@ void roce_mcast_mac(int ip_version, const uint8_t *group, uint8_t mac[6])
 	}
 }
 
+bool roce_mcast_group_equal(const struct roce_mcast_group *a, const struct roce_mcast_group *b)
+{
+	return a->ip_version == b->ip_version && !memcmp(a->ip, b->ip, a->ip_version == 4 ? 4 : 16);
+}
+
 bool roce_mcast_group_from_ip(int ip_version, const uint8_t *ip, struct roce_mcast_group *g)
 {
 	if (!roce_ip_is_multicast(ip_version, ip))

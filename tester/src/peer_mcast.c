@@ -6,11 +6,6 @@
  */
 #include "peer_engine.h"
 
-static bool same_group(const struct roce_mcast_group *a, const struct roce_mcast_group *b)
-{
-	return a->ip_version == b->ip_version && !memcmp(a->ip, b->ip, a->ip_version == 4 ? 4 : 16);
-}
-
 int peer_mcast_attach(struct peer *p, uint32_t qpn, const struct roce_mcast_group *g)
 {
 	struct qp *q = peer_find_qp(p, qpn);
@@ -19,7 +14,7 @@ int peer_mcast_attach(struct peer *p, uint32_t qpn, const struct roce_mcast_grou
 	struct peer_attach *free_slot = NULL;
 	for (unsigned i = 0; i < PEER_MAX_ATTACH; i++) {
 		struct peer_attach *a = &p->attach[i];
-		if (a->used && a->qpn == qpn && same_group(&a->g, g))
+		if (a->used && a->qpn == qpn && roce_mcast_group_equal(&a->g, g))
 			return -1;
 		if (!a->used && !free_slot)
 			free_slot = a;
@@ -36,7 +31,7 @@ void peer_mcast_detach(struct peer *p, uint32_t qpn, const struct roce_mcast_gro
 {
 	for (unsigned i = 0; i < PEER_MAX_ATTACH; i++) {
 		struct peer_attach *a = &p->attach[i];
-		if (a->used && a->qpn == qpn && same_group(&a->g, g))
+		if (a->used && a->qpn == qpn && roce_mcast_group_equal(&a->g, g))
 			a->used = false;
 	}
 }
@@ -57,7 +52,7 @@ unsigned peer_mcast_members(struct peer *p, const struct roce_pkt *pk, struct qp
 	unsigned n = 0;
 	for (unsigned i = 0; i < PEER_MAX_ATTACH && n < max; i++) {
 		const struct peer_attach *a = &p->attach[i];
-		struct qp *q = a->used && same_group(&a->g, &g) ? peer_find_qp(p, a->qpn) : NULL;
+		struct qp *q = a->used && roce_mcast_group_equal(&a->g, &g) ? peer_find_qp(p, a->qpn) : NULL;
 		if (q)
 			out[n++] = q;
 	}

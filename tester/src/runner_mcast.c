@@ -33,11 +33,6 @@ struct case_group *group_of(struct run_ctx *x, const char *name)
 	return cg ? &x->groups[cg - x->c->groups] : NULL;
 }
 
-static bool same_group(const struct roce_mcast_group *a, const struct roce_mcast_group *b)
-{
-	return a->ip_version == b->ip_version && !memcmp(a->ip, b->ip, a->ip_version == 4 ? 4 : 16);
-}
-
 int mcast_group_index(struct run_ctx *x, const uint8_t *data, size_t len)
 {
 	struct roce_pkt pk;
@@ -45,7 +40,7 @@ int mcast_group_index(struct run_ctx *x, const uint8_t *data, size_t len)
 	if (!x->c->n_groups || roce_parse_frame(&pk, data, len, len, 0) != ROCE_OK || !roce_pkt_mcast_group(&pk, &g))
 		return -1;
 	for (unsigned i = 0; i < x->c->n_groups; i++)
-		if (same_group(&x->groups[i].g, &g))
+		if (roce_mcast_group_equal(&x->groups[i].g, &g))
 			return (int)i;
 	return -1;
 }

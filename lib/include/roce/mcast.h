@@ -41,6 +41,8 @@ struct roce_mcast_group {
 /* Fills g from a multicast IP address; false (g untouched) when the
  * address is not multicast. */
 bool roce_mcast_group_from_ip(int ip_version, const uint8_t *ip, struct roce_mcast_group *g);
+/* Whether two groups are the same (IP version and address). */
+bool roce_mcast_group_equal(const struct roce_mcast_group *a, const struct roce_mcast_group *b);
 
 struct roce_pkt;
 
