@@ -8,11 +8,13 @@ caps=$2
 . "$(dirname "$0")/lib/check.sh"
 
 expect "lint conforming samples, packet by packet (catalogues of unrelated packets)" 0 "$t" lint -q --no-flow "$caps/opcodes-ipv4.pcap" "$caps/opcodes-ipv6.pcap" "$caps/vlan.pcap" "$caps/cnp.pcap" "$caps/vectors.pcap"
-contains "all frames counted" "617 frames: 617 RoCEv2"
+contains "all frames counted" "617 frames: 617 RoCE (v1 and v2)"
 
-expect "lint RoCE v1 samples" 0 "$t" lint -q --no-flow --rocev1 "$caps/rocev1.pcap"
+expect "lint judges RoCE v1 frames by default" 0 "$t" lint -q --no-flow "$caps/rocev1.pcap"
 contains "v1 frames counted" "126 frames: 126 RoCE (v1 and v2)"
-expect "RoCE v1 is not RoCEv2 without --rocev1" 0 "$t" lint -q "$caps/rocev1.pcap"
+expect "lint --rocev1 (the default, kept for old scripts)" 0 "$t" lint -q --no-flow --rocev1 "$caps/rocev1.pcap"
+contains "v1 frames counted with --rocev1" "126 frames: 126 RoCE (v1 and v2)"
+expect "lint --no-rocev1 leaves RoCE v1 out" 0 "$t" lint -q --no-rocev1 "$caps/rocev1.pcap"
 contains "v1 frames skipped" "126 frames: 1 RoCEv2, 125 other"
 
 expect "craft a TVer violation" 0 "$t" craft --opcode rc-send-only --set bth.tver=1 -o "$tmp/tver.pcap"

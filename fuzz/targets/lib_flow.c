@@ -153,7 +153,7 @@ static void feed(const uint8_t *data, size_t size, struct run *r, uint8_t **fram
 		if (roce_pkt_has(&p, ROCE_H_UDP))
 			sport = (uint16_t)roce_udp_sport(roce_pkt_hdr(&p, ROCE_H_UDP));
 		struct roce_flow_input in = { &p, ipv, src, dst, sport, n + 1, ts, pmtus[(flags >> 2) & 3],
-					      (void *)(uintptr_t)(n + 1), (uint32_t)p.caplen };
+					      (void *)(uintptr_t)(n + 1), (uint32_t)p.caplen, false };
 		roce_flow_packet(&env, &in, &r->res[n]);
 		check_result(&p, n + 1, &r->res[n]);
 	}

@@ -30,19 +30,20 @@
 struct cm_req {
 	bool valid;
 	uint8_t ip_version;
+	bool rocev1;
 	uint8_t a[16], b[16]; /* its sender and receiver */
 	uint32_t qpn, start_psn;
 	unsigned pmtu;
 };
 
-void flow_make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *src, const uint8_t *dst,
+void flow_make_key(struct key *k, uint8_t kind, uint8_t net, const uint8_t *src, const uint8_t *dst,
 		   uint32_t qpn)
 {
 	memset(k, 0, sizeof *k);
 	k->kind = kind;
-	k->ip_version = ipv;
+	k->net = net;
 	k->qpn = qpn;
-	size_t alen = ipv == 6 ? 16 : 4;
+	size_t alen = flow_net_addr_len(net);
 	if (src)
 		memcpy(k->src, src, alen);
 	if (dst)
@@ -56,11 +57,11 @@ struct registry *flow_registry(const struct roce_flow_env *env)
 	return env->record(env->ctx, &rk, sizeof rk, sizeof(struct registry));
 }
 
-static struct direction *direction_of(const struct roce_flow_env *env, uint8_t ipv,
+static struct direction *direction_of(const struct roce_flow_env *env, uint8_t net,
 				      const uint8_t *src, const uint8_t *dst, uint32_t qpn)
 {
 	struct key k;
-	flow_make_key(&k, KIND_DIRECTION, ipv, src, dst, qpn);
+	flow_make_key(&k, KIND_DIRECTION, net, src, dst, qpn);
 	struct direction *d = env->record(env->ctx, &k, sizeof k, sizeof *d);
 	if (!d || d->id)
 		return d;
@@ -68,7 +69,8 @@ static struct direction *direction_of(const struct roce_flow_env *env, uint8_t i
 	if (!reg)
 		return NULL;
 	d->dest_qpn = qpn;
-	d->ip_version = ipv;
+	d->rocev1 = net == FLOW_NET_ROCEV1;
+	d->ip_version = d->rocev1 ? 6 : net;
 	memcpy(d->src, k.src, sizeof d->src);
 	memcpy(d->dst, k.dst, sizeof d->dst);
 	flow_window_init(d);
@@ -82,11 +84,11 @@ static struct direction *direction_of(const struct roce_flow_env *env, uint8_t i
 	return d;
 }
 
-static struct pair *pair_of(const struct roce_flow_env *env, uint8_t ipv, const uint8_t *src,
+static struct pair *pair_of(const struct roce_flow_env *env, uint8_t net, const uint8_t *src,
 			    const uint8_t *dst)
 {
 	struct key k;
-	flow_make_key(&k, KIND_PAIR, ipv, src, dst, 0);
+	flow_make_key(&k, KIND_PAIR, net, src, dst, 0);
 	return env->record(env->ctx, &k, sizeof k, sizeof(struct pair));
 }
 
@@ -677,7 +679,7 @@ static struct direction *requester_of(const struct roce_flow_env *env, struct di
 {
 	if (rd->peer)
 		return rd->peer;
-	struct pair *pr = pair_of(env, in->ip_version, in->dst, in->src);
+	struct pair *pr = pair_of(env, flow_in_net(in), in->dst, in->src);
 	if (!pr)
 		return NULL;
 	struct direction *only = NULL, *match = NULL;
@@ -952,11 +954,11 @@ static bool connected(enum roce_transport t)
 
 /* ---- The connection manager: a REQ, then the REP that accepts it ---- */
 
-static struct cm_req *cm_req_of(const struct roce_flow_env *env, uint8_t ipv, const uint8_t *sender,
+static struct cm_req *cm_req_of(const struct roce_flow_env *env, uint8_t net, const uint8_t *sender,
 				uint32_t comm_id)
 {
 	struct key k;
-	flow_make_key(&k, KIND_CM_REQ, ipv, sender, NULL, comm_id);
+	flow_make_key(&k, KIND_CM_REQ, net, sender, NULL, comm_id);
 	return env->record(env->ctx, &k, sizeof k, sizeof(struct cm_req));
 }
 
@@ -970,28 +972,29 @@ static void learn_cm(const struct roce_flow_env *env, const struct roce_flow_inp
 	if (roce_mad_mgmt_class(mad) != ROCE_MAD_CLASS_CM)
 		return;
 	const uint8_t *m = mad + ROCE_MAD_HDR_LEN;
-	size_t alen = in->ip_version == 6 ? 16 : 4;
+	size_t alen = flow_net_addr_len(flow_in_net(in));
 	uint16_t attr = (uint16_t)roce_mad_attr_id(mad);
 	if (attr == ROCE_CM_REQ) {
-		struct cm_req *r = cm_req_of(env, in->ip_version, in->src, (uint32_t)roce_req_local_comm_id(m));
+		struct cm_req *r = cm_req_of(env, flow_in_net(in), in->src, (uint32_t)roce_req_local_comm_id(m));
 		if (!r)
 			return;
 		r->valid = true;
 		r->ip_version = in->ip_version;
+		r->rocev1 = in->rocev1;
 		memcpy(r->a, in->src, alen);
 		memcpy(r->b, in->dst, alen);
 		r->qpn = (uint32_t)roce_req_local_qpn(m);
 		r->start_psn = (uint32_t)roce_req_start_psn(m);
 		r->pmtu = roce_ib_mtu_bytes((unsigned)roce_req_path_mtu(m));
 	} else if (attr == ROCE_CM_REP) {
-		struct cm_req *r = cm_req_of(env, in->ip_version, in->dst, (uint32_t)roce_rep_remote_comm_id(m));
+		struct cm_req *r = cm_req_of(env, flow_in_net(in), in->dst, (uint32_t)roce_rep_remote_comm_id(m));
 		if (!r || !r->valid || memcmp(r->b, in->src, alen))
 			return;
 		/* A Starting PSN is the one its sender receives first (IBA 12.7
 		 * as Linux's CM and rxe read it): A sends from the REP's. */
 		struct roce_flow_connection c = {
 			r->ip_version, r->a, r->b, r->qpn, (uint32_t)roce_rep_local_qpn(m),
-			(uint32_t)roce_rep_start_psn(m), r->start_psn, true, true, r->pmtu,
+			(uint32_t)roce_rep_start_psn(m), r->start_psn, true, true, r->pmtu, r->rocev1,
 		};
 		roce_flow_connect(env, &c);
 	}
@@ -1050,7 +1053,7 @@ static struct direction *cnp_flow(const struct roce_flow_env *env, struct direct
 {
 	if (c->peer)
 		return c->peer;
-	struct pair *pr = pair_of(env, in->ip_version, in->dst, in->src);
+	struct pair *pr = pair_of(env, flow_in_net(in), in->dst, in->src);
 	if (!pr || !pr->n)
 		return NULL;
 	struct direction *marked = NULL;
@@ -1081,7 +1084,7 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 		return;
 	}
 	uint32_t qpn = roce_bth_destqp(bth);
-	struct direction *d = direction_of(env, in->ip_version, in->src, in->dst, qpn);
+	struct direction *d = direction_of(env, flow_in_net(in), in->src, in->dst, qpn);
 	if (!d)
 		return;
 	out->dir = (const struct roce_flow_dir *)d;
@@ -1105,7 +1108,7 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 
 	if (p->op->flags & ROCE_OPF_REQUEST) {
 		if (!d->in_pair) {
-			struct pair *pr = pair_of(env, in->ip_version, in->src, in->dst);
+			struct pair *pr = pair_of(env, flow_in_net(in), in->src, in->dst);
 			if (pr && pr->n < ROCE_FLOW_PAIR_QPS) {
 				pr->dir[pr->n++] = d;
 				d->in_pair = true;
@@ -1125,6 +1128,7 @@ bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p)
 	const uint8_t *h;
 	in->pkt = p;
 	in->sport = (h = roce_pkt_hdr(p, ROCE_H_UDP)) ? (uint16_t)roce_udp_sport(h) : 0;
+	in->rocev1 = false;
 	if ((h = roce_pkt_hdr(p, ROCE_H_IPV4))) {
 		in->ip_version = 4;
 		in->src = roce_ipv4_src(h);
@@ -1135,6 +1139,7 @@ bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p)
 		in->dst = roce_ipv6_dst(h);
 	} else if ((h = roce_pkt_hdr(p, ROCE_H_GRH))) {
 		in->ip_version = 6;
+		in->rocev1 = true;
 		in->src = roce_grh_sgid(h);
 		in->dst = roce_grh_dgid(h);
 	} else {
@@ -1146,8 +1151,9 @@ bool roce_flow_input_from(struct roce_flow_input *in, const struct roce_pkt *p)
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c)
 {
 	/* a -> b carries a's requests to b's QP; b -> a the reverse. */
-	struct direction *ab = direction_of(env, c->ip_version, c->a, c->b, c->b_qpn);
-	struct direction *ba = direction_of(env, c->ip_version, c->b, c->a, c->a_qpn);
+	uint8_t net = flow_net(c->ip_version, c->rocev1);
+	struct direction *ab = direction_of(env, net, c->a, c->b, c->b_qpn);
+	struct direction *ba = direction_of(env, net, c->b, c->a, c->a_qpn);
 	if (!ab || !ba)
 		return;
 	ab->peer = ba;
@@ -1176,7 +1182,7 @@ void roce_flow_end(const struct roce_flow_env *env,
 			continue;
 		struct roce_flow_open_nak o = {
 			d->ip_version, d->src, d->dst, d->dest_qpn, k->frame, k->psn, k->after,
-			k->after && d->last_ts > k->ts_ns ? d->last_ts - k->ts_ns : 0, clean(d),
+			k->after && d->last_ts > k->ts_ns ? d->last_ts - k->ts_ns : 0, clean(d), d->rocev1,
 		};
 		report(arg, &o);
 	}

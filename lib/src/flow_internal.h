@@ -144,6 +144,7 @@ struct direction {
 	struct direction *peer; /* the opposite direction of the same connection */
 	struct direction *next; /* the registry's list, in the order seen */
 	uint8_t ip_version;
+	bool rocev1; /* its packets are RoCE v1: src and dst are GIDs */
 	uint8_t src[16], dst[16];
 	unsigned pmtu;
 	bool sport_known;
@@ -209,14 +210,38 @@ struct registry {
 	uint32_t invalidations; /* SENDs with Invalidate seen: rkeys to follow */
 };
 
+/* The address space of a key: the IP version (4 or 6), or RoCE v1's, whose
+ * GIDs may equal a RoCEv2 IPv6 address (a RoCE v1 QP and a RoCEv2 QP with
+ * the same numbers are different QPs). */
+#define FLOW_NET_ROCEV1 1
+static inline uint8_t flow_net(uint8_t ip_version, bool rocev1)
+{
+	return rocev1 ? FLOW_NET_ROCEV1 : ip_version;
+}
+
+static inline uint8_t flow_dir_net(const struct direction *d)
+{
+	return flow_net(d->ip_version, d->rocev1);
+}
+
+static inline uint8_t flow_in_net(const struct roce_flow_input *in)
+{
+	return flow_net(in->ip_version, in->rocev1);
+}
+
+static inline size_t flow_net_addr_len(uint8_t net)
+{
+	return net == 4 ? 4 : 16;
+}
+
 struct key {
-	uint8_t kind, ip_version, pad[2];
+	uint8_t kind, net, pad[2]; /* net: flow_net() */
 	uint32_t qpn;
 	uint8_t src[16], dst[16];
 };
 _Static_assert(sizeof(struct key) <= ROCE_FLOW_KEY_MAX, "record keys fit in ROCE_FLOW_KEY_MAX bytes");
 
-void flow_make_key(struct key *k, uint8_t kind, uint8_t ipv, const uint8_t *src, const uint8_t *dst,
+void flow_make_key(struct key *k, uint8_t kind, uint8_t net, const uint8_t *src, const uint8_t *dst,
 		   uint32_t qpn);
 struct registry *flow_registry(const struct roce_flow_env *env);
 

@@ -45,11 +45,11 @@ static ROCE_COLD void add(struct roce_flow_result *r, enum roce_code c, uint32_t
 		r->findings[r->n_findings++] = (struct roce_finding){ c, off, len, observed, expected };
 }
 
-static struct rkey_record *rkey_of(const struct roce_flow_env *env, uint8_t ipv, const uint8_t *node,
+static struct rkey_record *rkey_of(const struct roce_flow_env *env, uint8_t net, const uint8_t *node,
 				   uint32_t rkey)
 {
 	struct key k;
-	flow_make_key(&k, KIND_RKEY, ipv, node, NULL, rkey);
+	flow_make_key(&k, KIND_RKEY, net, node, NULL, rkey);
 	return env->record(env->ctx, &k, sizeof k, sizeof(struct rkey_record));
 }
 
@@ -72,12 +72,12 @@ static bool access_rkey(const struct roce_pkt *p, uint32_t *rkey, uint32_t *off)
 
 /* Has the node (a direction's destination) sent a new message since ts?
  * Then it may have handed out a new binding of the key. */
-static bool node_spoke_since(const struct roce_flow_env *env, uint8_t ipv, const uint8_t *node, uint64_t ts)
+static bool node_spoke_since(const struct roce_flow_env *env, uint8_t net, const uint8_t *node, uint64_t ts)
 {
-	size_t alen = ipv == 6 ? 16 : 4;
+	size_t alen = flow_net_addr_len(net);
 	struct registry *reg = flow_registry(env);
 	for (const struct direction *d = reg ? reg->first : NULL; d; d = d->next)
-		if (d->ip_version == ipv && !memcmp(d->src, node, alen) && d->msg_sent && d->last_msg_ts > ts)
+		if (flow_dir_net(d) == net && !memcmp(d->src, node, alen) && d->msg_sent && d->last_msg_ts > ts)
 			return true;
 	return false;
 }
@@ -107,7 +107,7 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 	}
 	const uint8_t *ieth = roce_pkt_hdr(p, ROCE_H_IETH);
 	if (ieth) {
-		struct rkey_record *k = rkey_of(env, in->ip_version, in->dst, (uint32_t)roce_ieth_rkey(ieth));
+		struct rkey_record *k = rkey_of(env, flow_in_net(in), in->dst, (uint32_t)roce_ieth_rkey(ieth));
 		if (!k)
 			return;
 		q->reg->invalidations++;
@@ -121,10 +121,10 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 	/* Nothing to follow until the capture shows an invalidation. */
 	if (!q->reg->invalidations || !access_rkey(p, &rkey, &off))
 		return;
-	struct rkey_record *k = rkey_of(env, in->ip_version, in->dst, rkey);
+	struct rkey_record *k = rkey_of(env, flow_in_net(in), in->dst, rkey);
 	if (!k)
 		return;
-	if (k->invalid && node_spoke_since(env, in->ip_version, in->dst, k->ack_ts))
+	if (k->invalid && node_spoke_since(env, flow_in_net(in), in->dst, k->ack_ts))
 		k->invalid = false; /* a new binding may have been handed out since */
 	if (k->invalid) {
 		/* The acknowledgement passed the capture point before it. */
@@ -146,7 +146,7 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 void flow_rkey_invalidated(const struct roce_flow_env *env, const struct direction *q, const struct request *e,
 			   const struct roce_flow_input *in)
 {
-	struct rkey_record *k = rkey_of(env, q->ip_version, q->dst, e->inv_rkey);
+	struct rkey_record *k = rkey_of(env, flow_dir_net(q), q->dst, e->inv_rkey);
 	if (!k)
 		return;
 	if (k->pending && k->pend_frame <= e->frame)
@@ -161,7 +161,7 @@ void flow_rkey_invalidated(const struct roce_flow_env *env, const struct directi
 static const struct rkey_record *confirmed(const struct roce_flow_env *env, const struct direction *q,
 					   const struct rkey_access *a)
 {
-	const struct rkey_record *k = rkey_of(env, q->ip_version, q->dst, a->rkey);
+	const struct rkey_record *k = rkey_of(env, flow_dir_net(q), q->dst, a->rkey);
 	return k && k->invalid && k->inv_frame == a->inv_frame ? k : NULL;
 }
 

@@ -46,6 +46,7 @@ void roce_flow_dir_info(const struct roce_flow_dir *dir, struct roce_flow_dir_in
 	const struct direction *d = (const struct direction *)dir;
 	out->id = d->id;
 	out->ip_version = d->ip_version;
+	out->rocev1 = d->rocev1;
 	out->src = d->src;
 	out->dst = d->dst;
 	out->dest_qpn = d->dest_qpn;
@@ -139,7 +140,7 @@ void roce_flow_qp_pairs(const struct roce_flow_env *env, void (*report)(void *ar
 			continue; /* reported with its peer, seen first */
 		struct roce_flow_qp_pair p = {
 			d->ip_version, d->src, d->dst, e ? e->dest_qpn : ROCE_FLOW_QPN_UNKNOWN, d->dest_qpn,
-			d->id, e ? e->id : 0, 0, NULL, false, 0,
+			d->id, e ? e->id : 0, 0, NULL, false, 0, d->rocev1,
 		};
 		const struct direction *x = d->n_xrc_srqs || !e ? d : e;
 		p.n_xrc_srqs = x->n_xrc_srqs;

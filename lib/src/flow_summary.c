@@ -145,7 +145,7 @@ static void write_pair(void *arg, const struct roce_flow_qp_pair *p)
 	struct roce_flow_stats st;
 	if (!roce_flow_summary_pair(w->s, p, &st))
 		return;
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], qa[12], qb[12];
+	char a[INET6_ADDRSTRLEN + 4], b[INET6_ADDRSTRLEN + 4], qa[12], qb[12];
 	addr_text(a, p->ip_version, p->a);
 	addr_text(b, p->ip_version, p->b);
 	qp_text(qa, sizeof qa, p->qp_a);
@@ -172,8 +172,14 @@ static void write_pair(void *arg, const struct roce_flow_qp_pair *p)
 				fprintf(w->out, "%s\"0x%06x\"", i ? ", " : "", p->xrc_srqns[i]);
 			fprintf(w->out, "], \"xrc_srqs_more\": %s", p->xrc_srqs_more ? "true" : "false");
 		}
-		fputs("}", w->out);
+		fprintf(w->out, ", \"version\": %d}", p->rocev1 ? 1 : 2);
 	} else {
+		/* A RoCE v1 pair's ends are GIDs, marked: the same numbers over
+		 * RoCEv2 are another pair. */
+		if (p->rocev1) {
+			strcat(a, "/v1");
+			strcat(b, "/v1");
+		}
 		fprintf(w->out, "%-26s %-8s %-26s %-8s %8llu %10llu %10.6f %5u %5u %5u %5u %5u %5u  ", a, qa, b, qb,
 			(unsigned long long)st.packets, (unsigned long long)st.bytes, seconds(st.last_ns - st.first_ns),
 			st.retransmissions, st.spurious, st.naks, st.rnr_naks, st.cnps, st.ce_marked);

@@ -37,7 +37,7 @@ static void *ring_new(const struct roce_flow_env *env, const struct direction *d
 	if (env->alloc)
 		return env->alloc(env->ctx, n * size);
 	struct key k;
-	flow_make_key(&k, kind, d->ip_version, d->src, d->dst, d->dest_qpn);
+	flow_make_key(&k, kind, flow_dir_net(d), d->src, d->dst, d->dest_qpn);
 	k.pad[0] = (uint8_t)n; /* one record per size (n <= 256) */
 	k.pad[1] = (uint8_t)(n >> 8);
 	return env->record(env->ctx, &k, sizeof k, n * size);

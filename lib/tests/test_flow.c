@@ -178,7 +178,7 @@ static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn
 	c->now_ns += o->gap_ns ? o->gap_ns : 10000;
 	c->frame++;
 	struct roce_flow_input in = { &p, 4, d.ip + 12, d.ip + 16, o->sport ? o->sport : 0xC0DE,
-				      c->frame, c->now_ns, c->pmtu, (void *)(uintptr_t)c->frame, (uint32_t)n };
+				      c->frame, c->now_ns, c->pmtu, (void *)(uintptr_t)c->frame, (uint32_t)n, false };
 	struct roce_flow_result r;
 	roce_flow_packet(&c->env, &in, &r);
 	for (unsigned i = 0; i < r.n_findings; i++)
@@ -800,7 +800,7 @@ static void connection_manager(void)
 	struct conv c;
 	conv_init(&c, 0);
 	static const uint8_t a[4] = { 198, 18, 0, 1 }, b[4] = { 198, 18, 0, 2 };
-	struct roce_flow_connection cm = { 4, a, b, QP_A, QP_B, 1000, 5000, true, true, 1024 };
+	struct roce_flow_connection cm = { 4, a, b, QP_A, QP_B, 1000, 5000, true, true, 1024, false };
 	roce_flow_connect(&c.env, &cm);
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_ONLY, 1000, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && r.pmtu == 1024 && r.src_qpn == QP_A, "starts at the REQ's PSN");
@@ -910,7 +910,7 @@ static void bulk_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us
 	b->frames++;
 	struct roce_flow_input in = { &p, 4, frame + 14 + 12, frame + 14 + 16,
 				      roce_udp_sport(roce_pkt_hdr(&p, ROCE_H_UDP)), (uint32_t)b->frames,
-				      t_us * 1000, 0, (void *)(uintptr_t)b->frames, (uint32_t)len };
+				      t_us * 1000, 0, (void *)(uintptr_t)b->frames, (uint32_t)len, false };
 	struct roce_flow_result r;
 	roce_flow_packet(&b->c.env, &in, &r);
 	if (p.op->flags & ROCE_OPF_RESPONSE) {
@@ -1056,6 +1056,67 @@ static void bulk_traffic(void)
 	conv_free(&b.c);
 }
 
+/* A RoCE v1 RC SEND Only from GID a to GID b (v1), or the same over RoCEv2
+ * IPv6 between the same addresses, to QP_B with psn: fed in frame order. */
+static struct roce_flow_result feed_version(struct conv *c, bool v1, uint32_t psn)
+{
+	static const uint8_t a[16] = { 0xfe, 0x80, [15] = 1 }, b[16] = { 0xfe, 0x80, [15] = 2 };
+	uint8_t frame[SAMPLE_FRAME_MAX];
+	struct roce_desc d;
+	if (v1) {
+		roce_desc_init_v1(&d, ROCE_OP_RC_SEND_ONLY);
+		memcpy(roce_desc_hdr(&d, ROCE_H_GRH) + 8, a, 16);
+		memcpy(roce_desc_hdr(&d, ROCE_H_GRH) + 24, b, 16);
+	} else {
+		roce_desc_init(&d, ROCE_OP_RC_SEND_ONLY, 6);
+		memcpy(d.ip + 8, a, 16); /* the IPv6 source and destination, as in the GRH */
+		memcpy(d.ip + 24, b, 16);
+	}
+	roce_bth_set_destqp(d.bth, QP_B);
+	roce_bth_set_psn(d.bth, psn);
+	long n = roce_build_frame(&d, frame, sizeof frame);
+	CHECK(n > 0, "build %s", v1 ? "RoCE v1" : "RoCEv2");
+	struct roce_pkt p;
+	roce_parse_frame(&p, frame, (size_t)n, (size_t)n, ROCE_PARSE_ROCEV1);
+	c->now_ns += 10000;
+	struct roce_flow_input in = { .frame = ++c->frame, .ts_ns = c->now_ns, .wire_len = (uint32_t)n };
+	CHECK(roce_flow_input_from(&in, &p) && in.rocev1 == v1, "%s: an input, of its version", v1 ? "v1" : "v2");
+	struct roce_flow_result r;
+	roce_flow_packet(&c->env, &in, &r);
+	return r;
+}
+
+static void count_pair(void *arg, const struct roce_flow_qp_pair *p)
+{
+	unsigned *n = arg;
+	n[p->rocev1]++;
+}
+
+/* A RoCE v1 QP and a RoCEv2 QP with the same numbers between the same
+ * addresses (a GID that is the IPv6 address) are two QPs: each analysed on
+ * its own version's packets. */
+static void versions_apart(void)
+{
+	struct conv c;
+	conv_init(&c, 1024);
+	struct roce_flow_result v1 = feed_version(&c, true, 10);
+	struct roce_flow_result v2 = feed_version(&c, false, 500);
+	CHECK(v1.cls == ROCE_FLOW_FIRST && v2.cls == ROCE_FLOW_FIRST && v1.dir_id != v2.dir_id,
+	      "a v1 and a v2 QP with the same numbers: two directions (%u, %u), each first", v1.dir_id, v2.dir_id);
+	v1 = feed_version(&c, true, 11);
+	v2 = feed_version(&c, false, 501);
+	CHECK(v1.cls == ROCE_FLOW_IN_ORDER && v2.cls == ROCE_FLOW_IN_ORDER, "each in order in its own QP (%d, %d)",
+	      v1.cls, v2.cls);
+	struct roce_flow_dir_info i1, i2;
+	roce_flow_dir_info(v1.dir, &i1);
+	roce_flow_dir_info(v2.dir, &i2);
+	CHECK(i1.rocev1 && !i2.rocev1 && i1.ip_version == 6 && i2.ip_version == 6, "the directions know their version");
+	unsigned pairs[2] = { 0, 0 };
+	roce_flow_qp_pairs(&c.env, count_pair, pairs);
+	CHECK(pairs[0] == 1 && pairs[1] == 1, "one QP pair of each version (v2 %u, v1 %u)", pairs[0], pairs[1]);
+	conv_free(&c);
+}
+
 static void scenarios(void)
 {
 	in_order_and_acks();
@@ -1072,6 +1133,7 @@ static void scenarios(void)
 	placement();
 	xrc_srqs();
 	bulk_traffic();
+	versions_apart();
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /*
- * `roce-tester lint`: reads pcap files and judges every RoCEv2 packet as
- * the Wireshark plugin does, with libroce alone: the stateless checks, ICRC
+ * `roce-tester lint`: reads pcap files and judges every RoCE packet (RoCEv2,
+ * and RoCE v1 unless told not to) as the Wireshark plugin does, with libroce alone: the stateless checks, ICRC
  * included, and the per-QP flow analysis (roce/flow.h) over each file in
  * capture order. Prints the findings per frame and a summary per rule.
  */
@@ -16,7 +16,8 @@ static void usage(FILE *out)
 {
 	fputs("usage: roce-tester lint [OPTIONS] FILE.pcap...\n"
 	      "\n"
-	      "Judges every RoCEv2 packet in the captures as the Wireshark plugin does:\n"
+	      "Judges every RoCE packet in the captures (RoCEv2, and RoCE v1: Ethertype\n"
+	      "0x8915, a GRH and the IBA transport) as the Wireshark plugin does:\n"
 	      "the stateless rules (headers, lengths, pad, reserved bits, CNP format,\n"
 	      "ICRC) and, per QP, the flow rules (PSN order, go-back-N after a NAK,\n"
 	      "READ response segmentation, RNR waits, ...), then prints the findings\n"
@@ -28,8 +29,13 @@ static void usage(FILE *out)
 	      "                (otherwise learnt per QP, as the plugin does)\n"
 	      "  --sender      the capture was taken at the sender: CE marks are errors\n"
 	      "  --any-port    decode every UDP port as RoCEv2, not only 4791\n"
-	      "  --rocev1      also check RoCE v1 frames (Ethertype 0x8915, dual-mode ports)\n"
+	      "  --no-rocev1   leave RoCE v1 frames out (counted as other frames)\n"
+	      "  --rocev1      RoCE v1 frames are judged (the default; kept for old scripts)\n"
 	      "  --no-flow     judge each packet on its own, without the per-QP analysis\n"
+	      "  --rd-as-dc    take the RD opcodes (0x40-0x5F) as NVIDIA's Dynamically\n"
+	      "                Connected transport (DC), as the plugin's preference\n"
+	      "                rocev2.rd_range:dc does; without it they are RD, and a\n"
+	      "                frame that looks like DC is said to\n"
 	      "  --all         also report frames that are not RoCEv2 at all\n"
 	      "  --tsv         one line per finding: frame, code, rule, severity, text\n"
 	      "  --qp          after each file, the per-QP summary: one row per QP pair\n"
@@ -94,6 +100,7 @@ struct lint_opts {
 
 struct lint_totals {
 	size_t frames, roce, other, with_findings, errors, open_naks;
+	size_t looks_dc; /* RD frames that look like NVIDIA DC (roce_pkt_looks_like_dc) */
 	size_t per_rule[ROCE_RULE_COUNT];
 };
 
@@ -156,10 +163,10 @@ static void open_nak(void *arg, const struct roce_flow_open_nak *o)
 	int af = o->ip_version == 6 ? AF_INET6 : AF_INET;
 	inet_ntop(af, o->src, src, sizeof src);
 	inet_ntop(af, o->dst, dst, sizeof dst);
-	printf("%s  frame %u: NAK PSN Sequence Error for PSN %u (%s to QP 0x%06x at %s) never answered by a resend "
+	printf("%s  frame %u: %sNAK PSN Sequence Error for PSN %u (%s to QP 0x%06x at %s) never answered by a resend "
 	       "in the capture; the requester sent %u packets in the %.6f s after it%s\n",
-	       e->o->tsv ? "#" : "", o->nak_frame, o->nak_psn, src, o->dest_qpn, dst, o->packets_after,
-	       (double)o->after_ns / 1e9,
+	       e->o->tsv ? "#" : "", o->nak_frame, o->rocev1 ? "RoCE v1 " : "", o->nak_psn, src, o->dest_qpn, dst,
+	       o->packets_after, (double)o->after_ns / 1e9,
 	       o->clean ? " on a path that showed no loss before the capture point"
 			: "; the path lost packets before the capture point, which may have hidden it");
 }
@@ -265,6 +272,12 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 							      t->per_rule);
 		t->errors += fc.errors;
 		t->with_findings += fc.total > 0;
+		if (roce_pkt_looks_like_dc(&p)) {
+			t->looks_dc++;
+			if (!o->quiet)
+				printf("%s    looks like NVIDIA DC, not RD: run with --rd-as-dc if the capture holds DC\n",
+				       o->tsv ? "#" : "");
+		}
 	}
 	if (rc == PCAP_ERROR)
 		fprintf(stderr, "roce-tester lint: %s: frame %u: %s\n", path, frame + 1, pcap_geterr(pc));
@@ -298,9 +311,11 @@ int cmd_lint(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },      { "help", no_argument, NULL, 'h' },
 		{ "rocev1", no_argument, NULL, '1' },     { "no-flow", no_argument, NULL, 'F' },
 		{ "tsv", no_argument, NULL, 't' },        { "qp", no_argument, NULL, 'Q' },
-		{ "json", no_argument, NULL, 'J' },       { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'J' },       { "no-rocev1", no_argument, NULL, '0' },
+		{ "rd-as-dc", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, 0, false, false, true, false, false, false };
+	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, ROCE_PARSE_ROCEV1, false, false, true, false, false, false };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -318,7 +333,9 @@ int cmd_lint(int argc, char **argv)
 		}
 		case 's': o.check.flags |= ROCE_CHK_SENDER; break;
 		case 'p': o.pflags |= ROCE_PARSE_ANY_PORT; break;
-		case '1': o.pflags |= ROCE_PARSE_ROCEV1; break;
+		case '1': o.pflags |= ROCE_PARSE_ROCEV1; break; /* the default since RoCE v1 is judged */
+		case '0': o.pflags &= ~ROCE_PARSE_ROCEV1; break;
+		case 'D': o.pflags |= ROCE_PARSE_RD_AS_DC; break;
 		case 'a': o.all = true; break;
 		case 'q': o.quiet = true; break;
 		case 'F': o.flow = false; break;
@@ -352,6 +369,9 @@ int cmd_lint(int argc, char **argv)
 		fprintf(sum, "  %6zu  %-20s %s\n", t.per_rule[r], ri ? ri->id : "(capture)",
 			ri ? ri->title : "frames cut short by the capture");
 	}
+	if (t.looks_dc)
+		fprintf(sum, "  %zu RD frame%s look%s like NVIDIA DC: with --rd-as-dc the RD opcodes are taken as DC\n",
+			t.looks_dc, t.looks_dc == 1 ? "" : "s", t.looks_dc == 1 ? "s" : "");
 	if (t.open_naks)
 		fprintf(sum, "  %zu NAK%s never answered by a resend in the capture (listed after the frames)\n",
 			t.open_naks, t.open_naks == 1 ? "" : "s");

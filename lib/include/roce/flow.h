@@ -136,6 +136,9 @@ struct roce_flow_input {
 	unsigned pmtu;              /* path MTU if known, 0 to learn it per QP */
 	void *cookie;               /* the caller's, handed back by answered() and late() */
 	uint32_t wire_len;          /* the frame's length on the wire (statistics, rates) */
+	/* A RoCE v1 packet: src and dst are its GIDs (ip_version 6). A RoCE v1
+	 * QP is another QP than a RoCEv2 one with the same numbers. */
+	bool rocev1;
 };
 
 enum roce_flow_class {
@@ -199,6 +202,7 @@ struct roce_flow_connection {
 	uint32_t a_start_psn, b_start_psn;
 	bool a_psn_known, b_psn_known;
 	unsigned pmtu;              /* 0 when not known */
+	bool rocev1;                /* a RoCE v1 connection: a and b are GIDs */
 };
 void roce_flow_connect(const struct roce_flow_env *env, const struct roce_flow_connection *c);
 
@@ -215,6 +219,7 @@ struct roce_flow_open_nak {
 	uint32_t packets_after;    /* requester packets seen after the NAK */
 	uint64_t after_ns;         /* from the NAK to the last of them */
 	bool clean;                /* the path showed no loss, reordering or duplication */
+	bool rocev1;               /* a RoCE v1 QP (src, dst: GIDs) */
 };
 /* Calls report once per open NAK, in the order their QPs were first seen. */
 void roce_flow_end(const struct roce_flow_env *env,
@@ -240,6 +245,7 @@ struct roce_flow_dir_info {
 	unsigned n_xrc_srqs;
 	const uint32_t *xrc_srqns;
 	bool xrc_srqs_more;        /* more were seen than ROCE_FLOW_XRC_SRQS */
+	bool rocev1;               /* a RoCE v1 QP (src, dst: GIDs) */
 };
 #define ROCE_FLOW_XRC_SRQS 8
 #define ROCE_FLOW_QPN_UNKNOWN 0xFFFFFFFFu
@@ -283,6 +289,7 @@ struct roce_flow_qp_pair {
 	const uint32_t *xrc_srqns;
 	bool xrc_srqs_more;
 	uint32_t xrc_target_qpn; /* the QP they were sent to */
+	bool rocev1;             /* RoCE v1 QPs (a, b: GIDs) */
 };
 /* Calls report once per QP pair, in the order their first direction was
  * seen. */
