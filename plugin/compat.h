@@ -48,4 +48,15 @@ typedef void rocev2_tap_init_ret;
 #define rocev2_tvb_get_u8 tvb_get_guint8
 #endif
 
+/* The Flow Graph's item and list (epan/sequence_analysis.h), which no
+ * release's dev package installs: flowgraph.c declares their layout. 4.4
+ * made their flags C99 bool (gboolean before, 4 bytes); 4.6 put a release
+ * callback for the item's extra data at the item's end. */
+#if ROCEV2_WS_AT_LEAST(4, 4)
+typedef bool rocev2_seq_bool;
+#else
+typedef gboolean rocev2_seq_bool;
+#endif
+#define ROCEV2_SEQ_ITEM_HAS_FREE_CB ROCEV2_WS_AT_LEAST(4, 6)
+
 #endif

@@ -12,6 +12,7 @@
 #include <epan/tap.h>
 
 #include "analysis.h"
+#include "flowgraph.h"
 #include "mad.h"
 #include "mcast.h"
 #include "reassembly.h"
@@ -478,6 +479,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 			plain[i] = f[i].f;
 		tap_queue_packet(rocev2_tap, pinfo, rocev2_tap_record(pinfo, t, plain, n, rp));
 	}
+	rocev2_flow_graph_queue(pinfo, t, rp, summary); /* Statistics > Flow Graph */
 	return (int)tvb_captured_length(tvb);
 }
 
@@ -552,6 +554,7 @@ void proto_register_rocev2(void)
 	rocev2_tap = rocev2_register_tap();
 	rocev2_register_stats();
 	rocev2_register_qp_stats(proto_rocev2);
+	rocev2_register_flow_graph();
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();
