@@ -182,6 +182,70 @@ void mw_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], unsigned
 	CHECK(c, c->ops->dereg_mr(mr, &err) == 0, "dereg_mr");
 }
 
+#ifdef ROCE_AGENT_HAVE_IBV_FLUSH
+/* FLUSH posted through ibv_wr_flush (rdma-core 45 and later: the guest
+ * runs a newer suite's user space, run-with-rxe --userland). r and err are
+ * the post of a FLUSH to b's region, which has no FLUSH right, on a QP
+ * whose access flags lack FLUSH too: rxe's responder refuses a FLUSH the
+ * QP's access flags do not allow as an unsupported opcode
+ * (check_qp_attr_access: NAK Invalid Request), before the region's rights. */
+static void flush_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], unsigned idx4,
+			 struct ep *a, struct ep *b, int r, struct be_error *err)
+{
+	struct be_wc wc = { 0 };
+	CHECK(c, r == 0, "FLUSH posted through ibv_wr_flush%s%s", r ? ": " : "", r ? err->message : "");
+	CHECK(c, r == 0 && wait_wc(c, a->cq, &wc) && wc.status == BE_WC_REM_INV_REQ_ERR,
+	      "FLUSH to a QP without FLUSH access: REM_INV_REQ_ERR (status %d opcode %d)", wc.status,
+	      wc.opcode);
+	free_ep(c, a);
+	free_ep(c, b);
+
+	/* A fresh pair whose responder allows FLUSH_GLOBAL on the QP, and a
+	 * region with the right. */
+	make_ep(c, pd, BE_QPT_RC, a);
+	make_ep(c, pd, BE_QPT_RC, b);
+	connect_qp(c, BE_QPT_RC, a, b->qpn, gid4, idx4, 500, 600);
+	connect_qp(c, BE_QPT_RC, b, a->qpn, gid4, idx4, 600, 500);
+	struct be_qp_attr qa = { .mask = BE_QPA_ACCESS,
+				 .access = BE_ACCESS_LOCAL_WRITE | BE_ACCESS_REMOTE_WRITE | BE_ACCESS_REMOTE_READ |
+					   BE_ACCESS_REMOTE_ATOMIC | BE_ACCESS_FLUSH_GLOBAL };
+	r = c->ops->modify_qp(b->qp, &qa, err);
+	CHECK(c, r == 0, "modify_qp RTS: access with FLUSH_GLOBAL: %s", r ? err->message : "ok");
+	struct be_mr *mr = NULL;
+	r = c->ops->reg_mr(pd, 4096, BE_ACCESS_LOCAL_WRITE | BE_ACCESS_REMOTE_WRITE | BE_ACCESS_FLUSH_GLOBAL, 0,
+			   &mr, err);
+	CHECK(c, r == 0, "reg_mr with FLUSH_GLOBAL: %s", r ? err->message : "ok");
+	if (r != 0)
+		return;
+	struct be_mr_info mi;
+	c->ops->mr_info(mr, &mi);
+	static const struct { enum be_flush_level level; uint32_t len; const char *name; } tries[] = {
+		{ BE_FLUSH_RANGE, 64, "RANGE of 64 bytes" },
+		{ BE_FLUSH_RANGE, 4096, "RANGE of the whole region" },
+		{ BE_FLUSH_REGION, 0, "REGION" },
+	};
+	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+		struct be_send_wr x = { .remote_addr = mi.addr, .rkey = mi.rkey, .flush_length = tries[i].len,
+					.flush_type = BE_FLUSH_GLOBAL, .flush_level = tries[i].level };
+		memset(&wc, 0, sizeof wc);
+		r = post_send(c, a, BE_WR_FLUSH, 0, 0, &x, err);
+		CHECK(c, r == 0 && wait_wc(c, a->cq, &wc) && wc.status == BE_WC_SUCCESS && wc.opcode == BE_WC_FLUSH,
+		      "FLUSH GLOBAL %s: completion (status %d opcode %d)%s%s", tries[i].name, wc.status,
+		      wc.opcode, r ? ": " : "", r ? err->message : "");
+	}
+	/* PERSISTENT on a QP and region without that right (rxe takes
+	 * FLUSH_PERSISTENT only on persistent memory): refused as above. */
+	struct be_send_wr x = { .remote_addr = mi.addr, .rkey = mi.rkey, .flush_length = 64,
+				.flush_type = BE_FLUSH_PERSISTENT, .flush_level = BE_FLUSH_RANGE };
+	memset(&wc, 0, sizeof wc);
+	r = post_send(c, a, BE_WR_FLUSH, 0, 0, &x, err);
+	CHECK(c, r == 0 && wait_wc(c, a->cq, &wc) && wc.status == BE_WC_REM_INV_REQ_ERR,
+	      "FLUSH PERSISTENT without the QP's right: REM_INV_REQ_ERR (status %d opcode %d)", wc.status,
+	      wc.opcode);
+	CHECK(c, c->ops->dereg_mr(mr, err) == 0, "dereg_mr");
+}
+#endif
+
 void placement_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], unsigned idx4,
 		      const struct be_device_attr *da)
 {
@@ -218,9 +282,7 @@ void placement_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], u
 	r = post_send(c, &a, BE_WR_FLUSH, 0, 0, &x, &err);
 #ifdef ROCE_AGENT_HAVE_IBV_FLUSH
 	if (da->caps & BE_CAP_FLUSH)
-		CHECK(c, r == 0 && wait_wc(c, a.cq, &wc) && wc.status == BE_WC_SUCCESS &&
-				 wc.opcode == BE_WC_FLUSH,
-		      "FLUSH: completion (status %d opcode %d)", wc.status, wc.opcode);
+		flush_checks(c, pd, gid4, idx4, &a, &b, r, &err);
 	else
 		CHECK(c, r != 0 && err.code == BE_UNSUPPORTED, "FLUSH refused: %s", err.message);
 #else
