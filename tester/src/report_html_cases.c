@@ -2,6 +2,7 @@
  * report.html's case detail: per case its verdict, ladder diagram, steps,
  * evidence, counters and packet table.
  */
+#include "report_html_charts.h"
 #include "report_html.h"
 
 #include <stdio.h>
@@ -242,6 +243,7 @@ static void case_article(struct html_ctx *x, JsonObject *c, guint i)
 		g_string_append(o, "</table>\n");
 	}
 	report_counters_html(o, c);
+	report_charts_case(o, c, x->run);
 	g_string_append(o, "<h4>Ladder diagram</h4><div class=\"ladderbox\">");
 	report_ladder_svg(o, c, x->tester_name, x->dut_short, x->linked);
 	g_string_append(o, "</div>\n");
@@ -281,6 +283,7 @@ void html_cases_section(struct html_ctx *x)
 		g_string_append(o, "<p>No case ran.</p></section>\n");
 		return;
 	}
+	report_charts_timers(o, x->run);
 	g_string_append(o, "<table id=\"case-table\"><tr><th>Case</th><th>IP</th><th>Verdict</th><th>Rules</th>"
 			   "<th>Duration</th><th>Reason</th></tr>\n");
 	for (guint i = 0; i < n; i++) {

@@ -376,6 +376,7 @@ static void free_ctx(struct run_ctx *x)
 	case_counters_free(x->counters);
 	free(x->groups);
 	g_free(x->first_informative);
+	free(x->series);
 }
 
 JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_version, enum verdict *verdict)
@@ -669,6 +670,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	json_object_set_object_member(rec, "symbols", symbols);
 	json_object_set_object_member(rec, "counters", case_counters_json(x->counters));
 	json_object_set_object_member(rec, "clocks", case_clocks_json(&x->clocks, &r->io));
+	json_object_set_object_member(rec, "series", series_json(x, json_array_get_length(steps), t_start));
 	r->rc = NULL;
 	free_ctx(x);
 	agent_log_clear(&r->agent);

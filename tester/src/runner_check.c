@@ -92,6 +92,7 @@ void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	if (count > 1)
 		g_string_append_printf(o->detail, "; gaps %s .. %s", g1, g2);
 	x->ref_ns = end;
+	series_measure(x, s, start, end, count, bytes, rate);
 	const struct step_result res[] = { { CL_K_count, SYM_PLAIN, count }, { CL_K_bytes, SYM_BYTES, bytes },
 					   { CL_K_rate, SYM_BYTES_PER_S, rate }, { CL_K_pps, SYM_PER_S, pps },
 					   { CL_K_first, SYM_NS, first }, { CL_K_last, SYM_NS, last },

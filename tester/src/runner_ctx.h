@@ -9,6 +9,7 @@
 #include "runner.h"
 #include "caseclocks.h"
 #include "flowcheck.h"
+#include "runner_series.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -154,6 +155,8 @@ struct run_ctx {
 	unsigned n_mws;
 	struct case_xrcd xrcds[MAX_XRCDS];
 	unsigned n_xrcds;
+	/* What the steps measured, for the case's series (runner_series.c). */
+	struct case_series *series;
 };
 
 /* ---- Shared helpers and case orchestration (runner.c) ---- */

@@ -52,6 +52,7 @@ void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	x->ref_ns = lr.ended_ns;
+	series_load(x, q, lr.started_ns, lr.ended_ns);
 	struct load_answers la;
 	load_count_answers(x->pkts, x->n_pkts, q->tester_qpn, lr.started_ns, lr.ended_ns, &la);
 	o->record = load_record(&ls, &lr, &la, o->detail);
