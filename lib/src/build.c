@@ -259,6 +259,10 @@ int roce_desc_from_pkt(struct roce_desc *d, const struct roce_pkt *p)
 		if (roce_pkt_has(p, (enum roce_hdr)h))
 			memcpy(d->xhdr[h - ROCE_H_FIRST_XHDR], buf + p->hdr_off[h],
 			       roce_hdr_info((enum roce_hdr)h)->size);
+	if (p->op->xhdrs != roce_opcode(p->opcode)->xhdrs) { /* the RD range parsed as DC */
+		d->ovr |= ROCE_OVR_XHDRS;
+		d->xhdrs = p->op->xhdrs;
+	}
 
 	d->payload = buf + p->payload_off;
 	d->payload_len = p->payload_len;

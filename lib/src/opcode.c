@@ -12,7 +12,8 @@
 
 /* Total size of a header set, as a constant expression for the table. */
 #define XLEN(s)                                                                           \
-	((((s) & XH(RDETH)) ? ROCE_RDETH_LEN : 0) + (((s) & XH(DETH)) ? ROCE_DETH_LEN : 0) + \
+	((((s) & XH(DCETH)) ? ROCE_DCETH_LEN : 0) + (((s) & XH(DCCETH)) ? ROCE_DCCETH_LEN : 0) + \
+	 (((s) & XH(RDETH)) ? ROCE_RDETH_LEN : 0) + (((s) & XH(DETH)) ? ROCE_DETH_LEN : 0) + \
 	 (((s) & XH(XRCETH)) ? ROCE_XRCETH_LEN : 0) + (((s) & XH(FETH)) ? ROCE_FETH_LEN : 0) + \
 	 (((s) & XH(RETH)) ? ROCE_RETH_LEN : 0) +                                             \
 	 (((s) & XH(ATOMICETH)) ? ROCE_ATOMICETH_LEN : 0) +                                   \
@@ -40,10 +41,29 @@ const struct roce_opcode_info *roce_opcode(uint8_t opcode)
 	return &opcode_table[opcode];
 }
 
+/* The RD range as NVIDIA DC, indexed by opcode - 0x40. */
+static const struct roce_opcode_info dc_table[32] = {
+#define ROCE_DC_OPCODE(ID, code, kind, pos, flags, hdrs, label)                                   \
+	[(code) - 0x40] = { label, ROCE_T_DC, ROCE_K_##kind, ROCE_POS_##pos, (flags), (uint16_t)(hdrs), \
+			    (uint8_t)XLEN(hdrs), 0 },
+#include "roce/dcopcodes.def"
+#undef ROCE_DC_OPCODE
+};
+
+const struct roce_opcode_info *roce_opcode_dc(uint8_t opcode, bool se)
+{
+	static const struct roce_opcode_info none; /* not a DC opcode */
+	if (!roce_opcode_in_rd_range(opcode))
+		return roce_opcode(opcode);
+	if (opcode == ROCE_OP_DC_CONNECT && se)
+		return &none;
+	return &dc_table[opcode - 0x40];
+}
+
 const char *roce_transport_name(enum roce_transport t)
 {
-	static const char *const names[] = { "RC", "UC", "RD", "UD", "CNP", "XRC", "reserved", "vendor" };
-	return (unsigned)t < 8 ? names[t] : "?";
+	static const char *const names[] = { "RC", "UC", "RD", "UD", "CNP", "XRC", "reserved", "vendor", "DC" };
+	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
 
 const char *roce_op_kind_name(enum roce_op_kind k)
@@ -55,7 +75,7 @@ const char *roce_op_kind_name(enum roce_op_kind k)
 		[ROCE_K_ATOMIC_ACK] = "Atomic Acknowledge", [ROCE_K_CMP_SWAP] = "CmpSwap",
 		[ROCE_K_FETCH_ADD] = "FetchAdd", [ROCE_K_RESYNC] = "RESYNC",
 		[ROCE_K_FLUSH] = "FLUSH",	 [ROCE_K_ATOMIC_WRITE] = "ATOMIC WRITE",
-		[ROCE_K_CNP] = "CNP",
+		[ROCE_K_CNP] = "CNP",		 [ROCE_K_DC_CONNECT] = "DC Connect",
 	};
 	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }

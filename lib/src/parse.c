@@ -70,7 +70,7 @@ static enum roce_code walk_transport(struct roce_pkt *p, uint32_t off, uint32_t 
 	p->icrc_found = captured(p, off, tp_len);
 	const uint8_t *bth = p->buf + off;
 	p->opcode = (uint8_t)roce_bth_opcode(bth);
-	p->op = roce_opcode(p->opcode);
+	p->op = p->rd_as_dc ? roce_opcode_dc(p->opcode, roce_bth_se(bth)) : roce_opcode(p->opcode);
 	if (!p->op->name)
 		return fail(p, p->opcode >= 0xE0 ? ROCE_E_OPCODE_VENDOR : ROCE_E_OPCODE_UNDEFINED, off,
 			    p->opcode, 0);
@@ -194,6 +194,7 @@ enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t c
 				size_t wirelen, unsigned flags)
 {
 	reset(p, buf, caplen, wirelen);
+	p->rd_as_dc = flags & ROCE_PARSE_RD_AS_DC;
 	if (!captured(p, 0, ROCE_ETH_LEN))
 		return missing(p, ROCE_E_TRUNC_ETH, 0, ROCE_ETH_LEN, p->wirelen, ROCE_ETH_LEN);
 	p->has_eth = true;
@@ -228,14 +229,15 @@ enum roce_code roce_parse_ip(struct roce_pkt *p, const uint8_t *buf, size_t capl
 			     size_t wirelen, unsigned flags)
 {
 	reset(p, buf, caplen, wirelen);
+	p->rd_as_dc = flags & ROCE_PARSE_RD_AS_DC;
 	return walk_ip(p, 0, 0, flags);
 }
 
 enum roce_code roce_parse_bth(struct roce_pkt *p, const uint8_t *buf, size_t caplen, size_t len,
 			      unsigned flags)
 {
-	(void)flags;
 	reset(p, buf, caplen, len);
+	p->rd_as_dc = flags & ROCE_PARSE_RD_AS_DC;
 	return walk_transport(p, 0, p->wirelen);
 }
 

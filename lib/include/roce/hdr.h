@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Headers, in the order of fields.def. The extended transport headers
- * (RDETH .. CNPPAD) are listed in wire order. */
+ * (DCETH .. CNPPAD) are listed in wire order. */
 enum roce_hdr {
 #define ROCE_HDR(ID, abbrev, name, size) ROCE_H_##ID,
 #define ROCE_FIELD(...)
@@ -33,7 +33,7 @@ enum roce_hdr {
 	ROCE_H_COUNT
 };
 
-#define ROCE_H_FIRST_XHDR ROCE_H_RDETH
+#define ROCE_H_FIRST_XHDR ROCE_H_DCETH
 #define ROCE_XHDR_COUNT (ROCE_H_COUNT - ROCE_H_FIRST_XHDR)
 /* Bit for an extended transport header in an opcode's header set. */
 #define ROCE_XHDR_BIT(h) (1u << ((h) - ROCE_H_FIRST_XHDR))

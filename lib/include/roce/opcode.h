@@ -25,6 +25,9 @@ enum roce_transport {
 	ROCE_T_XRC = 5,
 	ROCE_T_RESERVED = 6,
 	ROCE_T_VENDOR = 7,
+	/* Not a value of bits 7:5: NVIDIA's Dynamically Connected transport,
+	 * which uses RD's bits (dcopcodes.def, ROCE_PARSE_RD_AS_DC). */
+	ROCE_T_DC = 8,
 };
 
 enum roce_op_kind {
@@ -41,6 +44,7 @@ enum roce_op_kind {
 	ROCE_K_FLUSH,
 	ROCE_K_ATOMIC_WRITE,
 	ROCE_K_CNP,
+	ROCE_K_DC_CONNECT, /* NVIDIA DC's Connect (dcopcodes.def) */
 };
 
 /* Position of a packet within its message. */
@@ -58,6 +62,14 @@ enum roce_opcode_id {
 #define ROCE_OPCODE(ID, code, ...) ROCE_OP_##ID = (code),
 #include "roce/opcodes.def"
 #undef ROCE_OPCODE
+};
+
+/* The opcodes of NVIDIA DC by name, from dcopcodes.def: ROCE_OP_DC_SEND_FIRST
+ * (0x40, the code of RD SEND First), ..., ROCE_OP_DC_CONNECT (0x55). */
+enum roce_dc_opcode_id {
+#define ROCE_DC_OPCODE(ID, code, ...) ROCE_OP_DC_##ID = (code),
+#include "roce/dcopcodes.def"
+#undef ROCE_DC_OPCODE
 };
 
 #define ROCE_OPF_REQUEST 0x01u  /* sent by a requester */
@@ -81,6 +93,17 @@ struct roce_opcode_info {
 
 /* Never NULL; ->name is NULL when the opcode is not defined. */
 const struct roce_opcode_info *roce_opcode(uint8_t opcode);
+
+/* What an opcode is when the RD range is taken as NVIDIA DC
+ * (dcopcodes.def): for 0x40-0x5F the DC row (->name NULL when DC has no
+ * such opcode; 0x55 is DC Connect only with the BTH's SE bit clear), for
+ * every other opcode the same as roce_opcode(). Never NULL. */
+const struct roce_opcode_info *roce_opcode_dc(uint8_t opcode, bool se);
+
+static inline bool roce_opcode_in_rd_range(uint8_t opcode)
+{
+	return (opcode >> 5) == ROCE_T_RD;
+}
 
 static inline bool roce_opcode_defined(uint8_t opcode)
 {

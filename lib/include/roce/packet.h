@@ -36,6 +36,10 @@ extern "C" {
 /* Parse RoCE v1 (Ethertype 0x8915: GRH, BTH, ...) instead of reporting
  * E_ROCEV1: for dual-mode ports (A17.8). */
 #define ROCE_PARSE_ROCEV1 0x2u
+/* Take the RD opcodes (0x40-0x5F) as NVIDIA's Dynamically Connected
+ * transport (dcopcodes.def: the DCETH after the BTH, DC Connect) instead
+ * of RD. A capture says nothing of which one it holds; the user chooses. */
+#define ROCE_PARSE_RD_AS_DC 0x8u
 #define ROCE_GRH_NXTHDR_IBA 0x1B /* GRH Next Header: the IBA transport (BTH) follows */
 
 struct roce_pkt {
@@ -59,6 +63,7 @@ struct roce_pkt {
 
 	uint8_t ip_version;   /* 4 or 6, once the IP header is found; 0 for RoCE v1 */
 	bool rocev1;          /* a RoCE v1 frame: a GRH, no IP or UDP (ROCE_PARSE_ROCEV1) */
+	bool rd_as_dc;        /* the RD range was taken as NVIDIA DC (ROCE_PARSE_RD_AS_DC) */
 	uint32_t ip_hdr_len;  /* IPv4: IHL * 4; IPv6 and the GRH: 40 */
 	uint32_t l3_len;      /* IP datagram (GRH and what follows) length per its header */
 
@@ -141,6 +146,13 @@ uint16_t roce_ipv4_checksum(const uint8_t *ip, size_t hl);
  * Error QP=0x000123 PSN=42 MSN=5". Needs the BTH (and the AETH if the
  * opcode has one) to have been parsed. Returns what snprintf returns. */
 int roce_pkt_summary(const struct roce_pkt *p, char *buf, size_t n);
+
+/* Whether a packet parsed with the RD range as RD looks like NVIDIA DC
+ * instead: its RDETH's reserved byte is not zero (the first byte of DC's
+ * access key sits there), and taken as DC the same transport parses, with
+ * a zero reserved byte in its RDETH where the DC opcode has one. A hint,
+ * not a proof: one RD frame with that byte set may parse as DC too. */
+bool roce_pkt_looks_like_dc(const struct roce_pkt *p);
 
 /* Writes the parse error as text ("" when there is none). */
 int roce_pkt_strerror(const struct roce_pkt *p, char *buf, size_t n);
