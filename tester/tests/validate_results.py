@@ -17,6 +17,37 @@ except ImportError:
     sys.exit(77)
 
 
+def series_problems(i, c):
+    """What the schema cannot say of a case's series: bins that fit their
+    span, latency samples that match the requests acknowledged, counts that
+    cover their lists, and checks whose value is the symbol's."""
+    out = []
+    se = c.get("series")
+    if se is None:
+        return out
+    where = "cases[%d] (%s) series" % (i, c["id"])
+    for k, l in enumerate(se["load"]):
+        nb = (l["to_ns"] - l["from_ns"]) // l["bin_ns"] + 1
+        arrays = [l["sent_bytes"], l["sent_requests"], l["acked_requests"], l["acked_bytes"]] + \
+            [l["latency_ns"][p] for p in ("p50", "p99", "max")]
+        if any(len(a) != nb for a in arrays):
+            out.append("%s.load[%d]: %d bins over its span, arrays of %s" % (where, k, nb, [len(a) for a in arrays]))
+        if sum(l["acked_requests"]) != l["latency_percentiles"]["samples"]:
+            out.append("%s.load[%d]: %d requests acknowledged, %d latency samples" %
+                       (where, k, sum(l["acked_requests"]), l["latency_percentiles"]["samples"]))
+    cg = se.get("congestion")
+    if cg:
+        if cg["cnp_count"] < len(cg["cnp"]) or cg["ce_count"] < len(cg["ce"]):
+            out.append("%s.congestion: counts below the lengths of their lists" % where)
+        if len(cg["cnp_causes"]) > sum(m["from"] == "dut" for m in cg["cnp"]) and len(cg["cnp"]) == cg["cnp_count"]:
+            out.append("%s.congestion: more causes than CNPs of the DUT" % where)
+    for k, ck in enumerate(se["checks"]):
+        v = c["symbols"].get(ck["symbol"])
+        if v is not None and int(str(v), 0) != ck["value"]:
+            out.append("%s.checks[%d]: value %d, symbol %s is %s" % (where, k, ck["value"], ck["symbol"], v))
+    return out
+
+
 def main():
     schema = json.load(open(sys.argv[1]))
     Draft202012Validator.check_schema(schema)
@@ -55,6 +86,7 @@ def main():
                 stray = [f for f in cited if f not in own]
                 if stray:
                     problems.append("cases[%d] (%s) cites frames %s that are not its packets" % (i, c["id"], stray[:5]))
+                problems += series_problems(i, c)
         for p in problems:
             print("validate_results: FAIL: %s: %s" % (path, p))
         if errors or problems:
