@@ -12,6 +12,7 @@
 #include <epan/tap.h>
 
 #include "analysis.h"
+#include "dc.h"
 #include "flowgraph.h"
 #include "mad.h"
 #include "mcast.h"
@@ -122,7 +123,7 @@ static bool parse_frame(tvbuff_t *ds, packet_info *pinfo, int ip, struct rocev2_
 	    !wmem_list_find(pinfo->layers, GINT_TO_POINTER(proto_eth)))
 		return false;
 	unsigned cap = tvb_captured_length(ds), rep = tvb_reported_length(ds);
-	roce_parse_frame(&r->p, tvb_get_ptr(ds, 0, cap), cap, rep, ROCE_PARSE_ANY_PORT);
+	roce_parse_frame(&r->p, tvb_get_ptr(ds, 0, cap), cap, rep, ROCE_PARSE_ANY_PORT | rocev2_dc_parse_flags());
 	enum roce_hdr iph = r->p.ip_version == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4;
 	if (r->p.err == ROCE_E_VLAN_DEPTH || (roce_pkt_has(&r->p, iph) && (int)r->p.hdr_off[iph] == ip)) {
 		r->p_base = 0;
@@ -134,7 +135,8 @@ static bool parse_frame(tvbuff_t *ds, packet_info *pinfo, int ip, struct rocev2_
 static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
 {
 	int ip = locate_ip(tvb, pinfo, &r->ds);
-	unsigned flags = ROCE_PARSE_ANY_PORT; /* the port rule is a finding (Decode As) */
+	/* The port rule is a finding (Decode As); the RD range is RD or DC (dc.c). */
+	unsigned flags = ROCE_PARSE_ANY_PORT | rocev2_dc_parse_flags();
 	if (ip >= 0) {
 		if (!parse_frame(r->ds, pinfo, ip, r)) {
 			unsigned cap = tvb_captured_length(r->ds) - (unsigned)ip;
@@ -454,6 +456,7 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 
 	if (t == &r.p)
 		rocev2_mcast_tree(rt, tvb, t); /* the group, from the IP (and Ethernet) header */
+	rocev2_dc_tree(rt, pinfo, tvb, t, r.t_shift);
 
 	if (decoded && t->err == ROCE_OK) {
 		const char *proto_name = pinfo->current_proto;
@@ -590,4 +593,5 @@ void proto_register_rocev2(void)
 				       "RoCEv2 senders send 0 (A17.3.2)",
 				       &rocev2_prefs.ipv6_zero_udp_csum_ok);
 	rocev2_register_reassembly(proto_rocev2, m);
+	rocev2_register_dc(proto_rocev2, m);
 }
