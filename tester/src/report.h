@@ -20,6 +20,8 @@
 #define REPORT_RESULTS "results.json"
 #define REPORT_JUNIT "junit.xml"
 #define REPORT_HTML "report.html"
+#define REPORT_PRINT_HTML "report-print.html"
+#define REPORT_PDF "report.pdf"
 
 /* A loaded and checked results file. */
 struct report_run {
@@ -39,6 +41,15 @@ void report_run_free(struct report_run *run);
 /* Writers. Each writes atomically (a temporary file, then a rename). */
 int report_write_junit(const struct report_run *run, const char *path, char *err, size_t errlen);
 int report_write_html(const struct report_run *run, const char *path, char *err, size_t errlen);
+/* The print version of report.html (report_print.c): every verdict and the
+ * full evidence of every case that did not pass; full keeps everything of
+ * the cases that passed too. */
+int report_write_html_print(const struct report_run *run, const char *path, bool full, char *err, size_t errlen);
+/* Prints an HTML file to PDF with a headless Chromium (report_pdf.c),
+ * killed after timeout_s seconds. REPORT_PDF_NO_BROWSER when none is
+ * installed; err says why it failed or how to get one. */
+enum report_pdf_status { REPORT_PDF_OK, REPORT_PDF_NO_BROWSER, REPORT_PDF_FAILED };
+enum report_pdf_status report_print_pdf(const char *html, const char *pdf, unsigned timeout_s, char *err, size_t errlen);
 /* Loads results_path and writes junit.xml and report.html into dir. */
 int report_write_all(const char *results_path, const char *dir, char *err, size_t errlen);
 

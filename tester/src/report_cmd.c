@@ -1,12 +1,14 @@
 /*
  * `roce-tester report`: rebuilds report.html and junit.xml from a run's
- * results.json, or compares two runs.
+ * results.json (and prints it to PDF), or compares two runs.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "report.h"
@@ -16,6 +18,10 @@
 #define EXIT_OK 0
 #define EXIT_REGRESSIONS 1
 #define EXIT_USAGE 2
+#define EXIT_NO_BROWSER 3
+#define EXIT_PDF_FAILED 4
+
+#define PDF_TIMEOUT_DEFAULT 600
 
 static void usage(FILE *out)
 {
@@ -29,6 +35,12 @@ static void usage(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "  -o, --output-dir DIR  write the reports here (default: beside results.json)\n"
+	      "      --pdf             also write report-print.html, the print version\n"
+	      "                        (every verdict, the full evidence of each case that\n"
+	      "                        did not pass), and print it to report.pdf with a\n"
+	      "                        headless Chromium (Debian package chromium)\n"
+	      "      --pdf-full        the same, with every case in full\n"
+	      "      --pdf-timeout S   stop the browser after S seconds (default 600)\n"
 	      "      --compare         compare the run OLD with the run NEW\n"
 	      "      --color WHEN      auto (default: on a terminal, unless NO_COLOR is set),\n"
 	      "                        always or never\n"
@@ -42,8 +54,47 @@ static void usage(FILE *out)
 	      "\n"
 	      "Exit status: 0 reports written, or no regression; 1 --compare found a\n"
 	      "regression; 2 bad usage, or a results file that cannot be read or a report\n"
-	      "that cannot be written (the message says which and why).\n",
+	      "that cannot be written (the message says which and why); 3 --pdf found no\n"
+	      "headless Chromium (the HTML reports are written); 4 the browser failed or\n"
+	      "timed out.\n",
 	      out);
+}
+
+/* report-print.html, then report.pdf from it. */
+static int write_pdf(const struct report_run *run, const char *dir, bool full, unsigned timeout_s, enum verbosity verb)
+{
+	char err[1024];
+	gchar *print = g_build_filename(dir, REPORT_PRINT_HTML, NULL);
+	gchar *pdf = g_build_filename(dir, REPORT_PDF, NULL);
+	int rc = EXIT_OK;
+	if (report_write_html_print(run, print, full, err, sizeof err) != 0) {
+		fprintf(stderr, "roce-tester report: %s\n", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (verb != VERB_QUIET)
+		printf("print: %s\n", print);
+	/* A PDF of an earlier print would disagree with this one. */
+	unlink(pdf);
+	switch (report_print_pdf(print, pdf, timeout_s, err, sizeof err)) {
+	case REPORT_PDF_OK:
+		if (verb != VERB_QUIET)
+			printf("pdf:   %s\n", pdf);
+		break;
+	case REPORT_PDF_NO_BROWSER:
+		fprintf(stderr, "roce-tester report: --pdf: %s. Meanwhile %s can be printed from any browser.\n", err,
+			print);
+		rc = EXIT_NO_BROWSER;
+		break;
+	case REPORT_PDF_FAILED:
+		fprintf(stderr, "roce-tester report: --pdf: %s\n", err);
+		rc = EXIT_PDF_FAILED;
+		break;
+	}
+out:
+	g_free(print);
+	g_free(pdf);
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -52,11 +103,15 @@ int cmd_report(int argc, char **argv)
 	bool compare = false;
 	enum verbosity verb = VERB_NORMAL;
 	enum colour_mode cm = COLOUR_AUTO;
-	enum { O_COMPARE = 256, O_COLOR };
+	bool pdf = false, pdf_full = false;
+	unsigned pdf_timeout = PDF_TIMEOUT_DEFAULT;
+	enum { O_COMPARE = 256, O_COLOR, O_PDF, O_PDF_FULL, O_PDF_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "output-dir", required_argument, NULL, 'o' }, { "compare", no_argument, NULL, O_COMPARE },
 		{ "color", required_argument, NULL, O_COLOR },  { "colour", required_argument, NULL, O_COLOR },
 		{ "quiet", no_argument, NULL, 'q' },            { "verbose", no_argument, NULL, 'v' },
+		{ "pdf", no_argument, NULL, O_PDF },            { "pdf-full", no_argument, NULL, O_PDF_FULL },
+		{ "pdf-timeout", required_argument, NULL, O_PDF_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },             { NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -65,6 +120,18 @@ int cmd_report(int argc, char **argv)
 		switch (ch) {
 		case 'o': outdir = optarg; break;
 		case O_COMPARE: compare = true; break;
+		case O_PDF: pdf = true; break;
+		case O_PDF_FULL: pdf = pdf_full = true; break;
+		case O_PDF_TIMEOUT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 86400) {
+				fprintf(stderr, "roce-tester report: --pdf-timeout %s: expected seconds, 1 to 86400\n", optarg);
+				return EXIT_USAGE;
+			}
+			pdf_timeout = (unsigned)v;
+			break;
+		}
 		case O_COLOR:
 			if (!colour_mode_parse(optarg, &cm)) {
 				fprintf(stderr, "roce-tester report: --color %s: expected auto, always or never\n", optarg);
@@ -80,8 +147,8 @@ int cmd_report(int argc, char **argv)
 	int nargs = argc - optind;
 	char err[1024];
 	if (compare) {
-		if (nargs != 2 || outdir) {
-			fputs("roce-tester report: --compare takes two runs, OLD and NEW, and no --output-dir\n", stderr);
+		if (nargs != 2 || outdir || pdf) {
+			fputs("roce-tester report: --compare takes two runs, OLD and NEW, and no --output-dir or --pdf\n", stderr);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -126,8 +193,11 @@ int cmd_report(int argc, char **argv)
 	if (report_write_junit(&run, junit, err, sizeof err) != 0 || report_write_html(&run, html, err, sizeof err) != 0) {
 		fprintf(stderr, "roce-tester report: %s\n", err);
 		rc = EXIT_USAGE;
-	} else if (verb != VERB_QUIET) {
-		printf("report: %s\njunit: %s\n", html, junit);
+	} else {
+		if (verb != VERB_QUIET)
+			printf("report: %s\njunit: %s\n", html, junit);
+		if (pdf)
+			rc = write_pdf(&run, dir, pdf_full, pdf_timeout, verb);
 	}
 	g_free(junit);
 	g_free(html);

@@ -76,11 +76,10 @@ static const char css[] =
 	"td.frames a,a.fr{font-family:ui-monospace,\"DejaVu Sans Mono\",monospace}\n"
 	"pre.call{white-space:pre-wrap;word-break:break-all;margin:2px 0;max-height:8em;overflow:auto;background:#fafbfc}\n"
 	"footer{color:var(--muted);font-size:12px;text-align:center;margin:20px}\n"
-	".muted{color:var(--muted)}.small{font-size:12px}\n"
-	"@media print{body{background:#fff}section{border:none;padding:0}nav.toc{display:none}"
-	"article.case{break-inside:avoid-page}}\n";
+	".muted{color:var(--muted)}.small{font-size:12px}\n";
 
-/* Expands every case when printing: a printed report holds everything. */
+/* Expands every case when printing (the print styles hide what a printed
+ * report leaves out). */
 static const char print_js[] =
 	"window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach("
 	"function(d){d.open=true})});";
@@ -233,6 +232,25 @@ void html_case_link(struct html_ctx *x, JsonObject *c)
 
 /* ---- Header ---- */
 
+const char *html_overall(const struct html_ctx *x, const char **cls)
+{
+	bool complete = jbool(jobj(x->run->root, "run"), "complete", false);
+	if (!json_array_get_length(x->run->cases)) {
+		*cls = "o-none";
+		return "NO RESULTS";
+	}
+	if (x->n_case[1]) {
+		*cls = "o-fail";
+		return "FAIL";
+	}
+	if (x->n_case[3] || !complete) {
+		*cls = "o-incomplete";
+		return "INCOMPLETE";
+	}
+	*cls = "o-pass";
+	return "PASS";
+}
+
 static void header(struct html_ctx *x)
 {
 	GString *o = x->o;
@@ -244,21 +262,9 @@ static void header(struct html_ctx *x)
 		rules_broken += !strcmp(v, "fail");
 		rules_judged += !strcmp(v, "fail") || !strcmp(v, "pass") || !strcmp(v, "informative");
 	}
-	const char *overall, *cls;
+	const char *cls;
+	const char *overall = html_overall(x, &cls);
 	bool complete = jbool(run, "complete", false);
-	if (!total) {
-		overall = "NO RESULTS";
-		cls = "o-none";
-	} else if (x->n_case[1]) {
-		overall = "FAIL";
-		cls = "o-fail";
-	} else if (x->n_case[3] || !complete) {
-		overall = "INCOMPLETE";
-		cls = "o-incomplete";
-	} else {
-		overall = "PASS";
-		cls = "o-pass";
-	}
 	g_string_append(o, "<header class=\"top\" id=\"top\"><div class=\"kind\">RoCEv2 conformance test report</div><h1>");
 	html_text(o, x->dut_name);
 	g_string_append(o, "</h1>");
@@ -271,7 +277,12 @@ static void header(struct html_ctx *x)
 	html_textf(o, "%s", jbool(run, "interrupted", false) ? "run interrupted" : complete ? "run complete" : "run not finished");
 	g_string_append(o, " \xC2\xB7 ");
 	html_text(o, jstr(run, "started", ""));
-	g_string_append(o, "</span>\n<nav class=\"toc\"><a href=\"#setup\">1 Device under test and set-up</a>"
+	g_string_append(o, "</span>\n");
+	if (x->print) {
+		g_string_append(o, "</header>\n");
+		return;
+	}
+	g_string_append(o, "<nav class=\"toc\"><a href=\"#setup\">1 Device under test and set-up</a>"
 			   "<a href=\"#issues\">2 Issues observed</a><a href=\"#rules\">3 Verdict per rule</a>"
 			   "<a href=\"#cases\">4 Case detail</a><a href=\"#about\">5 About this report</a></nav></header>\n");
 }
@@ -300,9 +311,10 @@ static void about_section(struct html_ctx *x)
 			   "requires; it ends in <b>error</b> on a set-up problem.</p></section>\n");
 }
 
-int report_write_html(const struct report_run *run, const char *path, char *err, size_t errlen)
+/* report.html, or with print report-print.html. */
+static int write_html(const struct report_run *run, const char *path, bool print, bool full, char *err, size_t errlen)
 {
-	struct html_ctx x = { .run = run, .o = g_string_sized_new(1 << 16) };
+	struct html_ctx x = { .run = run, .o = g_string_sized_new(1 << 16), .print = print, .print_full = print && full };
 	JsonObject *r = jobj(run->root, "run");
 	JsonObject *setup = jobj(run->root, "setup");
 	x.capture = jstr(r, "capture", "capture.pcapng");
@@ -330,9 +342,16 @@ int report_write_html(const struct report_run *run, const char *path, char *err,
 	html_text(o, x.dut_name);
 	g_string_append(o, "</title>\n<style>\n");
 	g_string_append(o, css);
-	g_string_append(o, "</style>\n<script>");
-	g_string_append(o, print_js);
-	g_string_append(o, "</script></head>\n<body>\n");
+	g_string_append(o, html_print_css);
+	html_page_rules(&x);
+	g_string_append(o, "</style>\n");
+	if (!print) {
+		g_string_append(o, "<script>");
+		g_string_append(o, print_js);
+		g_string_append(o, "</script>");
+	}
+	g_string_append(o, "</head>\n<body>\n");
+	html_cover(&x);
 	header(&x);
 	g_string_append(o, "<main>\n");
 	html_setup_section(&x);
@@ -347,4 +366,14 @@ int report_write_html(const struct report_run *run, const char *path, char *err,
 	g_string_free(o, TRUE);
 	g_free(x.dut_name);
 	return rc;
+}
+
+int report_write_html(const struct report_run *run, const char *path, char *err, size_t errlen)
+{
+	return write_html(run, path, false, false, err, errlen);
+}
+
+int report_write_html_print(const struct report_run *run, const char *path, bool full, char *err, size_t errlen)
+{
+	return write_html(run, path, true, full, err, errlen);
 }

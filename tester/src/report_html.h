@@ -3,6 +3,7 @@
  *   report_html.c          the page: style, header, helpers, about, the writer
  *   report_html_summary.c  sections 1-3: DUT and set-up, issues observed, verdict per rule
  *   report_html_cases.c    section 4: every case with its ladder, steps, evidence and packets
+ *   report_print.c         print styles, the cover, which cases print in full
  */
 #ifndef ROCE_TESTER_REPORT_HTML_H
 #define ROCE_TESTER_REPORT_HTML_H
@@ -24,6 +25,9 @@ struct html_ctx {
 	/* Frames some link of the case at hand points to: the packet table
 	 * of a long case lists at least these. */
 	GHashTable *linked;
+	/* report-print.html: no folding, no script, shorter packet tables;
+	 * print_full keeps the bulk of the cases that passed. */
+	bool print, print_full;
 };
 
 /* Text, escaped for HTML. */
@@ -60,6 +64,31 @@ bool html_scalar_text(JsonNode *n, GString *t);
 /* A key/value row of a table. */
 void html_kv(GString *o, const char *key, const char *value);
 void html_case_link(struct html_ctx *x, JsonObject *c);
+
+/* The overall verdict (PASS, FAIL, INCOMPLETE, NO RESULTS) and its class. */
+const char *html_overall(const struct html_ctx *x, const char **cls);
+
+/* Print (report_print.c): the print style sheet, the @page rules with the
+ * page numbers, the cover (hidden on screen). */
+extern const char html_print_css[];
+void html_page_rules(struct html_ctx *x);
+void html_cover(struct html_ctx *x);
+/* Whether a case's bulk (set-up table, counters, ladder, steps, packets,
+ * timings) is written, whether its section is written at all, and the
+ * section's classes ("case full", "case brief", "case brief rowonly"),
+ * which the print styles act on. */
+bool html_case_bulk(const struct html_ctx *x, JsonObject *c);
+bool html_case_listed(const struct html_ctx *x, JsonObject *c);
+const char *html_case_class(const struct html_ctx *x, JsonObject *c);
+/* Opens a <div class="bulk"> when the case's bulk is written (false: it is
+ * left out), and closes it. */
+bool html_bulk_open(struct html_ctx *x, JsonObject *c);
+void html_bulk_close(struct html_ctx *x);
+/* In report-print.html, a rule's case runs: one line per case, its IP
+ * versions with their verdicts. */
+void html_print_rule_runs(struct html_ctx *x, JsonArray *runs);
+/* In report-print.html, under the case table: what the cases below hold. */
+void html_print_cases_note(struct html_ctx *x);
 
 void html_setup_section(struct html_ctx *x);
 void html_issues_section(struct html_ctx *x);

@@ -12,6 +12,10 @@
 #define PKT_TABLE_ALL 600
 #define PKT_TABLE_HEAD 300
 #define PKT_TABLE_TAIL 100
+/* Printed: shorter (the capture holds every frame). */
+#define PKT_PRINT_ALL 150
+#define PKT_PRINT_HEAD 60
+#define PKT_PRINT_TAIL 30
 
 static void steps_table(struct html_ctx *x, JsonObject *c)
 {
@@ -92,12 +96,14 @@ static void packets_table(struct html_ctx *x, JsonObject *c)
 			   "<th>Packet</th><th>Note</th></tr>\n");
 	/* A long case lists its start, its end and every frame a link of the
 	 * report points to; the capture holds the rest. */
+	guint all = x->print ? PKT_PRINT_ALL : PKT_TABLE_ALL, head = x->print ? PKT_PRINT_HEAD : PKT_TABLE_HEAD,
+	      tail = x->print ? PKT_PRINT_TAIL : PKT_TABLE_TAIL;
 	guint skipped = 0;
 	gint64 skip_first = 0, skip_last = 0;
 	for (guint i = 0; i <= n; i++) {
 		JsonObject *p = i < n ? json_array_get_object_element(pk, i) : NULL;
 		gint64 f = !p || jnull_or_absent(p, "frame") ? 0 : jint(p, "frame", 0);
-		bool show = p && (n <= PKT_TABLE_ALL || i < PKT_TABLE_HEAD || i + PKT_TABLE_TAIL >= n ||
+		bool show = p && (n <= all || i < head || i + tail >= n ||
 				  (f > 0 && x->linked && g_hash_table_contains(x->linked, GINT_TO_POINTER((gint)f))));
 		if (p && !show) {
 			if (!skipped++)
@@ -140,13 +146,38 @@ static void packets_table(struct html_ctx *x, JsonObject *c)
 	g_string_append(o, "</table>\n");
 }
 
+static void timings_table(struct html_ctx *x, JsonObject *c)
+{
+	GString *o = x->o;
+	JsonArray *tm = jarr(c, "timings");
+	if (!tm || !json_array_get_length(tm))
+		return;
+	g_string_append(o, "<h4>Timings</h4><table class=\"timings\"><tr><th>QP</th><th>PSN</th><th>Opcode</th>"
+			   "<th>What</th><th>Delta</th><th>Clocks</th></tr>\n");
+	for (guint k = 0; k < json_array_get_length(tm); k++) {
+		JsonObject *t = json_array_get_object_element(tm, k);
+		char dd[64];
+		html_duration(dd, sizeof dd, jint(t, "delta_ns", 0));
+		g_string_append(o, "<tr><td>");
+		html_text(o, jstr(t, "qp", ""));
+		g_string_append_printf(o, "</td><td>%lld</td><td>", (long long)jint(t, "psn", 0));
+		html_text(o, jstr(t, "opcode", ""));
+		g_string_append(o, "</td><td>");
+		html_text(o, jstr(t, "what", ""));
+		g_string_append_printf(o, "</td><td>%s</td><td>", dd);
+		html_text(o, jstr(t, "clocks", ""));
+		g_string_append(o, "</td></tr>\n");
+	}
+	g_string_append(o, "</table>\n");
+}
+
 static void case_article(struct html_ctx *x, JsonObject *c, guint i)
 {
 	GString *o = x->o;
 	x->linked = g_hash_table_new(g_direct_hash, g_direct_equal);
 	const char *v = jstr(c, "verdict", "");
-	bool open = strcmp(v, "pass") && strcmp(v, "not_applicable");
-	g_string_append_printf(o, "<article class=\"case\" id=\"case-%u\" data-verdict=\"", i);
+	bool open = x->print || (strcmp(v, "pass") && strcmp(v, "not_applicable"));
+	g_string_append_printf(o, "<article class=\"%s\" id=\"case-%u\" data-verdict=\"", html_case_class(x, c), i);
 	html_text(o, v);
 	g_string_append_printf(o, "\"><details%s><summary>", open ? " open" : "");
 	html_badge(o, v);
@@ -242,32 +273,19 @@ static void case_article(struct html_ctx *x, JsonObject *c, guint i)
 		}
 		g_string_append(o, "</table>\n");
 	}
-	report_counters_html(o, c);
+	if (html_bulk_open(x, c)) {
+		report_counters_html(o, c);
+		html_bulk_close(x);
+	}
 	report_charts_case(o, c, x->run);
-	g_string_append(o, "<h4>Ladder diagram</h4><div class=\"ladderbox\">");
-	report_ladder_svg(o, c, x->tester_name, x->dut_short, x->linked);
-	g_string_append(o, "</div>\n");
-	steps_table(x, c);
-	packets_table(x, c);
-	JsonArray *tm = jarr(c, "timings");
-	if (tm && json_array_get_length(tm)) {
-		g_string_append(o, "<h4>Timings</h4><table class=\"timings\"><tr><th>QP</th><th>PSN</th><th>Opcode</th>"
-				   "<th>What</th><th>Delta</th><th>Clocks</th></tr>\n");
-		for (guint k = 0; k < json_array_get_length(tm); k++) {
-			JsonObject *t = json_array_get_object_element(tm, k);
-			char dd[64];
-			html_duration(dd, sizeof dd, jint(t, "delta_ns", 0));
-			g_string_append(o, "<tr><td>");
-			html_text(o, jstr(t, "qp", ""));
-			g_string_append_printf(o, "</td><td>%lld</td><td>", (long long)jint(t, "psn", 0));
-			html_text(o, jstr(t, "opcode", ""));
-			g_string_append(o, "</td><td>");
-			html_text(o, jstr(t, "what", ""));
-			g_string_append_printf(o, "</td><td>%s</td><td>", dd);
-			html_text(o, jstr(t, "clocks", ""));
-			g_string_append(o, "</td></tr>\n");
-		}
-		g_string_append(o, "</table>\n");
+	if (html_bulk_open(x, c)) {
+		g_string_append(o, "<h4>Ladder diagram</h4><div class=\"ladderbox\">");
+		report_ladder_svg(o, c, x->tester_name, x->dut_short, x->linked);
+		g_string_append(o, "</div>\n");
+		steps_table(x, c);
+		packets_table(x, c);
+		timings_table(x, c);
+		html_bulk_close(x);
 	}
 	g_string_append(o, "</div></details></article>\n");
 	g_hash_table_destroy(x->linked);
@@ -301,7 +319,9 @@ void html_cases_section(struct html_ctx *x)
 		g_string_append(o, "</td></tr>\n");
 	}
 	g_string_append(o, "</table>\n");
+	html_print_cases_note(x);
 	for (guint i = 0; i < n; i++)
-		case_article(x, json_array_get_object_element(x->run->cases, i), i);
+		if (html_case_listed(x, json_array_get_object_element(x->run->cases, i)))
+			case_article(x, json_array_get_object_element(x->run->cases, i), i);
 	g_string_append(o, "</section>\n");
 }

@@ -436,7 +436,9 @@ void html_rules_section(struct html_ctx *x)
 		html_badge(o, v);
 		g_string_append(o, "</td><td class=\"small\">");
 		JsonArray *cs = jarr(r, "cases");
-		for (guint k = 0; cs && k < json_array_get_length(cs); k++) {
+		if (x->print)
+			html_print_rule_runs(x, cs);
+		for (guint k = 0; !x->print && cs && k < json_array_get_length(cs); k++) {
 			JsonObject *e = json_array_get_object_element(cs, k);
 			/* The case record this entry names. */
 			JsonObject *c = NULL;

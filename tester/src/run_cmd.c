@@ -377,6 +377,13 @@ int cmd_run(int argc, char **argv)
 	 * results of this one until it ends. */
 	unlink(html_path);
 	unlink(junit_path);
+	/* And so would a print of them (report --pdf). */
+	static const char *const printed[] = { REPORT_PRINT_HTML, REPORT_PDF };
+	for (size_t i = 0; i < G_N_ELEMENTS(printed); i++) {
+		gchar *p = g_build_filename(report_dir, printed[i], NULL);
+		unlink(p);
+		g_free(p);
+	}
 	gchar *desc = g_strdup_printf("roce-tester run: %zu case(s) on %s against the agent at %s", n_cases, o.iface,
 				      o.agent);
 	r->cap = capture_open(cap_path, o.iface, desc, err, sizeof err);
