@@ -14,7 +14,8 @@ plugin reports, frame by frame:
 
 Context: pmtu=N runs with -o rocev2.pmtu:N, sender with -o rocev2.sender:TRUE,
 flow with the per-QP analysis on (it is off for the catalogue captures,
-whose frames are unrelated to each other), anyport with Decode As for 4792.
+whose frames are unrelated to each other), anyport with Decode As for 4792,
+dc with the RD-range opcodes taken as NVIDIA DC (-o rocev2.rd_range:dc).
 A frame with context proto=NAME is another protocol's (low-ports.pcap: DNS,
 TFTP, NTP on the small ports RoCEv2 packets may also come from): Wireshark
 must decode it as NAME, and rocev2 must stay out of it.
@@ -82,6 +83,8 @@ def options(context):
             opts += ["-o", "rocev2.sender:TRUE"]
         elif c == "flow":
             flow = True
+        elif c == "dc":
+            opts += ["-o", "rocev2.rd_range:dc"]
     if not flow:
         opts += ["-o", "rocev2.analysis:FALSE"]
     return opts

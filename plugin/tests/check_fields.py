@@ -3,6 +3,9 @@
 them in 4.0. In a release that prints booleans as words (wsrelease.py), an
 expected 1 or 0 of a boolean field is read as True or False.
 
+A capture named NAME.pcap@PREF:VALUE is read with -o rocev2.PREF:VALUE
+(dc.pcap@rd_range:dc: the RD-range opcodes taken as NVIDIA DC).
+
 usage: check_fields.py TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR FIELDS.TSV
 """
 import collections
@@ -45,8 +48,11 @@ def main():
     checked = 0
     for cap, rows in sorted(wanted.items()):
         fields = sorted({r[1] for r in rows})
+        name, *prefs = cap.split("@")
         opts = ["-2"] if cap.startswith("flows-") else ["-o", "rocev2.analysis:FALSE"]
-        cmd = [wrapper, plugins, "-n", "-r", os.path.join(captures, cap)] + opts + \
+        for pref in prefs:
+            opts += ["-o", "rocev2." + pref]
+        cmd = [wrapper, plugins, "-n", "-r", os.path.join(captures, name)] + opts + \
             ["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,",
              "-e", "frame.number"]
         for fl in fields:
@@ -60,7 +66,7 @@ def main():
         for frame, field, op, value in rows:
             checked += 1
             v = got.get(frame, {}).get(field, "")
-            ok = v == value if op == "=" else value in v
+            ok = v == value if op == "=" else value not in v if op == "!" else value in v
             if not ok:
                 failures.append(f"{cap} frame {frame}: {field} is '{v}', expected {op} '{value}'")
     for f in failures:

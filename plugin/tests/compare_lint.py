@@ -14,7 +14,11 @@ ICRC verifies (plugin/port.c); lint, which owns no port, judges it anyway:
 there lint must report the bad ICRC or the parse error that made the
 plugin decline it.
 
-usage: compare_lint.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap...
+The captures given after --rd-as-dc (also given before it or not) are
+compared a third time with the RD-range opcodes taken as NVIDIA DC on
+both sides: -o rocev2.rd_range:dc and lint --rd-as-dc.
+
+usage: compare_lint.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap... [--rd-as-dc CAPTURE.pcap...]
        compare_lint.py --selftest TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap
   --selftest: alters lint's findings in each way that must be caught (a
   code, a rule, a severity, a text, a finding too many, one missing) and
@@ -42,6 +46,8 @@ SETTINGS = [
     ("defaults", [], []),
     ("pmtu 1024, sender", ["-o", "rocev2.pmtu:1024", "-o", "rocev2.sender:TRUE"], ["--pmtu", "1024", "--sender"]),
 ]
+# For the captures after --rd-as-dc: the RD range as NVIDIA DC.
+RD_AS_DC = ("RD range as DC", ["-o", "rocev2.rd_range:dc"], ["--rd-as-dc"])
 
 
 def plugin_findings(wrapper, plugins, pcap, opts):
@@ -177,12 +183,15 @@ def main():
     if args and args[0] == "--selftest":
         return selftest(*args[1:5])
     wrapper, plugins, tester = args[:3]
-    captures = args[3:]
+    rest = args[3:]
+    split = rest.index("--rd-as-dc") if "--rd-as-dc" in rest else len(rest)
+    dc = rest[split + 1:]
+    captures = list(dict.fromkeys(rest[:split] + dc))
     failures = []
-    frames = findings = 0
+    frames = findings = dc_frames = 0
     per_capture = []
     for pcap in captures:
-        for label, ws_opts, lint_opts in SETTINGS:
+        for label, ws_opts, lint_opts in SETTINGS + ([RD_AS_DC] if pcap in dc else []):
             plugin, decoded = plugin_findings(wrapper, plugins, pcap, ws_opts)
             lint = lint_findings(tester, pcap, lint_opts)
             name = f"{pcap.rsplit('/', 1)[-1]} ({label})"
@@ -191,12 +200,16 @@ def main():
             n = sum(len(v) for k, v in lint.items() if k in decoded[0])
             frames += len(decoded[0])
             findings += n
+            dc_frames += len(decoded[0]) if label == RD_AS_DC[0] else 0
             per_capture.append(f"  {name}: {len(decoded[0])} frames decoded, {n} findings, "
                                f"{'agree' if not bad else f'{len(bad)} disagreements'}")
     print("\n".join(per_capture))
     for f in failures[:200]:
         print("FAIL " + f)
     print(f"{frames} frames and {findings} findings compared; {len(failures)} disagreements")
+    if dc and dc_frames == 0:
+        print("FAIL no frame compared with the RD range taken as DC")
+        return 1
     return 1 if failures or frames == 0 else 0
 
 

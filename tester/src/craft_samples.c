@@ -618,6 +618,60 @@ static void gen_multicast(const char *dir, int ipv)
 	cap_close(&c);
 }
 
+/* NVIDIA DC on the RD opcodes (dcopcodes.def), judged with the RD range
+ * taken as DC (context "dc"): DCI QP 0x000321 of 198.18.0.1 and DCT
+ * 0x000123 of 198.18.0.2, DC access key 0xd0c0a0b0c0ffee42 in every
+ * DCETH (responses too: what a real one carries there is not published).
+ * A DC Connect, every DC opcode once, then one frame per judgement that
+ * still applies: an RDETH reserved byte, a wrong ICRC, and 0x55 with SE
+ * set, which is no DC opcode. */
+#define DC_SAMPLE_KEY 0xd0c0a0b0c0ffee42ull
+
+/* The DC packet of opcode op (its DC header set, sample_desc's values;
+ * First and Middle packets of a path MTU of 256 bytes). */
+static void dc_desc(struct roce_desc *d, uint8_t op, bool se, const uint8_t *payload)
+{
+	const struct roce_opcode_info *dc = roce_opcode_dc(op, false);
+	bool pay = (dc->flags & ROCE_OPF_PAYLOAD) && dc->kind != ROCE_K_DC_CONNECT;
+	sample_desc(d, op, 4, payload, pay ? sample_payload_len(op, 256, 24) : 0);
+	roce_bth_set_se(d->bth, se);
+	d->ovr |= ROCE_OVR_XHDRS;
+	d->xhdrs = dc->xhdrs;
+	roce_dc_set_key(roce_desc_hdr(d, ROCE_H_DCETH), DC_SAMPLE_KEY);
+}
+
+static void gen_dc(const char *dir)
+{
+	struct capture c;
+	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	cap_open(&c, dir, "dc");
+	fputs("#   dc: the RD-range opcodes taken as NVIDIA DC (tshark -o rocev2.rd_range:dc,\n"
+	      "#   roce-tester lint --rd-as-dc)\n",
+	      c.expect);
+	struct roce_desc d;
+	dc_desc(&d, ROCE_OP_DC_CONNECT, false, payload);
+	size_t n = build(&d, frame);
+	cap_frame_with(&c, frame, n, n, ROCE_OK, "dc", "DC Connect (0x55, SE clear): DCETH and DCCETH");
+	for (unsigned op = ROCE_OP_DC_SEND_FIRST; op < ROCE_OP_DC_CONNECT; op++) {
+		dc_desc(&d, (uint8_t)op, false, payload);
+		n = build(&d, frame);
+		cap_frame_with(&c, frame, n, n, ROCE_OK, "dc", "%s", roce_opcode_dc((uint8_t)op, false)->name);
+	}
+	dc_desc(&d, ROCE_OP_DC_SEND_ONLY, false, payload);
+	roce_rdeth_set_resv(roce_desc_hdr(&d, ROCE_H_RDETH), 0x01);
+	n = build(&d, frame);
+	cap_frame_with(&c, frame, n, n, ROCE_C_RDETH_RESV, "dc", "DC SEND Only with RDETH reserved byte 0x01");
+	dc_desc(&d, ROCE_OP_DC_SEND_ONLY, false, payload);
+	n = build(&d, frame);
+	frame[n - 1] ^= 0xFF;
+	cap_frame_with(&c, frame, n, n, ROCE_C_ICRC, "dc", "DC SEND Only with its ICRC's last byte flipped");
+	dc_desc(&d, ROCE_OP_DC_CONNECT, true, payload);
+	n = build(&d, frame);
+	cap_frame_with(&c, frame, n, n, ROCE_E_OPCODE_UNDEFINED, "dc", "0x55 with SE set: no DC opcode");
+	cap_close(&c);
+}
+
 /* Conversations: frames carry their own times, and every expectation needs
  * the per-QP analysis (context "flow"). */
 static void emit_conv(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
@@ -661,6 +715,7 @@ int craft_samples(const char *dir)
 	gen_violations(dir);
 	gen_multicast(dir, 4);
 	gen_multicast(dir, 6);
+	gen_dc(dir);
 	gen_conversation(dir, "flows-rc", sample_conv_rc);
 	gen_conversation(dir, "flows-nvme", sample_conv_nvme);
 	gen_conversation(dir, "flows-errors", sample_conv_errors);
@@ -672,5 +727,7 @@ int craft_samples(const char *dir)
 	gen_conversation(dir, "flows-mw", sample_conv_mw);
 	gen_conversation(dir, "flows-xrc-srq", sample_conv_xrc_srqs);
 	gen_conversation(dir, "flows-placement", sample_conv_placement);
+	gen_conversation(dir, "flows-rocev1", sample_conv_rocev1);
+	gen_conversation(dir, "flows-rocev1-mixed", sample_conv_rocev1_mixed);
 	return 0;
 }
