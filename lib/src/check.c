@@ -327,7 +327,7 @@ int roce_finding_context(const struct roce_pkt *p, const struct roce_finding *f,
 {
 	if (f->code == ROCE_C_ICRC || f->code == ROCE_C_ICRC_V1) {
 		struct roce_icrc_diagnosis d = roce_icrc_diagnose(p);
-		char text[400];
+		char text[640];
 		roce_icrc_diagnosis_format(&d, text, sizeof text);
 		return snprintf(buf, n, " (%s)", text);
 	}

@@ -179,6 +179,7 @@ enum roce_icrc_status roce_icrc_check(const struct roce_pkt *p, uint32_t *wire, 
 struct icrc_subject {
 	const uint8_t *l3;
 	size_t len;
+	size_t bth_off, payload_off; /* from l3 */
 	unsigned pad_len;
 	bool v6, grh;
 };
@@ -186,6 +187,8 @@ struct icrc_subject {
 static uint32_t applicable(const struct icrc_subject *s)
 {
 	uint32_t a = B(BTH4_UNMASKED) | B(BYTE_ORDER) | B(NOT_INVERTED) | B(NO_PREFIX);
+	if (s->payload_off)
+		a |= B(HEADERS_TWICE);
 	if (s->pad_len)
 		a |= B(PAD_OMITTED);
 	a |= s->v6 ? FIELDS_V6 : FIELDS_V4;
@@ -219,7 +222,12 @@ static unsigned masks_left(uint32_t set)
 static uint32_t mistaken_crc(const struct icrc_subject *s, uint32_t set)
 {
 	size_t len = (set & B(PAD_OMITTED)) ? s->len - s->pad_len : s->len;
-	return icrc_recipe(s->l3, len, masks_left(set), !(set & B(NO_PREFIX)), s->grh);
+	if (!(set & B(HEADERS_TWICE)))
+		return icrc_recipe(s->l3, len, masks_left(set), !(set & B(NO_PREFIX)), s->grh);
+	/* The headers as the ICRC masks them, then everything from the BTH on
+	 * as it is on the wire, taken for payload. */
+	uint32_t crc = icrc_recipe(s->l3, s->payload_off, masks_left(set), !(set & B(NO_PREFIX)), s->grh);
+	return roce_crc32(crc, s->l3 + s->bth_off, len - s->bth_off);
 }
 
 static uint32_t finish(uint32_t crc, uint32_t set)
@@ -236,6 +244,12 @@ static bool subject_of(const struct roce_pkt *p, struct icrc_subject *s)
 	if (!icrc_span(p, &s->l3, &s->len))
 		return false;
 	s->pad_len = p->err == ROCE_OK ? p->pad_len : 0;
+	/* Where the headers end is known only for a packet parsed whole. */
+	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
+	s->bth_off = bth ? (size_t)(bth - s->l3) : 0;
+	s->payload_off = bth && p->err == ROCE_OK && p->payload_off > (size_t)(bth - p->buf) ?
+				 p->payload_off - (size_t)(s->l3 - p->buf) :
+				 0;
 	s->v6 = p->ip_version == 6 || p->rocev1;
 	s->grh = p->rocev1;
 	return true;
@@ -273,7 +287,7 @@ struct roce_icrc_diagnosis roce_icrc_diagnose(const struct roce_pkt *p)
 	/* The mistakes that change the bytes the CRC runs over, one CRC per
 	 * combination of them; NOTHING_MASKED is their union, not a mistake
 	 * of its own here. The last two only transform the result. */
-	uint32_t crc_atoms = app & (MASK_MISTAKES | B(PAD_OMITTED) | B(NO_PREFIX));
+	uint32_t crc_atoms = app & (MASK_MISTAKES | B(PAD_OMITTED) | B(NO_PREFIX) | B(HEADERS_TWICE));
 	uint32_t post_atoms = app & (B(NOT_INVERTED) | B(BYTE_ORDER));
 	uint32_t good = finish(mistaken_crc(&s, 0), 0);
 	unsigned best = 33;
@@ -329,6 +343,8 @@ const char *roce_icrc_mistake_text(enum roce_icrc_mistake m)
 	case ROCE_ICRC_MISTAKE_BYTE_ORDER: return "the ICRC was written most-significant byte first";
 	case ROCE_ICRC_MISTAKE_NOT_INVERTED: return "the final inversion of the CRC was left out";
 	case ROCE_ICRC_MISTAKE_NO_PREFIX: return "the 8 bytes of 0xFF before the IP header were left out";
+	case ROCE_ICRC_MISTAKE_HEADERS_TWICE:
+		return "the headers were covered again after the BTH as payload";
 	case ROCE_ICRC_MISTAKE_COUNT: break;
 	}
 	return "?";
@@ -378,6 +394,7 @@ static const char *const mistake_names[ROCE_ICRC_MISTAKE_COUNT] = {
 	[ROCE_ICRC_MISTAKE_BYTE_ORDER] = "byte-order",
 	[ROCE_ICRC_MISTAKE_NOT_INVERTED] = "not-inverted",
 	[ROCE_ICRC_MISTAKE_NO_PREFIX] = "no-prefix",
+	[ROCE_ICRC_MISTAKE_HEADERS_TWICE] = "headers-twice",
 };
 
 const char *roce_icrc_mistake_name(enum roce_icrc_mistake m)

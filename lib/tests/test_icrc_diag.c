@@ -16,7 +16,9 @@
 
 #define B(m) ROCE_ICRC_BIT(ROCE_ICRC_MISTAKE_##m)
 
-static uint32_t oracle_icrc(const uint8_t *l3, size_t len, unsigned pad, uint32_t set)
+/* hdrs: the length of the IP, UDP and transport headers, where the payload
+ * starts (HEADERS_TWICE covers them masked, then the BTH on as payload). */
+static uint32_t oracle_icrc(const uint8_t *l3, size_t len, unsigned pad, size_t hdrs, uint32_t set)
 {
 	uint8_t buf[SAMPLE_FRAME_MAX];
 	memcpy(buf, l3, len);
@@ -38,7 +40,13 @@ static uint32_t oracle_icrc(const uint8_t *l3, size_t len, unsigned pad, uint32_
 	uLong c = crc32(0, Z_NULL, 0);
 	if (!(set & B(NO_PREFIX)))
 		c = crc32(c, ff, 8);
-	c = crc32(c, buf, (uInt)((set & B(PAD_OMITTED)) ? len - pad : len));
+	size_t end = (set & B(PAD_OMITTED)) ? len - pad : len;
+	if (set & B(HEADERS_TWICE)) {
+		c = crc32(c, buf, (uInt)hdrs);
+		c = crc32(c, l3 + hl + 8, (uInt)(end - hl - 8));
+	} else {
+		c = crc32(c, buf, (uInt)end);
+	}
 	uint32_t v = (uint32_t)c;
 	if (set & B(NOT_INVERTED))
 		v = ~v;
@@ -56,10 +64,10 @@ int main(void)
 {
 	static const uint32_t v4_atoms[] = { B(IPV4_TOS_UNMASKED), B(IPV4_TTL_UNMASKED), B(IPV4_CSUM_UNMASKED),
 					     B(UDP_CSUM_UNMASKED), B(BTH4_UNMASKED), B(PAD_OMITTED),
-					     B(NO_PREFIX), B(NOT_INVERTED), B(BYTE_ORDER) };
+					     B(NO_PREFIX), B(NOT_INVERTED), B(BYTE_ORDER), B(HEADERS_TWICE) };
 	static const uint32_t v6_atoms[] = { B(IPV6_TC_UNMASKED), B(IPV6_FL_UNMASKED), B(IPV6_HL_UNMASKED),
 					     B(UDP_CSUM_UNMASKED), B(BTH4_UNMASKED), B(PAD_OMITTED),
-					     B(NO_PREFIX), B(NOT_INVERTED), B(BYTE_ORDER) };
+					     B(NO_PREFIX), B(NOT_INVERTED), B(BYTE_ORDER), B(HEADERS_TWICE) };
 	uint8_t payload[64], frame[512];
 	sample_fill_pattern(payload, sizeof payload);
 	unsigned combos = 0;
@@ -87,15 +95,16 @@ int main(void)
 		roce_parse_frame(&p, frame, (size_t)n, (size_t)n, 0);
 		uint32_t l3 = p.hdr_off[ipv == 6 ? ROCE_H_IPV6 : ROCE_H_IPV4];
 		size_t len = p.icrc_off - l3;
-		uint32_t gold = oracle_icrc(frame + l3, len, p.pad_len, 0);
+		size_t hdrs = p.payload_off - l3;
+		uint32_t gold = oracle_icrc(frame + l3, len, p.pad_len, hdrs, 0);
 		CHECK(gold == roce_le32_load(frame + p.icrc_off), "IPv%d: oracle disagrees with libroce", ipv);
 
-		for (uint32_t k = 1; k < 1u << 9; k++) {
+		for (uint32_t k = 1; k < 1u << 10; k++) {
 			uint32_t set = 0;
-			for (unsigned b = 0; b < 9; b++)
+			for (unsigned b = 0; b < 10; b++)
 				if (k & (1u << b))
 					set |= atoms[b];
-			uint32_t bad = oracle_icrc(frame + l3, len, p.pad_len, set);
+			uint32_t bad = oracle_icrc(frame + l3, len, p.pad_len, hdrs, set);
 			uint32_t built;
 			char want[200], got[200];
 			names(set, want, sizeof want);
@@ -126,7 +135,7 @@ int main(void)
 		CHECK(roce_icrc_mistaken_set(&p, ipv == 4 ? B(IPV6_FL_UNMASKED) : B(IPV4_TTL_UNMASKED), &v) != 0,
 		      "IPv%d: the other version's field", ipv);
 	}
-	CHECK(combos == 2 * 511, "%u combinations", combos);
+	CHECK(combos == 2 * 1023, "%u combinations", combos);
 
 	/* Names and words. */
 	uint32_t set;

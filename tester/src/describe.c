@@ -13,7 +13,7 @@ struct finding_counts print_finding_list(FILE *out, const struct roce_pkt *p, co
 			per_rule[ci->rule]++;
 		if (!out)
 			continue;
-		char msg[256], extra[512];
+		char msg[256], extra[768];
 		roce_finding_format(&f[i], msg, sizeof msg);
 		roce_finding_context(p, &f[i], extra, sizeof extra);
 		fprintf(out, "%s%-7s %s%s\n", indent, roce_severity_name(ci->severity), msg, extra);

@@ -137,7 +137,7 @@ static void print_tsv(uint32_t frame, const struct roce_pkt *p, const struct roc
 	for (size_t i = 0; i < n; i++) {
 		const struct roce_code_info *ci = roce_code_info(f[i].code);
 		const struct roce_rule_info *ri = roce_rule(ci->rule);
-		char msg[256], extra[512];
+		char msg[256], extra[768];
 		roce_finding_format(&f[i], msg, sizeof msg);
 		roce_finding_context(p, &f[i], extra, sizeof extra);
 		printf("%u\t%s\t%s\t%s\t%s%s\n", frame, ci->name, ri ? ri->id : "-", roce_severity_name(ci->severity),

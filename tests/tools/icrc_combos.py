@@ -24,9 +24,9 @@ import zlib
 
 # The atoms of a combination, by their names in roce-tester craft --fields.
 V4 = ["ipv4-tos-unmasked", "ipv4-ttl-unmasked", "ipv4-csum-unmasked", "udp-csum-unmasked", "bth4-unmasked",
-      "pad-omitted", "no-prefix", "not-inverted", "byte-order"]
+      "pad-omitted", "no-prefix", "not-inverted", "byte-order", "headers-twice"]
 V6 = ["ipv6-tc-unmasked", "ipv6-fl-unmasked", "ipv6-hl-unmasked", "udp-csum-unmasked", "bth4-unmasked",
-      "pad-omitted", "no-prefix", "not-inverted", "byte-order"]
+      "pad-omitted", "no-prefix", "not-inverted", "byte-order", "headers-twice"]
 FIELDS = {4: {"ipv4-tos-unmasked", "ipv4-ttl-unmasked", "ipv4-csum-unmasked", "udp-csum-unmasked"},
           6: {"ipv6-tc-unmasked", "ipv6-fl-unmasked", "ipv6-hl-unmasked", "udp-csum-unmasked"}}
 PAD = 3
@@ -88,6 +88,11 @@ def icrc(frame, l3, ipv, mistakes):
         b[hl + 8 + 4] = 0xFF
     if "pad-omitted" in mistakes:
         b = b[:-PAD]
+    if "headers-twice" in mistakes:
+        # The headers masked, then everything from the BTH on, unmasked, as
+        # if it were payload (a payload offset of 0).
+        raw = frame[l3:][:len(b)]
+        b = b[:hl + 8 + 12] + raw[hl + 8:]
     data = bytes(b) if "no-prefix" in mistakes else b"\xff" * 8 + bytes(b)
     crc = zlib.crc32(data) & 0xFFFFFFFF
     if "not-inverted" in mistakes:
@@ -181,7 +186,7 @@ def main():
     print(f"{len(expected)} ICRCs (every combination of the known mistakes over IPv4 and IPv6, and two "
           f"corruptions) computed with zlib{' (the correct IPv4 one checked with scapy too)' if scapy_checked else ''}; "
           f"{failures} misdiagnosed")
-    return 1 if failures or len(expected) != 2 * 512 else 0
+    return 1 if failures or len(expected) != 2 * 1024 else 0
 
 
 if __name__ == "__main__":

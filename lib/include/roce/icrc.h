@@ -55,6 +55,10 @@ enum roce_icrc_mistake {
 	ROCE_ICRC_MISTAKE_BYTE_ORDER,
 	ROCE_ICRC_MISTAKE_NOT_INVERTED,
 	ROCE_ICRC_MISTAKE_NO_PREFIX,
+	/* The transport headers covered twice: masked, then again unmasked as
+	 * if they were payload (a payload offset of 0; rxe's own FLUSH from
+	 * Linux 6.2, whose opcode row has none). */
+	ROCE_ICRC_MISTAKE_HEADERS_TWICE,
 	ROCE_ICRC_MISTAKE_COUNT
 };
 
