@@ -397,7 +397,9 @@ bool rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 		    struct roce_flow_result *r)
 {
 	uint8_t ipv;
-	if (pinfo->src.type == AT_IPv4 && pinfo->dst.type == AT_IPv4)
+	if (t->rocev1)
+		ipv = 6; /* RoCE v1: the GIDs of its GRH (roce_flow_input_from) */
+	else if (pinfo->src.type == AT_IPv4 && pinfo->dst.type == AT_IPv4)
 		ipv = 4;
 	else if (pinfo->src.type == AT_IPv6 && pinfo->dst.type == AT_IPv6)
 		ipv = 6;
@@ -406,8 +408,10 @@ bool rocev2_analyse(packet_info *pinfo, const struct roce_pkt *t, struct rocev2_
 	struct roce_flow_input in = {
 		t, ipv, pinfo->src.data, pinfo->dst.data, (uint16_t)pinfo->srcport, pinfo->num,
 		(uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs,
-		(unsigned)rocev2_prefs.pmtu, place, pinfo->fd->pkt_len,
+		(unsigned)rocev2_prefs.pmtu, place, pinfo->fd->pkt_len, false,
 	};
+	if (t->rocev1 && !roce_flow_input_from(&in, t))
+		return false;
 	roce_flow_packet(&env, &in, r);
 	if (!capture)
 		capture = wmem_new0(wmem_file_scope(), struct capture_state);

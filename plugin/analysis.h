@@ -88,6 +88,7 @@ static inline const struct roce_finding *rocev2_flow_findings(const struct rocev
 /* Preferences (packet-rocev2.c). */
 struct rocev2_prefs {
 	rocev2_pref_bool take_port;
+	rocev2_pref_bool take_rocev1;
 	rocev2_pref_bool check_icrc;
 	int pmtu; /* 0: learn per QP */
 	rocev2_pref_bool ulp_heuristics;

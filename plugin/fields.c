@@ -1,7 +1,7 @@
 /*
  * Wireshark fields derived from libroce's header descriptors (fields.def)
  * and opcode table: no header layout is written down in the plugin. Each
- * libroce header from the BTH on becomes "rocev2.<hdr>" with a subtree,
+ * libroce header from the GRH (RoCE v1's) on becomes "rocev2.<hdr>" with a subtree,
  * and each of its fields "rocev2.<hdr>.<field>".
  */
 #include "rocev2.h"
@@ -101,17 +101,17 @@ static void describe_field(hf_register_info *r, int *id, const struct roce_field
 void rocev2_register_header_fields(int proto)
 {
 	const value_string *opnames = opcode_names();
-	unsigned nhdr = ROCE_H_COUNT - ROCE_H_BTH;
+	unsigned nhdr = ROCE_H_COUNT - ROCE_H_GRH;
 	enum roce_field first_field, last_first;
 	unsigned count;
-	roce_hdr_fields(ROCE_H_BTH, &first_field, &count);
+	roce_hdr_fields(ROCE_H_GRH, &first_field, &count);
 	roce_hdr_fields(ROCE_H_COUNT - 1, &last_first, &count);
 	unsigned nfield = (unsigned)(last_first + count - first_field);
 
 	hf_register_info *hf = g_new0(hf_register_info, nhdr + nfield);
 	int **ett = g_new0(int *, nhdr);
 	unsigned k = 0;
-	for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++) {
+	for (unsigned h = ROCE_H_GRH; h < ROCE_H_COUNT; h++) {
 		const struct roce_hdr_info *hi = roce_hdr_info((enum roce_hdr)h);
 		header_field_info hh = { 0 };
 		hh.name = hi->name;
@@ -123,7 +123,7 @@ void rocev2_register_header_fields(int proto)
 		HFILL_INIT(hf[k]);
 		k++;
 		ett_hdr[h] = -1;
-		ett[h - ROCE_H_BTH] = &ett_hdr[h];
+		ett[h - ROCE_H_GRH] = &ett_hdr[h];
 
 		enum roce_field f0;
 		unsigned n;
@@ -136,7 +136,7 @@ void rocev2_register_header_fields(int proto)
 	}
 	proto_register_field_array(proto, hf, (int)k);
 	proto_register_subtree_array(ett, (int)nhdr);
-	for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++)
+	for (unsigned h = ROCE_H_GRH; h < ROCE_H_COUNT; h++)
 		hfi_hdr[h] = proto_registrar_get_nth((guint)hf_hdr[h]);
 	for (unsigned f = first_field; f < first_field + nfield; f++)
 		hfi_field[f] = proto_registrar_get_nth((guint)hf_field[f]);

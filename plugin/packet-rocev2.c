@@ -5,6 +5,10 @@
  * from its IP header when the frame holds one (so that the IP and UDP
  * rules and the ICRC can be checked), the headers are shown from libroce's
  * descriptors, and every libroce finding becomes an expert info.
+ *
+ * RoCE v1 frames (Ethertype 0x8915, ethertype.c) take the same walk from
+ * their GRH: libroce parses them from the Ethernet header with
+ * ROCE_PARSE_ROCEV1, as `roce-tester lint` does.
  */
 #include "rocev2.h"
 
@@ -22,9 +26,11 @@
 int proto_rocev2 = -1;
 
 static dissector_handle_t rocev2_handle;
+static dissector_handle_t rocev1_handle;
 static heur_dissector_list_t ib_payload_heur;
 static int rocev2_tap = -1;
 
+static int hf_version = -1;
 static int hf_payload = -1;
 static int hf_pad = -1;
 static int hf_icrc = -1;
@@ -51,6 +57,7 @@ static const enum_val_t pmtu_vals[] = {
 
 struct rocev2_prefs rocev2_prefs = {
 	.take_port = 1,
+	.take_rocev1 = 1,
 	.check_icrc = 1,
 	.pmtu = 0,
 	.ulp_heuristics = 1,
@@ -130,6 +137,37 @@ static bool parse_frame(tvbuff_t *ds, packet_info *pinfo, int ip, struct rocev2_
 		return true;
 	}
 	return false;
+}
+
+/* A RoCE v1 frame: tvb starts at the GRH. libroce walks it from the
+ * frame's Ethernet header (tags included), as lint does, which checks the
+ * GRH and the ICRC over the masked GRH. Without an Ethernet header in the
+ * same buffer, the transport behind the GRH is decoded on its own (its ICRC
+ * then cannot be checked). */
+static void parse_v1(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
+{
+	r->ds = tvb_get_ds_tvb(tvb);
+	int grh = tvb_raw_offset(tvb);
+	unsigned flags = ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1 | rocev2_dc_parse_flags();
+	if (grh >= ROCE_ETH_LEN && proto_eth >= 0 && wmem_list_find(pinfo->layers, GINT_TO_POINTER(proto_eth))) {
+		unsigned cap = tvb_captured_length(r->ds), rep = tvb_reported_length(r->ds);
+		roce_parse_frame(&r->p, tvb_get_ptr(r->ds, 0, cap), cap, rep, flags);
+		if ((roce_pkt_has(&r->p, ROCE_H_GRH) && (int)r->p.hdr_off[ROCE_H_GRH] == grh) ||
+		    (r->p.err == ROCE_E_TRUNC_GRH && (int)r->p.err_off == grh)) {
+			r->p_base = 0;
+			r->t = &r->p;
+			r->t_shift = grh;
+			return;
+		}
+	}
+	int have = (int)tvb_captured_length(tvb);
+	int bth = have < ROCE_GRH_LEN ? have : ROCE_GRH_LEN;
+	unsigned cap = (unsigned)(have - bth);
+	roce_parse_bth(&r->p, tvb_get_ptr(tvb, bth, (gint)cap), cap, (unsigned)tvb_reported_length_remaining(tvb, bth),
+		       flags);
+	r->p_base = grh + bth;
+	r->t = &r->p;
+	r->t_shift = -bth;
 }
 
 static void parse(tvbuff_t *tvb, packet_info *pinfo, struct rocev2_parse *r)
@@ -378,32 +416,31 @@ static enum rocev2_packet_part packet_part(const struct roce_pkt *t, bool decode
 	return ROCEV2_PART_NONE;
 }
 
-static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+/* The walk from the parse on: the same for both versions (v1: the frame
+ * came through the Ethertype, tvb starts at the GRH). */
+static int dissect_parsed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, struct rocev2_parse *r, bool v1)
 {
-	struct rocev2_parse r;
-	memset(&r, 0, sizeof r);
-	parse(tvb, pinfo, &r);
-	const struct roce_pkt *t = r.t;
+	const struct roce_pkt *t = r->t;
 	/* Another protocol's port below 4791 declines what is not RoCEv2 (port.c). */
-	if (!rocev2_port_accepts(pinfo, t, t == &r.p))
+	if (!rocev2_port_accepts(pinfo, t, t == &r->p))
 		return 0;
 	bool decoded = roce_pkt_has(t, ROCE_H_BTH) && t->op && t->op->name;
 
-	col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, v1 ? ROCEV1_PROTO_NAME : ROCEV2_PROTO_NAME);
 
 	/* First pass: ICRC and flow analysis, cached for later passes. */
 	struct rocev2_packet *rp = rocev2_packet_get(pinfo);
 	if (!rp) {
 		enum roce_icrc_status icrc = ROCE_ICRC_UNVERIFIED;
 		uint32_t computed = 0;
-		if (rocev2_prefs.check_icrc && t == &r.p)
+		if (rocev2_prefs.check_icrc && t == &r->p)
 			icrc = roce_icrc_check(t, NULL, &computed);
 		/* A datagram whose IP or UDP layer broke is not judged in its
 		 * QP's flow: where its transport starts is a guess (lint, which
 		 * walks the frame with libroce alone, cannot make it). */
 		struct rocev2_packet **place = rocev2_packet_place(pinfo);
 		struct roce_flow_result flow;
-		bool analysed = rocev2_prefs.analysis && decoded && t == &r.p && rocev2_analyse(pinfo, t, place, &flow);
+		bool analysed = rocev2_prefs.analysis && decoded && t == &r->p && rocev2_analyse(pinfo, t, place, &flow);
 		rp = rocev2_packet_new(pinfo, place, packet_part(t, decoded), t, analysed ? &flow : NULL);
 		rp->icrc_status = (uint8_t)icrc;
 		rp->icrc_computed = computed;
@@ -421,10 +458,10 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	 * transport decoded from the UDP payload Wireshark hands us is shown
 	 * but not judged: the first error of the walk is the finding, as
 	 * libroce (and lint) find it. */
-	size_t n = collect(f, 0, array_length(f), &r.p, &o, r.p_base);
-	int t_base = t == &r.p ? r.p_base : tvb_raw_offset(tvb);
+	size_t n = collect(f, 0, array_length(f), &r->p, &o, r->p_base);
+	int t_base = t == &r->p ? r->p_base : tvb_raw_offset(tvb);
 	if (rp->icrc_status == ROCE_ICRC_BAD && n < array_length(f))
-		f[n++] = (struct located){ { ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
+		f[n++] = (struct located){ { t->rocev1 ? ROCE_C_ICRC_V1 : ROCE_C_ICRC, t->icrc_off, ROCE_ICRC_LEN,
 					     __builtin_bswap32(roce_le32_load(t->buf + t->icrc_off)),
 					     __builtin_bswap32(rp->icrc_computed) },
 					   t, t_base };
@@ -448,23 +485,24 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 		proto_item *ti = proto_tree_add_item(tree, proto_rocev2, tvb, 0, -1, ENC_NA);
 		proto_item_append_text(ti, ", %s", summary);
 		rt = proto_item_add_subtree(ti, ett_rocev2);
-		/* Headers, from the BTH on, as libroce found them. */
-		for (unsigned h = ROCE_H_BTH; h < ROCE_H_COUNT; h++)
+		proto_item_set_generated(proto_tree_add_uint(rt, hf_version, tvb, 0, 0, v1 ? 1 : 2));
+		/* Headers, from the GRH (RoCE v1) or the BTH on, as libroce found them. */
+		for (unsigned h = ROCE_H_GRH; h < ROCE_H_COUNT; h++)
 			if (roce_pkt_has(t, (enum roce_hdr)h))
-				rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r.t_shift, (enum roce_hdr)h);
+				rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r->t_shift, (enum roce_hdr)h);
 	}
 
-	if (t == &r.p)
+	if (t == &r->p)
 		rocev2_mcast_tree(rt, tvb, t); /* the group, from the IP (and Ethernet) header */
-	rocev2_dc_tree(rt, pinfo, tvb, t, r.t_shift);
+	rocev2_dc_tree(rt, pinfo, tvb, t, r->t_shift);
 
 	if (decoded && t->err == ROCE_OK) {
 		const char *proto_name = pinfo->current_proto;
-		add_payload(tree, pinfo, tvb, rt, t, r.t_shift, rp);
+		add_payload(tree, pinfo, tvb, rt, t, r->t_shift, rp);
 		pinfo->current_proto = proto_name; /* our expert infos are ours, not the ULP's */
 	}
 	if (tree && roce_pkt_has(t, ROCE_H_BTH))
-		add_icrc(rt, pinfo, tvb, &r, rp);
+		add_icrc(rt, pinfo, tvb, r, rp);
 
 	/* Findings: one expert info each, naming its rule, with what libroce
 	 * adds about this packet (an ICRC diagnosis, what a good or bad ICRC
@@ -472,9 +510,9 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	for (size_t i = 0; i < n; i++) {
 		char extra[512];
 		roce_finding_context(f[i].p, &f[i].f, extra, sizeof extra);
-		rocev2_add_finding(rt, pinfo, r.ds, f[i].base, &f[i].f, extra[0] ? extra : NULL);
+		rocev2_add_finding(rt, pinfo, r->ds, f[i].base, &f[i].f, extra[0] ? extra : NULL);
 	}
-	rocev2_analysis_tree(rt, pinfo, tvb, r.ds, t_base, rp);
+	rocev2_analysis_tree(rt, pinfo, tvb, r->ds, t_base, rp);
 
 	if (have_tap_listener(rocev2_tap)) {
 		struct roce_finding plain[64];
@@ -484,6 +522,30 @@ static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 	}
 	rocev2_flow_graph_queue(pinfo, t, rp, summary); /* Statistics > Flow Graph */
 	return (int)tvb_captured_length(tvb);
+}
+
+static int dissect_rocev2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	struct rocev2_parse r;
+	memset(&r, 0, sizeof r);
+	parse(tvb, pinfo, &r);
+	return dissect_parsed(tvb, pinfo, tree, &r, false);
+}
+
+/* RoCE v1 (ethertype.c hands it the frames of Ethertype 0x8915): the GIDs
+ * are the addresses, as under the built-in InfiniBand dissector. */
+static int dissect_rocev1(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	struct rocev2_parse r;
+	memset(&r, 0, sizeof r);
+	parse_v1(tvb, pinfo, &r);
+	if (tvb_captured_length(tvb) >= ROCE_GRH_LEN) {
+		set_address_tvb(&pinfo->net_src, AT_IB, 16, tvb, 8);
+		set_address_tvb(&pinfo->net_dst, AT_IB, 16, tvb, 24);
+		copy_address_shallow(&pinfo->src, &pinfo->net_src);
+		copy_address_shallow(&pinfo->dst, &pinfo->net_dst);
+	}
+	return dissect_parsed(tvb, pinfo, tree, &r, true);
 }
 
 /* ---- Registration ---- */
@@ -513,6 +575,7 @@ void proto_reg_handoff_rocev2(void)
 		initialized = true;
 	}
 	rocev2_port_apply(rocev2_handle, rocev2_prefs.take_port);
+	rocev2_ethertype_apply(rocev1_handle, rocev2_prefs.take_rocev1);
 	apply_udp_zero_checksum();
 }
 
@@ -521,6 +584,8 @@ void proto_register_rocev2(void);
 void proto_register_rocev2(void)
 {
 	static hf_register_info hf[] = {
+		{ &hf_version, { "RoCE version", ROCEV2_FILTER ".version", FT_UINT8, BASE_DEC, NULL, 0,
+				 "1: RoCE v1 (Ethertype 0x8915, a GRH); 2: RoCEv2 (UDP)", HFILL } },
 		{ &hf_payload, { "Payload", ROCEV2_FILTER ".payload", FT_BYTES, BASE_NONE, NULL, 0,
 				 "Message payload (without pad)", HFILL } },
 		{ &hf_pad, { "Pad", ROCEV2_FILTER ".pad", FT_BYTES, BASE_NONE, NULL, 0,
@@ -561,6 +626,8 @@ void proto_register_rocev2(void)
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();
+	rocev1_handle = register_dissector("rocev1", dissect_rocev1, proto_rocev2);
+	rocev2_ethertype_register(rocev1_handle);
 
 	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
 	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",
@@ -569,6 +636,11 @@ void proto_register_rocev2(void)
 				       "is RoCEv2 too when its BTH parses and its ICRC verifies; turn off to give the "
 				       "port back. Decode As works on any port either way.",
 				       &rocev2_prefs.take_port);
+	prefs_register_bool_preference(m, "take_rocev1", "Decode RoCE v1 (Ethertype 0x8915)",
+				       "Take Ethertype 0x8915 over from the built-in InfiniBand dissector, as Decode "
+				       "As would, so that RoCE v1 frames get the GRH and ICRC checks, the rules and "
+				       "the QP analysis; turn off to give it back to the built-in",
+				       &rocev2_prefs.take_rocev1);
 	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
 				       "Recompute the Invariant CRC of every packet and diagnose wrong ones",
 				       &rocev2_prefs.check_icrc);

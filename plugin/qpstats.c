@@ -16,8 +16,24 @@
 
 /* ---- Conversations and Endpoints ---- */
 
+/* A RoCE v1 row's addresses are its GIDs (AT_IB, shown "GID: ..."), a
+ * RoCEv2 row's IP addresses: that marks the version of each row. */
+static const char *gid_filter(conv_filter_type_e filter)
+{
+	switch (filter) {
+	case CONV_FT_SRC_ADDRESS: return ROCEV2_FILTER ".grh.sgid";
+	case CONV_FT_DST_ADDRESS: return ROCEV2_FILTER ".grh.dgid";
+	case CONV_FT_SRC_PORT: return ROCEV2_FILTER ".analysis.src_qpn";
+	case CONV_FT_DST_PORT: return ROCEV2_FILTER ".bth.destqp";
+	case CONV_FT_ANY_PORT: return ROCEV2_FILTER ".analysis.qp";
+	default: return CONV_FILTER_INVALID;
+	}
+}
+
 static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter)
 {
+	if (conv->src_address.type == AT_IB)
+		return gid_filter(filter);
 	bool v6 = conv->src_address.type == AT_IPv6;
 	/* A sender to a multicast group: its QP is the DETH's, the group's
 	 * DestQP 0xFFFFFF (the analysis follows connected QPs only). */
@@ -44,6 +60,8 @@ static ct_dissector_info_t conv_info = { &conv_filter_type };
 
 static const char *endpoint_filter_type(endpoint_item_t *e, conv_filter_type_e filter)
 {
+	if (e->myaddress.type == AT_IB)
+		return gid_filter(filter);
 	bool v6 = e->myaddress.type == AT_IPv6;
 	switch (filter) {
 	case CONV_FT_SRC_ADDRESS: return v6 ? "ipv6.src" : "ip.src";
@@ -116,12 +134,19 @@ static const char *const srt_names[ROCEV2_SRT_COUNT] = {
 	[ROCEV2_SRT_ATOMIC_WRITE] = "ATOMIC WRITE (request to its response)",
 };
 
+/* A row per operation and RoCE version: RoCEv2's first, then RoCE v1's
+ * (row ROCEV2_SRT_COUNT + the operation). */
 static void srt_init(struct register_srt *srt _U_, GArray *srt_array)
 {
-	srt_stat_table *t = init_srt_table("RoCEv2 Service Response Time", NULL, srt_array, ROCEV2_SRT_COUNT,
+	srt_stat_table *t = init_srt_table("RoCEv2 Service Response Time", NULL, srt_array, 2 * ROCEV2_SRT_COUNT,
 					   "Operation", NULL, NULL);
-	for (int i = 0; i < ROCEV2_SRT_COUNT; i++)
-		init_srt_table_row(t, i, srt_names[i]);
+	for (int v1 = 0; v1 < 2; v1++) {
+		for (int i = 0; i < ROCEV2_SRT_COUNT; i++) {
+			char name[96];
+			snprintf(name, sizeof name, "%s %s", v1 ? "RoCE v1" : "RoCEv2", srt_names[i]);
+			init_srt_table_row(t, v1 * ROCEV2_SRT_COUNT + i, name);
+		}
+	}
 }
 
 static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
@@ -136,7 +161,7 @@ static tap_packet_status srt_packet(void *pss, packet_info *pinfo, epan_dissect_
 	nstime_t dt = { (time_t)(r->srt_ns / 1000000000u), (int)(r->srt_ns % 1000000000u) };
 	nstime_t req;
 	nstime_delta(&req, &pinfo->abs_ts, &dt);
-	add_srt_table_data(t, r->srt_proc, &req, pinfo);
+	add_srt_table_data(t, r->srt_proc + (r->rocev1 ? ROCEV2_SRT_COUNT : 0), &req, pinfo);
 	return TAP_PACKET_REDRAW;
 }
 

@@ -138,13 +138,14 @@ bool rocev2_msg_part(const struct roce_pkt *t)
 static bool make_key(packet_info *pinfo, uint32_t qpn, struct qp_key *k)
 {
 	memset(k, 0, sizeof *k);
-	unsigned len = pinfo->src.type == AT_IPv4 ? 4 : pinfo->src.type == AT_IPv6 ? 16 : 0;
+	/* RoCE v1's addresses are its GIDs (AT_IB), apart from RoCEv2's. */
+	unsigned len = pinfo->src.type == AT_IPv4 ? 4 : pinfo->src.type == AT_IPv6 || pinfo->src.type == AT_IB ? 16 : 0;
 	if (!len || pinfo->dst.type != pinfo->src.type || pinfo->src.len != (int)len || pinfo->dst.len != (int)len)
 		return false;
 	memcpy(k->src, pinfo->src.data, len);
 	memcpy(k->dst, pinfo->dst.data, len);
 	k->qpn = qpn;
-	k->ipv = (uint8_t)len;
+	k->ipv = pinfo->src.type == AT_IB ? 1 : (uint8_t)len;
 	return true;
 }
 

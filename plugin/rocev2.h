@@ -14,6 +14,7 @@
 #include "roce/roce.h"
 
 #define ROCEV2_PROTO_NAME "RoCEv2"
+#define ROCEV1_PROTO_NAME "RoCEv1" /* the Protocol column of a RoCE v1 frame */
 #define ROCEV2_FILTER "rocev2"
 
 extern int proto_rocev2;
@@ -48,8 +49,8 @@ static inline bool rocev2_item_kept(proto_tree *tree, const header_field_info *h
 
 /* ---- fields.c: header fields derived from libroce's descriptors ---- */
 
-/* Registers one Wireshark field per libroce field from the BTH on (the IP
- * and UDP layers belong to their own dissectors), a subtree per header,
+/* Registers one Wireshark field per libroce field from the GRH (RoCE v1)
+ * on (the IP and UDP layers belong to their own dissectors), a subtree per header,
  * and the opcode names from the opcode table. */
 void rocev2_register_header_fields(int proto);
 /* Adds header h (found at off in tvb) with every field it carries. */
@@ -75,6 +76,13 @@ void rocev2_port_register(void);
  * sent to 4791 with a BTH and a good ICRC (has_ip: t was parsed from the
  * IP header, so its ICRC can be checked) or belongs to a flow that had one. */
 bool rocev2_port_accepts(packet_info *pinfo, const struct roce_pkt *t, bool has_ip);
+
+/* ---- ethertype.c: RoCE v1 frames (Ethertype 0x8915) ---- */
+
+/* Takes Ethertype 0x8915 from the built-in InfiniBand dissector (as Decode
+ * As would) or gives it back; again at the start of every file. */
+void rocev2_ethertype_apply(dissector_handle_t handle, bool take_rocev1);
+void rocev2_ethertype_register(dissector_handle_t handle);
 
 /* ---- ulp.c: the InfiniBand ULP dissectors ---- */
 

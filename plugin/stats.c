@@ -33,6 +33,7 @@ const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const stru
 						  const struct rocev2_packet *rp)
 {
 	struct rocev2_tap_record *r = wmem_new0(pinfo->pool, struct rocev2_tap_record);
+	r->rocev1 = t->rocev1;
 	const uint8_t *bth = roce_pkt_hdr(t, ROCE_H_BTH);
 	if (bth) {
 		r->has_bth = true;

@@ -9,6 +9,7 @@
 /* What the tap hands its listeners for each packet. */
 struct rocev2_tap_record {
 	bool has_bth;
+	bool rocev1; /* a RoCE v1 frame (Ethertype 0x8915) */
 	uint8_t opcode;
 	uint32_t destqp;
 	unsigned n_rules;

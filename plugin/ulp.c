@@ -130,6 +130,9 @@ bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pi
 	size_t ours_len = now ? strnlen(now, sizeof ours - 1) : 0;
 	memcpy(ours, now ? now : "", ours_len);
 	ours[ours_len] = '\0';
+	/* Our Protocol text (RoCEv2 or RoCEv1), to put back likewise. */
+	const char *proto = col_get_text(pinfo->cinfo, COL_PROTOCOL);
+	const char *ours_proto = proto && !strcmp(proto, ROCEV1_PROTO_NAME) ? ROCEV1_PROTO_NAME : ROCEV2_PROTO_NAME;
 	/* While a ULP looks, the "ports" are the QPs, as under the built-in
 	 * dissector: the ULPs find their InfiniBand conversations by them, and
 	 * RPC and others cannot bind the UDP conversation to themselves and
@@ -166,6 +169,6 @@ bool rocev2_call_ulps(heur_dissector_list_t list, tvbuff_t *tvb, packet_info *pi
 		col_set_fence(pinfo->cinfo, COL_INFO);
 	}
 	if (!claimed)
-		col_set_str(pinfo->cinfo, COL_PROTOCOL, ROCEV2_PROTO_NAME);
+		col_set_str(pinfo->cinfo, COL_PROTOCOL, ours_proto);
 	return claimed;
 }
