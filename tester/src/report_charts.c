@@ -238,6 +238,39 @@ void chart_axes_rows(struct chart *c, double x0, double x1, const char *xlabel, 
 	g_string_append(s, "</text>\n");
 }
 
+void chart_axes_grid(struct chart *c, const char *const *xcats, unsigned nx, const char *xlabel,
+		     const char *const *labels, unsigned n)
+{
+	GString *s = c->s;
+	c->x0 = -0.5;
+	c->x1 = nx ? nx - 0.5 : 0.5;
+	c->y0 = -0.5;
+	c->y1 = n ? n - 0.5 : 0.5;
+	c->rows = true;
+	g_string_append_printf(s, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fbfbfb\" "
+			       "stroke=\"#444444\" stroke-width=\"1\"/>\n",
+			       c->px, c->py, c->pw, c->ph);
+	g_string_append(s, "<g class=\"xcats\" font-size=\"11\" text-anchor=\"middle\">");
+	for (unsigned j = 0; j < nx; j++) {
+		double x = chart_px(c, j);
+		g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/>", x, c->py, x,
+				       c->py + c->ph);
+		g_string_append_printf(s, "<text class=\"cat\" x=\"%.1f\" y=\"%.1f\">", x, c->py + c->ph + 15);
+		attr_text(s, xcats[j]);
+		g_string_append(s, "</text>");
+	}
+	g_string_append(s, "</g>\n<g class=\"rows\" font-size=\"11\" text-anchor=\"end\">");
+	for (unsigned i = 0; i < n; i++) {
+		g_string_append_printf(s, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">", c->px - 5, chart_py(c, i) + 4);
+		attr_text(s, labels[i]);
+		g_string_append(s, "</text>");
+	}
+	g_string_append_printf(s, "</g>\n<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			       c->px + c->pw / 2, c->py + c->ph + 32);
+	attr_text(s, xlabel);
+	g_string_append(s, "</text>\n");
+}
+
 static void marker(GString *s, const struct style *st, double x, double y, const char *tip)
 {
 	const char *m = st->marker;

@@ -59,6 +59,10 @@ void chart_axes(struct chart *c, double x0, double x1, const char *xlabel, doubl
  * top); a row's centre is at y = row index (chart_py(c, i)). */
 void chart_axes_rows(struct chart *c, double x0, double x1, const char *xlabel, const char *const *labels,
 		     unsigned n);
+/* Axes of categories both ways: x one column per xcats (column j at
+ * x = j), y one row per label as chart_axes_rows. */
+void chart_axes_grid(struct chart *c, const char *const *xcats, unsigned nx, const char *xlabel,
+		     const char *const *labels, unsigned n);
 /* A value's position in the plot (clamped to it). */
 double chart_px(const struct chart *c, double x);
 double chart_py(const struct chart *c, double y);

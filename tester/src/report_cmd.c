@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "report.h"
+#include "report_html_charts.h"
 #include "term.h"
 
 /* Exit codes, also in docs/reports.md and roce-tester(1). */
@@ -26,7 +27,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: roce-tester report [OPTIONS] DIR|RESULTS.json\n"
-	      "       roce-tester report --compare OLD NEW\n"
+	      "       roce-tester report --compare [-o DIR] OLD NEW\n"
 	      "\n"
 	      "Rebuilds report.html (the compliance report) and junit.xml from a run's\n"
 	      "results.json (DIR is a report directory holding one), or compares two runs\n"
@@ -34,7 +35,9 @@ static void usage(FILE *out)
 	      "removed cases, other changes, and rules newly broken or fixed.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -o, --output-dir DIR  write the reports here (default: beside results.json)\n"
+	      "  -o, --output-dir DIR  write the reports here (default: beside results.json);\n"
+	      "                        with --compare, DIR/compare.html: the verdict changes\n"
+	      "                        per rule and the measured values that moved, as charts\n"
 	      "      --pdf             also write report-print.html, the print version\n"
 	      "                        (every verdict, the full evidence of each case that\n"
 	      "                        did not pass), and print it to report.pdf with a\n"
@@ -147,8 +150,8 @@ int cmd_report(int argc, char **argv)
 	int nargs = argc - optind;
 	char err[1024];
 	if (compare) {
-		if (nargs != 2 || outdir || pdf) {
-			fputs("roce-tester report: --compare takes two runs, OLD and NEW, and no --output-dir or --pdf\n", stderr);
+		if (nargs != 2 || pdf) {
+			fputs("roce-tester report: --compare takes two runs, OLD and NEW, and no --pdf\n", stderr);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -164,9 +167,23 @@ int cmd_report(int argc, char **argv)
 		}
 		struct report_diff_counts n;
 		report_compare(&a, &b, stdout, colour_wanted(stdout, cm), verb, &n);
+		int rc = n.regressions ? EXIT_REGRESSIONS : EXIT_OK;
+		if (outdir) {
+			gchar *path = g_build_filename(outdir, REPORT_COMPARE_HTML, NULL);
+			if (g_mkdir_with_parents(outdir, 0755) != 0) {
+				fprintf(stderr, "roce-tester report: %s: %s\n", outdir, g_strerror(errno));
+				rc = EXIT_USAGE;
+			} else if (report_compare_html(&a, &b, path, err, sizeof err) != 0) {
+				fprintf(stderr, "roce-tester report: %s\n", err);
+				rc = EXIT_USAGE;
+			} else if (verb != VERB_QUIET) {
+				printf("comparison: %s\n", path);
+			}
+			g_free(path);
+		}
 		report_run_free(&a);
 		report_run_free(&b);
-		return n.regressions ? EXIT_REGRESSIONS : EXIT_OK;
+		return rc;
 	}
 	if (nargs != 1) {
 		fputs(nargs ? "roce-tester report: one run at a time (or --compare OLD NEW)\n"

@@ -34,7 +34,7 @@ static double mnum(JsonObject *o, const char *key)
 
 static void figure_open(GString *o, const char *cls, const char *caption)
 {
-	g_string_append_printf(o, "<figure class=\"chart %s\" style=\"margin:10px 0\"><figcaption style=\"font-weight:600;"
+	g_string_append_printf(o, "<figure class=\"chart %s\" style=\"margin:10px 0;break-inside:avoid;page-break-inside:avoid\"><figcaption style=\"font-weight:600;"
 			       "margin:4px 0\">", cls);
 	xml_escape(o, caption);
 	g_string_append(o, "</figcaption>\n");

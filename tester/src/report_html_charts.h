@@ -14,10 +14,19 @@
 
 #include "report.h"
 
+/* The comparison's page in the output directory of report --compare -o. */
+#define REPORT_COMPARE_HTML "compare.html"
+
 /* The charts of one case record (nothing when its series has none). */
 void report_charts_case(GString *o, JsonObject *c, const struct report_run *run);
 /* Every case's timers against their windows, one chart per case ID (its
  * IPv4 and IPv6 runs as rows); nothing when no case measured a timer. */
 void report_charts_timers(GString *o, const struct report_run *run);
+
+/* The comparison of two runs as charts (report --compare -o DIR writes
+ * DIR/compare.html, report_compare_html.c): the verdict changes per rule
+ * and the measured values that moved. Returns 0, or -1 with err. */
+int report_compare_html(const struct report_run *old_run, const struct report_run *new_run, const char *path, char *err,
+			size_t errlen);
 
 #endif

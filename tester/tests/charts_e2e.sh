@@ -9,6 +9,8 @@
 #   - ignore-cnp: the rate cut against a DUT that ignores CNPs: the case
 #     fails, its series says the check does not hold, its chart draws the
 #     bound as broken;
+#   - report --compare -o DIR: compare.html charts the rule the DUT now
+#     breaks and the rate during the CNPs that moved;
 #   - both results files validate, and `report` rebuilds the charts byte
 #     for byte from results.json.
 # usage: charts_e2e.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER CASES-DIR TESTS-DIR
@@ -42,6 +44,11 @@ for name in clean ignore-cnp; do
   "$t" report -q -o "$work/$name.again" "$work/$name" && cmp -s "$work/$name/report.html" "$work/$name.again/report.html" \
     && ok "$name: report rebuilds the charts byte for byte" || bad "$name: the rebuilt report.html differs"
 done
+"$t" report --compare -q -o "$work/cmp" "$work/clean" "$work/ignore-cnp" >"$work/cmp.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok "report --compare: the regression (exit 1)" || { bad "report --compare exit $rc, expected 1"; cat "$work/cmp.log"; }
+/usr/bin/python3 "$dir/check_report_charts.py" "$work/cmp" compare && ok "compare.html: verdict changes and values moved" \
+  || bad "compare.html"
 /usr/bin/python3 "$dir/validate_results.py" "$dir/../../docs/results.schema.json" "$work"/clean/results.json \
   "$work"/ignore-cnp/results.json
 case $? in

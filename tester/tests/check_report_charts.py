@@ -3,11 +3,13 @@
 run's own packet records and symbols, and the charts of its report.html
 (each SVG parsed as XML) against the series.
 
-usage: check_report_charts.py REPORT-DIR clean|ignore-cnp
+usage: check_report_charts.py REPORT-DIR clean|ignore-cnp|compare
   clean       CONG-RATE-CUT-001, CONG-CNP-PACING-001, RC-RESP-LOAD-GBN-001,
               RC-REQ-TIMEOUT-001 and RC-REQ-RNR-WAIT-001 against a soft DUT
               with congestion management
   ignore-cnp  CONG-RATE-CUT-001 against a DUT that ignores CNPs
+  compare     REPORT-DIR/compare.html of report --compare -o REPORT-DIR
+              from the clean run to the ignore-cnp run
 """
 import json
 import re
@@ -162,8 +164,35 @@ def timers(r, html, figs):
             check(any(x.startswith("IPv%d $wait1" % ipv) for x in rows), "no IPv%d $wait1 row" % ipv)
 
 
+def compare(d):
+    """compare.html of report --compare -o D CLEAN IGNORE-CNP."""
+    html = open(d + "/compare.html").read()
+    figs = figures(html)
+    rules = [svg for cls, _, svg in figs if cls == "compare-rules"]
+    if check(len(rules) == 1, "compare.html: %d rule charts" % len(rules)):
+        rows = [e.text for e in rules[0].findall(".//s:text[@class='row']", NS)]
+        check("CA17-45" in rows, "compare.html: CA17-45 (broken by ignore-cnp) not among the rules changed: %s" % rows)
+        cats = [e.text for e in rules[0].findall(".//s:text[@class='cat']", NS)]
+        check(cats[0] == "fail" and cats[-1] == "pass", "compare.html: verdict axis %s" % cats)
+        bad = rules[0].findall(".//s:g[@class='mark bad']", NS)
+        check(len(bad) >= 1, "compare.html: no arrow towards fail")
+    vals = [svg for cls, _, svg in figs if cls == "compare-values"]
+    if check(len(vals) == 1, "compare.html: %d value charts" % len(vals)):
+        rows = [e.text for e in vals[0].findall(".//s:text[@class='row']", NS)]
+        for ipv in (4, 6):
+            check("CONG-RATE-CUT-001 [IPv%d] $during (line 25)" % ipv in rows,
+                  "compare.html: the rate during the CNPs (up without a reaction) did not move: %s" % rows)
+
+
 def main():
     d, mode = sys.argv[1], sys.argv[2]
+    if mode == "compare":
+        compare(d)
+        for m in fails:
+            print("check_report_charts: FAIL: " + m)
+        if not fails:
+            print("check_report_charts: ok: %s/compare.html" % d)
+        return 1 if fails else 0
     r = json.load(open(d + "/results.json"))
     html = open(d + "/report.html").read()
     figs = figures(html)
