@@ -25,6 +25,7 @@ struct conv {
 	uint32_t qp_a, qp_b;  /* the connection's QPs at A and B */
 	uint16_t ip_id;       /* the next IPv4 identification, as Linux numbers them */
 	uint8_t ecn_a, ecn_b; /* the ECN bits of what A (B) sends: 0, 1 or 2 as sent, 3 marked CE on the way */
+	bool rocev1;          /* sent as RoCE v1 (ipv 6: the GIDs of the IPv6 addresses) */
 	uint8_t last[SAMPLE_FRAME_MAX]; /* the last frame sent, for duplicates */
 	size_t last_len;
 };

@@ -72,6 +72,8 @@ void conv_send(struct conv *c, struct roce_desc *d, uint64_t gap_us, enum roce_c
 	 * does not (see conv_duplicate()). */
 	if (c->ipv == 4)
 		roce_ipv4_set_id(d->ip, c->ip_id++);
+	if (c->rocev1)
+		sample_to_rocev1(d);
 	long n = roce_build_frame(d, c->last, sizeof c->last);
 	if (n <= 0)
 		return;

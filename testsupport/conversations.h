@@ -54,6 +54,13 @@ void sample_conv_uc_ud_xrc(sample_emit_fn emit, void *ctx);
  * answered with an RNR NAK, retried after the wait and ACKed, then the
  * first QP receives again (srq.c). */
 void sample_conv_srq_rnr(sample_emit_fn emit, void *ctx);
+/* RoCE v1 (rocev1.c): an RC connection over RoCE v1 between the GIDs of
+ * 2001:db8::1 and ::2 (a SEND, an RDMA WRITE, a READ in 3 responses, an
+ * RNR NAK and its retry); and the same interleaved with a RoCEv2 one
+ * between the same addresses and QPs, then a wrong ICRC per known mistake
+ * over each version. */
+void sample_conv_rocev1(sample_emit_fn emit, void *ctx);
+void sample_conv_rocev1_mixed(sample_emit_fn emit, void *ctx);
 /* The rkey life cycle over RC (IPv4, no CM exchange; memwin.c): WRITEs
  * through memory windows and a region of host B, SENDs with Invalidate
  * of their rkeys; a WRITE after an acknowledged invalidation NAKed Remote

@@ -184,8 +184,9 @@ static void gen_vlan(const char *dir)
  * opcode (RD has no RoCE implementation; the CNP is RoCEv2's), with the GIDs of IPv6 addresses and of IPv4 ones (::ffff:a.b.c.d),
  * one frame of each kind 802.1Q-tagged; and one SEND both ways, as RoCE v1
  * and as RoCEv2, as a dual-mode port sends them. Context "rocev1": libroce
- * parses them with ROCE_PARSE_ROCEV1 (roce-tester lint --rocev1);
- * Wireshark's own InfiniBand dissector decodes Ethertype 0x8915. */
+ * parses them with ROCE_PARSE_ROCEV1 (roce-tester lint, by default), the
+ * plugin takes Ethertype 0x8915 (and gives it back to Wireshark's
+ * InfiniBand dissector with its take_rocev1 preference off). */
 static void gen_rocev1(const char *dir)
 {
 	struct capture c;
