@@ -19,6 +19,7 @@ static const enum_val_t rd_range_vals[] = {
 
 static int rd_range = RD_RANGE_RD;
 
+static int hf_opcode = -1;
 static int hf_dct = -1;
 static int hf_connect = -1;
 static expert_field ei_looks_like_dc = EI_INIT;
@@ -28,9 +29,24 @@ unsigned rocev2_dc_parse_flags(void)
 	return rd_range == RD_RANGE_DC ? ROCE_PARSE_RD_AS_DC : 0;
 }
 
+/* The DC opcodes' names, from libroce's DC rows (0x55 as DC Connect). */
+static const value_string *dc_opcode_names(void)
+{
+	value_string *vs = g_new0(value_string, 33);
+	unsigned n = 0;
+	for (unsigned op = 0; op < 256; op++) {
+		const struct roce_opcode_info *dc = roce_opcode_dc((uint8_t)op, false);
+		if (dc->transport == ROCE_T_DC && dc->name)
+			vs[n++] = (value_string){ op, dc->name };
+	}
+	return vs;
+}
+
 void rocev2_register_dc(int proto, module_t *m)
 {
 	static hf_register_info hf[] = {
+		{ &hf_opcode, { "DC Opcode", ROCEV2_FILTER ".dc.opcode", FT_UINT8, BASE_HEX, NULL, 0,
+				"The BTH opcode as NVIDIA DC's (the BTH's own field names RD's)", HFILL } },
 		{ &hf_dct, { "DCT Number", ROCEV2_FILTER ".dc.dct", FT_UINT24, BASE_HEX, NULL, 0,
 			     "The DC target a DC request goes to: its BTH Destination QP", HFILL } },
 		{ &hf_connect, { "DC Connect", ROCEV2_FILTER ".dc.connect", FT_BOOLEAN, BASE_NONE, NULL, 0,
@@ -44,6 +60,7 @@ void rocev2_register_dc(int proto, module_t *m)
 		    "DC, set Edit > Preferences > Protocols > RoCEv2 > RD-range opcodes to DC (rocev2.rd_range:dc)",
 		    EXPFILL } },
 	};
+	hf[0].hfinfo.strings = VALS(dc_opcode_names());
 	proto_register_field_array(proto, hf, array_length(hf));
 	expert_register_field_array(expert_register_protocol(proto), ei, array_length(ei));
 	prefs_register_enum_preference(m, "rd_range", "RD-range opcodes",
@@ -64,6 +81,8 @@ void rocev2_dc_tree(proto_tree *rt, packet_info *pinfo, tvbuff_t *tvb, const str
 			return;
 		int off = (int)t->hdr_off[ROCE_H_BTH] - shift;
 		const struct roce_field_info *qp = roce_field_info(ROCE_F_BTH_destqp);
+		const struct roce_field_info *opc = roce_field_info(ROCE_F_BTH_opcode);
+		proto_item_set_generated(proto_tree_add_uint(rt, hf_opcode, tvb, off + opc->offset, opc->width, t->opcode));
 		if (t->op->flags & ROCE_OPF_REQUEST)
 			proto_item_set_generated(proto_tree_add_uint(rt, hf_dct, tvb, off + qp->offset, qp->width,
 								     (uint32_t)roce_bth_destqp(bth)));
