@@ -19,10 +19,12 @@ dc with the RD-range opcodes taken as NVIDIA DC (-o rocev2.rd_range:dc).
 A frame with context proto=NAME is another protocol's (low-ports.pcap: DNS,
 TFTP, NTP on the small ports RoCEv2 packets may also come from): Wireshark
 must decode it as NAME, and rocev2 must stay out of it.
-A conforming RoCE v1 frame (context rocev1, Ethertype 0x8915) is not the
-plugin's: Wireshark's own InfiniBand dissector must decode it, without a
-warning, and rocev2 must stay out of it (roce-tester lint --rocev1 checks
-it with libroce).
+A conforming RoCE v1 frame (context rocev1, Ethertype 0x8915) is the
+plugin's by default: decoded by rocev2 as version 1 (rocev2.version), without
+a warning; with the plugin's take_rocev1 preference off, Wireshark's own
+InfiniBand dissector decodes it again, without a warning, and rocev2 stays
+out of it. A frame whose description starts with "RoCE v1" or "RoCEv2"
+(the mixed captures) must carry that version in rocev2.version.
 
 usage: check_expect.py TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR
 """
@@ -35,17 +37,15 @@ import sys
 SEV_WARN, SEV_ERROR = 0x00600000, 0x00800000
 # Codes whose frames Wireshark's lower layers never pass to UDP port 4791.
 UNREACHABLE = {
-    "E_TRUNC_ETH", "E_TRUNC_VLAN", "E_ROCEV1", "E_ETHERTYPE", "E_TRUNC_IP",
+    "E_TRUNC_ETH", "E_TRUNC_VLAN", "E_ETHERTYPE", "E_TRUNC_IP",
     "E_IP_VERSION", "E_IPV4_IHL", "E_IPV4_TOTLEN_SHORT", "E_IPV4_MF",
     "E_IPV4_FRAGOFF", "E_IPV4_PROTO", "E_IPV6_PAYLEN_SHORT",
-    # RoCE v1 (Ethertype 0x8915) goes to Wireshark's InfiniBand dissector.
-    "E_TRUNC_GRH", "E_GRH_IPVER", "E_GRH_NXTHDR", "E_GRH_PAYLEN_LONG", "C_ICRC_V1",
 }
 # Decoded through Decode As, a wrong port is the check finding, not the
 # parse error: the same rule (CA17-20).
 ALIASES = {"E_UDP_DPORT": "C_UDP_DPORT"}
 FIELDS = ["frame.number", "rocev2.finding", "rocev2.rule", "_ws.expert.severity",
-          "_ws.expert.message", "frame.protocols"]
+          "_ws.expert.message", "frame.protocols", "rocev2.version"]
 
 
 def tshark(wrapper, plugins, pcap, opts):
@@ -69,6 +69,7 @@ def tshark(wrapper, plugins, pcap, opts):
             "sev": [int(x, 0) for x in cols[3].split("|") if x],
             "msgs": [m for m in cols[4].split("|") if m],
             "protos": cols[5].split(":"),
+            "version": cols[6],
         }
     return frames
 
@@ -110,6 +111,8 @@ def main():
             by_context[r[3]].append(r)
         for context, group in sorted(by_context.items()):
             frames = tshark(wrapper, plugins, pcap, options(context))
+            if context == "rocev1":  # the built-in's, with the plugin's preference off
+                builtin_frames = tshark(wrapper, plugins, pcap, options(context) + ["-o", "rocev2.take_rocev1:FALSE"])
             for frame, code, rule, context, what in group:
                 checked += 1
                 got = frames.get(frame)
@@ -125,14 +128,23 @@ def main():
                     else:
                         met += 1
                     continue
+                for prefix, version in (("RoCE v1", "1"), ("RoCEv2", "2")):
+                    if what.startswith(prefix) and decoded and got["version"] != version:
+                        failures.append(f"{where}: rocev2.version is '{got['version']}', not {version}")
                 if code == "-" and context == "rocev1":
                     bad = [m for s, m in zip(got["sev"], got["msgs"]) if s >= SEV_WARN]
-                    if decoded:
-                        failures.append(f"{where}: a RoCE v1 frame decoded by rocev2")
-                    elif "infiniband" not in got["protos"]:
-                        failures.append(f"{where}: not decoded as InfiniBand ({':'.join(got['protos'])})")
+                    builtin = builtin_frames[frame]
+                    ib_bad = [m for s, m in zip(builtin["sev"], builtin["msgs"]) if s >= SEV_WARN]
+                    if not decoded or got["version"] != "1":
+                        failures.append(f"{where}: a RoCE v1 frame not decoded by rocev2 as version 1 "
+                                        f"({':'.join(got['protos'])}, version '{got['version']}')")
                     elif bad:
                         failures.append(f"{where}: conforming RoCE v1 frame raised {bad}")
+                    elif "rocev2" in builtin["protos"] or "infiniband" not in builtin["protos"]:
+                        failures.append(f"{where}: with rocev2.take_rocev1 off, not InfiniBand's "
+                                        f"({':'.join(builtin['protos'])})")
+                    elif ib_bad:
+                        failures.append(f"{where}: conforming RoCE v1 frame raised {ib_bad} in InfiniBand")
                     else:
                         met += 1
                     continue
@@ -142,6 +154,13 @@ def main():
                         failures.append(f"{where}: not decoded as RoCEv2 ({':'.join(got['protos'])})")
                     elif bad:
                         failures.append(f"{where}: conforming frame raised {bad}")
+                    else:
+                        met += 1
+                    continue
+                if code == "E_ROCEV1":  # RoCE v1 where RoCEv2 was expected: the plugin's, as version 1
+                    if not decoded or got["version"] != "1":
+                        failures.append(f"{where}: Ethertype 0x8915 not decoded by rocev2 as RoCE v1 "
+                                        f"({':'.join(got['protos'])}, version '{got['version']}')")
                     else:
                         met += 1
                     continue

@@ -4,7 +4,10 @@ line for line as `roce-tester lint --qp` prints it from the same libroce
 code, on every flow capture; and known numbers for the sample
 conversations in it, in Service Response Time (-z rocev2,srt) and in the
 RoCEv2 tab of Conversations (-z conv,rocev2), UD multicast senders to
-their group included.
+their group included, and a capture of RoCE v1 and RoCEv2 connections
+between the same addresses and QP numbers: two QP pairs, each marked with
+its version (/v1 in the summary, "RoCE v1" or "RoCEv2" in each Service
+Response Time row, GIDs for RoCE v1 in Conversations).
 
 usage: check_qpstats.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURES-DIR
 """
@@ -24,6 +27,14 @@ SUMMARY = {
         # ACK RTTs 18, 8 and 8 us.
         "198.18.0.1 0x000456 198.18.0.2 0x000123 22 18592 0.001064 0 0 0 0 2 4 0.000008/0.000011/0.000018",
     ],
+    # testsupport/rocev1.c: the same exchange over each version, packet for
+    # packet (RoCEv2's 5 us after RoCE v1's), the wrong ICRCs to a UD QP
+    # (not a QP pair): 12 frames each; the retry after the RNR NAK a
+    # retransmission; ACK RTTs 13 us (v1) and 16 us (v2).
+    "flows-rocev1-mixed.pcap": [
+        "2001:db8::1/v1 0x000456 2001:db8::2/v1 0x000123 12 3844 0.001649 1 0 0 1 0 0 0.000013/0.000013/0.000013",
+        "2001:db8::1 0x000456 2001:db8::2 0x000123 12 3940 0.001652 1 0 0 1 0 0 0.000016/0.000016/0.000016",
+    ],
 }
 # capture: operation: (calls, min, max)
 SRT = {
@@ -35,6 +46,16 @@ SRT = {
     # zero-length READ Response Only (as rxe answers them).
     "flows-placement.pcap": {"FLUSH": (4, "0.000008", "0.000008"),
                              "ATOMIC WRITE": (1, "0.000008", "0.000008")},
+    # A row per operation and version.
+    "flows-rocev1-mixed.pcap": {"RoCEv2 RDMA READ": (1, "0.000016", "0.000016"),
+                                "RoCEv2 SEND/WRITE": (3, "0.000016", "0.000016"),
+                                "RoCE v1 RDMA READ": (1, "0.000013", "0.000013"),
+                                "RoCE v1 SEND/WRITE": (3, "0.000013", "0.000013")},
+}
+# Conversations of both versions: (A, B, frames B->A, frames A->B, total).
+MIXED_CONV = {
+    "flows-rocev1-mixed.pcap": sorted([("GID: 2001:db8::1", "GID: 2001:db8::2", 7, 5, 12),
+                                       ("2001:db8::1", "2001:db8::2", 7, 5, 12)]),
 }
 # capture: (frames B->A, frames A->B, total frames)
 CONV = {
@@ -135,6 +156,13 @@ def main():
             r"^(\S+)\s+<->\s+(\S+)\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out, re.M))
         if got != want:
             failures.append(f"{cap}: multicast conversations {got}, expected {want}\n{out}")
+    for cap, want in MIXED_CONV.items():
+        out = tshark(wrapper, plugins, os.path.join(captures, cap), "conv,rocev2")
+        checked += 1
+        got = sorted((a, b, int(ba), int(ab), int(t)) for a, b, ba, ab, t in re.findall(
+            r"^((?:GID: )?\S+)\s+<->\s+((?:GID: )?\S+)\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out, re.M))
+        if got != want:
+            failures.append(f"{cap}: conversations of both versions {got}, expected {want}\n{out}")
     for f in failures:
         print("FAIL " + f)
     print(f"{checked - len(failures)} passed, {len(failures)} failed")

@@ -5,8 +5,12 @@ analysis), so over every capture they must raise the same findings on the
 same frames: the same code, rule, severity and text (the text as far as
 Wireshark keeps it: an expert message holds at most 239 characters).
 
+RoCE v1 frames (Ethertype 0x8915) are the plugin's too, and lint judges
+them by default: they are compared like RoCEv2 frames. Every frame the
+plugin decodes with a BTH, of either version, must carry an ICRC status.
+
 Frames Wireshark never hands to RoCEv2 (a broken Ethernet, VLAN or IP
-layer, an IP fragment, RoCE v1) may still be judged by lint, which parses
+layer, an IP fragment) may still be judged by lint, which parses
 the frame itself; there lint may only report those lower layers' parse
 errors. And a datagram to UDP 4791 from a port below it that another
 dissector owns is RoCEv2 to the plugin only when its BTH parses and its
@@ -21,7 +25,8 @@ both sides: -o rocev2.rd_range:dc and lint --rd-as-dc.
 usage: compare_lint.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap... [--rd-as-dc CAPTURE.pcap...]
        compare_lint.py --selftest TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURE.pcap
   --selftest: alters lint's findings in each way that must be caught (a
-  code, a rule, a severity, a text, a finding too many, one missing) and
+  code, a rule, a severity, a text, a finding too many, one missing), adds
+  a finding to the plugin's and takes a frame's ICRC status away, and
   fails unless the comparison catches every one.
 """
 import collections
@@ -37,8 +42,7 @@ LABEL_MAX = 239
 LOWER = {
     "E_TRUNC_ETH", "E_TRUNC_VLAN", "E_VLAN_DEPTH", "E_ROCEV1", "E_ETHERTYPE", "E_TRUNC_IP",
     "E_IP_VERSION", "E_IPV4_IHL", "E_IPV4_TOTLEN_SHORT", "E_IPV4_MF", "E_IPV4_FRAGOFF",
-    "E_IPV4_PROTO", "E_IPV6_PAYLEN_SHORT", "E_CAPTURE_CUT", "E_TRUNC_GRH", "E_GRH_IPVER",
-    "E_GRH_NXTHDR", "E_GRH_PAYLEN_LONG", "C_ICRC_V1",
+    "E_IPV4_PROTO", "E_IPV6_PAYLEN_SHORT", "E_CAPTURE_CUT",
 }
 # Settings that change the judgement, run on every capture: the defaults,
 # and a known path MTU with the capture taken at the sender.
@@ -51,15 +55,20 @@ RD_AS_DC = ("RD range as DC", ["-o", "rocev2.rd_range:dc"], ["--rd-as-dc"])
 
 
 def plugin_findings(wrapper, plugins, pcap, opts):
-    """frame -> list of (code, rule, severity, text), and the frames decoded as RoCEv2."""
+    """frame -> list of (code, rule, severity, text), and the frames decoded as RoCEv2
+    (those declined from a low port, those with a BTH but no ICRC status)."""
     cmd = [wrapper, plugins, "-n", "-r", pcap, "-T", "pdml"] + opts
     out = subprocess.run(cmd, check=True, capture_output=True).stdout
     found = collections.defaultdict(list)
     decoded = set()
     declined = set()  # to 4791 from a lower port another dissector took
+    no_icrc = set()
     for packet in ET.fromstring(out).iter("packet"):
         frame = None
         ports = {}
+        names = {f.get("name") for f in packet.iter("field")}
+        if "rocev2.bth" in names and "rocev2.icrc.status" not in names:
+            no_icrc.add(next(int(f.get("show")) for f in packet.iter("field") if f.get("name") == "num"))
         for proto in packet.iter("proto"):
             if proto.get("name") == "geninfo":
                 for f in proto.iter("field"):
@@ -86,7 +95,7 @@ def plugin_findings(wrapper, plugins, pcap, opts):
                 elif name == "_ws.expert.message":
                     text = f.get("show")
             found[frame].append((code, rule.get("show"), sev, text))
-    return found, (decoded, declined)
+    return found, (decoded, declined, no_icrc)
 
 
 def lint_findings(tester, pcap, opts):
@@ -114,7 +123,7 @@ def clip(f):
 
 def compare(name, plugin, frames, lint):
     """Disagreements, one line each."""
-    decoded, declined = frames
+    decoded, declined, no_icrc = frames
     bad = []
     for frame in sorted(set(plugin) | set(lint) | decoded):
         p = sorted(clip(f) for f in plugin.get(frame, []))
@@ -139,6 +148,7 @@ def compare(name, plugin, frames, lint):
                 bad.append(f"{name} frame {frame}: only lint: {f}")
         if not bad and collections.Counter(p) != collections.Counter(l):
             bad.append(f"{name} frame {frame}: a finding repeated on one side only: plugin {p}, lint {l}")
+    bad += [f"{name} frame {frame}: decoded with a BTH but no ICRC status" for frame in sorted(no_icrc & decoded)]
     return bad
 
 
@@ -174,8 +184,12 @@ def selftest(wrapper, plugins, tester, pcap):
         hit = bool(compare(pcap, p, decoded, l))
         caught += hit
         print(f"{what}: {'caught' if hit else 'MISSED'}")
-    print(f"{caught} of 7 drifts caught")
-    return 0 if caught == 7 else 1
+    no_status = (decoded[0], decoded[1], decoded[2] | {frame})
+    hit = bool(compare(pcap, plugin, no_status, lint))
+    caught += hit
+    print(f"a frame without an ICRC status: {'caught' if hit else 'MISSED'}")
+    print(f"{caught} of 8 drifts caught")
+    return 0 if caught == 8 else 1
 
 
 def main():
