@@ -1,13 +1,13 @@
 /*
  * RoCEv2 in Statistics > Flow Graph (flow type "RoCEv2 Flows") and in
  * `tshark -z flow,rocev2,standard|network`: every packet with a BTH is an
- * arrow from its sender to its receiver, labelled with its summary line
- * (libroce's: opcode, the AETH's ACK or NAK code, QP, PSN) as the
- * tester's report labels its ladders, and commented with what the QP's
- * flow analysis says of it (retransmission, go-back-N, RNR retry, PSN
- * gap, READ response i/n, the request it answers, its warnings and
- * errors). The dissector hands each packet over through a tap of its own,
- * queued only while a Flow Graph listens.
+ * arrow from its sender to its receiver, labelled with its PSN and
+ * operation (an ACK by its AETH's code), and commented with what the QP's
+ * flow analysis says of it (retransmission, go-back-N, RNR retry, PSN gap,
+ * READ response i/n, the request it answers) and the rules its warnings
+ * and errors break, then libroce's summary line, as the tester's report
+ * draws its ladders. The dissector hands each packet over through
+ * a tap of its own, queued only while a Flow Graph listens.
  */
 #include "flowgraph.h"
 
@@ -168,9 +168,13 @@ static void notes(GString *s, const struct rocev2_packet *rp)
 		sep(s);
 		g_string_append_printf(s, "answers %u CE-marked packet%s", (unsigned)x, x == 1 ? "" : "s");
 	}
-	/* The warnings and errors, by rule, as the report marks its arrows. */
-	const struct roce_finding *f = rocev2_flow_findings(rp);
-	for (unsigned i = 0; i < rp->n_findings; i++) {
+}
+
+/* The warnings and errors, one mark a rule ("error IBA9.7-GBN"), as the
+ * tester's report marks its arrows. */
+static void rule_marks(GString *s, const struct roce_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		const struct roce_code_info *ci = roce_code_info(f[i].code);
 		const struct roce_rule_info *ri = roce_rule(ci->rule);
 		if (!ri || ci->severity < ROCE_SEV_WARN)
@@ -196,15 +200,19 @@ static uint16_t conversation(const struct rocev2_packet *rp)
 }
 
 void rocev2_flow_graph_queue(packet_info *pinfo, const struct roce_pkt *t, const struct rocev2_packet *rp,
-			     const char *summary)
+			     const char *summary, const struct roce_finding *f, size_t n)
 {
 	if (!have_tap_listener(flow_tap) || !roce_pkt_has(t, ROCE_H_BTH))
 		return;
 	struct flow_arrow *a = wmem_new0(pinfo->pool, struct flow_arrow);
 	GString *s = g_string_new(NULL);
 	notes(s, rp);
+	rule_marks(s, f, n);
+	if (rp->analysed)
+		rule_marks(s, rocev2_flow_findings(rp), rp->n_findings);
 	a->label = arrow_label(pinfo, t);
-	a->comment = s->len ? wmem_strdup_printf(pinfo->pool, "%s; %s", summary, s->str) : summary;
+	/* The notes first: the Flow Graph dialog cuts a long comment short. */
+	a->comment = s->len ? wmem_strdup_printf(pinfo->pool, "%s; %s", s->str, summary) : summary;
 	g_string_free(s, TRUE);
 	a->conv = conversation(rp);
 	tap_queue_packet(flow_tap, pinfo, a);

@@ -514,13 +514,13 @@ static int dissect_parsed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, s
 	}
 	rocev2_analysis_tree(rt, pinfo, tvb, r->ds, t_base, rp);
 
-	if (have_tap_listener(rocev2_tap)) {
-		struct roce_finding plain[64];
-		for (size_t i = 0; i < n; i++)
-			plain[i] = f[i].f;
+	/* The findings without their places, for the taps. */
+	struct roce_finding plain[64];
+	for (size_t i = 0; i < n; i++)
+		plain[i] = f[i].f;
+	if (have_tap_listener(rocev2_tap))
 		tap_queue_packet(rocev2_tap, pinfo, rocev2_tap_record(pinfo, t, plain, n, rp));
-	}
-	rocev2_flow_graph_queue(pinfo, t, rp, summary); /* Statistics > Flow Graph */
+	rocev2_flow_graph_queue(pinfo, t, rp, summary, plain, n); /* Statistics > Flow Graph */
 	return (int)tvb_captured_length(tvb);
 }
 
