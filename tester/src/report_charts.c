@@ -12,6 +12,8 @@
 #define TOP 36
 #define BOTTOM 46
 #define MARK_ROW 18
+/* Labels drawn over data keep a white outline, readable over any line. */
+#define HALO " stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\""
 
 struct style {
 	const char *name, *colour, *dash, *marker;
@@ -130,7 +132,7 @@ double chart_py(const struct chart *c, double y)
 	return c->py + c->ph - f * c->ph;
 }
 
-static void widen(double *lo, double *hi, double *step)
+static void widen(double *lo, double *hi, double *step, unsigned want)
 {
 	if (!isfinite(*lo) || !isfinite(*hi)) {
 		*lo = 0;
@@ -146,7 +148,7 @@ static void widen(double *lo, double *hi, double *step)
 		*lo -= *lo >= 0 && *lo - d < 0 ? *lo : d;
 		*hi += d;
 	}
-	*step = chart_tick_step(*hi - *lo, 5);
+	*step = chart_tick_step(*hi - *lo, want);
 	*lo = floor(*lo / *step + 1e-9) * *step;
 	*hi = ceil(*hi / *step - 1e-9) * *step;
 }
@@ -154,8 +156,9 @@ static void widen(double *lo, double *hi, double *step)
 void chart_axes(struct chart *c, double x0, double x1, const char *xlabel, double y0, double y1, const char *ylabel)
 {
 	double xs, ys;
-	widen(&x0, &x1, &xs);
-	widen(&y0, &y1, &ys);
+	/* More ticks across than up: a time axis ends nearer its data. */
+	widen(&x0, &x1, &xs, 8);
+	widen(&y0, &y1, &ys, 5);
 	c->x0 = x0;
 	c->x1 = x1;
 	c->y0 = y0;
@@ -202,7 +205,7 @@ void chart_axes_rows(struct chart *c, double x0, double x1, const char *xlabel, 
 		     unsigned n)
 {
 	double xs;
-	widen(&x0, &x1, &xs);
+	widen(&x0, &x1, &xs, 8);
 	c->x0 = x0;
 	c->x1 = x1;
 	/* Row i at y = i, row 0 at the top: the y axis runs from n - 0.5 at
@@ -348,7 +351,7 @@ void chart_hseg(struct chart *c, enum chart_style sti, double x0, double x1, dou
 			       "stroke-width=\"3\"%s%s%s/>",
 			       st->name, a, py, b, py, st->colour, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
 	if (label && *label) {
-		g_string_append_printf(c->s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">",
+		g_string_append_printf(c->s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\"" HALO ">",
 				       (a + b) / 2, py - 5, st->colour);
 		attr_text(c->s, label);
 		g_string_append(c->s, "</text>");
@@ -408,7 +411,7 @@ void chart_marks(struct chart *c, enum chart_style sti, unsigned row, const doub
 
 void chart_text(struct chart *c, double x, double y, const char *anchor, const char *text)
 {
-	g_string_append_printf(c->s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"11\">", chart_px(c, x),
+	g_string_append_printf(c->s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"11\"" HALO ">", chart_px(c, x),
 			       chart_py(c, y), anchor);
 	attr_text(c->s, text);
 	g_string_append(c->s, "</text>\n");

@@ -179,7 +179,7 @@ static void rate_chart(GString *o, JsonObject *cg, JsonObject *series, JsonObjec
 		JsonObject *k = json_array_get_object_element(checks, i);
 		if (strcmp(jstr(k, "unit", ""), "bytes/s"))
 			continue;
-		g_string_append_printf(note, "%sline %lld: check %s: %s", note->len ? "; " : "Expectation: ",
+		g_string_append_printf(note, "%sline %lld, %s: %s", note->len ? "; " : "Expectation: ",
 				       (long long)jint(k, "line", 0), jstr(k, "text", ""),
 				       jbool(k, "holds", false) ? "holds" : jbool(k, "must", true) ? "does not hold" :
 												      "does not hold (informative)");
