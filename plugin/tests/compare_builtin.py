@@ -52,9 +52,20 @@ offers the whole message to the ULPs at the frame that completed it
 would show its fields there, not per packet; in the samples none does
 (their SENDs of several packets carry no ULP), so the comparison holds.
 
+RoCE v1 (Ethertype 0x8915): the captures given after --rocev1 hold RoCE
+v1 frames (and RoCEv2 ones beside them). The plugin takes 0x8915 by
+default, so the built-in's side runs with the plugin loaded and its
+take_rocev1 and take_port preferences off, which must hand every frame
+back to the built-in (a frame the built-in does not decode then fails);
+every GRH field (IP Version, Traffic Class, Flow Label, Payload Length,
+Next Header, Hop Limit, the GIDs) is compared as well as every IB header
+behind it, and each must have been compared at least once.
+
 usage: compare_builtin.py TSHARK-WRAPPER PLUGIN-DIR CAPTURE... [--rd-as-dc DC-CAPTURE...]
+                          [--rocev1 ROCEV1-CAPTURE...]
 """
 import collections
+import ipaddress
 import os
 import subprocess
 import sys
@@ -88,6 +99,21 @@ PAIRS = [
     ("rocev2.ieth.rkey", "infiniband.ieth"),
     ("rocev2.icrc", "infiniband.invariant.crc"),
 ]
+
+# RoCE v1's GRH (libroce's fields.def and the built-in's names).
+GRH_PAIRS = [
+    ("rocev2.grh.ipver", "infiniband.grh.ipver"),
+    ("rocev2.grh.tclass", "infiniband.grh.tclass"),
+    ("rocev2.grh.flowlabel", "infiniband.grh.flowlabel"),
+    ("rocev2.grh.paylen", "infiniband.grh.paylen"),
+    ("rocev2.grh.nxthdr", "infiniband.grh.nxthdr"),
+    ("rocev2.grh.hoplmt", "infiniband.grh.hoplmt"),
+    ("rocev2.grh.sgid", "infiniband.grh.sgid"),
+    ("rocev2.grh.dgid", "infiniband.grh.dgid"),
+]
+# The built-in's side of a RoCE v1 capture: the plugin loaded, 0x8915 and
+# UDP 4791 given back.
+GIVE_BACK = ["-o", "rocev2.take_rocev1:FALSE", "-o", "rocev2.take_port:FALSE"]
 
 # NVMe-oF RDMA CM private data fields: the same on both sides, both ways.
 CM = [
@@ -150,8 +176,10 @@ def values(wrapper, plugins, pcap, fields, opts, occurrence="f"):
 
 def number(v):
     """A field value as tshark -T fields prints it: decimal, 0x-hex, a
-    boolean, or bytes as plain hex digits."""
+    boolean, bytes as plain hex digits, or an IPv6 address (a GID)."""
     v = v.strip()
+    if "::" in v or "." in v:
+        return int(ipaddress.IPv6Address(v))
     if v in ("True", "False"):
         return int(v == "True")
     try:
@@ -228,28 +256,39 @@ class ReleaseChecks:
 def main():
     wrapper, plugins = sys.argv[1:3]
     extra_checks = ReleaseChecks(wsrelease.Release(wrapper))
-    ours_f = [a for a, _ in PAIRS] + extra_checks.ours
-    theirs_f = [b for _, b in PAIRS] + extra_checks.theirs
-    args = sys.argv[3:]
-    split = args.index("--rd-as-dc") if "--rd-as-dc" in args else len(args)
-    captures, dc_captures = args[:split], args[split + 1:]
+    groups = {"": [], "--rd-as-dc": [], "--rocev1": []}
+    at = ""
+    for a in sys.argv[3:]:
+        if a in groups:
+            at = a
+        else:
+            groups[at].append(a)
+    captures, dc_captures, v1_captures = groups[""], groups["--rd-as-dc"], groups["--rocev1"]
+    pairs = PAIRS + (GRH_PAIRS if v1_captures else [])
+    ours_f = [a for a, _ in pairs] + extra_checks.ours
+    theirs_f = [b for _, b in pairs] + extra_checks.theirs
     compared = skipped = dc_frames = 0
-    per_field = {a: 0 for a, _ in PAIRS}
+    per_field = {a: 0 for a, _ in pairs}
     failures = []
-    for pcap in captures + dc_captures:
+    for pcap in captures + dc_captures + v1_captures:
         dc = pcap in dc_captures
-        ours = values(wrapper, plugins, pcap, ours_f + ["rocev2.dc.key"],
+        v1 = pcap in v1_captures
+        ours = values(wrapper, plugins, pcap, ours_f + ["rocev2.dc.key", "rocev2.version"],
                       ["-o", "rocev2.analysis:FALSE"] + (["-o", "rocev2.rd_range:dc"] if dc else []))
-        theirs = values(wrapper, "none", pcap, theirs_f, [])
+        theirs = values(wrapper, plugins, pcap, theirs_f, GIVE_BACK) if v1 else \
+            values(wrapper, "none", pcap, theirs_f, [])
         for frame, o in sorted(ours.items()):
             t = theirs.get(frame, {})
+            if v1 and o.get("rocev2.version") and not t.get("infiniband.bth.opcode"):
+                failures.append(f"{os.path.basename(pcap)} frame {frame}: RoCE v{o['rocev2.version']} to the "
+                                f"plugin, not given back to the built-in with {' '.join(GIVE_BACK)}")
             op = number(o["rocev2.bth.opcode"]) if o["rocev2.bth.opcode"] else None
             if op is not None and 0x40 <= op <= 0x5F:
                 if not dc:
                     skipped += 1
                     continue
                 dc_frames += bool(o.get("rocev2.dc.key"))
-            for a, b in PAIRS:
+            for a, b in pairs:
                 if not o.get(a) or not t.get(b):
                     continue
                 compared += 1
@@ -284,7 +323,7 @@ def main():
                 if n > 0 and f in CM:
                     failures.append(f"{name} frame {frame}: {f} = '{v}' with rocev2 only")
             extra += sum(n for (f, v), n in left.items() if n > 0 and f not in CM)
-    print(f"compared {compared} field values in {len(captures) + len(dc_captures)} captures "
+    print(f"compared {compared} field values in {len(captures) + len(dc_captures) + len(v1_captures)} captures "
           f"({skipped} RD frames left out: the built-in decodes 0x40-0x5F as DC; "
           f"{dc_frames} DC frames compared with the RD range taken as DC)")
     for a, n in list(per_field.items()) + sorted(ulp_compared.items()):
