@@ -88,7 +88,7 @@ VARIANTS = [
     (0.02, 0, []),  # Wireshark's fuzz-test.sh default
     (0.05, 42, ["-2"]),
     (0.01, 0, ["-z", "rocev2,tree", "-o", "rocev2.pmtu:1024"]),
-    (0.1, 42, ["-o", "rocev2.sender:TRUE"]),
+    (0.1, 42, ["-o", "rocev2.sender:TRUE", "-o", "rocev2.rd_range:dc"]),  # RD opcodes as NVIDIA DC
     (0.003, 0, ["-2", "-o", "rocev2.pmtu:256"]),
     (0.02, 42, ["-o", "rocev2.check_icrc:FALSE", "-o", "rocev2.analysis:FALSE"]),
     (0.2, 54, ["-z", "rocev2,tree"]),
