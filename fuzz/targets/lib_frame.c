@@ -18,6 +18,7 @@
  *   bit 2     ROCE_PARSE_ANY_PORT
  *   bit 3     cut the capture: the next byte is how many bytes the
  *             capture lost (caplen = size - cut, wirelen = size)
+ *   bit 5     ROCE_PARSE_RD_AS_DC (the RD opcodes as NVIDIA DC)
  */
 #include "../fuzz.h"
 
@@ -191,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cut = size;
 	}
 	enum entry e = (ctl & 3) == 1 ? E_IP : (ctl & 3) == 2 ? E_BTH : E_FRAME;
-	unsigned flags = (ctl & 4) ? ROCE_PARSE_ANY_PORT : 0;
+	unsigned flags = ((ctl & 4) ? ROCE_PARSE_ANY_PORT : 0) | ((ctl & 0x20) ? ROCE_PARSE_RD_AS_DC : 0);
 	size_t caplen = size - cut;
 	/* Only the captured bytes exist: a read past them is an ASan report. */
 	uint8_t *buf = malloc(caplen ? caplen : 1);
@@ -212,6 +213,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_icrc(&p);
 	check_text(&p);
 	check_rebuild(&p, e, flags);
+	/* The DC hint: only for a packet taken as RD, with an RDETH whose
+	 * reserved byte is set. */
+	if (roce_pkt_looks_like_dc(&p))
+		FUZZ_CHECK(!p.rd_as_dc && roce_pkt_has(&p, ROCE_H_RDETH) &&
+				   roce_rdeth_resv(roce_pkt_hdr(&p, ROCE_H_RDETH)),
+			   "looks like DC without an RD RDETH's reserved byte set");
 	free(buf);
 	return 0;
 }
@@ -264,6 +271,15 @@ int fuzz_make_seeds(const char *dir, int argc, char **argv)
 				return -1;
 			}
 			written++;
+			if (!strcmp(base, "dc.pcap")) { /* NVIDIA DC: also taken as DC */
+				frame[0] = 0x20;
+				snprintf(name, sizeof name, "%.200s-%04u-rd-as-dc", base, k);
+				if (fuzz_write_seed(dir, name, frame, incl + 1) != 0) {
+					fclose(f);
+					return -1;
+				}
+				written++;
+			}
 		}
 		fclose(f);
 	}
