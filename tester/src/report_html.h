@@ -87,6 +87,9 @@ void html_bulk_close(struct html_ctx *x);
 /* In report-print.html, a rule's case runs: one line per case, its IP
  * versions with their verdicts. */
 void html_print_rule_runs(struct html_ctx *x, JsonArray *runs);
+/* In report-print.html, under the rule table: the rules no case of the
+ * run tested, in one paragraph instead of a row each. */
+void html_print_untested_rules(struct html_ctx *x);
 /* In report-print.html, under the case table: what the cases below hold. */
 void html_print_cases_note(struct html_ctx *x);
 

@@ -415,6 +415,8 @@ void html_rules_section(struct html_ctx *x)
 	for (guint i = 0; i < json_array_get_length(x->run->rules); i++) {
 		JsonObject *r = json_array_get_object_element(x->run->rules, i);
 		const char *v = jstr(r, "verdict", "");
+		if (x->print && !strcmp(v, "not_tested"))
+			continue; /* listed under the table */
 		g_string_append(o, "<tr id=\"rule-");
 		html_text(o, jstr(r, "id", ""));
 		g_string_append(o, "\" data-verdict=\"");
@@ -464,5 +466,7 @@ void html_rules_section(struct html_ctx *x)
 		}
 		g_string_append(o, "</td></tr>\n");
 	}
-	g_string_append(o, "</table></section>\n");
+	g_string_append(o, "</table>\n");
+	html_print_untested_rules(x);
+	g_string_append(o, "</section>\n");
 }

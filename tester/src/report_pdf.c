@@ -221,6 +221,8 @@ enum report_pdf_status report_print_pdf(const char *html, const char *pdf, unsig
 	g_ptr_array_add(argv, "--disable-sync");
 	g_ptr_array_add(argv, "--disable-background-networking");
 	g_ptr_array_add(argv, "--disable-component-update");
+	g_ptr_array_add(argv, "--disable-crash-reporter");
+	g_ptr_array_add(argv, "--disable-breakpad");
 	g_ptr_array_add(argv, "--host-resolver-rules=MAP * ~NOTFOUND");
 	g_ptr_array_add(argv, profile_arg);
 	if (major >= MARGIN_BOXES_SINCE)

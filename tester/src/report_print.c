@@ -144,20 +144,22 @@ void html_cover(struct html_ctx *x)
 	if (x->print_full)
 		g_string_append(o, "This printed report holds every case in full.");
 	else
-		html_textf(o, "This printed report gives every verdict (the case and rule tables) and the full evidence of each "
-			      "case that did not pass; of the cases that passed or were not applicable it keeps the charts and "
-			      "findings and leaves out the set-up, counters, ladder, steps and packets: the HTML report has them "
-			      "all, and %s prints them too.",
-			   "roce-tester report --pdf-full");
+		g_string_append(o, "This printed report gives every verdict (the case and rule tables) and the full evidence of each "
+				   "case that failed or ended in error; of the cases that passed, were informative or not "
+				   "applicable it keeps the charts, warnings and findings and leaves out the counters, ladders, "
+				   "steps and packets: the HTML report has them all, and roce-tester report --pdf-full prints "
+				   "them too.");
 	g_string_append(o, " Frame numbers are those of the capture, which holds every frame sent and received.</p></div>\n");
 }
 
 /* ---- Which cases print in full ---- */
 
+/* Informative cases passed too (what they found is in their findings,
+ * which print). */
 static bool passed(JsonObject *c)
 {
 	const char *v = jstr(c, "verdict", "");
-	return !strcmp(v, "pass") || !strcmp(v, "not_applicable");
+	return !strcmp(v, "pass") || !strcmp(v, "informative") || !strcmp(v, "not_applicable");
 }
 
 bool html_case_bulk(const struct html_ctx *x, JsonObject *c)
@@ -165,18 +167,15 @@ bool html_case_bulk(const struct html_ctx *x, JsonObject *c)
 	return !x->print || x->print_full || !passed(c);
 }
 
-/* A passing case with nothing beyond its row in the case table: no
- * charts (the run's series) and no finding but notes (which explain the
- * packets of a ladder that is left out). */
+/* A passing case with nothing beyond its row in the case table: no chart
+ * of its own. Its warnings and informative findings are in the issues
+ * section, its timers in the timers section above the case table; the
+ * congestion and load charts (report_charts_case) are only here. */
 static bool row_only(JsonObject *c)
 {
-	if (!passed(c) || jobj(c, "series"))
-		return false;
-	JsonArray *fd = jarr(c, "findings");
-	for (guint i = 0; fd && i < json_array_get_length(fd); i++)
-		if (strcmp(jstr(json_array_get_object_element(fd, i), "severity", ""), "note"))
-			return false;
-	return true;
+	JsonObject *series = jobj(c, "series");
+	JsonArray *load = jarr(series, "load");
+	return passed(c) && !jobj(series, "congestion") && !(load && json_array_get_length(load));
 }
 
 bool html_case_listed(const struct html_ctx *x, JsonObject *c)
@@ -208,9 +207,11 @@ void html_print_cases_note(struct html_ctx *x)
 {
 	if (!x->print || x->print_full)
 		return;
-	g_string_append(x->o, "<p class=\"small muted\" id=\"print-note\">Below, each case run that did not pass in full; of "
-			      "those that passed or were not applicable, only the charts and findings (the table above gives "
-			      "their verdicts). <code>roce-tester report --pdf-full</code> prints every case in full.</p>\n");
+	g_string_append(x->o, "<p class=\"small muted\" id=\"print-note\">Below, each case run that failed or ended in error, "
+			      "in full; of those that passed, were informative or not applicable, only the ones with congestion "
+			      "or load charts, without their ladders (the table above gives every verdict, section 2 their "
+			      "warnings and informative findings). <code>roce-tester report --pdf-full</code> prints every case "
+			      "in full.</p>\n");
 }
 
 void html_print_rule_runs(struct html_ctx *x, JsonArray *runs)
@@ -241,4 +242,24 @@ void html_print_rule_runs(struct html_ctx *x, JsonArray *runs)
 		g_string_append(o, "</div>");
 	}
 	g_free(done);
+}
+
+void html_print_untested_rules(struct html_ctx *x)
+{
+	GString *o = x->o;
+	unsigned n = 0;
+	for (guint i = 0; x->print && i < json_array_get_length(x->run->rules); i++) {
+		JsonObject *r = json_array_get_object_element(x->run->rules, i);
+		if (strcmp(jstr(r, "verdict", ""), "not_tested"))
+			continue;
+		if (!n++)
+			g_string_append(o, "<p id=\"untested-rules\"><b>Not tested</b> (no case of this run tests them): ");
+		else
+			g_string_append(o, ", ");
+		g_string_append(o, "<span class=\"mono\">");
+		html_text(o, jstr(r, "id", ""));
+		g_string_append(o, "</span>");
+	}
+	if (n)
+		g_string_append_printf(o, " \xE2\x80\x94 %u rule(s) <span class=\"v v-not_tested\">not tested</span>.</p>\n", n);
 }
