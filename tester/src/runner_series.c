@@ -428,6 +428,7 @@ static JsonObject *load_json(struct run_ctx *x, const struct case_pkt **order, c
 	struct outstanding *out = malloc(cap * sizeof *out);
 	uint64_t *all = NULL;
 	size_t nall = 0, capall = 0;
+	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal); /* PSNs sent (+1) */
 	if (!sent || !acked || !sent_req || !acked_bytes || !lat || !nlat || !caplat || !out)
 		abort();
 	for (size_t k = 0; k < x->n_pkts; k++) {
@@ -440,10 +441,8 @@ static JsonObject *load_json(struct run_ctx *x, const struct case_pkt **order, c
 		if (p->tx && (pk.op->flags & ROCE_OPF_REQUEST)) {
 			sent[b] += (gint64)p->len;
 			sent_req[b]++;
-			bool again = false;
-			for (size_t i = head; i < tail && !again; i++)
-				again = out[i].psn == psn;
-			if (again)
+			/* A retransmission: its latency counts from the first. */
+			if (!g_hash_table_add(seen, GUINT_TO_POINTER(psn + 1)))
 				continue;
 			if (tail == cap) {
 				memmove(out, out + head, (tail - head) * sizeof *out);
@@ -541,6 +540,7 @@ static JsonObject *load_json(struct run_ctx *x, const struct case_pkt **order, c
 	free(caplat);
 	free(out);
 	free(all);
+	g_hash_table_destroy(seen);
 	return j;
 }
 

@@ -187,6 +187,36 @@ def results(cases, complete=True, setup=True):
             "setup": su, "summary": summary, "cases": cases, "rules": rules}
 
 
+def hostile_series():
+    """A series (docs/results-schema.md) of every kind, hostile text in each
+    of its strings: the charts must escape it."""
+    chk = {"step": 4, "line": 12, "text": "check $r < 5 " + HOSTILE, "symbol": "r " + HOSTILE, "unit": "bytes/s",
+           "value": 900000, "cmp": "<", "bound": 500000, "must": True, "holds": False, "otherwise": HOSTILE}
+    tchk = dict(chk, symbol="w " + HOSTILE, unit="ns", value=25000000, cmp=">=", bound=19200000, holds=True)
+    return {
+        "measurements": [{"step": 3, "line": 11, "qp": "q " + HOSTILE, "text": "measure " + HOSTILE,
+                          "rate_symbol": "r " + HOSTILE, "from_ns": 1000000, "to_ns": 51000000, "packets": 40,
+                          "bytes": 45000, "rate": 900000}],
+        "checks": [chk],
+        "timers": [{"step": 5, "line": 13, "qp": "q " + HOSTILE, "what": "retransmission", "psn": 7, "round": 1,
+                    "symbol": "w " + HOSTILE, "value_ns": 25000000, "window_min_ns": 0, "window_max_ns": 290000000,
+                    "checks": [tchk]}],
+        "congestion": {"rate": [{"qp": "q " + HOSTILE, "from_ns": 1000000, "bin_ns": 1000000, "bytes": [1100, 2200, 0, 1100],
+                                 "packets": [1, 2, 0, 1], "pace": [[2500000, 800000], [3500000, 400000]]}],
+                       "cnp": [{"t_ns": 2100000, "from": "dut", "qp": "q " + HOSTILE}], "cnp_count": 1,
+                       "ce": [{"t_ns": 1500000 + k * 1000, "from": "tester", "qp": "q " + HOSTILE} for k in range(6)],
+                       "ce_count": 6,
+                       "cnp_causes": [{"cnp_ns": 2100000, "qp": "q " + HOSTILE, "ce_packets": 6, "ce_first_ns": 1500000,
+                                       "ce_last_ns": 1505000}]},
+        "load": [{"step": 6, "qp": "q " + HOSTILE, "from_ns": 0, "to_ns": 2000000, "bin_ns": 1000000,
+                  "sent_bytes": [1400, 1400, 0], "sent_requests": [10, 10, 0], "acked_requests": [8, 12, 0],
+                  "acked_bytes": [1120, 1680, 0], "latency_ns": {"p50": [9000, 9500, None], "p99": [12000, 30000, None],
+                                                                 "max": [12000, 31000, None]},
+                  "latency_percentiles": {"samples": 20, "p50": 9400, "p90": 12000, "p99": 31000, "p999": 31000,
+                                          "max": 31000}}],
+    }
+
+
 def hostile(variant=False, fixed=False):
     frame[0] = 0
     t = T0
@@ -207,6 +237,7 @@ def hostile(variant=False, fixed=False):
     info["reason"] = "the retransmission timeout adapts: " + HOSTILE
     info["findings"].append({"rule": "IBA9.7-GBN", "severity": "info", "message": info["reason"], "source": "case",
                              "step": 3, "line": 11})
+    info["series"] = hostile_series()
     cs.append(info)
     na = case("UD-NA-001", 6, "not_applicable", ["CA17-1"], t + 6 * 10**9, [], [], reason="the DUT lacks IPV6",
               file="cases/ud-na-001.case")
