@@ -187,19 +187,22 @@ def results(cases, complete=True, setup=True):
             "setup": su, "summary": summary, "cases": cases, "rules": rules}
 
 
-def hostile_series():
+def hostile_series(slower=False):
     """A series (docs/results-schema.md) of every kind, hostile text in each
-    of its strings: the charts must escape it."""
+    of its strings: the charts must escape it. Slower: the measured rate
+    halved and the timer doubled (the variant run: values that moved)."""
+    rate = 450000 if slower else 900000
     chk = {"step": 4, "line": 12, "text": "check $r < 5 " + HOSTILE, "symbol": "r " + HOSTILE, "unit": "bytes/s",
            "value": 900000, "cmp": "<", "bound": 500000, "must": True, "holds": False, "otherwise": HOSTILE}
     tchk = dict(chk, symbol="w " + HOSTILE, unit="ns", value=25000000, cmp=">=", bound=19200000, holds=True)
     return {
         "measurements": [{"step": 3, "line": 11, "qp": "q " + HOSTILE, "text": "measure " + HOSTILE,
                           "rate_symbol": "r " + HOSTILE, "from_ns": 1000000, "to_ns": 51000000, "packets": 40,
-                          "bytes": 45000, "rate": 900000}],
+                          "bytes": rate // 20, "rate": rate}],
         "checks": [chk],
         "timers": [{"step": 5, "line": 13, "qp": "q " + HOSTILE, "what": "retransmission", "psn": 7, "round": 1,
-                    "symbol": "w " + HOSTILE, "value_ns": 25000000, "window_min_ns": 0, "window_max_ns": 290000000,
+                    "symbol": "w " + HOSTILE, "value_ns": 50000000 if slower else 25000000, "window_min_ns": 0,
+                    "window_max_ns": 290000000,
                     "checks": [tchk]}],
         "congestion": {"rate": [{"qp": "q " + HOSTILE, "from_ns": 1000000, "bin_ns": 1000000, "bytes": [1100, 2200, 0, 1100],
                                  "packets": [1, 2, 0, 1], "pace": [[2500000, 800000], [3500000, 400000]]}],
@@ -237,7 +240,7 @@ def hostile(variant=False, fixed=False):
     info["reason"] = "the retransmission timeout adapts: " + HOSTILE
     info["findings"].append({"rule": "IBA9.7-GBN", "severity": "info", "message": info["reason"], "source": "case",
                              "step": 3, "line": 11})
-    info["series"] = hostile_series()
+    info["series"] = hostile_series(slower=variant)
     cs.append(info)
     na = case("UD-NA-001", 6, "not_applicable", ["CA17-1"], t + 6 * 10**9, [], [], reason="the DUT lacks IPV6",
               file="cases/ud-na-001.case")

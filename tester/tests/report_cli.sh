@@ -133,6 +133,23 @@ expect "verbose compare" 1 "$t" report --compare -v "$tmp/hostile" "$tmp/variant
 contains "verbose lists unchanged" "unchanged ("
 expect "colour when asked" 1 "$t" report --compare --color always "$tmp/hostile" "$tmp/variant"
 contains "red regressions" "$(printf '\033[1;31m')"
+expect "compare -o: compare.html" 1 "$t" report --compare -o "$tmp/cmp" "$tmp/hostile" "$tmp/variant"
+contains "names compare.html" "comparison: $tmp/cmp/compare.html"
+$py - "$tmp/cmp/compare.html" <<'PY' && ok "compare.html: the rule changed and the values moved, charted and escaped" \
+  || bad "compare.html"
+import re, sys, xml.etree.ElementTree as ET
+h = open(sys.argv[1]).read()
+assert "<script>" not in h and "&lt;script&gt;" in h, "hostile text not escaped"
+svgs = {m.group(1): ET.fromstring(m.group(2)) for m in
+        re.finditer(r'<figure class="chart ([\w-]+)".*?(<svg class="chart".*?</svg>)', h, re.S)}
+rows = lambda k: [t.text for t in svgs[k].iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "row"]
+assert rows("compare-rules") == ["CA17-9"], rows("compare-rules")
+moved = rows("compare-values")
+assert len(moved) == 2 and all(r.startswith("RC-INFO-001 [IPv6] $") for r in moved), moved
+assert "-50.0 %" in h and "+100.0 %" in h, "changes in percent"
+PY
+expect "compare -o: an unwritable directory" 2 "$t" report --compare -o /proc/roce-nowhere "$tmp/hostile" "$tmp/variant"
+contains "names it" "/proc/roce-nowhere"
 expect "bad --color" 2 "$t" report --compare --color sometimes "$tmp/hostile" "$tmp/variant"
 expect "compare needs two runs" 2 "$t" report --compare "$tmp/hostile"
 expect "compare with a broken run" 2 "$t" report --compare "$tmp/hostile" "$tmp/broken.json"
