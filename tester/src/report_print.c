@@ -19,7 +19,7 @@
  * and the bulk of a passing case hidden (report.html printed by a
  * browser; report-print.html does not hold it at all). */
 const char html_print_css[] =
-	".cover{display:none}\n"
+	".cover{display:none}#untested-rules .mono{white-space:nowrap}\n"
 	"@media print{"
 	"html{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
 	"body{background:#fff;font-size:10pt}"
@@ -48,12 +48,12 @@ const char html_print_css[] =
 	".ladderbox{overflow:visible;border:none}"
 	"pre.call{max-height:none;overflow:visible}"
 	"tr:target td,tr.hl td{background:none !important}"
-	"#rule-table{table-layout:fixed}#rule-table th:nth-child(1){width:13%}#rule-table th:nth-child(2){width:24%}"
-	"#rule-table th:nth-child(3){width:8%}#rule-table th:nth-child(4){width:12%}#rule-table th:nth-child(5){width:8%}"
-	"#rule-table td.mono{word-break:break-all;font-size:7.5pt}#rule-table .runs .mono{font-size:7.5pt}"
+	"#rule-table{table-layout:fixed}#rule-table th:nth-child(1){width:18%}#rule-table th:nth-child(2){width:21%}"
+	"#rule-table th:nth-child(3){width:7%}#rule-table th:nth-child(4){width:11%}#rule-table th:nth-child(5){width:8%}"
+	"#rule-table td.mono{overflow-wrap:anywhere;font-size:7.5pt}#rule-table .runs .mono{font-size:7.5pt}"
 	"#case-table{table-layout:fixed}#case-table th:nth-child(1){width:30%}#case-table th:nth-child(2){width:7%}"
 	"#case-table th:nth-child(3){width:13%}#case-table th:nth-child(4){width:22%}#case-table th:nth-child(5){width:10%}"
-	"#case-table td:first-child{word-break:break-all}"
+	"#case-table td:first-child{overflow-wrap:anywhere}"
 	"}\n";
 
 /* A CSS string holding any text: every character that could end the
