@@ -627,7 +627,6 @@ void proto_register_rocev2(void)
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();
 	rocev1_handle = register_dissector("rocev1", dissect_rocev1, proto_rocev2);
-	rocev2_ethertype_register(rocev1_handle);
 
 	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
 	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",
@@ -637,9 +636,10 @@ void proto_register_rocev2(void)
 				       "port back. Decode As works on any port either way.",
 				       &rocev2_prefs.take_port);
 	prefs_register_bool_preference(m, "take_rocev1", "Decode RoCE v1 (Ethertype 0x8915)",
-				       "Take Ethertype 0x8915 over from the built-in InfiniBand dissector, as Decode "
-				       "As would, so that RoCE v1 frames get the GRH and ICRC checks, the rules and "
-				       "the QP analysis; turn off to give it back to the built-in",
+				       "Register for Ethertype 0x8915 in the built-in InfiniBand dissector's place, so "
+				       "that RoCE v1 frames get the GRH and ICRC checks, the rules and the QP "
+				       "analysis; turn off to give it back to the built-in. Decode As of the "
+				       "Ethertype (to InfiniBand or to RoCEv2) works either way.",
 				       &rocev2_prefs.take_rocev1);
 	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
 				       "Recompute the Invariant CRC of every packet and diagnose wrong ones",

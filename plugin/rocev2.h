@@ -79,10 +79,10 @@ bool rocev2_port_accepts(packet_info *pinfo, const struct roce_pkt *t, bool has_
 
 /* ---- ethertype.c: RoCE v1 frames (Ethertype 0x8915) ---- */
 
-/* Takes Ethertype 0x8915 from the built-in InfiniBand dissector (as Decode
- * As would) or gives it back; again at the start of every file. */
+/* Registers handle for Ethertype 0x8915 in the built-in InfiniBand
+ * dissector's place, or the built-in again (take_rocev1 false); a user's
+ * Decode As entry for it stays. */
 void rocev2_ethertype_apply(dissector_handle_t handle, bool take_rocev1);
-void rocev2_ethertype_register(dissector_handle_t handle);
 
 /* ---- ulp.c: the InfiniBand ULP dissectors ---- */
 

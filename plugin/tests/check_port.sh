@@ -1,6 +1,8 @@
 #!/bin/sh
 # UDP 4791 belongs to the plugin; its preference gives the port back to the
 # built-in InfiniBand dissector; Decode As puts RoCEv2 on another port.
+# Ethertype 0x8915 (RoCE v1) likewise: the plugin's, given back by
+# take_rocev1 or by Decode As; no other dissector table entry differs.
 # usage: check_port.sh TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR
 set -eu
 tshark=$1 dir=$2 caps=$3
@@ -37,6 +39,29 @@ check "port given back: port 53 is DNS again" eth:ethertype:ip:udp:dns "$dir" -r
   -o rocev2.take_port:FALSE
 check "no plugin: DNS" eth:ethertype:ip:udp:dns none -r "$lp" -Y frame.number==1
 check "the user's Decode As of 4791 stays" eth:ethertype:ip:udp:data "$dir" -r "$caps/cnp.pcap" -d udp.port==4791,data
+# RoCE v1 (rocev1.pcap frame 2: untagged, Ethertype 0x8915).
+v1=$caps/rocev1.pcap
+check "0x8915 taken over" eth:ethertype:rocev2 "$dir" -r "$v1" -Y frame.number==2
+check "0x8915 given back" eth:ethertype:infiniband:data "$dir" -r "$v1" -Y frame.number==2 -o rocev2.take_rocev1:FALSE
+check "no plugin: RoCE v1 is InfiniBand's" eth:ethertype:infiniband:data none -r "$v1" -Y frame.number==2
+check "Decode As of 0x8915 to InfiniBand" eth:ethertype:infiniband:data "$dir" -r "$v1" -Y frame.number==2 \
+  -d ethertype==0x8915,infiniband
+check "the user's Decode As of 0x8915 stays" eth:ethertype:data "$dir" -r "$v1" -Y frame.number==2 \
+  -d ethertype==0x8915,data
+# Every dissector table entry but Ethertype 0x8915 and UDP 4791 is the
+# same with and without the plugin.
+tables=$(mktemp -d)
+"$tshark" "$dir" -G decodes 2>/dev/null | sort >"$tables/with"
+"$tshark" none -G decodes 2>/dev/null | sort >"$tables/without"
+differ=$(comm -23 "$tables/with" "$tables/without" | tr '\t' ' ' | tr '\n' ';')
+[ -s "$tables/without" ] || differ="(no table entries listed)"
+rm -rf "$tables"
+if [ "$differ" = "ethertype 35093 rocev2;udp.port 4791 rocev2;" ]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL: the plugin's dissector table entries differ from the built-in's in more than 0x8915 and 4791: $differ"
+  fail=1
+fi
 # Other dissectors' preferences are not changed (the zero UDP checksum one
 # aside, which the rocev2.ipv6_zero_udp_checksum preference names).
 with=$("$tshark" "$dir" -G currentprefs 2>/dev/null | grep -v '^#' | grep -v '^rocev2\.' | grep -v '^udp.ignore_ipv6_zero_checksum' | sort)
