@@ -50,7 +50,9 @@ static void steps_table(struct html_ctx *x, JsonObject *c)
 		JsonArray *calls = jarr(s, "agent_calls");
 		guint nc = calls ? json_array_get_length(calls) : 0;
 		if (nc) {
-			g_string_append_printf(o, "<details><summary class=\"small muted\">%u agent call(s)</summary>", nc);
+			/* Printed (no script to open them), they are evidence too. */
+			g_string_append_printf(o, "<details%s><summary class=\"small muted\">%u agent call(s)</summary>",
+					       x->print ? " open" : "", nc);
 			for (guint k = 0; k < nc; k++) {
 				JsonObject *ac = json_array_get_object_element(calls, k);
 				g_string_append(o, "<pre class=\"call\">&#8594; ");

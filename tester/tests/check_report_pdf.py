@@ -9,7 +9,8 @@ results.json:
   - every verdict: each case run's row (ID, IP version, verdict), each
     rule of the run in the rule table, the broken rule with "fail";
   - the evidence of each failing case (expected and observed values, the
-    rules), its ladder, and its section starting a page;
+    rules, its agent exchanges), its ladder, and its section starting a
+    page;
   - ladders: only the failing cases' in the print, every case's in the
     full print;
   - a chart page (the congestion rate chart of the informative case);
@@ -84,7 +85,7 @@ def main():
           % (np_, os.path.getsize(brief_pdf), nf, os.path.getsize(full_pdf)))
     # Cover, one page per section, the case table and the failing cases:
     # a handful of pages; every case in full takes many more.
-    check(6 <= np_ <= 20, "the print has 6..20 pages (%d)" % np_)
+    check(6 <= np_ <= 30, "the print has 6..30 pages (%d)" % np_)
     check(nf >= np_ + 3, "the full print is longer (%d pages against %d)" % (nf, np_))
 
     for name, text, n in (("print", brief, np_), ("full print", full, nf)):
@@ -129,6 +130,10 @@ def main():
             head = re.compile(r"^\s*%s\s*%s IPv%d\b" % (verdict_text(c["verdict"]), re.escape(c["id"]), c["ip_version"]))
             starts = [i + 1 for i, p in enumerate(text) if head.search(p.lstrip("\n"))]
             check(starts, "%s: %s [IPv%d] starts a page (page %s)" % (name, c["id"], c["ip_version"], starts))
+            calls = [a["request"] for st in c["steps"] for a in st.get("agent_calls", [])]
+            gone = [q for q in calls if squeeze(q) not in flat]
+            check(calls and not gone, "%s: %s [IPv%d]: its %d agent exchange(s)%s"
+                  % (name, c["id"], c["ip_version"], len(calls), " (missing: %s)" % gone[:3] if gone else ""))
             for e in c.get("evidence", []):
                 parts = [e["expected"], e["observed"]] + e["rules"]
                 gone = [p for p in parts if squeeze(p) not in flat]
