@@ -34,7 +34,7 @@ expect flows-errors.pcap "IBA9.7-GBN" 9
 expect flows-lossy.pcap "IBA9.7-GBN" 9
 expect malformed-icrc.pcap "CA17-22" 4
 expect violations.pcap "CA17-7" 2
-expect bad-icrc.pcap "CA17-22" 48
+expect bad-icrc.pcap "CA17-22" 52
 expect opcodes-ipv4.pcap "Packets by opcode" 218
 echo "$passed passed, $fail failed"
 exit $fail
