@@ -50,7 +50,7 @@ def builtin_frames(wrapper, capture):
     """frame -> dict, for every frame the built-in decodes a BTH in."""
     fields = ["frame.number", "frame.time_relative", "ip.src", "ipv6.src", "ip.dst", "ipv6.dst",
               "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
-              "infiniband.aeth.syndrome"]
+              "infiniband.aeth.syndrome", "infiniband.grh.sgid", "infiniband.grh.dgid"]
     cmd = [wrapper, "none", "-r", capture, "-T", "fields", "-E", "occurrence=f"]
     for f in fields:
         cmd += ["-e", f]
@@ -62,8 +62,10 @@ def builtin_frames(wrapper, capture):
         c = line.split("\t")
         if len(c) < len(fields) or not c[6]:
             continue
+        rocev1 = not (c[2] or c[3]) and bool(c[10])  # a GRH, no IP header
         frames[int(c[0])] = {
-            "time": float(c[1]), "src": c[2] or c[3], "dst": c[4] or c[5], "opcode": int(c[6], 0),
+            "time": float(c[1]), "src": c[2] or c[3] or c[10], "dst": c[4] or c[5] or c[11],
+            "rocev1": rocev1, "opcode": int(c[6], 0),
             "destqp": int(c[7], 0), "psn": int(c[8]), "syndrome": int(c[9], 0) if c[9] else None,
         }
     return frames
@@ -91,11 +93,12 @@ def parse_ladder(text):
         raise RuntimeError(f"{len(heads)} ladder headings in the output")
     h = heads[0]
     # The addresses, alternately on two heading lines; a node's column
-    # starts at the '|' before its address.
+    # starts at the '|' before its address (a RoCE v1 node's is its GID:
+    # "GID: 2001:db8::1").
     nodes = []
     for l in lines[h:h + 2]:
-        for m in re.finditer(r"\| ([0-9A-Fa-f.:]+[0-9A-Fa-f])\s", l + " "):
-            nodes.append((m.start(), m.group(1)))
+        for m in re.finditer(r"\| (GID: )?([0-9A-Fa-f.:]+[0-9A-Fa-f])\s", l + " "):
+            nodes.append((m.start(), (m.group(1) or "") + m.group(2)))
     nodes.sort()
     if not nodes:
         raise RuntimeError("no addresses in the ladder's heading")
@@ -163,7 +166,12 @@ def check_capture(wrapper, plugins, tester, capture, names, mode):
             if not ok:
                 failures.append(f"{where}: {what}: label '{label}', comment '{comment}'")
         want(abs(time - fr["time"]) < 1e-6, f"time {time} where the frame's is {fr['time']}")
-        want((src, dst) == (fr["src"], fr["dst"]), f"arrow {src} -> {dst}, the frame goes {fr['src']} -> {fr['dst']}")
+        gid = "GID: " if fr["rocev1"] else ""  # RoCE v1's nodes are its GIDs
+        want((src, dst) == (gid + fr["src"], gid + fr["dst"]),
+             f"arrow {src} -> {dst}, the frame goes {gid}{fr['src']} -> {gid}{fr['dst']}")
+        want(summary.startswith("RoCE v1 ") == fr["rocev1"],
+             "the summary " + ("does not say" if fr["rocev1"] else "says") + " RoCE v1")
+        summary = summary[len("RoCE v1 "):] if fr["rocev1"] else summary
         want(f"QP=0x{fr['destqp']:06x}" in summary, f"no QP=0x{fr['destqp']:06x} in the summary")
         if fr["opcode"] == OPCODE_CNP:
             want(label == "CNP", "a CNP's label is not 'CNP'")
