@@ -1,7 +1,7 @@
 /*
  * Statistics: a tap queued by the dissector for every packet, and a
- * stats_tree that counts packets per opcode and per QP and findings per
- * rule. Reached from Statistics > RoCEv2 and `tshark -z rocev2,tree`.
+ * stats_tree that counts packets per RoCE version, per opcode and per QP
+ * and findings per rule. Reached from Statistics > RoCEv2 and `tshark -z rocev2,tree`.
  */
 #include "stats.h"
 
@@ -10,10 +10,11 @@
 #include <epan/stats_tree.h>
 #include <epan/tap.h>
 
+static const char st_versions[] = "Packets by RoCE version";
 static const char st_opcodes[] = "Packets by opcode";
 static const char st_qps[] = "Packets by destination QP";
 static const char st_rules[] = "Findings by rule (note, warning, error)";
-static int st_node_opcodes = -1, st_node_qps = -1, st_node_rules = -1;
+static int st_node_versions = -1, st_node_opcodes = -1, st_node_qps = -1, st_node_rules = -1;
 
 int rocev2_register_tap(void)
 {
@@ -76,6 +77,7 @@ const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const stru
 
 static void st_init(stats_tree *st)
 {
+	st_node_versions = stats_tree_create_node(st, st_versions, 0, STAT_DT_INT, TRUE);
 	st_node_opcodes = stats_tree_create_node(st, st_opcodes, 0, STAT_DT_INT, TRUE);
 	st_node_qps = stats_tree_create_node(st, st_qps, 0, STAT_DT_INT, TRUE);
 	st_node_rules = stats_tree_create_node(st, st_rules, 0, STAT_DT_INT, TRUE);
@@ -86,6 +88,8 @@ static tap_packet_status st_packet(stats_tree *st, packet_info *pinfo _U_, epan_
 {
 	const struct rocev2_tap_record *r = data;
 	char name[48];
+	tick_stat_node(st, st_versions, 0, TRUE);
+	tick_stat_node(st, r->rocev1 ? "version 1 (RoCE v1)" : "version 2 (RoCEv2)", st_node_versions, FALSE);
 	if (r->has_bth) {
 		const char *op = roce_opcode(r->opcode)->name;
 		if (!op) {

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Statistics through tshark -z rocev2,tree: packets per opcode and per QP,
-# findings per rule, with the counts the sample conversations imply.
+# Statistics through tshark -z rocev2,tree: packets per RoCE version, per
+# opcode and per QP, findings per rule, with the counts the sample
+# conversations imply.
 # usage: check_stats.sh TSHARK-WRAPPER PLUGIN-DIR CAPTURES-DIR
 set -eu
 tshark=$1 dir=$2 caps=$3
@@ -36,5 +37,16 @@ expect malformed-icrc.pcap "CA17-22" 4
 expect violations.pcap "CA17-7" 2
 expect bad-icrc.pcap "CA17-22" 52
 expect opcodes-ipv4.pcap "Packets by opcode" 218
+expect opcodes-ipv4.pcap "version 2 (RoCEv2)" 218
+# The mixed capture: 12 RC frames of each version, then 10 wrong ICRCs over
+# RoCE v1 and 12 over RoCEv2 (the UDP checksum and whole-IP-layer mistakes
+# are RoCEv2's); the RoCE v1 ones under A16-ROCEV1, the others CA17-22;
+# the retry after the RNR NAK, a retransmission, in each version.
+expect flows-rocev1-mixed.pcap "Packets by RoCE version" 46
+expect flows-rocev1-mixed.pcap "version 1 (RoCE v1)" 22
+expect flows-rocev1-mixed.pcap "version 2 (RoCEv2)" 24
+expect flows-rocev1-mixed.pcap "A16-ROCEV1" 10
+expect flows-rocev1-mixed.pcap "CA17-22" 12
+expect flows-rocev1-mixed.pcap "IBA9.7-TIMEOUT" 2
 echo "$passed passed, $fail failed"
 exit $fail
