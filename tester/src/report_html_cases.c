@@ -13,9 +13,9 @@
 #define PKT_TABLE_HEAD 300
 #define PKT_TABLE_TAIL 100
 /* Printed: shorter (the capture holds every frame). */
-#define PKT_PRINT_ALL 150
-#define PKT_PRINT_HEAD 60
-#define PKT_PRINT_TAIL 30
+#define PKT_PRINT_ALL 100
+#define PKT_PRINT_HEAD 40
+#define PKT_PRINT_TAIL 20
 
 static void steps_table(struct html_ctx *x, JsonObject *c)
 {
@@ -156,7 +156,15 @@ static void timings_table(struct html_ctx *x, JsonObject *c)
 		return;
 	g_string_append(o, "<h4>Timings</h4><table class=\"timings\"><tr><th>QP</th><th>PSN</th><th>Opcode</th>"
 			   "<th>What</th><th>Delta</th><th>Clocks</th></tr>\n");
-	for (guint k = 0; k < json_array_get_length(tm); k++) {
+	guint n = json_array_get_length(tm);
+	for (guint k = 0; k < n; k++) {
+		/* Printed, a long table keeps its start and end (results.json has every row). */
+		if (x->print && n > PKT_PRINT_ALL && k == PKT_PRINT_HEAD) {
+			g_string_append_printf(o, "<tr class=\"elided\"><td colspan=\"6\" class=\"muted\">\xE2\x8B\xAE %u timings not "
+						  "printed: they are in results.json and the HTML report</td></tr>\n",
+					       n - PKT_PRINT_HEAD - PKT_PRINT_TAIL);
+			k = n - PKT_PRINT_TAIL;
+		}
 		JsonObject *t = json_array_get_object_element(tm, k);
 		char dd[64];
 		html_duration(dd, sizeof dd, jint(t, "delta_ns", 0));

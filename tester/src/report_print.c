@@ -29,7 +29,9 @@ const char html_print_css[] =
 	"section{border:none;border-radius:0;padding:0;margin:0}"
 	"main>section{break-before:page}"
 	"h2{break-after:avoid}h3,h4{break-after:avoid}"
-	"table{font-size:9pt}th,td{padding:2px 5px}"
+	/* A long word (a completion's JSON) would widen its table past the
+	 * page, and Chromium would shrink every page to fit it. */
+	"table{font-size:9pt}th,td{padding:2px 5px}td{overflow-wrap:anywhere}"
 	"tr,li,.card,figure,svg{break-inside:avoid}"
 	"a{color:inherit;text-decoration:none}"
 	".grid{display:block}"

@@ -2,7 +2,8 @@
 # The printed report (`roce-tester report --pdf`), from a real run against
 # the soft DUT with congestion management and the fault profile
 # seq-nak-wrong-psn (scripts/netns-pair: its own namespaces and agent):
-# the PSN sequence NAK case fails, SEND/ACK passes, the rate cut is
+# the PSN sequence NAK case fails, and so does the go-back-N load step
+# (thousands of packets and timings), SEND/ACK passes, the rate cut is
 # informative with its congestion chart.
 #   - the run removes a print of an earlier run (report-print.html, report.pdf);
 #   - report --pdf and --pdf-full: the PDFs checked by check_report_pdf.py
@@ -46,7 +47,7 @@ echo stale >"$d/report.pdf"
 "$netns" --mtu 9000 --agent "$agent" $rcm --agent-arg --fault --agent-arg seq-nak-wrong-psn --timeout 300 -- sh -c \
   "\"$t\" run -q --iface \"\$ROCE_IF_TESTER\" --agent \"\$ROCE_AGENT\" --token-file \"\$ROCE_TOKEN_FILE\" \
     --report-dir \"$d\" \"$cases/rc-responder/psn-sequence-nak.case\" \"$cases/rc-responder/send-ack.case\" \
-    \"$cases/congestion/rate-cut.case\"" >"$work/run.log" 2>&1
+    \"$cases/congestion/rate-cut.case\" \"$cases/rc-responder/load-go-back-n.case\"" >"$work/run.log" 2>&1
 rc=$?
 [ $rc -eq 77 ] && { cat "$work/run.log"; exit 77; }
 if [ $rc -eq 1 ]; then ok "run exit 1 (a case fails under the fault)"; else bad "run exit $rc, expected 1"; cat "$work/run.log"; fi
