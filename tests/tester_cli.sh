@@ -91,6 +91,18 @@ contains "one row per QP pair" "198.18.0.1                 0x000456 198.18.0.2  
 expect "lint --json" 0 "$t" lint -q --json "$caps/flows-congestion.pcap"
 contains "JSON per QP pair" '"qp_a": "0x000456", "b": "198.18.0.2", "qp_b": "0x000123", "packets": 22, "bytes": 18592, "duration": 0.001064000'
 contains "JSON congestion counts" '"cnps": 2, "ce_marked": 4, "ack_rtts": 3, "ack_rtt_min": 0.000008000, "ack_rtt_avg": 0.000011333, "ack_rtt_max": 0.000018000'
+# RoCE v1 and RoCEv2 QPs with the same numbers between the same addresses
+# (flows-rocev1-mixed.pcap): two pairs, the RoCE v1 one marked; 22 of its
+# 46 frames are RoCE v1, other frames with --no-rocev1.
+expect "lint --qp of a mixed capture" 1 "$t" lint -q --qp "$caps/flows-rocev1-mixed.pcap"
+contains "the RoCE v1 pair, marked" "2001:db8::1/v1             0x000456 2001:db8::2/v1             0x000123       12       3844"
+contains "the RoCEv2 pair" "2001:db8::1                0x000456 2001:db8::2                0x000123       12       3940"
+contains "both versions counted" "46 frames: 46 RoCE (v1 and v2), 0 other; 26 with findings, 22 errors"
+expect "lint --json of a mixed capture" 1 "$t" lint -q --json "$caps/flows-rocev1-mixed.pcap"
+contains "JSON: the RoCE v1 pair" '"ack_rtt_max": 0.000013000, "version": 1}'
+contains "JSON: the RoCEv2 pair" '"ack_rtt_max": 0.000016000, "version": 2}'
+expect "lint --no-rocev1 of a mixed capture" 1 "$t" lint -q --no-rocev1 "$caps/flows-rocev1-mixed.pcap"
+contains "RoCE v1 frames left out" "46 frames: 24 RoCEv2, 22 other"
 if "$t" lint -q --json "$caps/flows-rc.pcap" "$caps/flows-congestion.pcap" 2>/dev/null |
    python3 -c 'import json, sys; d = json.JSONDecoder(); s = sys.stdin.read().strip(); n = 0
 while s:
