@@ -101,7 +101,8 @@ set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "")
 
 set(CPACK_DEBIAN_TESTER_PACKAGE_NAME roce-tester)
-set(CPACK_DEBIAN_TESTER_PACKAGE_SUGGESTS "roce-wireshark-plugin, wireshark | tshark")
+# chromium: report --pdf prints with it.
+set(CPACK_DEBIAN_TESTER_PACKAGE_SUGGESTS "roce-wireshark-plugin, wireshark | tshark, chromium")
 set(CPACK_COMPONENT_TESTER_DESCRIPTION "RoCEv2 conformance tester for RDMA NICs
 roce-tester plays the remote RoCEv2 peer of an RDMA NIC (the device under
 test) from an ordinary Linux host with raw Ethernet frames, drives the NIC's

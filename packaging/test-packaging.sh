@@ -52,6 +52,7 @@ contains() { grep -q "$2" "$work/$1.files" && ok "$1 ships $3" || bad "$1 lacks 
 have roce-tester "^ Depends:.*libpcap0.8" libpcap
 have roce-tester "^ Depends:.*libjson-glib-1.0-0" json-glib
 have roce-tester "^ Depends:.*libwiretap" "wiretap (the capture writer)"
+have roce-tester "^ Suggests:.*chromium" "chromium (suggested: report --pdf)"
 have roce-agent "^ Depends:.*libglib2.0-0" glib
 have roce-agent "^ Depends:.*libibverbs1" libibverbs
 contains roce-tester '^\./usr/bin/roce-tester$' /usr/bin/roce-tester
