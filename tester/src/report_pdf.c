@@ -35,11 +35,12 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Runs argv with stdout and stderr into log_path, in a process group of
- * its own, for at most timeout_ms; the whole group is killed at the end
- * (a browser leaves helpers behind when killed). Returns the wait status,
- * or -1 with timed_out set, or -1 with errno when it could not start. */
-static int run_bounded(char *const argv[], const char *log_path, long timeout_ms, bool *timed_out)
+/* Runs argv with the environment envp, stdout and stderr into log_path,
+ * in a process group of its own, for at most timeout_ms; the whole group
+ * is killed at the end (a browser leaves helpers behind when killed).
+ * Returns the wait status, or -1 with timed_out set, or -1 with errno when
+ * it could not start. */
+static int run_bounded(char *const argv[], char *const envp[], const char *log_path, long timeout_ms, bool *timed_out)
 {
 	*timed_out = false;
 	int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -62,7 +63,7 @@ static int run_bounded(char *const argv[], const char *log_path, long timeout_ms
 			dup2(devnull, STDIN_FILENO);
 		dup2(log, STDOUT_FILENO);
 		dup2(log, STDERR_FILENO);
-		execv(argv[0], argv);
+		execve(argv[0], argv, envp);
 		dprintf(log, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -119,13 +120,13 @@ static gchar *find_browser(char *err, size_t errlen, bool *named)
 /* The major version from "Chromium 156.0.8078.114 built on Debian ..." or
  * "Google Chrome 120.0.6099.71" (Debian's launcher script may say other
  * things first); 0 when unknown. */
-static int browser_major(const char *browser, const char *dir)
+static int browser_major(const char *browser, const char *dir, char *const envp[])
 {
 	gchar *log = g_build_filename(dir, "version.txt", NULL);
 	char *argv[] = { (char *)browser, "--version", NULL };
 	bool timed_out;
 	int major = 0;
-	int st = run_bounded(argv, log, 30000, &timed_out);
+	int st = run_bounded(argv, envp, log, 30000, &timed_out);
 	gchar *text = NULL;
 	if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && g_file_get_contents(log, &text, NULL, NULL)) {
 		for (const char *p = text; *p && !major; p++) {
@@ -207,7 +208,15 @@ enum report_pdf_status report_print_pdf(const char *html, const char *pdf, unsig
 	gchar *out_arg = g_strconcat("--print-to-pdf=", tmp, NULL);
 	gchar *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
 	gchar *log = g_build_filename(profile, "browser.log", NULL);
-	int major = browser_major(browser, profile);
+	/* Its crash database and caches go to the temporary profile too, not
+	 * to the user's home. */
+	gchar **envp = g_get_environ();
+	gchar *config = g_build_filename(profile, "config", NULL), *cache = g_build_filename(profile, "cache", NULL);
+	envp = g_environ_setenv(envp, "XDG_CONFIG_HOME", config, TRUE);
+	envp = g_environ_setenv(envp, "XDG_CACHE_HOME", cache, TRUE);
+	g_free(config);
+	g_free(cache);
+	int major = browser_major(browser, profile, envp);
 	GPtrArray *argv = g_ptr_array_new();
 	g_ptr_array_add(argv, browser);
 	g_ptr_array_add(argv, "--headless");
@@ -233,7 +242,7 @@ enum report_pdf_status report_print_pdf(const char *html, const char *pdf, unsig
 
 	unlink(tmp);
 	bool timed_out;
-	int st = run_bounded((char *const *)argv->pdata, log, (long)timeout_s * 1000, &timed_out);
+	int st = run_bounded((char *const *)argv->pdata, envp, log, (long)timeout_s * 1000, &timed_out);
 	enum report_pdf_status rc = REPORT_PDF_FAILED;
 	char words[512];
 	last_words(log, words, sizeof words);
@@ -255,6 +264,7 @@ enum report_pdf_status report_print_pdf(const char *html, const char *pdf, unsig
 	if (rc != REPORT_PDF_OK)
 		unlink(tmp);
 	remove_tree(profile);
+	g_strfreev(envp);
 	g_ptr_array_free(argv, TRUE);
 	g_free(browser);
 	g_free(profile);

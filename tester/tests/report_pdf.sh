@@ -16,6 +16,7 @@
 #     print version written all the same, no PDF left behind;
 #   - an older Chromium (ROCE_CHROMIUM, a wrapper answering --version with
 #     120): Chromium's own header and footer are kept for the page numbers;
+#     Chromium 156: they are off, and it writes nothing into HOME;
 #   - a browser that hangs is stopped at --pdf-timeout (exit 4), and its
 #     process is gone; one that fails is exit 4 with its status;
 #   - bad usage: --pdf with --compare, a --pdf-timeout that is no number.
@@ -104,9 +105,12 @@ if [ $rc -eq 0 ] && pdftotext -f 1 -l 1 -layout "$work/old/report.pdf" - 2>/dev/
 else
   bad "Chromium 120: exit $rc, no Chromium footer on page 1"; cat "$work/old.out"
 fi
-ROCE_CHROMIUM=chromium "$t" report -q --pdf "$work/old" >/dev/null 2>&1
+mkdir -p "$work/home"
+env -u XDG_CONFIG_HOME -u XDG_CACHE_HOME HOME="$work/home" ROCE_CHROMIUM=chromium "$t" report -q --pdf "$work/old" >/dev/null 2>&1
 pdftotext -f 1 -l 1 -layout "$work/old/report.pdf" - | grep -q "report-print.html" \
   && bad "Chromium 156: its own footer was not turned off" || ok "Chromium 156: its own header and footer are off"
+[ -z "$(ls -A "$work/home")" ] && ok "the browser wrote nothing into HOME (profile, crash database and caches are temporary)" \
+  || { bad "the browser wrote into HOME"; find "$work/home" | head; }
 
 # A browser that hangs is stopped; one that fails is reported.
 cat >"$work/hang" <<EOF
