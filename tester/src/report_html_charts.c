@@ -501,9 +501,11 @@ void report_charts_case(GString *o, JsonObject *c, const struct report_run *run)
 	JsonObject *cg = jobj(series, "congestion");
 	JsonArray *loads = jarr(series, "load");
 	JsonArray *tm = jarr(series, "timers");
-	bool any = cg || (loads && json_array_get_length(loads)) || (tm && json_array_get_length(tm));
-	if (any)
-		g_string_append(o, "<h4>Charts</h4><div class=\"charts\">\n");
+	/* Drawn apart first: a series may hold nothing to draw (a congestion
+	 * case without rates), and then no heading is written. */
+	GString *charts = g_string_new(NULL);
+	GString *outer = o;
+	o = charts;
 	if (cg) {
 		JsonArray *rates = jarr(cg, "rate");
 		for (guint i = 0; rates && i < json_array_get_length(rates); i++)
@@ -519,8 +521,9 @@ void report_charts_case(GString *o, JsonObject *c, const struct report_run *run)
 			timers_chart(o, jstr(c, "id", ""), rows, n);
 		free_rows(rows, n);
 	}
-	if (any)
-		g_string_append(o, "</div>\n");
+	if (charts->len)
+		g_string_append_printf(outer, "<h4>Charts</h4><div class=\"charts\">\n%s</div>\n", charts->str);
+	g_string_free(charts, TRUE);
 	g_free(label);
 }
 

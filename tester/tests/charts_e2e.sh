@@ -34,7 +34,7 @@ run() { # name, expected exit, extra agent arguments, case files...
   [ $rc -eq 77 ] && { cat "$work/$name.log"; exit 77; }
   if [ $rc -eq "$want" ]; then ok "$name: run exit $rc"; else bad "$name: run exit $rc, expected $want"; cat "$work/$name.log"; fi
 }
-run clean 0 "" "$cases/congestion/rate-cut.case" "$cases/congestion/cnp-pacing.case" \
+run clean 0 "" "$cases/congestion/rate-cut.case" "$cases/congestion/cnp-pacing.case" "$cases/congestion/cnp-invalid.case" \
   "$cases/rc-responder/load-go-back-n.case" "$cases/rc-requester/ack-timeout.case" "$cases/rc-requester/rnr-wait.case"
 run ignore-cnp 1 "--agent-arg --fault --agent-arg ignore-cnp" "$cases/congestion/rate-cut.case"
 

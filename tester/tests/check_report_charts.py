@@ -198,6 +198,10 @@ def main():
     figs = figures(html)
     for c in r["cases"]:
         check("series" in c, "%s IPv%d: no series" % (c["id"], c["ip_version"]))
+    # A Charts heading always has a chart under it (a congestion case whose
+    # series holds nothing to draw, as CNP-INVALID's, gets none).
+    for block in html.split("<h4>Charts</h4>")[1:]:
+        check("<svg" in block.split("</div>", 1)[0], "a Charts heading without a chart")
     if mode == "clean":
         rate_cut(r, figs, None)
         pacing(r, figs)
