@@ -80,13 +80,29 @@ import tempfile
 import threading
 import time
 
+FLOW_GRAPH = "flow,rocev2,standard"
+# An arrow of the ladder tshark prints for -z flow,...: "(49374)  ------------------>  (4791)".
+ARROW_RE = re.compile(r"-{10,}>|<-{10,}")
+BTH_LINE = "    Base Transport Header"
+# The ladder's first two lines name its nodes (even ones, then odd ones).
+LADDER_HEAD_RE = re.compile(r"^(Conv\.\| Time    |\|Time     )\|")
+# Wireshark keeps 40 nodes (MAX_NUM_NODES); tshark's text ladder then draws
+# an arrow to a node past them beyond its line, which GLib reports (as it
+# does for the built-in's own -z flow,any on the same file: Wireshark's,
+# not the plugin's, after every frame was dissected).
+LADDER_NODES_MAX = 40
+LADDER_OVERFLOW_RE = re.compile(
+    r"^.*\[GLib CRITICAL\] -- g_string_erase: assertion 'pos_unsigned \+ len_unsigned <= string->len' failed\n?",
+    re.M)
+
 # Mutation variants, cycled over the runs: error probability, change
 # offset (bytes at the start of each frame left alone: 42 keeps most of
 # an Ethernet/IPv4/UDP header, so that more frames reach the plugin) and
-# tshark options (two-pass analysis, the statistics tap, preferences).
+# tshark options (two-pass analysis, the statistics tap, the Flow Graph's
+# ladder, preferences).
 VARIANTS = [
     (0.02, 0, []),  # Wireshark's fuzz-test.sh default
-    (0.05, 42, ["-2"]),
+    (0.05, 42, ["-2", "-z", FLOW_GRAPH]),  # plugin/flowgraph.c, on the second pass
     (0.01, 0, ["-z", "rocev2,tree", "-o", "rocev2.pmtu:1024"]),
     (0.1, 42, ["-o", "rocev2.sender:TRUE", "-o", "rocev2.rd_range:dc"]),  # RD opcodes as NVIDIA DC
     (0.003, 0, ["-2", "-o", "rocev2.pmtu:256"]),
@@ -108,9 +124,14 @@ def die(msg):
 
 
 class Outcome:
-    def __init__(self, expected=None, need_roce=True):
+    def __init__(self, expected=None, need_roce=True, ladder=False):
         self.expected = expected   # frames in the file (capinfos), None: not checked
         self.need_roce = need_roce  # some frame must reach the plugin
+        self.ladder = ladder       # the Flow Graph was asked for: its arrows must be printed
+        self.bth = 0               # frames of the plugin's with a BTH (each one an arrow)
+        self.arrows = 0
+        self.ladder_nodes = 0
+        self.ladder_overflows = 0  # Wireshark's complaints about a ladder of too many nodes
         self.frames = 0
         self.roce = 0
         self.roce_frames = set()   # frame numbers the plugin dissected
@@ -134,6 +155,8 @@ class Outcome:
             return "tshark showed %d frames of the %d in the file" % (self.frames, self.expected)
         if self.roce == 0 and self.need_roce:
             return "no frame was dissected by rocev2 (is the plugin loaded?)"
+        if self.ladder and self.bth and not self.arrows:
+            return "-z %s printed no arrow for the %d frames with a BTH" % (FLOW_GRAPH, self.bth)
         return None
 
     def why(self):
@@ -155,6 +178,19 @@ class Outcome:
         if self.stderr.strip():
             out.append("stderr:\n" + first_report(self.stderr))
         return out
+
+
+def builtin_options(opts):
+    """opts without the plugin's preferences and taps (each -o or -z with its
+    argument), for a tshark without the plugin."""
+    out, i = [], 0
+    while i < len(opts):
+        if opts[i] in ("-o", "-z"):
+            i += 2
+            continue
+        out.append(opts[i])
+        i += 1
+    return out
 
 
 def first_report(err):
@@ -179,7 +215,7 @@ def read_capture(wrapper, plugins, path, opts, top, expected=None, need_roce=Tru
     """Runs tshark -nVxr on path and judges its output as it streams.
     abort=False: dissector bugs are not fatal (ROCEV2_FUZZ_RERUN=1 says so
     to the selftest's fake tshark)."""
-    o = Outcome(expected, need_roce)
+    o = Outcome(expected, need_roce, any(x == FLOW_GRAPH for x in opts))
     errf = tempfile.TemporaryFile(mode="w+")
     cmd = [wrapper, plugins, "-nVxr", path] + opts
     env = None
@@ -200,9 +236,14 @@ def read_capture(wrapper, plugins, path, opts, top, expected=None, need_roce=Tru
             pass
     timer = threading.Timer(RUN_TIMEOUT, hung)
     timer.start()
-    frame, in_ours = None, False
+    frame, in_ours, head = None, False, 0
     try:
         for line in p.stdout:
+            if head or LADDER_HEAD_RE.match(line):
+                cells = [c.strip() for c in line.split("|")]
+                o.ladder_nodes += len([c for c in cells[2 if head else 1:] if c and c not in ("Conv.", "Time")])
+                head = 0 if head else 1
+                continue
             m = FRAME_RE.match(line)
             if m:
                 frame, in_ours = m.group(1), False
@@ -213,6 +254,10 @@ def read_capture(wrapper, plugins, path, opts, top, expected=None, need_roce=Tru
                 o.roce += 1
                 o.roce_frames.add(int(frame) if frame else 0)
                 continue
+            if in_ours and line.startswith(BTH_LINE):
+                o.bth += 1
+            if ARROW_RE.search(line):
+                o.arrows += 1
             if "issector bug" in line:
                 o.bugs.append((frame, line))
                 if in_ours:
@@ -235,6 +280,8 @@ def read_capture(wrapper, plugins, path, opts, top, expected=None, need_roce=Tru
     errf.seek(0)
     o.stderr = errf.read()
     errf.close()
+    if o.ladder and o.ladder_nodes >= LADDER_NODES_MAX:
+        o.stderr, o.ladder_overflows = LADDER_OVERFLOW_RE.subn("", o.stderr)
     return o
 
 
@@ -337,12 +384,13 @@ def main():
     stats = {"runs": 0, "frames": 0, "rocev2_frames": 0, "malformed_elsewhere": 0, "malformed_ulp": 0, "seconds": 0.0,
              "tshark_seconds": 0.0, "failures": 0, "regressions": 0,
              "builtin_seconds": 0.0, "builtin_frames": 0, "builtin_runs": 0, "builtin_failures": 0,
-             "builtin_aborts": 0, "baseline_frames": 0, "wireshark_bugs": 0}
+             "builtin_aborts": 0, "baseline_frames": 0, "wireshark_bugs": 0, "ladder_overflows": 0}
     failures = []
     ulp_examples = []
     t_start = time.monotonic()
 
     def judge(label, path, opts, o, reproduce, mutated=True):
+        stats["ladder_overflows"] += o.ladder_overflows
         if o.failed():
             r = wireshark_bug_elsewhere(wrapper, plugins, path, opts, o)
             if r:
@@ -383,8 +431,7 @@ def main():
 
     def builtin(path, opts):
         """The same file through the built-in dissector (no plugin), timed."""
-        b = read_capture(wrapper, "none", path, [x for x in opts if not x.startswith("rocev2") and x not in ("-o", "-z")],
-                         BUILTIN_TOP)
+        b = read_capture(wrapper, "none", path, builtin_options(opts), BUILTIN_TOP)
         stats["builtin_seconds"] += b.seconds
         stats["builtin_frames"] += b.frames
         stats["builtin_runs"] += 1
@@ -468,11 +515,12 @@ def main():
         print("fuzz_plugin: %d unmutated frames (the baseline); %d tshark runs (%d regression captures), "
               "%d mutated frames, %d dissected by rocev2; "
               "malformed items of other protocols: %d before the plugin, %d in RoCEv2 frames; "
-              "%.1f s in tshark, %.0f frames/s; %d runs read again after Wireshark's own dissector bug "
+              "%.1f s in tshark, %.0f frames/s; %d complaints of GLib about ladders of %d nodes or more "
+              "(Wireshark's text ladder); %d runs read again after Wireshark's own dissector bug "
               "in frames rocev2 never dissected; %d failures"
               % (stats["baseline_frames"], stats["runs"], stats["regressions"], stats["frames"], stats["rocev2_frames"],
                  stats["malformed_elsewhere"], stats["malformed_ulp"], stats["tshark_seconds"], rate,
-                 stats["wireshark_bugs"], stats["failures"]))
+                 stats["ladder_overflows"], LADDER_NODES_MAX, stats["wireshark_bugs"], stats["failures"]))
         for e in ulp_examples:
             print("  another protocol's malformed item in a RoCEv2 frame (not the plugin's): " + e)
         if failures:

@@ -38,6 +38,8 @@ case "$mode" in bug-in-regression) [ "${file##*/}" = known.pcap ] && mode=bug ||
 # which rocev2 did not dissect (ws-bug) or did (ws-bug-in-ours).
 case "$mode:${file##*/}" in ws-bug*:*-E*) ;; ws-bug*) mode=clean ;; esac
 [ "$mode" = short ] && n=$((n - 1))
+# no-ladder: v1.pcap's frames are the plugin's, and the ladder asked for
+# with them (its second variant) is never printed.
 # v1.pcap's frames are not the plugin's: frames 6-10 of the baseline (cnp.pcap
 # then v1.pcap) and every frame of its mutated copies.
 not_ours() {
@@ -78,6 +80,21 @@ while [ $i -le "$n" ]; do
   fi
   i=$((i + 1))
 done
+# The Flow Graph's ladder after the frames, when asked for (no-ladder: never),
+# its nodes named on two lines; GLib's complaint about an arrow past the
+# line, which tshark gives a ladder of 40 nodes (ladder-40) and which must
+# fail one of 2 nodes (ladder-2).
+case " $* " in *" flow,rocev2,standard "*)
+  nodes=2
+  [ "$mode" = ladder-40 ] && nodes=40
+  printf 'Conv.| Time    '; i=0; while [ $i -lt $nodes ]; do printf '| 198.18.0.%d          ' $i; i=$((i + 2)); done
+  printf '|\n     |         |                   '; i=1; while [ $i -lt $nodes ]; do printf '| 198.18.0.%d          ' $i; i=$((i + 2)); done
+  printf '\n'
+  [ "$mode" = no-ladder ] || printf '1    |0.000000 |         CNP       |\n     |         |(49374)  ------------------>  (4791)   |\n'
+  case "$mode" in ladder-*)
+    echo " ** (tshark:439) 18:48:51.490943 [GLib CRITICAL] -- g_string_erase: assertion 'pos_unsigned + len_unsigned <= string->len' failed" >&2 ;;
+  esac ;;
+esac
 exit 0
 FAKE
 chmod +x "$work/tshark"
@@ -106,6 +123,9 @@ check exit 1 "tshark exited 2"
 check hang 1 "ran longer than 2 s"
 check no-plugin 1 "no frame was dissected by rocev2"
 check v1-sample 0 "10 unmutated frames (the baseline); 3 tshark runs (1 regression captures), 25 mutated frames, 15 dissected by rocev2.* 0 failures" "$work/caps2"
+check no-ladder 1 "printed no arrow for the 10 frames with a BTH" "$work/caps2"
+check ladder-40 0 "1 complaints of GLib about ladders of 40 nodes or more (Wireshark's text ladder);.* 0 failures" "$work/caps2"
+check ladder-2 1 "g_string_erase" "$work/caps2"
 check short 1 "tshark showed 9 frames of the 10 in the file"
 check ws-bug 0 "1 runs read again after Wireshark's own dissector bug in frames rocev2 never dissected; 0 failures"
 check ws-bug-in-ours 1 "failed assertion"
