@@ -9,22 +9,46 @@
  * entry (to InfiniBand, to RoCEv2 or to anything else) is a change of the
  * registered handle, which Wireshark keeps over every file and saves, and
  * which this code leaves alone. No other Ethertype is touched.
+ *
+ * Two handles, so that a user's Decode As to RoCEv2 is a change even while
+ * the plugin holds the Ethertype (tshark applies -d before it applies -o,
+ * so "-o rocev2.take_rocev1:FALSE -d ethertype==0x8915,rocev2" would
+ * otherwise find the entry unchanged and give it back): the registered one
+ * belongs to a helper protocol ("rocev1", a protocol in name only, enabled
+ * with rocev2) and hands the frame to the one Decode As offers (rocev2's),
+ * which dissects it. Decode As lists one handle per protocol.
  */
 #include "rocev2.h"
 
-static dissector_handle_t builtin; /* what 0x8915 was registered to before us */
+static int proto_taken = -1;
+static dissector_handle_t taken;      /* registered while the plugin holds 0x8915 */
+static dissector_handle_t decode_as;  /* rocev2's, what Decode As offers */
+static dissector_handle_t builtin;    /* what 0x8915 was registered to before us */
+
+static int dissect_taken(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	return call_dissector_only(decode_as, tvb, pinfo, tree, data);
+}
+
+void rocev2_ethertype_register(int proto)
+{
+	proto_taken = proto_register_protocol_in_name_only("RoCE v1 (Ethertype 0x8915, taken by take_rocev1)",
+							   ROCEV1_PROTO_NAME, "rocev1", proto, FT_PROTOCOL);
+	taken = create_dissector_handle(dissect_taken, proto_taken);
+}
 
 void rocev2_ethertype_apply(dissector_handle_t handle, bool take_rocev1)
 {
 	dissector_table_t table = find_dissector_table("ethertype");
-	if (!table || !handle)
+	if (!table || !handle || !taken)
 		return;
 	dissector_handle_t registered = dissector_get_default_uint_handle("ethertype", ROCE_ETHERTYPE_ROCEV1);
 	if (!builtin) {
-		builtin = registered && registered != handle ? registered : find_dissector("infiniband");
+		decode_as = handle;
+		builtin = registered && registered != taken ? registered : find_dissector("infiniband");
 		dissector_add_for_decode_as("ethertype", handle); /* offered for any Ethertype */
 	}
-	dissector_handle_t want = take_rocev1 ? handle : builtin;
+	dissector_handle_t want = take_rocev1 ? taken : builtin;
 	if (!want || registered == want)
 		return;
 	/* A Decode As entry of the user's stays what it is. */

@@ -627,6 +627,7 @@ void proto_register_rocev2(void)
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();
 	rocev1_handle = register_dissector("rocev1", dissect_rocev1, proto_rocev2);
+	rocev2_ethertype_register(proto_rocev2);
 
 	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
 	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",

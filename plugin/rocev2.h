@@ -79,9 +79,12 @@ bool rocev2_port_accepts(packet_info *pinfo, const struct roce_pkt *t, bool has_
 
 /* ---- ethertype.c: RoCE v1 frames (Ethertype 0x8915) ---- */
 
-/* Registers handle for Ethertype 0x8915 in the built-in InfiniBand
- * dissector's place, or the built-in again (take_rocev1 false); a user's
- * Decode As entry for it stays. */
+/* The helper protocol whose handle holds 0x8915 for the plugin (at
+ * registration, under proto). */
+void rocev2_ethertype_register(int proto);
+/* Registers 0x8915 in the built-in InfiniBand dissector's place (to hand
+ * its frames to handle, the one Decode As offers), or the built-in again
+ * (take_rocev1 false); a user's Decode As entry for it stays. */
 void rocev2_ethertype_apply(dissector_handle_t handle, bool take_rocev1);
 
 /* ---- ulp.c: the InfiniBand ULP dissectors ---- */
