@@ -27,6 +27,9 @@ typedef bool rocev2_pref_bool;
 typedef gboolean rocev2_pref_bool;
 #endif
 
+/* ... and address types' column filter callbacks (AddrColFilterString). */
+typedef rocev2_pref_bool rocev2_addr_bool;
+
 /* 4.6's -z handlers (stat_tap_init_cb) say whether they set up their tap;
  * earlier ones return nothing. */
 #if ROCEV2_WS_AT_LEAST(4, 6)

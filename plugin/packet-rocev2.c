@@ -31,6 +31,7 @@ static heur_dissector_list_t ib_payload_heur;
 static int rocev2_tap = -1;
 
 static int hf_version = -1;
+static int hf_gid = -1;
 static int hf_payload = -1;
 static int hf_pad = -1;
 static int hf_icrc = -1;
@@ -490,6 +491,13 @@ static int dissect_parsed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, s
 		for (unsigned h = ROCE_H_GRH; h < ROCE_H_COUNT; h++)
 			if (roce_pkt_has(t, (enum roce_hdr)h))
 				rocev2_add_header(rt, tvb, (int)t->hdr_off[h] - r->t_shift, (enum roce_hdr)h);
+		/* Either GID, as ip.addr is either address: the filter of a
+		 * RoCE v1 Conversations row (qpstats.c). */
+		int grh = (int)t->hdr_off[ROCE_H_GRH] - r->t_shift;
+		if (roce_pkt_has(t, ROCE_H_GRH) && tvb_bytes_exist(tvb, grh + 8, 32)) {
+			proto_item_set_hidden(proto_tree_add_item(rt, hf_gid, tvb, grh + 8, 16, ENC_NA));
+			proto_item_set_hidden(proto_tree_add_item(rt, hf_gid, tvb, grh + 24, 16, ENC_NA));
+		}
 	}
 
 	if (t == &r->p)
@@ -586,6 +594,8 @@ void proto_register_rocev2(void)
 	static hf_register_info hf[] = {
 		{ &hf_version, { "RoCE version", ROCEV2_FILTER ".version", FT_UINT8, BASE_DEC, NULL, 0,
 				 "1: RoCE v1 (Ethertype 0x8915, a GRH); 2: RoCEv2 (UDP)", HFILL } },
+		{ &hf_gid, { "Source or Destination GID", ROCEV2_FILTER ".grh.gid", FT_IPv6, BASE_NONE, NULL, 0,
+			     "Either GID of a RoCE v1 frame's GRH", HFILL } },
 		{ &hf_payload, { "Payload", ROCEV2_FILTER ".payload", FT_BYTES, BASE_NONE, NULL, 0,
 				 "Message payload (without pad)", HFILL } },
 		{ &hf_pad, { "Pad", ROCEV2_FILTER ".pad", FT_BYTES, BASE_NONE, NULL, 0,

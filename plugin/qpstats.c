@@ -7,22 +7,95 @@
  */
 #include "stats.h"
 
+#include <epan/address_types.h>
 #include <epan/conversation.h>
 #include <epan/conversation_table.h>
 #include <epan/srt_table.h>
 #include <epan/stat_tap_ui.h>
 #include <epan/tap.h>
 #include <stdio.h>
+#include <wsutil/inet_addr.h>
 
 /* ---- Conversations and Endpoints ---- */
 
-/* A RoCE v1 row's addresses are its GIDs (AT_IB, shown "GID: ..."), a
- * RoCEv2 row's IP addresses: that marks the version of each row. */
+/* A RoCE v1 row's addresses are its GIDs, a RoCEv2 row's IP addresses.
+ *
+ * Wireshark builds a row's display filter ("Apply as Filter") as
+ * NAME==TEXT, NAME from the callbacks below and TEXT the address as its
+ * type writes it, and leaves out the ports of a row that is not TCP, UDP,
+ * SCTP or NCP. The packet's own addresses are the built-in's AT_IB ("GID:
+ * 2001:db8::1", no value a filter takes); the rows' are of a type of the
+ * plugin's, written as a GID's IPv6 text (the value rocev2.grh.sgid
+ * takes), whose column filter names rocev2.grh.sgid and dgid; shown,
+ * as Wireshark shows an address it names (Conversations, Endpoints, tshark
+ * -z conv), "GID: 2001:db8::1", as the packet's own. */
+static int gid_type = -1;
+
+static int gid_to_str(const address *addr, char *buf, int buf_len)
+{
+	if (addr->len != 16 || !ws_inet_ntop6(addr->data, buf, (size_t)buf_len))
+		g_strlcpy(buf, "?", (gsize)buf_len);
+	return (int)strlen(buf) + 1;
+}
+
+static int gid_str_len(const address *addr _U_)
+{
+	return WS_INET6_ADDRSTRLEN;
+}
+
+static const char *gid_col_filter(const address *addr _U_, rocev2_addr_bool src)
+{
+	return src ? ROCEV2_FILTER ".grh.sgid" : ROCEV2_FILTER ".grh.dgid";
+}
+
+static int gid_len(void)
+{
+	return 16;
+}
+
+/* Names live as long as the program (Wireshark keeps no copy): interned,
+ * one per GID seen. */
+static const char *gid_name(const address *addr)
+{
+	char s[8 + WS_INET6_ADDRSTRLEN] = "GID: ";
+	gid_to_str(addr, s + 5, (int)sizeof s - 5);
+	return g_intern_string(s);
+}
+
+static int gid_name_len(void)
+{
+	return 8 + WS_INET6_ADDRSTRLEN;
+}
+
+/* The row's address for a packet's address (a RoCE v1 GID: the plugin's type). */
+static const address *row_address(const address *a, address *gid)
+{
+	if (a->type != AT_IB || a->len != 16 || gid_type < 0)
+		return a;
+	set_address(gid, gid_type, 16, a->data);
+	return gid;
+}
+
+/* Ports are left out of the filter (see above): the QP pair goes before
+ * each address name instead, so that the filter selects this pair's
+ * packets alone, whichever QPs other rows between the same addresses
+ * have. qp_field (rocev2.analysis.qp, or rocev2.mcast.qp to a group)
+ * holds both QPs of a packet. The names live as long as the program
+ * (interned: one per pair and name). */
+static const char *with_qps(const conv_item_t *conv, const char *name, const char *qp_field)
+{
+	char s[200];
+	snprintf(s, sizeof s, "%s==0x%06x && %s==0x%06x && %s", qp_field, conv->src_port, qp_field, conv->dst_port,
+		 name);
+	return g_intern_string(s);
+}
+
 static const char *gid_filter(conv_filter_type_e filter)
 {
 	switch (filter) {
 	case CONV_FT_SRC_ADDRESS: return ROCEV2_FILTER ".grh.sgid";
 	case CONV_FT_DST_ADDRESS: return ROCEV2_FILTER ".grh.dgid";
+	case CONV_FT_ANY_ADDRESS: return ROCEV2_FILTER ".grh.gid";
 	case CONV_FT_SRC_PORT: return ROCEV2_FILTER ".analysis.src_qpn";
 	case CONV_FT_DST_PORT: return ROCEV2_FILTER ".bth.destqp";
 	case CONV_FT_ANY_PORT: return ROCEV2_FILTER ".analysis.qp";
@@ -30,14 +103,23 @@ static const char *gid_filter(conv_filter_type_e filter)
 	}
 }
 
-static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter)
+/* An IP multicast group (224.0.0.0/4, ff00::/8). */
+static bool is_group(const address *a)
 {
-	if (conv->src_address.type == AT_IB)
+	const uint8_t *b = a->data;
+	return (a->type == AT_IPv4 && a->len == 4 && (b[0] & 0xF0) == 0xE0) ||
+	       (a->type == AT_IPv6 && a->len == 16 && b[0] == 0xFF);
+}
+
+static const char *conv_filter_name(conv_item_t *conv, conv_filter_type_e filter)
+{
+	if (conv->src_address.type == gid_type)
 		return gid_filter(filter);
 	bool v6 = conv->src_address.type == AT_IPv6;
-	/* A sender to a multicast group: its QP is the DETH's, the group's
-	 * DestQP 0xFFFFFF (the analysis follows connected QPs only). */
-	if (conv->dst_port == ROCE_MCAST_QPN) {
+	/* A sender to a multicast group: its QP is the DETH's, the BTH's
+	 * DestQP the group's 0xFFFFFF (or another, which breaks
+	 * IBA3.5.11-MCAST-DESTQP; the analysis follows connected QPs only). */
+	if (conv->dst_port == ROCE_MCAST_QPN || is_group(&conv->src_address) || is_group(&conv->dst_address)) {
 		switch (filter) {
 		case CONV_FT_SRC_PORT: return ROCEV2_FILTER ".deth.srcqp";
 		case CONV_FT_DST_PORT: return ROCEV2_FILTER ".bth.destqp";
@@ -56,11 +138,20 @@ static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter
 	}
 }
 
+static const char *conv_filter_type(conv_item_t *conv, conv_filter_type_e filter)
+{
+	const char *name = conv_filter_name(conv, filter);
+	bool address = filter == CONV_FT_SRC_ADDRESS || filter == CONV_FT_DST_ADDRESS || filter == CONV_FT_ANY_ADDRESS;
+	if (!address || !strcmp(name, CONV_FILTER_INVALID))
+		return name;
+	return with_qps(conv, name, conv_filter_name(conv, CONV_FT_ANY_PORT));
+}
+
 static ct_dissector_info_t conv_info = { &conv_filter_type };
 
 static const char *endpoint_filter_type(endpoint_item_t *e, conv_filter_type_e filter)
 {
-	if (e->myaddress.type == AT_IB)
+	if (e->myaddress.type == gid_type)
 		return gid_filter(filter);
 	bool v6 = e->myaddress.type == AT_IPv6;
 	switch (filter) {
@@ -77,9 +168,10 @@ static const char *endpoint_filter_type(endpoint_item_t *e, conv_filter_type_e f
 static et_dissector_info_t endpoint_info = { &endpoint_filter_type };
 
 /* The packet's QPs: the sender's (its connection's peer of the destination
- * QP, once the analysis paired them) and the destination's; for a datagram
- * to a multicast group, the sender's DETH Source QP and the BTH DestQP
- * (0xFFFFFF), so that each sender to a group is a row (sender -> group). */
+ * QP, once the analysis paired them, else ROCE_FLOW_QPN_UNKNOWN) and the
+ * destination's; for a datagram to a multicast group, the sender's DETH
+ * Source QP and the BTH DestQP (0xFFFFFF), so that each sender to a group
+ * is a row (sender -> group). */
 static bool qps_of(const struct rocev2_tap_record *r, uint32_t *src_qp, uint32_t *dst_qp)
 {
 	if (r->mcast) {
@@ -103,9 +195,14 @@ static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect
 	const struct rocev2_tap_record *r = data;
 	uint32_t sq, dq;
 	hash->flags = flags;
-	if (!qps_of(r, &sq, &dq))
+	/* A row is a QP pair, and Wireshark's port columns hold numbers: a
+	 * packet whose sending QP is unknown (an RC packet the analysis never
+	 * paired) is in no row rather than under a made-up QP. */
+	if (!qps_of(r, &sq, &dq) || sq == ROCE_FLOW_QPN_UNKNOWN)
 		return TAP_PACKET_DONT_REDRAW;
-	add_conversation_table_data(hash, &pinfo->src, &pinfo->dst, sq, dq, 1, (int)pinfo->fd->pkt_len,
+	address src, dst;
+	add_conversation_table_data(hash, row_address(&pinfo->src, &src), row_address(&pinfo->dst, &dst), sq, dq, 1,
+				    (int)pinfo->fd->pkt_len,
 				    &pinfo->rel_ts, &pinfo->abs_ts, &conv_info, CONVERSATION_IBQP);
 	return TAP_PACKET_REDRAW;
 }
@@ -119,8 +216,14 @@ static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dis
 	hash->flags = flags;
 	if (!qps_of(r, &sq, &dq))
 		return TAP_PACKET_DONT_REDRAW;
-	add_endpoint_table_data(hash, &pinfo->src, sq, TRUE, 1, (int)pinfo->fd->pkt_len, &endpoint_info, ENDPOINT_IBQP);
-	add_endpoint_table_data(hash, &pinfo->dst, dq, FALSE, 1, (int)pinfo->fd->pkt_len, &endpoint_info, ENDPOINT_IBQP);
+	address src, dst;
+	/* An unknown sending QP is no endpoint (see conv_packet); the
+	 * destination's QP is known. */
+	if (sq != ROCE_FLOW_QPN_UNKNOWN)
+		add_endpoint_table_data(hash, row_address(&pinfo->src, &src), sq, TRUE, 1, (int)pinfo->fd->pkt_len,
+					&endpoint_info, ENDPOINT_IBQP);
+	add_endpoint_table_data(hash, row_address(&pinfo->dst, &dst), dq, FALSE, 1, (int)pinfo->fd->pkt_len,
+				&endpoint_info, ENDPOINT_IBQP);
 	return TAP_PACKET_REDRAW;
 }
 
@@ -231,6 +334,8 @@ static stat_tap_ui qp_ui = { REGISTER_STAT_GROUP_GENERIC, "RoCEv2 per-QP summary
 
 void rocev2_register_qp_stats(int proto)
 {
+	gid_type = address_type_dissector_register("AT_ROCEV2_GID", "RoCE v1 GID", gid_to_str, gid_str_len, NULL,
+						   gid_col_filter, gid_len, gid_name, gid_name_len);
 	register_conversation_table(proto, FALSE, conv_packet, endpoint_packet);
 	register_srt_table(proto, ROCEV2_FILTER, 1, srt_packet, srt_init, NULL);
 	register_stat_tap_ui(&qp_ui, NULL);

@@ -141,7 +141,8 @@ else
   echo "Wireshark $rel: root kept from an earlier run ($root)"
 fi
 
-# Build lib/ and the plugin in the root; a build directory made from another
+# Build lib/, the plugin and its Conversations probe (conv_filter_probe.c, for
+# plugin_ws*_conv_filters) in the root; a build directory made from another
 # source tree is made again.
 if [ -f "$root/roce/build/CMakeCache.txt" ] &&
    ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$src" "$root/roce/build/CMakeCache.txt"; then
@@ -152,7 +153,7 @@ start=$(date +%s)
 if ! "$(dirname "$0")/in_root.sh" "$root" "$src" JOBS="$(nproc)" sh -c '
       cmake -S "$0" -B /roce/build -DROCE_BUILD_TESTS=OFF -DROCE_BUILD_BENCH=OFF \
         -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON "$@" &&
-      cmake --build /roce/build -j"$JOBS" --target rocev2' "$src" "$@" >"$roots/$rel.build.log" 2>&1; then
+      cmake --build /roce/build -j"$JOBS" --target rocev2 rocev2_conv_probe' "$src" "$@" >"$roots/$rel.build.log" 2>&1; then
   tail -40 "$roots/$rel.build.log"
   fail "the plugin does not build against Wireshark $rel (log: $roots/$rel.build.log)"
 fi

@@ -7,7 +7,8 @@
 #
 # ROCEV2_TSHARK_PRELOAD (optional) is put in LD_PRELOAD: the sanitizer build
 # preloads the ASan/UBSan runtimes so that the instrumented plugin loads
-# into Debian's uninstrumented tshark.
+# into Debian's uninstrumented tshark; plugin_conv_filters its probe (a
+# path inside the root with ROCEV2_TSHARK_ROOT).
 #
 # ROCEV2_TSHARK_ROOT (optional) runs the tshark of another Wireshark release
 # instead: the one installed in that root file system (release_root.sh makes
@@ -28,7 +29,7 @@ if [ -n "${ROCEV2_TSHARK_ROOT:-}" ]; then
   [ "$dir" = none ] && dir=${home#"$root"}/empty
   status=0
   "$(dirname "$0")/in_root.sh" --nobody "$root" "$share" HOME="${home#"$root"}" WIRESHARK_PLUGIN_DIR="$dir" \
-    tshark "$@" || status=$?
+    ${ROCEV2_TSHARK_PRELOAD:+LD_PRELOAD=$ROCEV2_TSHARK_PRELOAD} tshark "$@" || status=$?
   exit $status
 fi
 home=$(mktemp -d /tmp/rocev2-home.XXXXXX)
