@@ -16,7 +16,8 @@
  * otherwise find the entry unchanged and give it back): the registered one
  * belongs to a helper protocol ("rocev1", a protocol in name only, enabled
  * with rocev2) and hands the frame to the one Decode As offers (rocev2's),
- * which dissects it. Decode As lists one handle per protocol.
+ * which dissects it. Decode As lists one handle per protocol. The helper
+ * also names the RoCE v1 tab of Conversations and Endpoints (qpstats.c).
  */
 #include "rocev2.h"
 
@@ -30,11 +31,12 @@ static int dissect_taken(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
 	return call_dissector_only(decode_as, tvb, pinfo, tree, data);
 }
 
-void rocev2_ethertype_register(int proto)
+int rocev2_ethertype_register(int proto)
 {
 	proto_taken = proto_register_protocol_in_name_only("RoCE v1 (Ethertype 0x8915, taken by take_rocev1)",
-							   ROCEV1_PROTO_NAME, "rocev1", proto, FT_PROTOCOL);
+							   ROCEV1_TABLE_NAME, ROCEV1_FILTER, proto, FT_PROTOCOL);
 	taken = create_dissector_handle(dissect_taken, proto_taken);
+	return proto_taken;
 }
 
 void rocev2_ethertype_apply(dissector_handle_t handle, bool take_rocev1)

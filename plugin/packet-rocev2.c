@@ -29,6 +29,7 @@ static dissector_handle_t rocev2_handle;
 static dissector_handle_t rocev1_handle;
 static heur_dissector_list_t ib_payload_heur;
 static int rocev2_tap = -1;
+static int rocev1_tap = -1; /* RoCE v1 frames alone */
 
 static int hf_version = -1;
 static int hf_gid = -1;
@@ -526,8 +527,14 @@ static int dissect_parsed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, s
 	struct roce_finding plain[64];
 	for (size_t i = 0; i < n; i++)
 		plain[i] = f[i].f;
-	if (have_tap_listener(rocev2_tap))
-		tap_queue_packet(rocev2_tap, pinfo, rocev2_tap_record(pinfo, t, plain, n, rp));
+	bool to_v1 = t->rocev1 && have_tap_listener(rocev1_tap);
+	if (have_tap_listener(rocev2_tap) || to_v1) {
+		const struct rocev2_tap_record *rec = rocev2_tap_record(pinfo, t, plain, n, rp);
+		if (have_tap_listener(rocev2_tap))
+			tap_queue_packet(rocev2_tap, pinfo, rec);
+		if (to_v1)
+			tap_queue_packet(rocev1_tap, pinfo, rec);
+	}
 	rocev2_flow_graph_queue(pinfo, t, rp, summary, plain, n); /* Statistics > Flow Graph */
 	return (int)tvb_captured_length(tvb);
 }
@@ -630,14 +637,15 @@ void proto_register_rocev2(void)
 	rocev2_register_mcast(proto_rocev2);
 	rocev2_register_ulp();
 	rocev2_tap = rocev2_register_tap();
+	rocev1_tap = rocev1_register_tap();
 	rocev2_register_stats();
-	rocev2_register_qp_stats(proto_rocev2);
+	int proto_v1 = rocev2_ethertype_register(proto_rocev2);
+	rocev2_register_qp_stats(proto_rocev2, proto_v1);
 	rocev2_register_flow_graph();
 
 	rocev2_handle = register_dissector(ROCEV2_FILTER, dissect_rocev2, proto_rocev2);
 	rocev2_port_register();
 	rocev1_handle = register_dissector("rocev1", dissect_rocev1, proto_rocev2);
-	rocev2_ethertype_register(proto_rocev2);
 
 	module_t *m = prefs_register_protocol(proto_rocev2, proto_reg_handoff_rocev2);
 	prefs_register_bool_preference(m, "take_port", "Decode UDP 4791 as RoCEv2",

@@ -1,6 +1,7 @@
 /*
- * Statistics per QP from the rocev2 tap: the RoCEv2 tab of Conversations
- * and Endpoints (one row per QP pair: the QPs are the "ports"), Service
+ * Statistics per QP from the rocev2 tap: the RoCEv2 and RoCE v1 tabs of
+ * Conversations and Endpoints (one row per QP pair: the QPs are the
+ * "ports"; the RoCE v1 tab from the rocev1 tap), Service
  * Response Time (READ, atomics, SEND/WRITE to ACK, FLUSH, ATOMIC WRITE) and
  * the per-QP summary
  * `-z rocev2,qp`, which libroce writes exactly as `roce-tester lint --qp`.
@@ -188,13 +189,16 @@ static bool qps_of(const struct rocev2_tap_record *r, uint32_t *src_qp, uint32_t
 	return true;
 }
 
-static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
-				     tap_flags_t flags)
+/* Each table takes the packets of its RoCE version: the RoCEv2 one's tap
+ * (rocev2) carries both versions, the RoCE v1 one's (rocev1) only v1. */
+static tap_packet_status conv_add(void *pct, packet_info *pinfo, const void *data, tap_flags_t flags, bool v1)
 {
 	conv_hash_t *hash = pct;
 	const struct rocev2_tap_record *r = data;
 	uint32_t sq, dq;
 	hash->flags = flags;
+	if (r->rocev1 != v1)
+		return TAP_PACKET_DONT_REDRAW;
 	/* A row is a QP pair, and Wireshark's port columns hold numbers: a
 	 * packet whose sending QP is unknown (an RC packet the analysis never
 	 * paired) is in no row rather than under a made-up QP. */
@@ -207,17 +211,16 @@ static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect
 	return TAP_PACKET_REDRAW;
 }
 
-static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
-					 tap_flags_t flags)
+static tap_packet_status endpoint_add(void *pit, packet_info *pinfo, const void *data, tap_flags_t flags, bool v1)
 {
 	conv_hash_t *hash = pit;
 	const struct rocev2_tap_record *r = data;
 	uint32_t sq, dq;
 	hash->flags = flags;
-	if (!qps_of(r, &sq, &dq))
+	if (r->rocev1 != v1 || !qps_of(r, &sq, &dq))
 		return TAP_PACKET_DONT_REDRAW;
 	address src, dst;
-	/* An unknown sending QP is no endpoint (see conv_packet); the
+	/* An unknown sending QP is no endpoint (see conv_add); the
 	 * destination's QP is known. */
 	if (sq != ROCE_FLOW_QPN_UNKNOWN)
 		add_endpoint_table_data(hash, row_address(&pinfo->src, &src), sq, TRUE, 1, (int)pinfo->fd->pkt_len,
@@ -225,6 +228,30 @@ static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dis
 	add_endpoint_table_data(hash, row_address(&pinfo->dst, &dst), dq, FALSE, 1, (int)pinfo->fd->pkt_len,
 				&endpoint_info, ENDPOINT_IBQP);
 	return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status conv_packet_v2(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
+					tap_flags_t flags)
+{
+	return conv_add(pct, pinfo, data, flags, false);
+}
+
+static tap_packet_status conv_packet_v1(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *data,
+					tap_flags_t flags)
+{
+	return conv_add(pct, pinfo, data, flags, true);
+}
+
+static tap_packet_status endpoint_packet_v2(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_,
+					    const void *data, tap_flags_t flags)
+{
+	return endpoint_add(pit, pinfo, data, flags, false);
+}
+
+static tap_packet_status endpoint_packet_v1(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_,
+					    const void *data, tap_flags_t flags)
+{
+	return endpoint_add(pit, pinfo, data, flags, true);
 }
 
 /* ---- Service Response Time ---- */
@@ -332,11 +359,16 @@ static rocev2_tap_init_ret qp_init(const char *opt_arg, void *userdata _U_)
 
 static stat_tap_ui qp_ui = { REGISTER_STAT_GROUP_GENERIC, "RoCEv2 per-QP summary", "rocev2,qp", qp_init, 0, NULL };
 
-void rocev2_register_qp_stats(int proto)
+void rocev2_register_qp_stats(int proto, int proto_v1)
 {
 	gid_type = address_type_dissector_register("AT_ROCEV2_GID", "RoCE v1 GID", gid_to_str, gid_str_len, NULL,
 						   gid_col_filter, gid_len, gid_name, gid_name_len);
-	register_conversation_table(proto, FALSE, conv_packet, endpoint_packet);
+	/* A tab per RoCE version in Conversations and Endpoints (tshark -z
+	 * conv,rocev2 and conv,rocev1), named by each protocol's short name
+	 * ("RoCEv2", "RoCE v1"): a RoCE v1 row's GIDs read as IPv6 text, the
+	 * same as a RoCEv2 row's addresses, so the tab tells the version. */
+	register_conversation_table(proto, FALSE, conv_packet_v2, endpoint_packet_v2);
+	register_conversation_table(proto_v1, FALSE, conv_packet_v1, endpoint_packet_v1);
 	register_srt_table(proto, ROCEV2_FILTER, 1, srt_packet, srt_init, NULL);
 	register_stat_tap_ui(&qp_ui, NULL);
 }

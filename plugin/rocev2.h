@@ -16,6 +16,11 @@
 #define ROCEV2_PROTO_NAME "RoCEv2"
 #define ROCEV1_PROTO_NAME "RoCEv1" /* the Protocol column of a RoCE v1 frame */
 #define ROCEV2_FILTER "rocev2"
+/* The helper protocol of RoCE v1 frames (ethertype.c): its filter name,
+ * also its tap's, and its short name, the title of its Conversations and
+ * Endpoints tab (tshark -z conv,rocev1). */
+#define ROCEV1_FILTER "rocev1"
+#define ROCEV1_TABLE_NAME "RoCE v1"
 
 extern int proto_rocev2;
 
@@ -80,8 +85,9 @@ bool rocev2_port_accepts(packet_info *pinfo, const struct roce_pkt *t, bool has_
 /* ---- ethertype.c: RoCE v1 frames (Ethertype 0x8915) ---- */
 
 /* The helper protocol whose handle holds 0x8915 for the plugin (at
- * registration, under proto). */
-void rocev2_ethertype_register(int proto);
+ * registration, under proto); returns its id (its conversation table
+ * holds the RoCE v1 rows, qpstats.c). */
+int rocev2_ethertype_register(int proto);
 /* Registers 0x8915 in the built-in InfiniBand dissector's place (to hand
  * its frames to handle, the one Decode As offers), or the built-in again
  * (take_rocev1 false); a user's Decode As entry for it stays. */

@@ -21,6 +21,11 @@ int rocev2_register_tap(void)
 	return register_tap(ROCEV2_FILTER);
 }
 
+int rocev1_register_tap(void)
+{
+	return register_tap(ROCEV1_FILTER);
+}
+
 static void add_rule(struct rocev2_tap_record *r, const struct roce_finding *f)
 {
 	const struct roce_code_info *ci = roce_code_info(f->code);

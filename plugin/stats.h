@@ -32,10 +32,12 @@ enum {
 };
 
 int rocev2_register_tap(void);
+/* The rocev1 tap: the records of RoCE v1 frames alone (also on rocev2's). */
+int rocev1_register_tap(void);
 void rocev2_register_stats(void);
 /* qpstats.c: Conversations and Endpoints (one row per QP pair), Service
  * Response Time, and the per-QP summary (-z rocev2,qp). */
-void rocev2_register_qp_stats(int proto);
+void rocev2_register_qp_stats(int proto, int proto_v1);
 const struct rocev2_tap_record *rocev2_tap_record(packet_info *pinfo, const struct roce_pkt *t,
 						  const struct roce_finding *f, size_t n,
 						  const struct rocev2_packet *rp);

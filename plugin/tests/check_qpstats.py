@@ -7,7 +7,10 @@ RoCEv2 tab of Conversations (-z conv,rocev2), UD multicast senders to
 their group included, and a capture of RoCE v1 and RoCEv2 connections
 between the same addresses and QP numbers: two QP pairs, each marked with
 its version (/v1 in the summary, "RoCE v1" or "RoCEv2" in each Service
-Response Time row, GIDs for RoCE v1 in Conversations).
+Response Time row, its own table in Conversations and Endpoints: the
+RoCE v1 rows, by GIDs, in "RoCE v1" (-z conv,rocev1, -z endpoints,rocev1),
+the RoCEv2 ones alone in "RoCEv2"; a capture without RoCE v1 has no row
+in the RoCE v1 tables).
 
 usage: check_qpstats.py TSHARK-WRAPPER PLUGIN-DIR ROCE-TESTER CAPTURES-DIR
 """
@@ -52,10 +55,23 @@ SRT = {
                                 "RoCE v1 RDMA READ": (1, "0.000013", "0.000013"),
                                 "RoCE v1 SEND/WRITE": (3, "0.000013", "0.000013")},
 }
-# Conversations of both versions: (A, B, frames B->A, frames A->B, total).
+# Conversations of both versions, a table each: capture: table: (title,
+# rows (A, B, frames B->A, frames A->B, total)).
 MIXED_CONV = {
-    "flows-rocev1-mixed.pcap": sorted([("GID: 2001:db8::1", "GID: 2001:db8::2", 7, 5, 12),
-                                       ("2001:db8::1", "2001:db8::2", 7, 5, 12)]),
+    "flows-rocev1-mixed.pcap": {
+        "rocev1": ("RoCE v1 Conversations", [("GID: 2001:db8::1", "GID: 2001:db8::2", 7, 5, 12)]),
+        "rocev2": ("RoCEv2 Conversations", [("2001:db8::1", "2001:db8::2", 7, 5, 12)]),
+    },
+    # No RoCE v1 frame: an empty RoCE v1 table.
+    "flows-rc.pcap": {"rocev1": ("RoCE v1 Conversations", [])},
+}
+# Endpoints of both versions: capture: table: (title, rows (address,
+# packets, tx packets, rx packets)).
+MIXED_ENDPOINTS = {
+    "flows-rocev1-mixed.pcap": {
+        "rocev1": ("RoCE v1 Endpoints", [("GID: 2001:db8::1", 12, 5, 7), ("GID: 2001:db8::2", 12, 7, 5)]),
+        "rocev2": ("RoCEv2 Endpoints", [("2001:db8::1", 12, 5, 7), ("2001:db8::2", 12, 7, 5)]),
+    },
 }
 # capture: (frames B->A, frames A->B, total frames)
 CONV = {
@@ -156,13 +172,22 @@ def main():
             r"^(\S+)\s+<->\s+(\S+)\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out, re.M))
         if got != want:
             failures.append(f"{cap}: multicast conversations {got}, expected {want}\n{out}")
-    for cap, want in MIXED_CONV.items():
-        out = tshark(wrapper, plugins, os.path.join(captures, cap), "conv,rocev2")
-        checked += 1
-        got = sorted((a, b, int(ba), int(ab), int(t)) for a, b, ba, ab, t in re.findall(
-            r"^((?:GID: )?\S+)\s+<->\s+((?:GID: )?\S+)\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out, re.M))
-        if got != want:
-            failures.append(f"{cap}: conversations of both versions {got}, expected {want}\n{out}")
+    for cap, tables in MIXED_CONV.items():
+        for table, (title, want) in tables.items():
+            out = tshark(wrapper, plugins, os.path.join(captures, cap), "conv," + table)
+            checked += 1
+            got = sorted((a, b, int(ba), int(ab), int(t)) for a, b, ba, ab, t in re.findall(
+                r"^((?:GID: )?\S+)\s+<->\s+((?:GID: )?\S+)\s+(\d+)\s+\d+ \S+\s+(\d+)\s+\d+ \S+\s+(\d+)", out, re.M))
+            if got != sorted(want) or title not in out.splitlines():
+                failures.append(f"{cap}: conv,{table}: '{title}' with {got}, expected {sorted(want)}\n{out}")
+    for cap, tables in MIXED_ENDPOINTS.items():
+        for table, (title, want) in tables.items():
+            out = tshark(wrapper, plugins, os.path.join(captures, cap), "endpoints," + table)
+            checked += 1
+            got = sorted((a, int(n), int(tx), int(rx)) for a, n, tx, rx in re.findall(
+                r"^((?:GID: )?[0-9a-f.:]+)\s+(\d+)\s+\d+\s+(\d+)\s+\d+\s+(\d+)\s+\d+\s*$", out, re.M))
+            if got != sorted(want) or title not in out.splitlines():
+                failures.append(f"{cap}: endpoints,{table}: '{title}' with {got}, expected {sorted(want)}\n{out}")
     for f in failures:
         print("FAIL " + f)
     print(f"{checked - len(failures)} passed, {len(failures)} failed")

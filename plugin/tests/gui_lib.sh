@@ -4,7 +4,8 @@
 #   gui_start WORK-DIR PLUGIN-DIR CAPTURE [wireshark arguments...]
 #     starts Xvfb on a free display and Wireshark on a copy of CAPTURE, as
 #     nobody when we are root, with a large main window and no bytes pane;
-#     sets DISPLAY, xvfb_pid and ws_pid. gui_cleanup (an EXIT trap) stops
+#     sets DISPLAY, xvfb_pid and ws_pid. Lines in gui_recent (if set) go
+#     into Wireshark's recent file too. gui_cleanup (an EXIT trap) stops
 #     both and removes WORK-DIR.
 #   gui_window NAME-REGEX   waits for a visible window, prints its id
 #   gui_ocr PNG OUT-BASE     screenshot of the whole screen, and its OCR text
@@ -34,6 +35,7 @@ gui.geometry_main_width: 1600
 gui.geometry_main_height: 1000
 gui.geometry_main_maximized: TRUE
 RECENT
+  [ -z "${gui_recent:-}" ] || printf '%s\n' "$gui_recent" >>"$gui_work/home/.config/wireshark/recent"
   cp "$cap" "$gui_work/capture.pcap"
   chmod 644 "$gui_work/capture.pcap"
   # A display of our own: the first free number from 90, no TCP listener.
