@@ -153,16 +153,9 @@ static void widen(double *lo, double *hi, double *step, unsigned want)
 	*hi = ceil(*hi / *step - 1e-9) * *step;
 }
 
-void chart_axes(struct chart *c, double x0, double x1, const char *xlabel, double y0, double y1, const char *ylabel)
+/* The plot's frame and the x axis's ticks, which both kinds of chart share. */
+static void plot_and_xticks(struct chart *c, double x0, double x1, double xs)
 {
-	double xs, ys;
-	/* More ticks across than up: a time axis ends nearer its data. */
-	widen(&x0, &x1, &xs, 8);
-	widen(&y0, &y1, &ys, 5);
-	c->x0 = x0;
-	c->x1 = x1;
-	c->y0 = y0;
-	c->y1 = y1;
 	GString *s = c->s;
 	g_string_append_printf(s, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fbfbfb\" "
 			       "stroke=\"#444444\" stroke-width=\"1\"/>\n",
@@ -179,6 +172,21 @@ void chart_axes(struct chart *c, double x0, double x1, const char *xlabel, doubl
 				       c->py + c->ph);
 		g_string_append_printf(s, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s</text>", x, c->py + c->ph + 15, num);
 	}
+}
+
+void chart_axes(struct chart *c, double x0, double x1, const char *xlabel, double y0, double y1, const char *ylabel)
+{
+	double xs, ys;
+	/* More ticks across than up: a time axis ends nearer its data. */
+	widen(&x0, &x1, &xs, 8);
+	widen(&y0, &y1, &ys, 5);
+	c->x0 = x0;
+	c->x1 = x1;
+	c->y0 = y0;
+	c->y1 = y1;
+	GString *s = c->s;
+	char num[48];
+	plot_and_xticks(c, x0, x1, xs);
 	g_string_append(s, "</g>\n<g class=\"yticks\" font-size=\"11\" text-anchor=\"end\">");
 	for (int i = 0; i <= 200; i++) {
 		double v = y0 + i * ys;
@@ -214,21 +222,7 @@ void chart_axes_rows(struct chart *c, double x0, double x1, const char *xlabel, 
 	c->y1 = n ? n - 0.5 : 0.5;
 	c->rows = true;
 	GString *s = c->s;
-	g_string_append_printf(s, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fbfbfb\" "
-			       "stroke=\"#444444\" stroke-width=\"1\"/>\n",
-			       c->px, c->py, c->pw, c->ph);
-	char num[48];
-	g_string_append(s, "<g class=\"xticks\" font-size=\"11\" text-anchor=\"middle\">");
-	for (int i = 0; i <= 200; i++) {
-		double v = x0 + i * xs;
-		if (v > x1 + xs * 1e-6)
-			break;
-		double x = chart_px(c, v);
-		chart_number(num, sizeof num, v);
-		g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/>", x, c->py, x,
-				       c->py + c->ph);
-		g_string_append_printf(s, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s</text>", x, c->py + c->ph + 15, num);
-	}
+	plot_and_xticks(c, x0, x1, xs);
 	g_string_append(s, "</g>\n<g class=\"rows\" font-size=\"11\" text-anchor=\"end\">");
 	for (unsigned i = 0; i < n; i++) {
 		g_string_append_printf(s, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">", c->px - 5, chart_py(c, i) + 4);
