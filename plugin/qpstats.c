@@ -34,7 +34,9 @@ static int gid_type = -1;
 
 static int gid_to_str(const address *addr, char *buf, int buf_len)
 {
-	if (addr->len != 16 || !ws_inet_ntop6(addr->data, buf, (size_t)buf_len))
+	if (addr->len == 16)
+		ws_inet_ntop6(addr->data, buf, (size_t)buf_len); /* buf_len is gid_str_len() */
+	else
 		g_strlcpy(buf, "?", (gsize)buf_len);
 	return (int)strlen(buf) + 1;
 }
