@@ -256,6 +256,22 @@ const struct argspec cl_args_dut_bind[] = {
 	ARG(dut_bind, status, F_WORD | F_LIST, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
 };
 
+/* The port as the verbs describe it (casesteps_verbs.c): query_port's
+ * attributes, the GID table's entries by the annex's types, and what an
+ * attempt at a raw datagram QP gave; each a result to check or bind. */
+static const struct vocab w_link_layer = { ap_link_layer_words, ap_link_layer_by_name, false };
+const struct argspec cl_args_dut_port[] = {
+	CHK(link_layer, F_WORD | F_RESULT | F_CMP, &w_link_layer), CHK(lid, QUERIED, NULL), CHK(lmc, QUERIED, NULL),
+	CHK(sm_lid, QUERIED, NULL), CHK(sm_sl, QUERIED, NULL), CHK(max_vl_num, QUERIED, NULL),
+	CHK(gid_tbl_len, QUERIED, NULL), CHK(client_reregistration, QUERIED, NULL), CHK(ip_based_gids, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_gids[] = {
+	CHK(count, QUERIED, NULL), CHK(ipv4, QUERIED, NULL), CHK(ipv6, QUERIED, NULL), CHK(ib_gid, QUERIED, NULL),
+	CHK(untyped, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_raw_qp[] = { CHK(created, QUERIED, NULL), END };
+const struct argspec cl_args_dut_attach[] = { ARG(dut_attach, lid, F_EXPR, NULL, NUM(0)), END };
+
 int cl_vocab_value(const struct vocab *v, const char *w)
 {
 	for (int i = 0; v->words[i]; i++)

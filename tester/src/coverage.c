@@ -16,6 +16,9 @@ unsigned coverage_case_dirs(const struct cl_case *c)
 		else if (s->kind == CL_INJECT && s->opcode >= 0 &&
 			 (roce_opcode((uint8_t)s->opcode)->flags & ROCE_OPF_REQUEST))
 			dirs |= COV_RESPONDER;
+		else if (s->kind == CL_DUT_PORT || s->kind == CL_DUT_GIDS || s->kind == CL_DUT_RAW_QP ||
+			 (s->kind == CL_DUT_ATTACH && s->a.dut_attach.lid.arg))
+			dirs |= COV_DEVICE;
 	}
 	return dirs;
 }
