@@ -199,8 +199,9 @@ int cmd_coverage(int argc, char **argv)
 	     "*DUT as* says in which role the cases exercise the DUT: *responder* when the\n"
 	     "tester sends it requests (injected or from the tester's engine),\n"
 	     "*requester* when it posts sends itself, *device* when the agent's verbs\n"
-	     "judge it (its port's attributes, GID table and QP types, a multicast\n"
-	     "attach's MLID: the annex's statements with no wire image).\n\n"
+	     "judge it (an asynchronous event, an SRQ's state, a window's bind, and the\n"
+	     "annex's statements with no wire image: the port's attributes, its GID\n"
+	     "table and QP types, a multicast attach's MLID).\n\n"
 	     "## Summary\n\n"
 	     "| | Rules |\n"
 	     "|---|---|");
@@ -209,7 +210,7 @@ int cmd_coverage(int argc, char **argv)
 	printf("| ... tested by at least one case | %u |\n", covered);
 	printf("| ... of which over IPv4 and IPv6 | %u |\n", both_ips);
 	printf("| ... of which with the DUT as responder and as requester | %u |\n", both_dirs);
-	printf("| ... of which judged through the verbs alone (DUT as device) | %u |\n", device_only);
+	printf("| ... of which judged through the verbs alone (DUT as device only) | %u |\n", device_only);
 	printf("| ... without a case (flagged below) | %u |\n", wire - covered);
 	printf("| Not testable | %u |\n\n", total - wire);
 	printf("%zu cases; %u case × fault-profile pairs in their `mutants` headers, each of which the\n"

@@ -55,9 +55,10 @@ static void through_library(struct ib_backend *ib, struct ibv_pd *pd, struct ibv
 	answer(out, "libibverbs ibv_create_qp: refused: %s", errno ? strerror(errno) : "no reason given");
 }
 
-/* Straight to the kernel: the uverbs write ABI's CREATE_QP. */
-static void through_kernel(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_cq *cq, enum be_raw_qp_type type,
-			   struct be_raw_probe *out)
+/* Straight to the kernel: the uverbs write ABI's CREATE_QP of a QP of
+ * this type value; 0 with its handle, or an errno. */
+static int kernel_create_qp(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_cq *cq, uint8_t qp_type,
+			    uint32_t *handle)
 {
 	/* Room past the common response for a driver's own (rxe, mlx5). */
 	union {
@@ -74,7 +75,7 @@ static void through_kernel(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_
 	req.hdr.in_words = (uint16_t)(sizeof req / 4);
 	req.hdr.out_words = (uint16_t)(sizeof resp / 4);
 	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.user_handle = (uintptr_t)out;
+	req.cmd.user_handle = (uintptr_t)handle;
 	req.cmd.pd_handle = pd->handle;
 	req.cmd.send_cq_handle = cq->handle;
 	req.cmd.recv_cq_handle = cq->handle;
@@ -82,13 +83,18 @@ static void through_kernel(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_
 	req.cmd.max_recv_wr = 1;
 	req.cmd.max_send_sge = 1;
 	req.cmd.max_recv_sge = 1;
-	req.cmd.qp_type = (uint8_t)type;
+	req.cmd.qp_type = qp_type;
 	ssize_t n = write(ib->ctx->cmd_fd, &req, sizeof req);
-	if (n != (ssize_t)sizeof req) {
-		answer(out, "kernel uverbs CREATE_QP: refused: %s", n < 0 ? strerror(errno) : "a short write");
-		return;
-	}
-	out->created = true;
+	if (n != (ssize_t)sizeof req)
+		return n < 0 ? errno : EIO;
+	*handle = resp.r.qp_handle;
+	return 0;
+}
+
+/* Destroys what kernel_create_qp made; false when the kernel refused
+ * (the QP then goes with the device context). */
+static bool kernel_destroy_qp(struct ib_backend *ib, uint32_t handle)
+{
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
 		struct ib_uverbs_destroy_qp cmd;
@@ -99,10 +105,32 @@ static void through_kernel(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_
 	del.hdr.in_words = (uint16_t)(sizeof del / 4);
 	del.hdr.out_words = (uint16_t)(sizeof dresp / 4);
 	del.cmd.response = (uintptr_t)&dresp;
-	del.cmd.qp_handle = resp.r.qp_handle;
-	bool gone = write(ib->ctx->cmd_fd, &del, sizeof del) == (ssize_t)sizeof del;
+	del.cmd.qp_handle = handle;
+	return write(ib->ctx->cmd_fd, &del, sizeof del) == (ssize_t)sizeof del;
+}
+
+/* The kernel's answer, after a control: a UD QP asked for the same way
+ * must be created, else the kernel's refusal of the raw type says nothing
+ * about the type (the write ABI may want a driver's own data). */
+static void through_kernel(struct ib_backend *ib, struct ibv_pd *pd, struct ibv_cq *cq, enum be_raw_qp_type type,
+			   struct be_raw_probe *out)
+{
+	uint32_t handle;
+	int e = kernel_create_qp(ib, pd, cq, IBV_QPT_UD, &handle);
+	if (e) {
+		answer(out, "kernel uverbs CREATE_QP: not asked: a UD QP asked for the same way (the control) was refused too (%s)",
+		       strerror(e));
+		return;
+	}
+	kernel_destroy_qp(ib, handle);
+	e = kernel_create_qp(ib, pd, cq, (uint8_t)type, &handle);
+	if (e) {
+		answer(out, "kernel uverbs CREATE_QP: refused: %s (a UD QP asked for the same way was created)", strerror(e));
+		return;
+	}
+	out->created = true;
 	answer(out, "kernel uverbs CREATE_QP: created (%s)",
-	       gone ? "destroyed again" : "its DESTROY_QP failed; it goes with the device context");
+	       kernel_destroy_qp(ib, handle) ? "destroyed again" : "its DESTROY_QP failed; it goes with the device context");
 }
 
 int ib_probe_raw_datagram_qp(struct be_pd *pd, enum be_raw_qp_type type, struct be_raw_probe *out,
