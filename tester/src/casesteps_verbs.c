@@ -29,12 +29,14 @@ static void parse_raw_qp(struct parser *ps, struct cl_loc loc)
 	cl_list_words(ap_raw_qp_type_words, types, sizeof types);
 	if (ps->tok.kind != CL_T_WORD)
 		fail_expected(ps, "a raw datagram QP type: RAW_IPV6 or RAW_ETHERTYPE");
-	int type = ap_raw_qp_type_by_name(ps->tok.text);
+	/* Words match ignoring case; the agent gets the protocol's own. */
+	static const struct vocab raw_types = { ap_raw_qp_type_words, ap_raw_qp_type_by_name, false };
+	int type = cl_vocab_value(&raw_types, ps->tok.text);
 	if (type < 0)
 		cl_fail_at(ps, CL_ERR_VALUE, ps->tok.loc,
 			"'%s' is not one of IBA's raw datagram QP types; expected one of %s (the Ethernet RAW_PACKET QP is another service)",
 			ps->tok.text, types);
-	st->verb = ps->tok.text;
+	st->verb = (char *)ap_raw_qp_type_name((enum ap_raw_qp_type)type);
 	st->op = type;
 	next(ps);
 	cl_parse_args(ps, st, cl_args_dut_raw_qp, false, false);
