@@ -3,7 +3,8 @@
  * query_port describes it, its GID table counted by the annex's types
  * (A17.4.1: IPv4, IPv6 or IB-GID), and the answer to an attempt at one of
  * IBA's raw datagram QPs. What the device said is the step's detail; the
- * results after '->' are checked or bound as 'dut query' does.
+ * results after '->' are checked or bound as 'dut query' does, each one
+ * (every mismatch is shown), up to one the agent's reply lacks.
  */
 #include "runner_ctx.h"
 
@@ -62,7 +63,7 @@ void step_dut_port(struct run_ctx *x, const struct cl_step *s, struct step_out *
 		g_string_append_printf(o->detail, "%s%s", i ? ", " : " ", json_array_get_string_element(flags, i));
 	if (!flags || !json_array_get_length(flags))
 		g_string_append(o->detail, " empty");
-	for (unsigned i = 0; i < s->n_args && o->st == S_OK; i++) {
+	for (unsigned i = 0; i < s->n_args && o->st != S_ERROR; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (a->id == CL_K_link_layer) {
 			if (!ll) {
@@ -148,7 +149,7 @@ void step_dut_gids(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	}
 	if (!total)
 		g_string_append(o->detail, " empty");
-	for (unsigned i = 0; i < s->n_args && o->st == S_OK; i++) {
+	for (unsigned i = 0; i < s->n_args && o->st != S_ERROR; i++) {
 		const struct cl_arg *a = &s->args[i];
 		uint64_t got = a->id == CL_K_count    ? total
 			       : a->id == CL_K_ipv4   ? n[GID_IPV4]
@@ -192,7 +193,7 @@ void step_dut_raw_qp(struct run_ctx *x, const struct cl_step *s, struct step_out
 		g_string_append_printf(o->detail, "; query_device says max_raw_ipv6_qp %llu, max_raw_ethy_qp %llu (not judged: "
 				       "vendors count Ethernet RAW_PACKET QPs in the latter)",
 				       (unsigned long long)v6, (unsigned long long)ethy);
-	for (unsigned i = 0; i < s->n_args && o->st == S_OK; i++)
+	for (unsigned i = 0; i < s->n_args && o->st != S_ERROR; i++)
 		if (!check_number(x, &s->args[i], created, o))
 			break;
 	json_object_unref(res);
