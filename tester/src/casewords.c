@@ -86,6 +86,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_DUT_MW] = "dut mw",
 	[CL_DUT_BIND] = "dut bind",
 	[CL_DUT_XRCD] = "dut xrcd",
+	[CL_DUT_PD] = "dut pd",
 };
 
 static const char *const key_names[CL_K_COUNT] = {
