@@ -74,7 +74,9 @@ static const struct vocab w_level = { level_words, NULL, false };
 const struct argspec cl_args_dut_mr[] = {
 	ARG(dut_mr, size, F_EXPR, NULL, NUM(4096)),
 	ARG(dut_mr, access, F_WORD | F_LIST, &w_access, WORD("LOCAL_WRITE," ALL_REMOTE)),
-	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)), END
+	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)),
+	/* The region's protection domain (dut pd); the case's own without. */
+	ARG(dut_mr, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_dut_qp[] = {
 	ARG(dut_qp, type, F_WORD, &w_qp_type, WORD("RC")),
@@ -238,7 +240,9 @@ const struct argspec cl_args_group[] = {
 const struct argspec cl_args_dut_srq[] = {
 	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)),
 	/* An XRC SRQ of that domain (dut xrcd). */
-	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF), END
+	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF),
+	/* The SRQ's protection domain (dut pd); the case's own without. */
+	ARG(dut_srq, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_dut_arm[] = { ARG(dut_arm, limit, F_EXPR, NULL, NO_DEF), END };
 const struct argspec cl_args_dut_query_srq[] = { CHK(limit, QUERIED, NULL), CHK(max_wr, QUERIED, NULL), END };

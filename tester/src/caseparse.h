@@ -173,6 +173,8 @@ void cl_parse_inform(struct parser *ps, struct cl_loc loc);
 /* A new step of the case, with its source line for reports. */
 struct cl_step *cl_new_step(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc);
 void cl_parse_dut(struct parser *ps, struct cl_loc loc);
+/* pd=PD of dut mr or dut srq: a protection domain defined by 'dut pd'. */
+void cl_pd_arg(struct parser *ps, const struct cl_param *pd);
 void cl_parse_peer(struct parser *ps, struct cl_loc loc);
 void cl_parse_inject(struct parser *ps, struct cl_loc loc);
 void cl_parse_expect(struct parser *ps, struct cl_loc loc);

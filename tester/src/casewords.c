@@ -89,6 +89,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_DUT_PORT] = "dut port",
 	[CL_DUT_GIDS] = "dut gids",
 	[CL_DUT_RAW_QP] = "dut raw_datagram_qp",
+	[CL_DUT_PD] = "dut pd",
 };
 
 static const char *const key_names[CL_K_COUNT] = {

@@ -167,6 +167,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_DUT_PORT: step_dut_port(x, s, o); break;
 	case CL_DUT_GIDS: step_dut_gids(x, s, o); break;
 	case CL_DUT_RAW_QP: step_dut_raw_qp(x, s, o); break;
+	case CL_DUT_PD: step_dut_pd(x, s, o); break;
 	default: break;
 	}
 }

@@ -36,11 +36,12 @@ void step_dut_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 {
 	const struct cl_dut_srq_args *a = &s->a.dut_srq;
 	uint64_t max_wr, limit;
+	int64_t pd;
 	if (!param_u64(x, &a->max_wr, &max_wr, o) || !param_u64(x, &a->limit, &limit, o) || !dut_has(x, CL_CAP_SRQ, o) ||
-	    !ensure_pd(x, o))
+	    !pd_handle(x, &a->pd, &pd, o))
 		return;
 	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	agent_set_u64(p, "max_wr", max_wr);
 	agent_set_u64(p, "limit", limit);
 	if (!call(x, o, AP_M_create_srq, p, &res))

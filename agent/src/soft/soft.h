@@ -115,7 +115,8 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF (dropped: multicast is UD's)") \
 	X(rx_drop_mcast_destqp, "DestQP 0xFFFFFF to a unicast address, or a unicast DestQP to a group (dropped)") \
 	X(rx_drop_mcast_unattached, "multicast datagrams to a group no QP is attached to (dropped)") \
-	X(srq_empty, "requests that found their QP's SRQ empty (RC: RNR NAK; UC, UD: dropped)") \
+	X(srq_empty, "requests that found their QP's SRQ empty (RC, XRC: RNR NAK; UC, UD: dropped)") \
+	X(recv_overflows, "SENDs longer than the receive WQE they took (not delivered; RC: NAK Invalid Request)") \
 	X(srq_limit_events, "SRQ limit reached events raised") \
 	X(last_wqe_events, "Last WQE Reached events raised (a QP with an SRQ entered ERR)") \
 	X(events_lost, "asynchronous events lost to a full event queue (the oldest go)") \
@@ -248,6 +249,7 @@ struct be_srq {
 	unsigned head, count;
 	uint32_t max_wr, max_sge;
 	uint32_t limit; /* armed limit; 0: not armed */
+	bool limit_fired; /* the limit has raised its event once */
 	unsigned users; /* QPs */
 	/* An XRC SRQ (xrc.c): its domain, number and CQ; NULL, 0, NULL otherwise. */
 	struct be_xrcd *xrcd;
@@ -325,8 +327,10 @@ struct be_qp {
 	} resp;
 
 	/* XRC (xrc.c): a target's domain; its srq and rcq are those of the
-	 * XRC SRQ the request being handled names. */
+	 * XRC SRQ the request being handled names. An initiator: the remote
+	 * SRQ its first request named (0: none yet). */
 	struct be_xrcd *xrcd;
+	uint32_t xrc_first_srqn;
 
 	struct {
 		uint32_t next_psn;   /* PSN of the next WQE to be assigned */
@@ -601,6 +605,10 @@ enum soft_recv {
 };
 /* The next receive WQE of the QP, from its RQ or its SRQ. */
 enum soft_recv soft_recv_take(struct be_qp *qp, struct soft_rwqe *out);
+/* A SEND's packet does not fit the rest of the WQE being filled: false
+ * with the NAK and the WQE's status; true with the bytes to place instead
+ * (a fault profile's truncation). */
+bool soft_recv_overflow(struct be_qp *qp, enum roce_nak_code *nak, enum be_wc_status *wst, uint64_t *fit);
 
 /* ---- srq.c ---- */
 int soft_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_srq **out,
