@@ -200,8 +200,11 @@ bool cl_names_srq(struct parser *ps);
 void cl_parse_dut_query_srq(struct parser *ps, struct cl_loc loc);
 
 /* Memory windows, XRC and the placement operations (casesteps_mw.c). */
-/* dut mw|bind|xrcd: false when verb is none of them. */
+/* dut mw|bind|xrcd|pd: false when verb is none of them. */
 bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc);
+/* pd= of dut mr, dut qp (qp_type: its transport; -1 for an MR) and dut
+ * mw: a protection domain 'dut pd' defined above. */
+void cl_pd_arg(struct parser *ps, struct cl_step *st, const struct cl_param *pd, int qp_type);
 /* What dut qp, dut srq, post_send, inject and peer operations take of
  * them: the XRC domain and type of a QP, an XRC SRQ's domain, the verbs'
  * own arguments (value=, placement=, level=, invalidate=, remote_srqn=,

@@ -79,7 +79,7 @@ static int tester_op(const char *word)
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd or pd");
 	struct cl_step *st;
 	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc))
 		return;
@@ -94,6 +94,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
 			cl_fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
+		cl_pd_arg(ps, st, qp ? &st->a.dut_qp.pd : &st->a.dut_mr.pd, type);
 		cl_define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
 		if (qp) {
 			struct cl_sym *q = cl_find_sym(ps, st->name);

@@ -164,6 +164,7 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_DUT_MW: step_dut_mw(x, s, o); break;
 	case CL_DUT_BIND: step_dut_bind(x, s, o); break;
 	case CL_DUT_XRCD: step_dut_xrcd(x, s, o); break;
+	case CL_DUT_PD: step_dut_pd(x, s, o); break;
 	default: break;
 	}
 }

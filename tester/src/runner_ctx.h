@@ -69,6 +69,7 @@ struct case_srq {
 
 #define MAX_MWS 16
 #define MAX_XRCDS 8
+#define MAX_PDS 4
 
 /* A memory window of the DUT's: its type and current rkey. */
 struct case_mw {
@@ -76,6 +77,12 @@ struct case_mw {
 	int type;
 	int64_t handle;
 	uint32_t rkey;
+};
+
+/* A protection domain besides the case's own (dut pd). */
+struct case_pd {
+	const char *name;
+	int64_t handle;
 };
 
 /* An XRC domain of the DUT's. */
@@ -155,6 +162,8 @@ struct run_ctx {
 	unsigned n_mws;
 	struct case_xrcd xrcds[MAX_XRCDS];
 	unsigned n_xrcds;
+	struct case_pd pds[MAX_PDS];
+	unsigned n_pds;
 	/* What the steps measured, for the case's series (runner_series.c). */
 	struct case_series *series;
 };
@@ -357,6 +366,12 @@ bool inject_extras(struct run_ctx *x, const struct cl_step *s, struct case_qp *q
 		   size_t cap, uint64_t *len, struct step_out *o);
 /* The tester's atomic_write value, flush placement and level. */
 bool peer_wr_placement(struct run_ctx *x, const struct cl_step *s, struct peer_wr *wr, struct step_out *o);
+
+/* dut pd NAME: a protection domain besides the case's own. */
+void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* The handle of the PD a step names (pd=; NULL: the case's own, made on
+ * first use); false with o set when there is none. */
+bool pd_handle(struct run_ctx *x, const char *name, int64_t *out, struct step_out *o);
 
 /* ---- XRC (runner_xrc.c) ---- */
 
