@@ -166,8 +166,10 @@ void mw_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], unsigned
 	/* A bound type 2 window is not bound again (o10-37.2.30): rxe refuses
 	 * the bind (rxe_check_bind_mw) and moves the QP to the error state.
 	 * 6.1 completes the request with MW_BIND_ERR; 6.12 and 7.2 flush it
-	 * (WR_FLUSH_ERR: the error state's flush completes it before the
-	 * bind's own status is reported). Measured on 6.1, 6.12 and 7.2. */
+	 * (WR_FLUSH_ERR: rxe_requester puts the QP in error, and the
+	 * completer's flush of the send queue completes the failed bind before
+	 * its own status is reported): RNEW-MW-1 of docs/rxe-results.md, a
+	 * deviation (MW-REBIND-001). Measured on 6.1, 6.12 and 7.2. */
 	uint32_t r2e = (r2 & ~0xffu) | 0x5d;
 	r = bind2(c, &b, mw2, mr, 0, 64, r2e, &err);
 	got = r == 0 && wait_wc(c, b.cq, &wc);
