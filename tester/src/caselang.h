@@ -134,7 +134,7 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 #define CL_ARG_KEYS(K)                                                                                              \
 	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(client_reregistration)     \
 	K(cnps) K(compare) K(completed) K(count) K(created) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every)    \
-	K(fill) K(first) K(flow_label) K(gid_tbl_len) K(group) K(hop_limit) K(ib_gid) K(icrc) K(imm) K(invalidate)        \
+	K(fill) K(first) K(flags) K(flow_label) K(gid_tbl_len) K(group) K(hop_limit) K(ib_gid) K(icrc) K(imm) K(invalidate)        \
 	K(invalidated) K(ip) K(ip_based_gids) K(ip_options) K(ipv4) K(ipv6) K(l3_header) K(key) K(last) K(len) K(level)     \
 	K(lid) K(limit) K(link_layer) K(lmc) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_vl_num)          \
 	K(max_wr) K(min_gap) K(sm_lid) K(sm_sl) K(untyped)                                                                     \
@@ -143,7 +143,7 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 	K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
 	K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) \
 	K(src_qp) K(srq) K(srqn) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
-	K(vid) K(within) K(wr_id) K(xrc) K(xrcd)
+	K(vid) K(within) K(wr_id) K(xrc) K(xrcd) K(zero_based)
 
 enum cl_key {
 	CL_K_FIELD, /* a header field */
@@ -210,7 +210,7 @@ struct cl_dut_mr_args { struct cl_param size, access, fill, pd; };
 struct cl_dut_qp_args {
 	struct cl_param type, pmtu, psn, peer_psn, timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic,
 		max_dest_rd_atomic, access, qkey, traffic_class, hop_limit, flow_label, udp_sport, peer_timeout,
-		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq, xrcd;
+		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq, xrcd, pd;
 };
 struct cl_post_recv_args { struct cl_param offset, len, wr_id; };
 struct cl_post_send_args {
@@ -241,8 +241,8 @@ struct cl_dut_srq_args { struct cl_param max_wr, limit, xrcd, pd; };
 struct cl_dut_arm_args { struct cl_param limit; };
 struct cl_peer_srq_args { struct cl_param recv, xrc; };
 /* Memory windows (casesteps_mw.c). */
-struct cl_dut_mw_args { struct cl_param type; };
-struct cl_dut_bind_args { struct cl_param offset, len, access, key, status, wr_id; };
+struct cl_dut_mw_args { struct cl_param type, pd; };
+struct cl_dut_bind_args { struct cl_param offset, len, access, key, status, wr_id, zero_based; };
 /* dut attach's MLID (CA17-30): given, the attach is judged as the device's. */
 struct cl_dut_attach_args { struct cl_param lid; };
 
@@ -358,10 +358,12 @@ struct cl_step {
 	char *group;
 	char *srq;
 	int event;
-	/* The memory window (dut mw, dut bind) and the XRC domain (dut xrcd,
-	 * xrcd= of dut srq and dut qp). */
+	/* The memory window (dut mw, dut bind), the XRC domain (dut xrcd,
+	 * xrcd= of dut srq and dut qp) and the protection domain (dut pd, pd=
+	 * of dut mr, dut qp and dut mw; NULL: the case's own). */
 	char *mw;
 	char *xrcd;
+	char *pd;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
 	bool has_within;
 	uint64_t within_min, within_max;
@@ -571,6 +573,9 @@ int cl_opcode_lookup(int transport, const char *word);
  * the syndrome pattern of each (the syndrome matches when syndrome & mask
  * == value). cl_aeth_word: the same by name, false when unknown. */
 extern const char *const cl_aeth_kind_words[];
+/* The completion flags a case names (flags=): GRH, WITH_IMM, WITH_INV,
+ * valued as their position; NULL-terminated. */
+extern const char *const cl_wc_flag_words[];
 void cl_aeth_pattern(enum cl_aeth_kind kind, uint8_t *value, uint8_t *mask);
 bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
 

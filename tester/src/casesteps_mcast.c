@@ -194,7 +194,7 @@ static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
 	cl_parse_args(ps, st, cl_args_dut_srq, false, false);
 	cl_define_sym(ps, st->name, CL_SYM_SRQ, -1, nl);
 	cl_srq_xrc_args(ps, st, cl_find_sym(ps, st->name));
-	cl_pd_arg(ps, &st->a.dut_srq.pd);
+	cl_pd_arg(ps, st, &st->a.dut_srq.pd, -1);
 	ps->c->uses_caps |= CL_CAP_SRQ;
 }
 

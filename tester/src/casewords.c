@@ -266,6 +266,9 @@ int cl_opcode_lookup(int transport, const char *word)
 	return op;
 }
 
+/* The agent protocol's completion flags (poll_cq's wc_flags). */
+const char *const cl_wc_flag_words[] = { "GRH", "WITH_IMM", "WITH_INV", NULL };
+
 const char *const cl_aeth_kind_words[] = {
 #define CL_AETH_NAME(name) #name,
 	CL_AETH_KINDS(CL_AETH_NAME)

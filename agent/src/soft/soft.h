@@ -188,6 +188,7 @@ struct be_mw {
 	struct be_mr *mr;    /* the last binding's MR (holds a reference), NULL before any */
 	uint64_t addr, length;
 	unsigned access;
+	bool zero_based;     /* addressed from 0, not by the MR's addresses */
 	struct be_qp *qp;    /* type 2: the QP that bound it */
 };
 
@@ -659,11 +660,13 @@ bool soft_mw_local_wr(enum be_wr_opcode op);
 /* Executes a local operation when it reaches its turn in the send queue. */
 enum be_wc_status soft_mw_exec(struct be_qp *qp, const struct be_send_wr *wr);
 /* What an rkey reaches: the MR, and the range and rights the access is
- * held to (the MR's own, or the window's). */
+ * held to (the MR's own, or the window's), in the request's addresses;
+ * shift turns those into the MR's (a zero-based window: where it starts). */
 struct soft_rkey {
 	struct be_mr *mr;
 	uint64_t addr, length;
 	unsigned access;
+	uint64_t shift;
 };
 /* The PD the memory of the QP's requests belongs to (an XRC target: its
  * current SRQ's). */
@@ -671,11 +674,13 @@ struct be_pd *soft_rkey_pd(const struct be_qp *qp);
 bool soft_rkey_resolve(struct be_qp *qp, uint32_t rkey, struct soft_rkey *out);
 /* SEND with Invalidate's remote invalidation of rkey. */
 enum soft_inv {
-	SOFT_INV_DONE,    /* invalidated: the completion carries WITH_INV */
+	SOFT_INV_DONE,    /* invalidated: the completion names the rkey (soft_mw_inv_completion) */
 	SOFT_INV_REFUSED, /* not invalidated: the receive fails, the QP goes to Error */
-	SOFT_INV_SKIPPED, /* (a fault profile) nothing invalidated, no WITH_INV */
 };
 enum soft_inv soft_mw_remote_invalidate(struct be_qp *qp, uint32_t rkey);
+/* The receive completion of a SEND with Invalidate that invalidated rkey:
+ * WITH_INV and the rkey (ibv_poll_cq(3)). */
+void soft_mw_inv_completion(const struct soft_dev *dev, struct be_wc *wc, uint32_t rkey);
 /* A QP is destroyed: the type 2 windows it bound are invalidated. */
 void soft_mw_qp_gone(struct be_qp *qp);
 /* dereg_mr: refused while windows are bound to the MR. */
@@ -730,8 +735,9 @@ struct soft_res *soft_resp_res_new(struct be_qp *qp);
 struct soft_res *soft_resp_res_find(struct be_qp *qp, uint32_t psn, bool atomic);
 bool soft_resp_rd_atomic_allowed(const struct be_qp *qp);
 /* The MR rkey reaches for an access needing every right of right, with
- * [va, va + len) inside its range (a window's or the MR's); NULL if not. */
-struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned right);
+ * [*va, *va + len) inside its range (a window's or the MR's); NULL if not.
+ * *va becomes the MR's address (a zero-based window's differ). */
+struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *va, uint64_t len, unsigned right);
 
 /* ---- req.c ---- */
 void soft_req_rx(struct be_qp *qp, const struct soft_rx *rx);
