@@ -37,6 +37,7 @@ static const struct {
 	{ "measure QP OPCODE|any for T", cl_args_measure },
 	{ "load QP send|write|read", cl_args_load },
 	{ "group NAME", cl_args_group },
+	{ "dut attach QP [GROUP]", cl_args_dut_attach },
 	{ "dut srq NAME", cl_args_dut_srq },
 	{ "dut arm SRQ", cl_args_dut_arm },
 	{ "dut query SRQ", cl_args_dut_query_srq },

@@ -116,6 +116,7 @@ struct cl_value {
 enum cl_switch { CL_ON, CL_OFF };            /* on, off */
 enum cl_proto { CL_PROTO_V1, CL_PROTO_V2 };  /* proto=v1|v2: RoCE v1 or RoCEv2 */
 enum cl_icrc { CL_ICRC_GOOD, CL_ICRC_BAD };  /* icrc=good|bad */
+enum cl_gid_of { CL_GID_DUT, CL_GID_PEER };  /* dut attach gid=dut|peer */
 /* aeth=: the kinds of AETH an expected packet may carry. */
 #define CL_AETH_KINDS(K) K(ACK) K(RNR) K(NAK) K(NAK_SEQ) K(NAK_INVALID) K(NAK_ACCESS) K(NAK_OPERATIONAL) K(NAK_INVALID_RD)
 enum cl_aeth_kind {
@@ -134,11 +135,11 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 #define CL_ARG_KEYS(K)                                                                                              \
 	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)     \
 	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
-	K(flow_label) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(invalidated) K(ip) K(ip_options) K(l3_header)       \
+	K(flow_label) K(gid) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(invalidated) K(ip) K(ip_options) K(l3_header)       \
 	K(key) K(last) K(len) K(level) K(limit) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_wr) K(min_gap)  \
 	K(min_rnr_timer) K(naks) K(nth) K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_srq)    \
 	K(peer_timeout) K(placement) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
-	K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
+	K(refused) K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
 	K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) \
 	K(src_qp) K(srq) K(srqn) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
 	K(vid) K(within) K(wr_id) K(xrc) K(xrcd)
@@ -235,6 +236,8 @@ struct cl_dut_listen_args { struct cl_param port; };
 struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate, within; };
 /* Multicast groups and shared receive queues (casesteps_mcast.c). */
 struct cl_group_args { struct cl_param ip, addr; };
+/* dut attach: gid=dut|peer instead of a group, and '-> refused'. */
+struct cl_dut_attach_args { struct cl_param gid, refused; };
 struct cl_dut_srq_args { struct cl_param max_wr, limit, xrcd; };
 struct cl_dut_arm_args { struct cl_param limit; };
 struct cl_peer_srq_args { struct cl_param recv, xrc; };
@@ -270,12 +273,13 @@ enum cl_step_kind {
 	CL_DUT_LISTEN,    /* dut listen QP port=N: the DUT's CM accepts a connection on QP */
 	CL_LOAD,          /* load QP send|write|read args (count=N | duration=T) [rate=N] -> completed=... */
 	CL_GROUP,         /* group NAME [ip=4|6] [addr="A"]: a multicast group of the case */
-	CL_DUT_ATTACH,    /* dut attach QP GROUP: attach_mcast */
+	CL_DUT_ATTACH,    /* dut attach QP GROUP|gid=dut|peer [-> refused]: attach_mcast */
 	CL_DUT_DETACH,    /* dut detach QP GROUP: detach_mcast */
 	CL_DUT_JOIN,      /* dut join QP GROUP: the DUT's CM joins (cm_join) */
 	CL_DUT_LEAVE,     /* dut leave QP GROUP: cm_leave */
 	CL_EXPECT_JOIN,   /* expect join GROUP [within T]: an IGMP or MLD report from the DUT */
 	CL_EXPECT_NO_JOIN,/* expect no join GROUP within T */
+	CL_EXPECT_LEAVE,  /* expect leave GROUP [within T]: an IGMP or MLD report that the DUT's host left */
 	CL_PEER_ATTACH,   /* peer attach QP GROUP: the tester's side of QP receives the group's datagrams */
 	CL_DUT_SRQ,       /* dut srq NAME [max_wr=N] [limit=N]: create_srq */
 	CL_DUT_ARM,       /* dut arm SRQ limit=N: modify_srq */
@@ -336,6 +340,7 @@ struct cl_step {
 		struct cl_dut_listen_args dut_listen;
 		struct cl_load_args load;
 		struct cl_group_args group;
+		struct cl_dut_attach_args dut_attach;
 		struct cl_dut_srq_args dut_srq;
 		struct cl_dut_arm_args dut_arm;
 		struct cl_peer_srq_args peer_srq;
@@ -510,9 +515,9 @@ bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 
 /* ---- Roles (caseroles.c) ---- */
 
-/* Whether a step of this kind checks something (expectations, queries,
- * reads, checks, measurements): those have roles. */
-bool cl_step_checks(enum cl_step_kind k);
+/* Whether a step checks something (expectations, queries, reads, checks,
+ * measurements, a 'dut attach ... -> refused'): those have roles. */
+bool cl_step_checks(const struct cl_step *s);
 /* Fills in the roles of every checking step that has none written: from
  * the packet it expects (a DUT's request: sender and requester; its
  * response: sender, responder and receiver of the request), else from

@@ -136,7 +136,7 @@ extern const struct argspec cl_args_dut_mr[], cl_args_dut_qp[], cl_args_post_rec
 	cl_args_dut_write[], cl_args_dut_read[], cl_args_dut_query[], cl_args_dut_modify[], cl_args_peer_mr[],
 	cl_args_peer_op[], cl_args_peer_set[], cl_args_inject[], cl_args_expect_pkt[], cl_args_expect_completion[],
 	cl_args_expect_peer[], cl_args_expect_mem[], cl_args_rule[], cl_args_load[], cl_args_measure[], cl_args_none[],
-	cl_args_dut_listen[], cl_args_group[], cl_args_dut_srq[], cl_args_dut_arm[], cl_args_dut_query_srq[],
+	cl_args_dut_listen[], cl_args_group[], cl_args_dut_attach[], cl_args_dut_srq[], cl_args_dut_arm[], cl_args_dut_query_srq[],
 	cl_args_expect_event[], cl_args_peer_srq[], cl_args_dut_mw[], cl_args_dut_bind[];
 
 /* key=value ... up to the end of the line, 'within' (allow_within), 'do'

@@ -341,7 +341,7 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	}
 	st = cl_new_step(ps, CL_EXPECT_PKT, loc);
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, event, no event, or a QP name");
+		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, leave, event, no event, or a QP name");
 	struct cl_sym *q = qp_arg(ps, st);
 	opcode_arg(ps, st, q->qp_type, true);
 	cl_parse_args(ps, st, cl_args_expect_pkt, true, false);
@@ -484,7 +484,7 @@ void cl_parse_load(struct parser *ps, struct cl_loc loc)
 void cl_parse_roles(struct parser *ps, struct cl_step *st)
 {
 	struct cl_loc loc = ps->tok.loc;
-	if (!cl_step_checks(st->kind))
+	if (!cl_step_checks(st))
 		cl_fail_at(ps, CL_ERR_ARGUMENT, loc, "'as' names the DUT's roles in a check; expected it on expect, check, dut query, dut read or measure, not on '%s'",
 			cl_step_kind_name(st->kind));
 	next(ps);
