@@ -173,6 +173,10 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 	enum ap_method m = s->kind == CL_DUT_ATTACH ? AP_M_attach_mcast
 			 : s->kind == CL_DUT_DETACH ? AP_M_detach_mcast
 			 : s->kind == CL_DUT_JOIN ? AP_M_cm_join : AP_M_cm_leave;
+	if (s->kind == CL_DUT_JOIN)
+		g->join_ns = rawio_now();
+	else if (s->kind == CL_DUT_LEAVE)
+		g->leave_ns = rawio_now();
 	if (!call(x, o, m, p, &res))
 		return;
 	if (s->kind == CL_DUT_JOIN) {
@@ -286,10 +290,11 @@ void step_expect_join(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	char sum[200];
 	long idx = -1;
 	/* A join's report may have come while the agent joined (a leave's
-	 * while it left): any not yet taken counts; silence is watched over
-	 * the window only. */
+	 * while it left): any not yet taken since that step began counts;
+	 * silence is watched over the window only. */
+	uint64_t since = leave ? g->leave_ns : g->join_ns;
 	for (;;) {
-		idx = find_report(x, g, leave, none ? start : 0, none ? end : UINT64_MAX, &rep);
+		idx = find_report(x, g, leave, none ? start : since, none ? end : UINT64_MAX, &rep);
 		if (idx >= 0 || rawio_now() >= end || interrupted(x->r))
 			break;
 		pump_until(x->r, -1, end, !none);
