@@ -239,9 +239,6 @@ const struct argspec cl_args_group[] = {
  * the DUT port's own or the tester's (enum cl_gid_of); '-> refused'. */
 static const char *const gid_words[] = { "dut", "peer", NULL };
 static const struct vocab w_gid = { gid_words, NULL, false };
-const struct argspec cl_args_dut_attach[] = {
-	ARG(dut_attach, gid, F_WORD, &w_gid, NO_DEF), ARG(dut_attach, refused, F_FLAG | F_RESULT, NULL, NO_DEF), END
-};
 const struct argspec cl_args_dut_srq[] = {
 	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)),
 	/* An XRC SRQ of that domain (dut xrcd). */
@@ -261,6 +258,26 @@ const struct argspec cl_args_dut_bind[] = {
 	ARG(dut_bind, access, F_WORD | F_LIST, &w_access, WORD("REMOTE_WRITE,REMOTE_READ")),
 	ARG(dut_bind, key, F_EXPR, NULL, RUN("type 2: the window's key + 1")),
 	ARG(dut_bind, status, F_WORD | F_LIST, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
+};
+
+/* The port as the verbs describe it (casesteps_verbs.c): query_port's
+ * attributes, the GID table's entries by the annex's types, and what an
+ * attempt at a raw datagram QP gave; each a result to check or bind. */
+static const struct vocab w_link_layer = { ap_link_layer_words, ap_link_layer_by_name, false };
+const struct argspec cl_args_dut_port[] = {
+	CHK(link_layer, F_WORD | F_RESULT | F_CMP, &w_link_layer), CHK(lid, QUERIED, NULL), CHK(lmc, QUERIED, NULL),
+	CHK(sm_lid, QUERIED, NULL), CHK(sm_sl, QUERIED, NULL), CHK(max_vl_num, QUERIED, NULL),
+	CHK(gid_tbl_len, QUERIED, NULL), CHK(client_reregistration, QUERIED, NULL), CHK(ip_based_gids, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_gids[] = {
+	CHK(count, QUERIED, NULL), CHK(ipv4, QUERIED, NULL), CHK(ipv6, QUERIED, NULL), CHK(ib_gid, QUERIED, NULL),
+	CHK(untyped, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_raw_qp[] = { CHK(created, QUERIED, NULL), END };
+/* dut attach: the MLID (CA17-30), gid= in place of a group, '-> refused'. */
+const struct argspec cl_args_dut_attach[] = {
+	ARG(dut_attach, lid, F_EXPR, NULL, NUM(0)), ARG(dut_attach, gid, F_WORD, &w_gid, NO_DEF),
+	ARG(dut_attach, refused, F_FLAG | F_RESULT, NULL, NO_DEF), END
 };
 
 int cl_vocab_value(const struct vocab *v, const char *w)

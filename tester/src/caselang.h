@@ -133,10 +133,12 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
  * field given as an argument (psn, reth.rkey, rej.reason ...) has the
  * key CL_K_FIELD and its name in cl_arg.key. */
 #define CL_ARG_KEYS(K)                                                                                              \
-	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)     \
-	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
-	K(flow_label) K(gid) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(invalidated) K(ip) K(ip_options) K(l3_header)       \
-	K(key) K(last) K(len) K(level) K(limit) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_wr) K(min_gap)  \
+	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(client_reregistration)     \
+	K(cnps) K(compare) K(completed) K(count) K(created) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every)    \
+	K(fill) K(first) K(flow_label) K(gid) K(gid_tbl_len) K(group) K(hop_limit) K(ib_gid) K(icrc) K(imm) K(invalidate) \
+	K(invalidated) K(ip) K(ip_based_gids) K(ip_options) K(ipv4) K(ipv6) K(l3_header) K(key) K(last) K(len) K(level)     \
+	K(lid) K(limit) K(link_layer) K(lmc) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_vl_num)          \
+	K(max_wr) K(min_gap) K(sm_lid) K(sm_sl) K(untyped)                                                                     \
 	K(min_rnr_timer) K(naks) K(nth) K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_srq)    \
 	K(peer_timeout) K(placement) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
 	K(refused) K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
@@ -236,8 +238,9 @@ struct cl_dut_listen_args { struct cl_param port; };
 struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate, within; };
 /* Multicast groups and shared receive queues (casesteps_mcast.c). */
 struct cl_group_args { struct cl_param ip, addr; };
-/* dut attach: gid=dut|peer instead of a group, and '-> refused'. */
-struct cl_dut_attach_args { struct cl_param gid, refused; };
+/* dut attach: its MLID (CA17-30: given, the attach is judged as the
+ * device's), gid=dut|peer instead of a group, and '-> refused'. */
+struct cl_dut_attach_args { struct cl_param lid, gid, refused; };
 struct cl_dut_srq_args { struct cl_param max_wr, limit, xrcd; };
 struct cl_dut_arm_args { struct cl_param limit; };
 struct cl_peer_srq_args { struct cl_param recv, xrc; };
@@ -290,6 +293,9 @@ enum cl_step_kind {
 	CL_DUT_MW,        /* dut mw NAME type=1|2: alloc_mw */
 	CL_DUT_BIND,      /* dut bind MW QP MR args: bind_mw (type 1) or a BIND_MW work request (type 2) */
 	CL_DUT_XRCD,      /* dut xrcd NAME: alloc_xrcd */
+	CL_DUT_PORT,      /* dut port -> link_layer=... lid=...: query_port (casesteps_verbs.c) */
+	CL_DUT_GIDS,      /* dut gids -> untyped=0 ipv4=?n ...: list_gids, each entry's type */
+	CL_DUT_RAW_QP,    /* dut raw_datagram_qp RAW_IPV6|RAW_ETHERTYPE -> created=0: probe_raw_datagram_qp */
 	CL_STEP_KIND_COUNT
 };
 
@@ -516,7 +522,7 @@ bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 /* ---- Roles (caseroles.c) ---- */
 
 /* Whether a step checks something (expectations, queries, reads, checks,
- * measurements, a 'dut attach ... -> refused'): those have roles. */
+ * measurements, an attach with lid= or '-> refused'): those have roles. */
 bool cl_step_checks(const struct cl_step *s);
 /* Fills in the roles of every checking step that has none written: from
  * the packet it expects (a DUT's request: sender and requester; its

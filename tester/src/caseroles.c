@@ -39,9 +39,12 @@ bool cl_step_checks(const struct cl_step *s)
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
 	case CL_DUT_BIND:
+	case CL_DUT_PORT:
+	case CL_DUT_GIDS:
+	case CL_DUT_RAW_QP:
 		return true;
-	case CL_DUT_ATTACH: /* '-> refused': the device's answer */
-		return s->a.dut_attach.refused.arg != NULL;
+	case CL_DUT_ATTACH: /* with an MLID (CA17-30) or '-> refused': the verb's answer is judged */
+		return s->a.dut_attach.lid.arg != NULL || s->a.dut_attach.refused.arg != NULL;
 	default:
 		return false;
 	}
@@ -58,11 +61,14 @@ static unsigned own_roles(const struct cl_step *s)
 	case CL_EXPECT_NO_JOIN:
 	case CL_EXPECT_LEAVE:
 		return ROCE_ROLE_CM;
-	case CL_DUT_ATTACH:
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
 	case CL_DUT_BIND: /* a bind, and a refused rebind, are the device's */
+	case CL_DUT_PORT: /* the port's attributes, GID table and QP types */
+	case CL_DUT_GIDS:
+	case CL_DUT_RAW_QP:
+	case CL_DUT_ATTACH:
 		return ROCE_ROLE_DEVICE;
 	default:
 		return 0;

@@ -79,9 +79,9 @@ static int tester_op(const char *word)
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, port, gids or raw_datagram_qp");
 	struct cl_step *st;
-	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc))
+	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc) || cl_parse_dut_verbs(ps, verb, loc))
 		return;
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
@@ -208,7 +208,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
-	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd",
+	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, port, gids or raw_datagram_qp",
 		verb);
 }
 

@@ -160,9 +160,10 @@ void cl_qp_srq_args(struct parser *ps, struct cl_step *st, struct cl_sym *q)
 	}
 }
 
-/* QP GROUP of a membership statement (dut attach|detach|join|leave, peer
- * attach): a UD QP and a group of its IP version; returns the group. */
-static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
+/* QP GROUP of a membership statement (dut detach|join|leave, peer
+ * attach) and its arguments: a UD QP and a group of its IP version;
+ * returns the group. */
+static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st, const struct argspec *args)
 {
 	struct cl_loc ql = ps->tok.loc;
 	struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
@@ -170,24 +171,25 @@ static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
 	struct cl_loc gl = ps->tok.loc;
 	struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 	check_group_ip(ps, q, g, gl);
-	cl_parse_args(ps, st, cl_args_none, false, false);
+	cl_parse_args(ps, st, args, false, false);
 	return g;
 }
 
-/* dut attach|detach|join|leave QP GROUP */
+/* dut detach|join|leave QP GROUP */
 static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, kind, loc);
-	struct cl_sym *g = qp_group_args(ps, st);
+	struct cl_sym *g = qp_group_args(ps, st, cl_args_none);
 	bool cm = kind == CL_DUT_JOIN || kind == CL_DUT_LEAVE;
 	ps->c->uses_caps |= cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST;
 	if (kind == CL_DUT_JOIN)
 		g->joined = true; /* binds $GROUP.qkey */
 }
 
-/* dut attach QP (GROUP | gid=dut|peer) [-> refused]: a group, or the
- * unicast GID of the DUT's or the tester's address, which the device
- * should refuse (IBV-MCAST-GID); '-> refused' expects the refusal. */
+/* dut attach QP (GROUP | gid=dut|peer) [lid=N] [-> refused]: a group, or
+ * the unicast GID of the DUT's or the tester's address, which the device
+ * should refuse (IBV-MCAST-GID); '-> refused' expects the refusal; lid=
+ * the MLID, which a RoCEv2 port ignores (CA17-30). */
 static void parse_dut_attach(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, CL_DUT_ATTACH, loc);
@@ -275,7 +277,7 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 	if (is_word(ps, "attach")) {
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_ATTACH, loc);
-		qp_group_args(ps, st);
+		qp_group_args(ps, st, cl_args_none);
 		if (ps->n_peer_attached == sizeof ps->peer_attached / sizeof ps->peer_attached[0])
 			cl_fail_at(ps, CL_ERR_VALUE, loc, "too many 'peer attach'; expected at most 64");
 		ps->peer_attached[ps->n_peer_attached].qp = st->qp;

@@ -374,6 +374,12 @@ bool peer_srq_xrc(struct run_ctx *x, const struct cl_step *s, struct case_srq *s
 struct case_srq *xrc_first_srq(struct run_ctx *x, const char *xrcd);
 struct case_srq *xrc_first_peer_srq(struct run_ctx *x);
 
+/* ---- The device at the verbs level (runner_verbs.c) ---- */
+
+void step_dut_port(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_gids(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_raw_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+
 /* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
 
 void step_load(struct run_ctx *x, const struct cl_step *s, struct step_out *o);

@@ -111,17 +111,17 @@ static void unicast_gid_text(struct run_ctx *x, const struct case_qp *q, bool du
 	roce_gid_format(gid, buf, n);
 }
 
-/* dut attach QP gid=dut|peer -> refused, or a group with '-> refused': the
- * device is to refuse the attach. An agent error other than unsupported is
+/* dut attach ... -> refused: the device is to refuse the attach (of a
+ * unicast GID, IBV-MCAST-GID). An agent error other than unsupported is
  * the device's refusal; a success is the check that did not hold. */
-static void attach_expect_refusal(struct run_ctx *x, const struct cl_step *s, const char *gid, const char *what,
-				  struct step_out *o)
+static void attach_expect_refusal(struct run_ctx *x, const struct cl_step *s, const char *gid, uint64_t lid,
+				  const char *what, struct step_out *o)
 {
 	struct case_qp *q = find_qp(x, s->qp);
 	JsonObject *p = json_object_new(), *res = NULL;
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	json_object_set_string_member(p, "gid", gid);
-	json_object_set_int_member(p, "lid", 0);
+	json_object_set_int_member(p, "lid", (gint64)lid);
 	if (call(x, o, AP_M_attach_mcast, p, &res)) {
 		json_object_unref(res);
 		o->st = S_FAIL;
@@ -135,7 +135,8 @@ static void attach_expect_refusal(struct run_ctx *x, const struct cl_step *s, co
 	o->st = S_OK;
 }
 
-/* dut attach|detach|join|leave QP GROUP */
+/* dut attach|detach|join|leave QP GROUP; dut attach QP gid=dut|peer;
+ * lid= (CA17-30) and '-> refused' (IBV-MCAST-GID) on an attach */
 void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_qp *q = find_qp(x, s->qp);
@@ -143,8 +144,18 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 	bool cm = s->kind == CL_DUT_JOIN || s->kind == CL_DUT_LEAVE;
 	if (!dut_has(x, cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST, o))
 		return;
-	if (s->kind == CL_DUT_ATTACH && s->a.dut_attach.refused.arg) {
-		char gid[64], what[128];
+	/* An attach's MLID (lid=): a RoCEv2 port ignores it (CA17-30). */
+	uint64_t lid = 0;
+	bool judged_lid = s->kind == CL_DUT_ATTACH && s->a.dut_attach.lid.arg;
+	if (judged_lid && !param_u64(x, &s->a.dut_attach.lid, &lid, o))
+		return;
+	if (lid > 0xFFFF) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "lid=%llu is no LID; expected 16 bits", (unsigned long long)lid);
+		return;
+	}
+	char gid[64], what[160];
+	if (s->kind == CL_DUT_ATTACH || s->kind == CL_DUT_DETACH) {
 		if (g) {
 			group_gid_text(g, gid, sizeof gid);
 			snprintf(what, sizeof what, "group %s (%s)", s->group, g->text);
@@ -153,22 +164,18 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 			unicast_gid_text(x, q, dut, gid, sizeof gid);
 			snprintf(what, sizeof what, "%s, the unicast GID of the %s's address", gid, dut ? "DUT" : "tester");
 		}
-		attach_expect_refusal(x, s, gid, what, o);
+	}
+	if (s->kind == CL_DUT_ATTACH && s->a.dut_attach.refused.arg) {
+		attach_expect_refusal(x, s, gid, lid, what, o);
 		return;
 	}
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "qp", q->dut_qp);
-	char gid[64];
 	if (cm) {
 		json_object_set_string_member(p, "group", g->text);
-	} else if (g) {
-		group_gid_text(g, gid, sizeof gid);
-		json_object_set_string_member(p, "gid", gid);
-		json_object_set_int_member(p, "lid", 0);
 	} else {
-		unicast_gid_text(x, q, s->a.dut_attach.gid.word_id == CL_GID_DUT, gid, sizeof gid);
 		json_object_set_string_member(p, "gid", gid);
-		json_object_set_int_member(p, "lid", 0);
+		json_object_set_int_member(p, "lid", (gint64)lid);
 	}
 	enum ap_method m = s->kind == CL_DUT_ATTACH ? AP_M_attach_mcast
 			 : s->kind == CL_DUT_DETACH ? AP_M_detach_mcast
@@ -177,8 +184,17 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 		g->join_ns = rawio_now();
 	else if (s->kind == CL_DUT_LEAVE)
 		g->leave_ns = rawio_now();
-	if (!call(x, o, m, p, &res))
+	if (!call(x, o, m, p, &res)) {
+		/* With an MLID the device's answer is what the step judges: a
+		 * refusal is the verb not ignoring it. */
+		if (judged_lid && o->st == S_ERROR && strstr(o->detail->str, "the agent refused")) {
+			o->st = S_FAIL;
+			g_string_printf(o->expected, "attach_mcast of QP %s to %s with MLID 0x%04llx accepted (a RoCEv2 port ignores the MLID)",
+					q->name, what, (unsigned long long)lid);
+			g_string_printf(o->observed, "%s", o->detail->str);
+		}
 		return;
+	}
 	if (s->kind == CL_DUT_JOIN) {
 		/* The group's Q_Key: the QP takes it, and the tester's
 		 * datagrams to the group carry it. */
@@ -193,10 +209,12 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 		q->dut_qkey = (uint32_t)qkey;
 		sym_set(x, s->group, "qkey", qkey);
 		g_string_printf(o->detail, "the DUT's QP %s joined group %s (%s): Q_Key 0x%08x", q->name, s->group, g->text, g->qkey);
-	} else if (g) {
+	} else if (cm) {
 		g_string_printf(o->detail, "%s: QP %s, group %s (%s)", ap_method_name(m), q->name, s->group, g->text);
 	} else {
-		g_string_printf(o->detail, "%s: QP %s, the unicast GID %s", ap_method_name(m), q->name, gid);
+		g_string_printf(o->detail, "%s: QP %s, %s", ap_method_name(m), q->name, what);
+		if (judged_lid)
+			g_string_append_printf(o->detail, ", MLID 0x%04llx accepted", (unsigned long long)lid);
 	}
 	json_object_unref(res);
 }

@@ -265,6 +265,15 @@ void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_o
 		pump_until(x->r, -1, next < end ? next : end, false);
 	}
 	if (none) {
+		/* Say what did come: events of other types stay for a later
+		 * step, and a reader sees that one was there. */
+		g_string_append_printf(o->detail, "%sno %s event in %.3f ms", o->detail->len ? "; " : "",
+				       tname ? tname : "asynchronous", (double)(end - start) / 1e6);
+		for (unsigned k = 0; k < x->n_events_in; k++) {
+			char text[120];
+			event_text(x, &x->events_in[k], text, sizeof text);
+			g_string_append_printf(o->detail, "%s %s", k ? "," : "; read and left for later:", text);
+		}
 		x->ref_ns = end;
 		return;
 	}

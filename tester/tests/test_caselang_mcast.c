@@ -190,7 +190,7 @@ static const struct bad bads[] = {
 	{ "expect no event SRQ_LIMIT_REACHED\n", CL_ERR_MISSING, 5, 1, "'expect no event' needs a time window" },
 	{ "expect no event PORT_LOST within 1ms\n", CL_ERR_VALUE, 5, 17, "unknown event 'PORT_LOST'" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires SRQ, MULTICAST\n", CL_ERR_CAPABILITY, 4, 15, "unknown capability 'MULTICAST'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, SRQ, MCAST, CM_MCAST, ASYNC_EVENTS, CM or VLAN" },
-	{ "dut lurk u\n", CL_ERR_STATEMENT, 5, 5, "expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd" },
+	{ "dut lurk u\n", CL_ERR_STATEMENT, 5, 5, "expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, port, gids or raw_datagram_qp" },
 };
 
 static void test_bad(void)

@@ -5,7 +5,8 @@
  * fault profiles.
  *
  * Files: dev.c (device, raw socket, GIDs, neighbours, timers, transmit),
- * verbs.c (the backend operations), rx.c (inbound validation and dispatch,
+ * verbs.c (the backend operations), port.c (the port's attributes, GID
+ * types, raw datagram refusal and port events), rx.c (inbound validation and dispatch,
  * CNPs), resp.c (responder: RC, UC, UD), req.c (requester), cc.c
  * (congestion reaction), cm.c (the connection manager on QP1), recv.c
  * (where a receive WQE comes from: the QP's RQ or its SRQ), srq.c (shared
@@ -538,6 +539,15 @@ void soft_hostile_after_tx(struct soft_dev *dev, const struct roce_desc *d);
 /* stale: the burst for a destroyed QP's peer, sent as the next QP is made. */
 void soft_hostile_before_create_qp(struct soft_dev *dev);
 struct be_qp *soft_qp_lookup(struct soft_dev *dev, uint32_t qpn);
+
+/* ---- port.c ---- */
+int soft_query_port(struct backend *be, unsigned port, struct be_port_attr *out, struct be_error *err);
+int soft_list_gids(struct backend *be, unsigned port, struct be_gid *out, unsigned max, unsigned *n,
+		   struct be_error *err);
+int soft_probe_raw_datagram_qp(struct be_pd *pd, enum be_raw_qp_type type, struct be_raw_probe *out,
+			       struct be_error *err);
+/* A QP has reached RTS (the port-event fault profiles act here). */
+void soft_port_qp_ready(struct be_qp *qp);
 
 /* ---- verbs.c ---- */
 void soft_cq_push(struct be_cq *cq, const struct be_wc *wc);
