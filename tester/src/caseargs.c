@@ -38,7 +38,7 @@ static const struct vocab w_wc_opcode = { ap_wc_opcode_words, ap_wc_opcode_by_na
 /* The states a new QP may be left in. */
 static const char *const bringup_words[] = { "RESET", "INIT", "RTR", "RTS", NULL };
 static const struct vocab w_bringup = { bringup_words, ap_qp_state_by_name, false };
-/* The language's own, valued as their position (enum cl_switch, cl_icrc, cl_proto). */
+/* The language's own, valued as their position (enum cl_switch, cl_icrc, cl_proto, cl_gid_of). */
 static const char *const onoff_words[] = { "on", "off", NULL };
 static const char *const icrc_words[] = { "good", "bad", NULL };
 static const char *const proto_words[] = { "v1", "v2", NULL };
@@ -241,6 +241,10 @@ const struct argspec cl_args_group[] = {
 	ARG(group, addr, F_BYTES, NULL, RUN("\"239.255.18.N\" or \"ff15::db8:N\", N the group's place among the case's groups")),
 	END
 };
+/* gid=: the address whose GID a dut attach names in place of a group,
+ * the DUT port's own or the tester's (enum cl_gid_of); '-> refused'. */
+static const char *const gid_words[] = { "dut", "peer", NULL };
+static const struct vocab w_gid = { gid_words, NULL, false };
 const struct argspec cl_args_dut_srq[] = {
 	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)),
 	/* An XRC SRQ of that domain (dut xrcd). */
@@ -281,7 +285,11 @@ const struct argspec cl_args_dut_gids[] = {
 	CHK(untyped, QUERIED, NULL), END
 };
 const struct argspec cl_args_dut_raw_qp[] = { CHK(created, QUERIED, NULL), END };
-const struct argspec cl_args_dut_attach[] = { ARG(dut_attach, lid, F_EXPR, NULL, NUM(0)), END };
+/* dut attach: the MLID (CA17-30), gid= in place of a group, '-> refused'. */
+const struct argspec cl_args_dut_attach[] = {
+	ARG(dut_attach, lid, F_EXPR, NULL, NUM(0)), ARG(dut_attach, gid, F_WORD, &w_gid, NO_DEF),
+	ARG(dut_attach, refused, F_FLAG | F_RESULT, NULL, NO_DEF), END
+};
 
 int cl_vocab_value(const struct vocab *v, const char *w)
 {

@@ -342,7 +342,7 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	}
 	st = cl_new_step(ps, CL_EXPECT_PKT, loc);
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, event, no event, or a QP name");
+		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, leave, event, no event, or a QP name");
 	struct cl_sym *q = qp_arg(ps, st);
 	opcode_arg(ps, st, q->qp_type, true);
 	cl_parse_args(ps, st, cl_args_expect_pkt, true, false);

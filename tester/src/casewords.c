@@ -76,6 +76,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_DUT_LEAVE] = "dut leave",
 	[CL_EXPECT_JOIN] = "expect join",
 	[CL_EXPECT_NO_JOIN] = "expect no join",
+	[CL_EXPECT_LEAVE] = "expect leave",
 	[CL_PEER_ATTACH] = "peer attach",
 	[CL_DUT_SRQ] = "dut srq",
 	[CL_DUT_ARM] = "dut arm",

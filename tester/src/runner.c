@@ -148,7 +148,8 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_DUT_JOIN:
 	case CL_DUT_LEAVE: step_dut_membership(x, s, o); break;
 	case CL_EXPECT_JOIN:
-	case CL_EXPECT_NO_JOIN: step_expect_join(x, s, o); break;
+	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE: step_expect_join(x, s, o); break;
 	case CL_PEER_ATTACH: step_peer_attach(x, s, o); break;
 	case CL_DUT_SRQ:
 		if (s->xrcd)

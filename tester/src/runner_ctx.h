@@ -50,6 +50,10 @@ struct case_group {
 	struct roce_mcast_group g;
 	char text[INET6_ADDRSTRLEN]; /* the address */
 	uint32_t qkey;               /* a 'dut join' reported it */
+	/* When the last 'dut join' and 'dut leave' of the group began: the
+	 * reports of that join or leave come after (earlier ones, or an
+	 * earlier case's repeated ones, are not its). 0: none yet. */
+	uint64_t join_ns, leave_ns;
 };
 
 /* An SRQ of the case: the DUT's (an agent handle) or the tester's (the

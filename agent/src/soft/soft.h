@@ -112,8 +112,8 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
 	X(rx_mcast, "datagrams to DestQP 0xFFFFFF and a multicast group of the device") \
 	X(rx_mcast_copies, "copies of multicast datagrams handed to attached QPs") \
-	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF (dropped: multicast is UD's)") \
-	X(rx_drop_mcast_destqp, "DestQP 0xFFFFFF to a unicast address, or a unicast DestQP to a group (dropped)") \
+	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF, at a group or at the port (dropped: multicast is UD's)") \
+	X(rx_drop_mcast_destqp, "UD datagrams to DestQP 0xFFFFFF at a unicast address, or a unicast DestQP to a group (dropped)") \
 	X(rx_drop_mcast_unattached, "multicast datagrams to a group no QP is attached to (dropped)") \
 	X(srq_empty, "requests that found their QP's SRQ empty (RC, XRC: RNR NAK; UC, UD: dropped)") \
 	X(recv_overflows, "SENDs longer than the receive WQE they took (not delivered; RC: NAK Invalid Request)") \
@@ -451,6 +451,10 @@ struct soft_dev {
 	struct soft_counters cnt;
 	struct soft_events events;
 	GPtrArray *mcast; /* struct soft_mcast_group (mcast.c), NULL while none */
+	/* While the device's own datagram to a group is looped back to its
+	 * attached QPs (mcast.c): the QPN that sent it. */
+	bool mcast_looping;
+	uint32_t mcast_loop_qpn;
 	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
 	int64_t last_cnp_us;
 	/* Sees every frame the device transmits (after the fault profile),
@@ -643,8 +647,12 @@ void soft_mcast_close(struct soft_dev *dev);
 /* Whether frames to this Ethernet destination are the device's: a group
  * some QP is attached to. */
 bool soft_mcast_mac_wanted(const struct soft_dev *dev, const uint8_t mac[6]);
-/* A validated packet to DestQP 0xFFFFFF. */
+/* A validated packet to DestQP 0xFFFFFF (at a group or at the port), or
+ * a UD SEND to a group. */
 void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx);
+/* A frame the device has just sent: a datagram to a group some of its own
+ * QPs are attached to is received by them too (IBV-MCAST-LOOPBACK). */
+void soft_mcast_loopback(struct soft_dev *dev, const uint8_t *frame, size_t len);
 
 /* ---- mw.c ---- */
 /* MW indices start here (rkeys 0xF0000000 up); MR keys stay below. */
