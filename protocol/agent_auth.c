@@ -148,8 +148,8 @@ bool ap_auth_token_check(const char *token, size_t len, char *why, size_t whylen
 	if (centibits < AP_AUTH_MIN_TOKEN_BITS * 100u) {
 		unsigned need = (AP_AUTH_MIN_TOKEN_BITS * 100u + a.centibits - 1) / a.centibits;
 		snprintf(why, whylen,
-			 "the token is too weak: %zu %s carry at most %u bits, and an offline search must face %d "
-			 "(%u %s drawn at random; docs/agent.md says how to make one)",
+			 "the token is too weak: %zu %s carry at most %u bits, fewer than the %d an offline search "
+			 "must face (%u %s drawn at random; docs/agent.md says how to make one)",
 			 len, a.name, (unsigned)(centibits / 100), AP_AUTH_MIN_TOKEN_BITS, need, a.name);
 		return false;
 	}
