@@ -74,7 +74,9 @@ static const struct vocab w_level = { level_words, NULL, false };
 const struct argspec cl_args_dut_mr[] = {
 	ARG(dut_mr, size, F_EXPR, NULL, NUM(4096)),
 	ARG(dut_mr, access, F_WORD | F_LIST, &w_access, WORD("LOCAL_WRITE," ALL_REMOTE)),
-	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)), END
+	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)),
+	/* The region's protection domain (dut pd); the case's own without. */
+	ARG(dut_mr, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_dut_qp[] = {
 	ARG(dut_qp, type, F_WORD, &w_qp_type, WORD("RC")),
@@ -238,7 +240,9 @@ const struct argspec cl_args_group[] = {
 const struct argspec cl_args_dut_srq[] = {
 	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)),
 	/* An XRC SRQ of that domain (dut xrcd). */
-	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF), END
+	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF),
+	/* The SRQ's protection domain (dut pd); the case's own without. */
+	ARG(dut_srq, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_dut_arm[] = { ARG(dut_arm, limit, F_EXPR, NULL, NO_DEF), END };
 const struct argspec cl_args_dut_query_srq[] = { CHK(limit, QUERIED, NULL), CHK(max_wr, QUERIED, NULL), END };
@@ -255,6 +259,22 @@ const struct argspec cl_args_dut_bind[] = {
 	ARG(dut_bind, key, F_EXPR, NULL, RUN("type 2: the window's key + 1")),
 	ARG(dut_bind, status, F_WORD | F_LIST, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
 };
+
+/* The port as the verbs describe it (casesteps_verbs.c): query_port's
+ * attributes, the GID table's entries by the annex's types, and what an
+ * attempt at a raw datagram QP gave; each a result to check or bind. */
+static const struct vocab w_link_layer = { ap_link_layer_words, ap_link_layer_by_name, false };
+const struct argspec cl_args_dut_port[] = {
+	CHK(link_layer, F_WORD | F_RESULT | F_CMP, &w_link_layer), CHK(lid, QUERIED, NULL), CHK(lmc, QUERIED, NULL),
+	CHK(sm_lid, QUERIED, NULL), CHK(sm_sl, QUERIED, NULL), CHK(max_vl_num, QUERIED, NULL),
+	CHK(gid_tbl_len, QUERIED, NULL), CHK(client_reregistration, QUERIED, NULL), CHK(ip_based_gids, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_gids[] = {
+	CHK(count, QUERIED, NULL), CHK(ipv4, QUERIED, NULL), CHK(ipv6, QUERIED, NULL), CHK(ib_gid, QUERIED, NULL),
+	CHK(untyped, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_raw_qp[] = { CHK(created, QUERIED, NULL), END };
+const struct argspec cl_args_dut_attach[] = { ARG(dut_attach, lid, F_EXPR, NULL, NUM(0)), END };
 
 int cl_vocab_value(const struct vocab *v, const char *w)
 {

@@ -59,6 +59,7 @@ static const char *sym_kind_name(enum cl_sym_kind k)
 	case CL_SYM_PEER_SRQ: return "a tester SRQ";
 	case CL_SYM_MW: return "a memory window";
 	case CL_SYM_XRCD: return "an XRC domain";
+	case CL_SYM_PD: return "a protection domain";
 	}
 	return "?";
 }

@@ -76,13 +76,29 @@ static int tester_op(const char *word)
 	return i < 0 ? -1 : ops[i];
 }
 
+void cl_pd_arg(struct parser *ps, const struct cl_param *pd)
+{
+	if (pd->arg)
+		cl_use_name(ps, pd->arg->v.word, CL_SYM_PD, pd->arg->v.loc);
+}
+
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, pd, port, gids or raw_datagram_qp");
 	struct cl_step *st;
-	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc))
+	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc) || cl_parse_dut_verbs(ps, verb, loc))
 		return;
+	if (!strcmp(verb, "pd")) {
+		/* A protection domain besides the case's own, which the QPs are
+		 * in: an MR or SRQ in it (pd=) is of another PD than theirs. */
+		st = cl_new_step(ps, CL_DUT_PD, loc);
+		struct cl_loc nl = ps->tok.loc;
+		st->name = (char *)take_name(ps, "a name for the new protection domain");
+		cl_parse_args(ps, st, cl_args_none, false, false);
+		cl_define_sym(ps, st->name, CL_SYM_PD, -1, nl);
+		return;
+	}
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
 		st = cl_new_step(ps, qp ? CL_DUT_QP : CL_DUT_MR, loc);
@@ -100,6 +116,8 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			q->ipv = ip ? (int)ip->v.expr.terms[0].num : 0;
 			cl_qp_srq_args(ps, st, q);
 			cl_qp_xrc_args(ps, st, q);
+		} else {
+			cl_pd_arg(ps, &st->a.dut_mr.pd);
 		}
 		return;
 	}
@@ -208,7 +226,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
-	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd",
+	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, pd, port, gids or raw_datagram_qp",
 		verb);
 }
 
@@ -484,7 +502,7 @@ void cl_parse_load(struct parser *ps, struct cl_loc loc)
 void cl_parse_roles(struct parser *ps, struct cl_step *st)
 {
 	struct cl_loc loc = ps->tok.loc;
-	if (!cl_step_checks(st->kind))
+	if (!cl_step_checks(st))
 		cl_fail_at(ps, CL_ERR_ARGUMENT, loc, "'as' names the DUT's roles in a check; expected it on expect, check, dut query, dut read or measure, not on '%s'",
 			cl_step_kind_name(st->kind));
 	next(ps);

@@ -84,6 +84,14 @@ struct case_xrcd {
 	int64_t handle;
 };
 
+#define MAX_PDS 4
+
+/* A protection domain besides the case's own (dut pd). */
+struct case_pd {
+	const char *name;
+	int64_t handle;
+};
+
 /* An asynchronous event of the DUT's (get_async_event). */
 struct case_event {
 	int type;          /* enum ap_event value; -1: a type the tester does not know */
@@ -155,6 +163,8 @@ struct run_ctx {
 	unsigned n_mws;
 	struct case_xrcd xrcds[MAX_XRCDS];
 	unsigned n_xrcds;
+	struct case_pd pds[MAX_PDS];
+	unsigned n_pds;
 	/* What the steps measured, for the case's series (runner_series.c). */
 	struct case_series *series;
 };
@@ -222,6 +232,9 @@ struct case_mr *find_mr(struct run_ctx *x, const char *name);
 
 bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *params, JsonObject **res);
 bool ensure_pd(struct run_ctx *x, struct step_out *o);
+/* The PD a pd= argument names (dut pd), or the case's own without one. */
+bool pd_handle(struct run_ctx *x, const struct cl_param *pd, int64_t *out, struct step_out *o);
+void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 /* One SGE: the MR's bytes [off, off + len). */
 JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len);
 /* create_ah of the DUT towards dgid (GID text) with the QP's source GID
@@ -376,6 +389,12 @@ bool peer_srq_xrc(struct run_ctx *x, const struct cl_step *s, struct case_srq *s
 /* The first XRC SRQ of the DUT's domain (NULL: none); of the tester's. */
 struct case_srq *xrc_first_srq(struct run_ctx *x, const char *xrcd);
 struct case_srq *xrc_first_peer_srq(struct run_ctx *x);
+
+/* ---- The device at the verbs level (runner_verbs.c) ---- */
+
+void step_dut_port(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_gids(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_raw_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 
 /* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
 

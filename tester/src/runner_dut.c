@@ -81,6 +81,47 @@ bool ensure_pd(struct run_ctx *x, struct step_out *o)
 	return true;
 }
 
+bool pd_handle(struct run_ctx *x, const struct cl_param *pd, int64_t *out, struct step_out *o)
+{
+	if (!pd->arg) {
+		if (!ensure_pd(x, o))
+			return false;
+		*out = x->pd;
+		return true;
+	}
+	for (unsigned i = 0; i < x->n_pds; i++) {
+		if (!strcmp(x->pds[i].name, pd->arg->v.word)) {
+			*out = x->pds[i].handle;
+			return true;
+		}
+	}
+	o->st = S_ERROR;
+	g_string_printf(o->detail, "protection domain %s was not made (its 'dut pd' step failed)", pd->arg->v.word);
+	return false;
+}
+
+void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	if (x->n_pds == MAX_PDS) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "more than %d protection domains of 'dut pd' in one case", MAX_PDS);
+		return;
+	}
+	JsonObject *res;
+	if (!call(x, o, AP_M_alloc_pd, NULL, &res))
+		return;
+	uint64_t pd;
+	bool ok = agent_get_u64(res, "pd", &pd);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "alloc_pd: the reply has no pd handle");
+		return;
+	}
+	x->pds[x->n_pds++] = (struct case_pd){ s->name, (int64_t)pd };
+	g_string_printf(o->detail, "protection domain %s (the case's QPs are in another)", s->name);
+}
+
 static void b64_member(JsonObject *o, const char *key, const uint8_t *data, size_t n)
 {
 	gchar *b = g_base64_encode(data, n);
@@ -107,7 +148,8 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	const struct cl_dut_mr_args *a = &s->a.dut_mr;
 	uint64_t size, fill;
-	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !ensure_pd(x, o))
+	int64_t pd;
+	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !pd_handle(x, &a->pd, &pd, o))
 		return;
 	if (x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
@@ -115,7 +157,7 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	agent_set_u64(p, "length", size);
 	json_object_set_array_member(p, "access", access_list(&a->access, false));
 	json_object_set_int_member(p, "fill", (gint64)(fill & 0xFF));

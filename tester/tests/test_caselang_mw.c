@@ -51,7 +51,10 @@ static const char *const good =
 	"dut qp i type=XRC_SEND\n"                                          /* 33 */
 	"dut post_send i SEND m len=8 remote_srqn=$ps.srqn\n"               /* 34 */
 	"expect peer i status=SUCCESS\n"                                    /* 35 */
-	"peer srq ps recv=0 xrc\n";                                         /* 36 */
+	"peer srq ps recv=0 xrc\n"                                          /* 36 */
+	"dut pd other\n"                                                    /* 37 */
+	"dut mr n pd=other\n"                                               /* 38 */
+	"dut srq xs2 xrcd=d pd=other\n";                                    /* 39 */
 
 static void test_good(void)
 {
@@ -60,7 +63,7 @@ static void test_good(void)
 	CHECK(c != NULL, "the windows/XRC/placement case parses: %s", d.msg);
 	if (!c)
 		return;
-	CHECK(c->n_steps == 37, "37 steps (%u)", c->n_steps);
+	CHECK(c->n_steps == 40, "40 steps (%u)", c->n_steps);
 	CHECK(c->uses_caps == (CL_CAP_MW1 | CL_CAP_MW2 | CL_CAP_XRC | CL_CAP_FLUSH | CL_CAP_ATOMIC_WRITE | CL_CAP_SRQ),
 	      "the steps use MW1, MW2, XRC, FLUSH, ATOMIC_WRITE and (an XRC SRQ is one) SRQ (%#x)", c->uses_caps);
 	const struct cl_step *s = c->steps;
@@ -91,6 +94,9 @@ static void test_good(void)
 	CHECK(s[32].kind == CL_PEER_SRQ && s[32].a.peer_srq.xrc.arg && s[36].a.peer_srq.xrc.arg, "peer srq ... xrc");
 	CHECK(cl_qp_type_xrc(s[33].a.dut_qp.type.word_id) == CL_XRC_SEND && s[34].a.post_send.remote_srqn.arg,
 	      "an XRC_SEND QP and remote_srqn=");
+	CHECK(s[37].kind == CL_DUT_PD && !strcmp(s[37].name, "other") && !s[0].a.dut_mr.pd.arg &&
+	      !strcmp(s[38].a.dut_mr.pd.arg->v.word, "other") && !strcmp(s[39].a.dut_srq.pd.arg->v.word, "other"),
+	      "dut pd, and an MR and an XRC SRQ in it (pd=)");
 	/* Roles: an injected request judges the DUT as receiver and
 	 * responder; a bind is the device's; the DUT's work requests make it
 	 * the requester. */
@@ -126,6 +132,9 @@ struct bad {
 #define QM "dut qp q\ndut mr m\n"
 
 static const struct bad bads[] = {
+	{ "dut mr m pd=nowhere\n", CL_ERR_UNDEFINED, 5, 13, "'nowhere' is not defined above; expected a protection domain" },
+	{ "dut mr m\ndut srq s pd=m\n", CL_ERR_KIND, 6, 14, "'m' is a DUT MR; expected a protection domain" },
+	{ "dut pd p\ndut pd p\n", CL_ERR_DUPLICATE, 6, 8, "'p' is already defined" },
 	{ "dut mw w\n", CL_ERR_MISSING, 5, 1, "'dut mw' needs type=" },
 	{ "dut mw w type=3\n", CL_ERR_VALUE, 5, 15, "type= is the window's type; expected 1 or 2" },
 	{ "dut mw w type=1\ndut mw w type=2\n", CL_ERR_DUPLICATE, 6, 8, "'w' is already defined" },

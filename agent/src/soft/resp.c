@@ -355,14 +355,11 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 			*nak = ROCE_NAK_INVALID_REQUEST;
 			return EXEC_ERROR;
 		}
-		if (qp->resp.wqe_off + rx->payload_len > qp->resp.wqe.length) {
-			*nak = ROCE_NAK_INVALID_REQUEST;
-			*wst = BE_WC_LOC_LEN_ERR;
+		uint64_t len = rx->payload_len;
+		if (qp->resp.wqe_off + len > qp->resp.wqe.length && !soft_recv_overflow(qp, nak, wst, &len))
 			return EXEC_ERROR;
-		}
-		soft_sge_copy(qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off,
-			      (uint8_t *)rx->payload, rx->payload_len, true);
-		qp->resp.wqe_off += rx->payload_len;
+		soft_sge_copy(qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off, (uint8_t *)rx->payload, len, true);
+		qp->resp.wqe_off += len;
 		if (last) {
 			complete_rwqe(qp, rx, BE_WC_RECV, (uint32_t)qp->resp.wqe_off, BE_WC_SUCCESS);
 			qp->resp.open = SOFT_MSG_NONE;
