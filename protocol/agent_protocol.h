@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-#define AP_VERSION 1
+/* Version 2: the token never crosses the wire; hello gives the agent's
+ * nonce and authenticate exchanges proofs (agent_auth.h). */
+#define AP_VERSION 2
 
 enum ap_method {
 #define AP_METHOD(name) AP_M_##name,

@@ -96,6 +96,23 @@ enum be_wc_opcode {
 #define BE_WC_GRH 0x1u
 #define BE_WC_WITH_INV 0x4u
 
+/* The flags in libibverbs' numbering (verbs.h, enum ibv_wc_flags), which
+ * be_wc.wc_flags_raw carries as the device's verbs library delivered them.
+ * The kernel numbers its own flags otherwise (IB_WC_WITH_INVALIDATE is
+ * 1 << 2, where libibverbs has IP_CSUM_OK): a device that writes the
+ * kernel's word into a user completion shows here. */
+#define BE_VERBS_WC_GRH 0x1u
+#define BE_VERBS_WC_WITH_IMM 0x2u
+#define BE_VERBS_WC_IP_CSUM_OK 0x4u
+#define BE_VERBS_WC_WITH_INV 0x8u
+
+/* BE_WC_* flags in libibverbs' numbering. */
+static inline unsigned be_wc_flags_verbs(unsigned be_flags)
+{
+	return ((be_flags & BE_WC_GRH) ? BE_VERBS_WC_GRH : 0) | ((be_flags & BE_WC_WITH_IMM) ? BE_VERBS_WC_WITH_IMM : 0) |
+	       ((be_flags & BE_WC_WITH_INV) ? BE_VERBS_WC_WITH_INV : 0);
+}
+
 enum be_wr_opcode {
 #define AP_WR_OPCODE(SYM, value) BE_WR_##SYM = AP_WR_##SYM,
 #include "agent_protocol.def"
@@ -243,11 +260,13 @@ struct be_srq_attr {
 enum be_mw_type { BE_MW_TYPE_1 = 1, BE_MW_TYPE_2 = 2 };
 
 /* A window's binding: [offset, offset + length) of mr, with these remote
- * rights (BE_ACCESS_REMOTE_*). */
+ * rights (BE_ACCESS_REMOTE_*); zero_based: the window is addressed from 0
+ * (IBV_ACCESS_ZERO_BASED), not by the MR's virtual addresses. */
 struct be_mw_bind {
 	struct be_mr *mr;
 	uint64_t offset, length;
 	unsigned access;
+	bool zero_based;
 };
 
 /* FLUSH (IBTA 1.5): the FETH's placement type bits and selectivity level. */
@@ -346,10 +365,14 @@ struct be_wc {
 	enum be_wc_opcode opcode;
 	uint32_t byte_len;
 	uint32_t imm_data;
+	/* The completion's invalidated-rkey field, whatever its flags say (a
+	 * receive without immediate data): a key the device filled in shows
+	 * even when the flag that vouches for it is missing. */
 	uint32_t invalidate_rkey;
 	uint32_t src_qp;
 	uint32_t qp_num; /* the local QP; the protocol layer maps it to a handle */
 	unsigned wc_flags; /* BE_WC_GRH, BE_WC_WITH_IMM, BE_WC_WITH_INV */
+	unsigned wc_flags_raw; /* as the verbs library delivered them (BE_VERBS_WC_*) */
 };
 
 /* Receives one counter (read_counters). */

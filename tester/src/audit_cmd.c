@@ -56,7 +56,9 @@ static const char *packet_check_verdict(const struct roce_rule_info *ri)
 		return NULL;
 	switch (ri->severity) {
 	case ROCE_SEV_ERROR: return "fail (packet check on every DUT packet)";
-	case ROCE_SEV_WARN: return "warning, not failed (packet check: receivers ignore it)";
+	case ROCE_SEV_WARN:
+		return ri->strength == ROCE_MUST ? "warning, not failed (packet check: receivers ignore it)"
+						 : "warning, not failed (packet check: a should)";
 	case ROCE_SEV_NOTE: return "note (packet check)";
 	case ROCE_SEV_INFO: return "informative (packet check)";
 	}

@@ -173,8 +173,6 @@ void cl_parse_inform(struct parser *ps, struct cl_loc loc);
 /* A new step of the case, with its source line for reports. */
 struct cl_step *cl_new_step(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc);
 void cl_parse_dut(struct parser *ps, struct cl_loc loc);
-/* pd=PD of dut mr or dut srq: a protection domain defined by 'dut pd'. */
-void cl_pd_arg(struct parser *ps, const struct cl_param *pd);
 void cl_parse_peer(struct parser *ps, struct cl_loc loc);
 void cl_parse_inject(struct parser *ps, struct cl_loc loc);
 void cl_parse_expect(struct parser *ps, struct cl_loc loc);
@@ -207,8 +205,11 @@ void cl_parse_dut_query_srq(struct parser *ps, struct cl_loc loc);
 bool cl_parse_dut_verbs(struct parser *ps, const char *verb, struct cl_loc loc);
 
 /* Memory windows, XRC and the placement operations (casesteps_mw.c). */
-/* dut mw|bind|xrcd: false when verb is none of them. */
+/* dut mw|bind|xrcd|pd: false when verb is none of them. */
 bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc);
+/* pd= of dut mr, dut qp (qp_type: its transport; -1 for an MR or SRQ),
+ * dut srq and dut mw: a protection domain 'dut pd' defined above. */
+void cl_pd_arg(struct parser *ps, struct cl_step *st, const struct cl_param *pd, int qp_type);
 /* What dut qp, dut srq, post_send, inject and peer operations take of
  * them: the XRC domain and type of a QP, an XRC SRQ's domain, the verbs'
  * own arguments (value=, placement=, level=, invalidate=, remote_srqn=,

@@ -34,6 +34,7 @@ bool cl_step_checks(const struct cl_step *s)
 	case CL_LOAD:
 	case CL_EXPECT_JOIN:
 	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE:
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
@@ -42,21 +43,23 @@ bool cl_step_checks(const struct cl_step *s)
 	case CL_DUT_GIDS:
 	case CL_DUT_RAW_QP:
 		return true;
-	case CL_DUT_ATTACH: /* with an MLID: the verb's answer is judged (CA17-30) */
-		return s->a.dut_attach.lid.arg != NULL;
+	case CL_DUT_ATTACH: /* with an MLID (CA17-30) or '-> refused': the verb's answer is judged */
+		return s->a.dut_attach.lid.arg != NULL || s->a.dut_attach.refused.arg != NULL;
 	default:
 		return false;
 	}
 }
 
 /* The steps whose role is theirs alone, not their stimulus': a CM join's
- * report is the connection manager's; an asynchronous event and an SRQ's
- * state are the device's. 0 for the others. */
+ * or leave's report is the connection manager's; an asynchronous event,
+ * an SRQ's state and the answer to an attach are the device's. 0 for the
+ * others. */
 static unsigned own_roles(const struct cl_step *s)
 {
 	switch (s->kind) {
 	case CL_EXPECT_JOIN:
 	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE:
 		return ROCE_ROLE_CM;
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:

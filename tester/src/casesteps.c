@@ -76,12 +76,6 @@ static int tester_op(const char *word)
 	return i < 0 ? -1 : ops[i];
 }
 
-void cl_pd_arg(struct parser *ps, const struct cl_param *pd)
-{
-	if (pd->arg)
-		cl_use_name(ps, pd->arg->v.word, CL_SYM_PD, pd->arg->v.loc);
-}
-
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
@@ -89,16 +83,6 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 	struct cl_step *st;
 	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc) || cl_parse_dut_verbs(ps, verb, loc))
 		return;
-	if (!strcmp(verb, "pd")) {
-		/* A protection domain besides the case's own, which the QPs are
-		 * in: an MR or SRQ in it (pd=) is of another PD than theirs. */
-		st = cl_new_step(ps, CL_DUT_PD, loc);
-		struct cl_loc nl = ps->tok.loc;
-		st->name = (char *)take_name(ps, "a name for the new protection domain");
-		cl_parse_args(ps, st, cl_args_none, false, false);
-		cl_define_sym(ps, st->name, CL_SYM_PD, -1, nl);
-		return;
-	}
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
 		st = cl_new_step(ps, qp ? CL_DUT_QP : CL_DUT_MR, loc);
@@ -110,14 +94,13 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
 			cl_fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
+		cl_pd_arg(ps, st, qp ? &st->a.dut_qp.pd : &st->a.dut_mr.pd, type);
 		cl_define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
 		if (qp) {
 			struct cl_sym *q = cl_find_sym(ps, st->name);
 			q->ipv = ip ? (int)ip->v.expr.terms[0].num : 0;
 			cl_qp_srq_args(ps, st, q);
 			cl_qp_xrc_args(ps, st, q);
-		} else {
-			cl_pd_arg(ps, &st->a.dut_mr.pd);
 		}
 		return;
 	}
@@ -359,7 +342,7 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	}
 	st = cl_new_step(ps, CL_EXPECT_PKT, loc);
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, event, no event, or a QP name");
+		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, leave, event, no event, or a QP name");
 	struct cl_sym *q = qp_arg(ps, st);
 	opcode_arg(ps, st, q->qp_type, true);
 	cl_parse_args(ps, st, cl_args_expect_pkt, true, false);

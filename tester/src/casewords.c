@@ -76,6 +76,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_DUT_LEAVE] = "dut leave",
 	[CL_EXPECT_JOIN] = "expect join",
 	[CL_EXPECT_NO_JOIN] = "expect no join",
+	[CL_EXPECT_LEAVE] = "expect leave",
 	[CL_PEER_ATTACH] = "peer attach",
 	[CL_DUT_SRQ] = "dut srq",
 	[CL_DUT_ARM] = "dut arm",
@@ -265,6 +266,9 @@ int cl_opcode_lookup(int transport, const char *word)
 	}
 	return op;
 }
+
+/* The agent protocol's completion flags (poll_cq's wc_flags). */
+const char *const cl_wc_flag_words[] = { "GRH", "WITH_IMM", "WITH_INV", NULL };
 
 const char *const cl_aeth_kind_words[] = {
 #define CL_AETH_NAME(name) #name,

@@ -18,7 +18,7 @@ unsigned coverage_case_dirs(const struct cl_case *c)
 			dirs |= COV_RESPONDER;
 		else if (s->kind == CL_DUT_PORT || s->kind == CL_DUT_GIDS || s->kind == CL_DUT_RAW_QP ||
 			 s->kind == CL_EXPECT_EVENT || s->kind == CL_EXPECT_NO_EVENT || s->kind == CL_DUT_QUERY_SRQ ||
-			 s->kind == CL_DUT_BIND || (s->kind == CL_DUT_ATTACH && s->a.dut_attach.lid.arg))
+			 s->kind == CL_DUT_BIND || (s->kind == CL_DUT_ATTACH && cl_step_checks(s)))
 			dirs |= COV_DEVICE; /* the steps judged as the device's (caseroles.c) */
 	}
 	return dirs;

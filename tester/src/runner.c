@@ -148,7 +148,8 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_DUT_JOIN:
 	case CL_DUT_LEAVE: step_dut_membership(x, s, o); break;
 	case CL_EXPECT_JOIN:
-	case CL_EXPECT_NO_JOIN: step_expect_join(x, s, o); break;
+	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE: step_expect_join(x, s, o); break;
 	case CL_PEER_ATTACH: step_peer_attach(x, s, o); break;
 	case CL_DUT_SRQ:
 		if (s->xrcd)
@@ -183,14 +184,9 @@ static bool session_open(struct runner *r, GString *err)
 		g_string_assign(err, cerr);
 		return false;
 	}
-	JsonObject *p = json_object_new(), *res = NULL;
-	json_object_set_int_member(p, "version", AGENT_PROTOCOL_VERSION);
-	json_object_set_string_member(p, "token", r->token ? r->token : "");
-	enum agent_status st = agent_call(&r->agent, AP_M_hello, p, r->opts.agent_timeout_ns, &res);
-	if (st != AGENT_OK) {
-		const char *code = r->agent.fail_code->str;
-		g_string_printf(err, "agent %s: hello failed: %s%s%s", r->opts.agent, code, code[0] ? ": " : "",
-				r->agent.fail_msg->str);
+	JsonObject *res = NULL;
+	if (agent_authenticate(&r->agent, r->token, r->opts.agent_timeout_ns, &res) != AGENT_OK) {
+		g_string_assign(err, r->agent.fail_msg->str);
 		agent_close(&r->agent);
 		return false;
 	}

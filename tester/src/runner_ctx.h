@@ -50,6 +50,10 @@ struct case_group {
 	struct roce_mcast_group g;
 	char text[INET6_ADDRSTRLEN]; /* the address */
 	uint32_t qkey;               /* a 'dut join' reported it */
+	/* When the last 'dut join' and 'dut leave' of the group began: the
+	 * reports of that join or leave come after (earlier ones, or an
+	 * earlier case's repeated ones, are not its). 0: none yet. */
+	uint64_t join_ns, leave_ns;
 };
 
 /* An SRQ of the case: the DUT's (an agent handle) or the tester's (the
@@ -69,6 +73,7 @@ struct case_srq {
 
 #define MAX_MWS 16
 #define MAX_XRCDS 8
+#define MAX_PDS 4
 
 /* A memory window of the DUT's: its type and current rkey. */
 struct case_mw {
@@ -78,16 +83,14 @@ struct case_mw {
 	uint32_t rkey;
 };
 
-/* An XRC domain of the DUT's. */
-struct case_xrcd {
+/* A protection domain besides the case's own (dut pd). */
+struct case_pd {
 	const char *name;
 	int64_t handle;
 };
 
-#define MAX_PDS 4
-
-/* A protection domain besides the case's own (dut pd). */
-struct case_pd {
+/* An XRC domain of the DUT's. */
+struct case_xrcd {
 	const char *name;
 	int64_t handle;
 };
@@ -232,9 +235,6 @@ struct case_mr *find_mr(struct run_ctx *x, const char *name);
 
 bool call(struct run_ctx *x, struct step_out *o, enum ap_method m, JsonObject *params, JsonObject **res);
 bool ensure_pd(struct run_ctx *x, struct step_out *o);
-/* The PD a pd= argument names (dut pd), or the case's own without one. */
-bool pd_handle(struct run_ctx *x, const struct cl_param *pd, int64_t *out, struct step_out *o);
-void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 /* One SGE: the MR's bytes [off, off + len). */
 JsonArray *sge_list(struct case_mr *m, uint64_t off, uint64_t len);
 /* create_ah of the DUT towards dgid (GID text) with the QP's source GID
@@ -377,6 +377,12 @@ bool inject_extras(struct run_ctx *x, const struct cl_step *s, struct case_qp *q
 		   size_t cap, uint64_t *len, struct step_out *o);
 /* The tester's atomic_write value, flush placement and level. */
 bool peer_wr_placement(struct run_ctx *x, const struct cl_step *s, struct peer_wr *wr, struct step_out *o);
+
+/* dut pd NAME: a protection domain besides the case's own. */
+void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* The handle of the PD a step names (pd=; NULL: the case's own, made on
+ * first use); false with o set when there is none. */
+bool pd_handle(struct run_ctx *x, const char *name, int64_t *out, struct step_out *o);
 
 /* ---- XRC (runner_xrc.c) ---- */
 

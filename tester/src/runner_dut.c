@@ -81,47 +81,6 @@ bool ensure_pd(struct run_ctx *x, struct step_out *o)
 	return true;
 }
 
-bool pd_handle(struct run_ctx *x, const struct cl_param *pd, int64_t *out, struct step_out *o)
-{
-	if (!pd->arg) {
-		if (!ensure_pd(x, o))
-			return false;
-		*out = x->pd;
-		return true;
-	}
-	for (unsigned i = 0; i < x->n_pds; i++) {
-		if (!strcmp(x->pds[i].name, pd->arg->v.word)) {
-			*out = x->pds[i].handle;
-			return true;
-		}
-	}
-	o->st = S_ERROR;
-	g_string_printf(o->detail, "protection domain %s was not made (its 'dut pd' step failed)", pd->arg->v.word);
-	return false;
-}
-
-void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
-{
-	if (x->n_pds == MAX_PDS) {
-		o->st = S_ERROR;
-		g_string_printf(o->detail, "more than %d protection domains of 'dut pd' in one case", MAX_PDS);
-		return;
-	}
-	JsonObject *res;
-	if (!call(x, o, AP_M_alloc_pd, NULL, &res))
-		return;
-	uint64_t pd;
-	bool ok = agent_get_u64(res, "pd", &pd);
-	json_object_unref(res);
-	if (!ok) {
-		o->st = S_ERROR;
-		g_string_printf(o->detail, "alloc_pd: the reply has no pd handle");
-		return;
-	}
-	x->pds[x->n_pds++] = (struct case_pd){ s->name, (int64_t)pd };
-	g_string_printf(o->detail, "protection domain %s (the case's QPs are in another)", s->name);
-}
-
 static void b64_member(JsonObject *o, const char *key, const uint8_t *data, size_t n)
 {
 	gchar *b = g_base64_encode(data, n);
@@ -149,7 +108,7 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	const struct cl_dut_mr_args *a = &s->a.dut_mr;
 	uint64_t size, fill;
 	int64_t pd;
-	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !pd_handle(x, &a->pd, &pd, o))
+	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !pd_handle(x, s->pd, &pd, o))
 		return;
 	if (x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
@@ -384,7 +343,8 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	enum ap_qp_state upto = (enum ap_qp_state)param_choice(&a->state, AP_QPS_RTS);
-	if (!ensure_pd(x, o))
+	int64_t pd;
+	if (!pd_handle(x, s->pd, &pd, o))
 		return;
 	struct case_qp *q = &x->qps[x->n_qps];
 	memset(q, 0, sizeof *q);
@@ -429,7 +389,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		q->dut_cq = (int64_t)h;
 	}
 	p = json_object_new();
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	json_object_set_string_member(p, "type", xrc ? ap_qp_type_name((enum ap_qp_type)qpt) : roce_transport_name(t));
 	if (xrc == CL_XRC_RECV) {
 		json_object_set_int_member(p, "xrcd", xrcd_of(x, q->xrcd)->handle);

@@ -38,7 +38,7 @@ void step_dut_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 	uint64_t max_wr, limit;
 	int64_t pd;
 	if (!param_u64(x, &a->max_wr, &max_wr, o) || !param_u64(x, &a->limit, &limit, o) || !dut_has(x, CL_CAP_SRQ, o) ||
-	    !pd_handle(x, &a->pd, &pd, o))
+	    !pd_handle(x, s->pd, &pd, o))
 		return;
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "pd", pd);

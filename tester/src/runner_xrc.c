@@ -64,7 +64,7 @@ void step_dut_xrc_srq(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	struct case_xrcd *d = xrcd_of(x, s->xrcd);
 	uint64_t max_wr;
 	int64_t pd;
-	if (!param_u64(x, &a->max_wr, &max_wr, o) || !dut_has(x, CL_CAP_XRC, o) || !pd_handle(x, &a->pd, &pd, o))
+	if (!param_u64(x, &a->max_wr, &max_wr, o) || !dut_has(x, CL_CAP_XRC, o) || !pd_handle(x, s->pd, &pd, o))
 		return;
 	if (x->n_srqs == MAX_SRQS) {
 		o->st = S_ERROR;

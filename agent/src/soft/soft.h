@@ -112,8 +112,8 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
 	X(rx_mcast, "datagrams to DestQP 0xFFFFFF and a multicast group of the device") \
 	X(rx_mcast_copies, "copies of multicast datagrams handed to attached QPs") \
-	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF (dropped: multicast is UD's)") \
-	X(rx_drop_mcast_destqp, "DestQP 0xFFFFFF to a unicast address, or a unicast DestQP to a group (dropped)") \
+	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF, at a group or at the port (dropped: multicast is UD's)") \
+	X(rx_drop_mcast_destqp, "UD datagrams to DestQP 0xFFFFFF at a unicast address, or a unicast DestQP to a group (dropped)") \
 	X(rx_drop_mcast_unattached, "multicast datagrams to a group no QP is attached to (dropped)") \
 	X(srq_empty, "requests that found their QP's SRQ empty (RC, XRC: RNR NAK; UC, UD: dropped)") \
 	X(recv_overflows, "SENDs longer than the receive WQE they took (not delivered; RC: NAK Invalid Request)") \
@@ -188,6 +188,7 @@ struct be_mw {
 	struct be_mr *mr;    /* the last binding's MR (holds a reference), NULL before any */
 	uint64_t addr, length;
 	unsigned access;
+	bool zero_based;     /* addressed from 0, not by the MR's addresses */
 	struct be_qp *qp;    /* type 2: the QP that bound it */
 };
 
@@ -451,6 +452,10 @@ struct soft_dev {
 	struct soft_counters cnt;
 	struct soft_events events;
 	GPtrArray *mcast; /* struct soft_mcast_group (mcast.c), NULL while none */
+	/* While the device's own datagram to a group is looped back to its
+	 * attached QPs (mcast.c): the QPN that sent it. */
+	bool mcast_looping;
+	uint32_t mcast_loop_qpn;
 	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
 	int64_t last_cnp_us;
 	/* Sees every frame the device transmits (after the fault profile),
@@ -643,8 +648,12 @@ void soft_mcast_close(struct soft_dev *dev);
 /* Whether frames to this Ethernet destination are the device's: a group
  * some QP is attached to. */
 bool soft_mcast_mac_wanted(const struct soft_dev *dev, const uint8_t mac[6]);
-/* A validated packet to DestQP 0xFFFFFF. */
+/* A validated packet to DestQP 0xFFFFFF (at a group or at the port), or
+ * a UD SEND to a group. */
 void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx);
+/* A frame the device has just sent: a datagram to a group some of its own
+ * QPs are attached to is received by them too (IBV-MCAST-LOOPBACK). */
+void soft_mcast_loopback(struct soft_dev *dev, const uint8_t *frame, size_t len);
 
 /* ---- mw.c ---- */
 /* MW indices start here (rkeys 0xF0000000 up); MR keys stay below. */
@@ -660,11 +669,13 @@ bool soft_mw_local_wr(enum be_wr_opcode op);
 /* Executes a local operation when it reaches its turn in the send queue. */
 enum be_wc_status soft_mw_exec(struct be_qp *qp, const struct be_send_wr *wr);
 /* What an rkey reaches: the MR, and the range and rights the access is
- * held to (the MR's own, or the window's). */
+ * held to (the MR's own, or the window's), in the request's addresses;
+ * shift turns those into the MR's (a zero-based window: where it starts). */
 struct soft_rkey {
 	struct be_mr *mr;
 	uint64_t addr, length;
 	unsigned access;
+	uint64_t shift;
 };
 /* The PD the memory of the QP's requests belongs to (an XRC target: its
  * current SRQ's). */
@@ -672,11 +683,13 @@ struct be_pd *soft_rkey_pd(const struct be_qp *qp);
 bool soft_rkey_resolve(struct be_qp *qp, uint32_t rkey, struct soft_rkey *out);
 /* SEND with Invalidate's remote invalidation of rkey. */
 enum soft_inv {
-	SOFT_INV_DONE,    /* invalidated: the completion carries WITH_INV */
+	SOFT_INV_DONE,    /* invalidated: the completion names the rkey (soft_mw_inv_completion) */
 	SOFT_INV_REFUSED, /* not invalidated: the receive fails, the QP goes to Error */
-	SOFT_INV_SKIPPED, /* (a fault profile) nothing invalidated, no WITH_INV */
 };
 enum soft_inv soft_mw_remote_invalidate(struct be_qp *qp, uint32_t rkey);
+/* The receive completion of a SEND with Invalidate that invalidated rkey:
+ * WITH_INV and the rkey (ibv_poll_cq(3)). */
+void soft_mw_inv_completion(const struct soft_dev *dev, struct be_wc *wc, uint32_t rkey);
 /* A QP is destroyed: the type 2 windows it bound are invalidated. */
 void soft_mw_qp_gone(struct be_qp *qp);
 /* dereg_mr: refused while windows are bound to the MR. */
@@ -733,8 +746,9 @@ struct soft_res *soft_resp_res_new(struct be_qp *qp);
 struct soft_res *soft_resp_res_find(struct be_qp *qp, uint32_t psn, bool atomic);
 bool soft_resp_rd_atomic_allowed(const struct be_qp *qp);
 /* The MR rkey reaches for an access needing every right of right, with
- * [va, va + len) inside its range (a window's or the MR's); NULL if not. */
-struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned right);
+ * [*va, *va + len) inside its range (a window's or the MR's); NULL if not.
+ * *va becomes the MR's address (a zero-based window's differ). */
+struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *va, uint64_t len, unsigned right);
 
 /* ---- req.c ---- */
 void soft_req_rx(struct be_qp *qp, const struct soft_rx *rx);

@@ -85,7 +85,10 @@ void soft_cq_push(struct be_cq *cq, const struct be_wc *wc)
 		cq->overflow = true;
 		return;
 	}
-	cq->ring[(cq->head + cq->count) % cq->cap] = *wc;
+	struct be_wc *at = &cq->ring[(cq->head + cq->count) % cq->cap];
+	*at = *wc;
+	/* As libibverbs numbers them, with any bit the device set there. */
+	at->wc_flags_raw |= be_wc_flags_verbs(wc->wc_flags);
 	cq->count++;
 }
 
