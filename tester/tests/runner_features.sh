@@ -3,7 +3,8 @@
 # soft DUT: 'unless', per-QP IP versions, partial bring-up completed by
 # dut modify, not applicable above the port MTU, $port.mtu, rules limited
 # to an IP version, and the address check of every DUT packet (under the
-# wrong-sgid and wrong-dgid faults).
+# wrong-sgid and wrong-dgid faults), and which warnings a case provoked
+# on purpose (under bth-resv-set too).
 # usage: runner_features.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER FEATURES-DIR
 set -u
 netns=$1 agent=$2 t=$3 dir=$4
@@ -25,6 +26,7 @@ rc=$?
 [ $rc -eq 77 ] && { tail -1 "$out/plain.log"; exit 77; }
 run sgid wrong-sgid sh -c "$runtester" "$t" "$out/sgid" "$dir/rule-ip.case"
 run dgid wrong-dgid sh -c "$runtester" "$t" "$out/dgid" "$dir/rule-ip.case"
+run resv bth-resv-set sh -c "$runtester" "$t" "$out/resv" "$dir/provoked.case"
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -59,6 +61,27 @@ for rd, r4id, r6id in (("sgid", "CA17-11", "CA17-18"), ("dgid", "CA17-12", "CA17
           "wrong-%s: IPv6 fails %s (%s)" % (rd, r6id, b["reason"]))
     check(any(f["rule"] == r4id and f["source"] == "packet check" and f.get("frame") for f in a["findings"]),
           "wrong-%s: the finding names its frame" % rd)
+# Provoked findings: the flow analysis' warning on the DUT's ACK to the
+# WRITE the case injected is the case's evidence; a warning about the same
+# ACK's own header (bth-resv-set) is the DUT's issue.
+import html, re
+def issues(rd):
+    h = open(out + "/" + rd + "/report.html", encoding="utf-8").read()
+    sec = h[h.index('<section id="issues">'):h.index('<section id="rules">')]
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", sec)))
+for rd in ("plain", "resv"):
+    pv = cases(rd)[("F-PROVOKED", 4)]
+    mw = [f for f in pv["findings"] if f["rule"] == "IBA10.6.7-MW-INVALID" and f["severity"] == "warning"]
+    check(pv["verdict"] == "pass" or rd == "resv", "%s: F-PROVOKED passes against the clean soft DUT (%s)" % (rd, pv["reason"]))
+    check(len(mw) == 1 and "injected in step" in mw[0].get("provoked", "") and "IBA10.6.7" not in mw[0]["message"],
+          "%s: the warning on the ACK of the injected WRITE is provoked, its message without the rule ID: %s" % (rd, mw))
+    text = issues(rd)
+    check("key stayed valid" not in text and "F-PROVOKED [IPv4]" in text.split("Not issues of the DUT")[-1],
+          "%s: Issues observed leaves it to its case and names the case" % rd)
+resv = cases("resv")[("F-PROVOKED", 4)]
+own = [f for f in resv["findings"] if f["rule"] == "IBA9.2-RESV" and f["severity"] == "warning"]
+check(own and not any("provoked" in f for f in own) and "BTH reserved bits" in issues("resv"),
+      "bth-resv-set: the ACK's own reserved bits are the DUT's warning, in Issues observed")
 sys.exit(1 if fails else 0)
 PY
 rc=$?
