@@ -345,6 +345,7 @@ def test_not_owned():
         ("create_ah", {"pd": pd, "dgid": "198.18.0.2"}),
         ("post_recv", {"qp": qp, "wr_id": 1, "sge": sge}),
         ("post_send", {"qp": qp, "wr_id": 1, "opcode": "SEND", "sge": sge}),
+        ("probe_raw_datagram_qp", {"pd": pd, "type": "RAW_IPV6"}),
     ]:
         b.err(method, "no_such_handle", **params)
     bpd = b.ok("alloc_pd")["pd"]

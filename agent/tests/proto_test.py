@@ -389,9 +389,40 @@ def test_snapshot_counters():
     c.close()
 
 
+def test_port_verbs():
+    """What the verbs say of the port (CA17-26, 28, 30, 31): its link layer,
+    the InfiniBand fields a RoCEv2 port ignores, its capability mask, each
+    GID's type, and the raw datagram QP it refuses."""
+    c = Conn()
+    dev = c.ok("query_device")
+    check(dev.get("max_raw_ipv6_qp") == 0 and dev.get("max_raw_ethy_qp") == 0, "query_device raw QPs: %s" % dev)
+    p = c.ok("query_port", port=1)
+    check(p.get("link_layer") == "ETHERNET" and p.get("netdev"), "query_port link layer: %s" % p)
+    check(all(p.get(k) == 0 for k in ("lid", "lmc", "sm_lid", "sm_sl")) and p.get("max_vl_num") == 1,
+          "query_port InfiniBand fields: %s" % p)
+    flags = p.get("port_cap_flags")
+    check(flags == ["CM_SUP", "IP_BASED_GIDS"], "query_port capability mask: %s" % flags)
+    gids = c.ok("list_gids", port=1).get("gids", [])
+    check(gids and all(g.get("type") == "RoCEv2" for g in gids) and [g["index"] for g in gids] == list(range(len(gids))),
+          "list_gids: typed RoCEv2 entries %s" % gids)
+    pd = c.ok("alloc_pd")["pd"]
+    for t in ("RAW_IPV6", "RAW_ETHERTYPE"):
+        r = c.ok("probe_raw_datagram_qp", pd=pd, type=t)
+        check(r.get("created") is False and len(r.get("answers", [])) == 1 and "refused" in r["answers"][0],
+              "probe_raw_datagram_qp %s: %s" % (t, r))
+    c.err("probe_raw_datagram_qp", "bad_request", "params.type", pd=pd)
+    c.err("probe_raw_datagram_qp", "bad_request", "params.type", pd=pd, type="RAW_PACKET")
+    c.err("probe_raw_datagram_qp", "bad_request", "params.type", pd=pd, type=5)
+    c.err("probe_raw_datagram_qp", "bad_request", "params.pd", type="RAW_IPV6")
+    c.err("probe_raw_datagram_qp", "no_such_handle", "params.pd", pd=pd + 99, type="RAW_IPV6")
+    # The probe leaves nothing behind: the PD goes at once.
+    c.ok("dealloc_pd", pd=pd)
+    c.close()
+
+
 def main():
     tests = [test_auth, test_malformed, test_params, test_sessions, test_cleanup_and_limits, test_hostile_binary,
-             test_snapshot_counters]
+             test_snapshot_counters, test_port_verbs]
     for t in tests:
         before = len(failures)
         try:

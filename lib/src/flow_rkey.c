@@ -1,9 +1,10 @@
 /*
  * The rkey life cycle in the flow analysis (roce/flow.h): a SEND with
  * Invalidate (IETH) that the responder acknowledged invalidates the rkey it
- * names at the responder's node, the node that owns the key. A later
- * request to that node through the rkey (RETH: WRITE, READ, FLUSH, ATOMIC
- * WRITE; AtomicETH: CmpSwap, FetchAdd) must be rejected with NAK Remote
+ * names at the responder's node, the node that owns the key, if the key is
+ * one that can be invalidated remotely (a type 2 window's). A later request
+ * to that node through the rkey (RETH: WRITE, READ, FLUSH, ATOMIC WRITE;
+ * AtomicETH: CmpSwap, FetchAdd) must then be rejected with NAK Remote
  * Access Error (IBA10.6.7-MW-INVALID).
  *
  * The capture point sits somewhere between the peers. The acknowledgement
@@ -20,8 +21,8 @@
  * receive in error (Linux rxe: RESPST_ERR_INVALIDATE_RKEY, class J). The
  * wire cannot tell such a key from a type 2 window's, so a request of the
  * first kind that the responder executed shows only that the key stayed
- * valid: refused, as it must be for those keys, or ignored, which breaks
- * IBA10.6.7-MW-INVALID. That is a warning, not an error, raised once: from
+ * valid: refused, as it must be for those keys, or not invalidated, which
+ * breaks IBA10.6.7-SEND-INV. That is a warning, not an error, raised once: from
  * then on the key is known to be valid and is not judged again until the
  * next SEND with Invalidate. Executing a request of the second kind is a
  * warning too (crossed in flight, refused, or ignored), with the time by
@@ -138,7 +139,8 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 	if (k->invalid && node_spoke_since(env, flow_in_net(in), in->dst, k->ack_ts))
 		k->invalid = false; /* a new binding may have been handed out since */
 	if (k->invalid) {
-		/* The acknowledgement passed the capture point before it. */
+		/* The acknowledgement passed the capture point before it; the
+		 * answer says whether the key was invalidated. */
 		add(r, ROCE_F_RKEY_AFTER_INV, off, 4, rkey, k->inv_frame);
 		flow_set(r, ROCE_FLOW_V_RKEY_INVALIDATED_IN, k->inv_frame);
 		flow_set(r, ROCE_FLOW_V_RKEY_INV_ACK_IN, k->ack_frame);

@@ -33,7 +33,7 @@ static void rule_roles(const struct cl_case *c, const struct roce_rule_info *ri,
 	*judged = *reported = 0;
 	for (unsigned i = 0; i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
-		if (!cl_step_checks(s->kind))
+		if (!cl_step_checks(s))
 			continue;
 		if (roce_rule_binds(ri, s->roles))
 			*judged |= s->roles & ri->binds;
@@ -139,7 +139,7 @@ static void print_cases(struct cl_case *const *cases, size_t n)
 		unsigned nr = 0;
 		for (unsigned k = 0; k < c->n_steps; k++) {
 			const struct cl_step *s = &c->steps[k];
-			if (!cl_step_checks(s->kind) || step_judged(c, s))
+			if (!cl_step_checks(s) || step_judged(c, s))
 				continue;
 			printf("%sline %u (%s)", nr++ ? ", " : "", s->loc.line, roce_roles_format(s->roles, roles, sizeof roles));
 		}

@@ -44,6 +44,10 @@ static const struct {
 	{ "peer srq NAME", cl_args_peer_srq },
 	{ "dut mw NAME", cl_args_dut_mw },
 	{ "dut bind MW QP MR", cl_args_dut_bind },
+	{ "dut attach QP GROUP", cl_args_dut_attach },
+	{ "dut port", cl_args_dut_port },
+	{ "dut gids", cl_args_dut_gids },
+	{ "dut raw_datagram_qp TYPE", cl_args_dut_raw_qp },
 };
 
 static void forms(FILE *out, const struct argspec *a)

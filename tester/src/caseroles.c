@@ -18,9 +18,9 @@
 #include "roce/roce.h"
 #include "text.h"
 
-bool cl_step_checks(enum cl_step_kind k)
+bool cl_step_checks(const struct cl_step *s)
 {
-	switch (k) {
+	switch (s->kind) {
 	case CL_EXPECT_PKT:
 	case CL_EXPECT_NOTHING:
 	case CL_EXPECT_COMPLETION:
@@ -38,7 +38,12 @@ bool cl_step_checks(enum cl_step_kind k)
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
 	case CL_DUT_BIND:
+	case CL_DUT_PORT:
+	case CL_DUT_GIDS:
+	case CL_DUT_RAW_QP:
 		return true;
+	case CL_DUT_ATTACH: /* with an MLID: the verb's answer is judged (CA17-30) */
+		return s->a.dut_attach.lid.arg != NULL;
 	default:
 		return false;
 	}
@@ -57,6 +62,10 @@ static unsigned own_roles(const struct cl_step *s)
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
 	case CL_DUT_BIND: /* a bind, and a refused rebind, are the device's */
+	case CL_DUT_PORT: /* the port's attributes, GID table and QP types */
+	case CL_DUT_GIDS:
+	case CL_DUT_RAW_QP:
+	case CL_DUT_ATTACH:
 		return ROCE_ROLE_DEVICE;
 	default:
 		return 0;
@@ -121,7 +130,7 @@ void cl_derive_roles(struct cl_case *c)
 {
 	for (unsigned i = 0; i < c->n_steps; i++) {
 		struct cl_step *s = &c->steps[i];
-		if (!cl_step_checks(s->kind) || s->roles_explicit)
+		if (!cl_step_checks(s) || s->roles_explicit)
 			continue;
 		if (own_roles(s)) {
 			s->roles = own_roles(s);

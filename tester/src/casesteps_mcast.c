@@ -161,8 +161,9 @@ void cl_qp_srq_args(struct parser *ps, struct cl_step *st, struct cl_sym *q)
 }
 
 /* QP GROUP of a membership statement (dut attach|detach|join|leave, peer
- * attach): a UD QP and a group of its IP version; returns the group. */
-static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
+ * attach) and its arguments (args: dut attach's lid=): a UD QP and a group
+ * of its IP version; returns the group. */
+static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st, const struct argspec *args)
 {
 	struct cl_loc ql = ps->tok.loc;
 	struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
@@ -170,7 +171,7 @@ static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
 	struct cl_loc gl = ps->tok.loc;
 	struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 	check_group_ip(ps, q, g, gl);
-	cl_parse_args(ps, st, cl_args_none, false, false);
+	cl_parse_args(ps, st, args, false, false);
 	return g;
 }
 
@@ -178,7 +179,7 @@ static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
 static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, kind, loc);
-	struct cl_sym *g = qp_group_args(ps, st);
+	struct cl_sym *g = qp_group_args(ps, st, kind == CL_DUT_ATTACH ? cl_args_dut_attach : cl_args_none);
 	bool cm = kind == CL_DUT_JOIN || kind == CL_DUT_LEAVE;
 	ps->c->uses_caps |= cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST;
 	if (kind == CL_DUT_JOIN)
@@ -193,6 +194,7 @@ static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
 	cl_parse_args(ps, st, cl_args_dut_srq, false, false);
 	cl_define_sym(ps, st->name, CL_SYM_SRQ, -1, nl);
 	cl_srq_xrc_args(ps, st, cl_find_sym(ps, st->name));
+	cl_pd_arg(ps, st, &st->a.dut_srq.pd, -1);
 	ps->c->uses_caps |= CL_CAP_SRQ;
 }
 
@@ -250,7 +252,7 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 	if (is_word(ps, "attach")) {
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_ATTACH, loc);
-		qp_group_args(ps, st);
+		qp_group_args(ps, st, cl_args_none);
 		if (ps->n_peer_attached == sizeof ps->peer_attached / sizeof ps->peer_attached[0])
 			cl_fail_at(ps, CL_ERR_VALUE, loc, "too many 'peer attach'; expected at most 64");
 		ps->peer_attached[ps->n_peer_attached].qp = st->qp;

@@ -107,6 +107,16 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 	bool cm = s->kind == CL_DUT_JOIN || s->kind == CL_DUT_LEAVE;
 	if (!dut_has(x, cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST, o))
 		return;
+	/* An attach's MLID (lid=): a RoCEv2 port ignores it (CA17-30). */
+	uint64_t lid = 0;
+	bool judged_lid = s->kind == CL_DUT_ATTACH && s->a.dut_attach.lid.arg;
+	if (judged_lid && !param_u64(x, &s->a.dut_attach.lid, &lid, o))
+		return;
+	if (lid > 0xFFFF) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "lid=%llu is no LID; expected 16 bits", (unsigned long long)lid);
+		return;
+	}
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	if (cm) {
@@ -115,13 +125,22 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 		char gid[64];
 		group_gid_text(g, gid, sizeof gid);
 		json_object_set_string_member(p, "gid", gid);
-		json_object_set_int_member(p, "lid", 0);
+		json_object_set_int_member(p, "lid", (gint64)lid);
 	}
 	enum ap_method m = s->kind == CL_DUT_ATTACH ? AP_M_attach_mcast
 			 : s->kind == CL_DUT_DETACH ? AP_M_detach_mcast
 			 : s->kind == CL_DUT_JOIN ? AP_M_cm_join : AP_M_cm_leave;
-	if (!call(x, o, m, p, &res))
+	if (!call(x, o, m, p, &res)) {
+		/* With an MLID the device's answer is what the step judges: a
+		 * refusal is the verb not ignoring it. */
+		if (judged_lid && o->st == S_ERROR && strstr(o->detail->str, "the agent refused")) {
+			o->st = S_FAIL;
+			g_string_printf(o->expected, "attach_mcast of QP %s to group %s with MLID 0x%04llx accepted (a RoCEv2 port ignores the MLID)",
+					q->name, g->text, (unsigned long long)lid);
+			g_string_printf(o->observed, "%s", o->detail->str);
+		}
 		return;
+	}
 	if (s->kind == CL_DUT_JOIN) {
 		/* The group's Q_Key: the QP takes it, and the tester's
 		 * datagrams to the group carry it. */
@@ -138,6 +157,8 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 		g_string_printf(o->detail, "the DUT's QP %s joined group %s (%s): Q_Key 0x%08x", q->name, s->group, g->text, g->qkey);
 	} else {
 		g_string_printf(o->detail, "%s: QP %s, group %s (%s)", ap_method_name(m), q->name, s->group, g->text);
+		if (judged_lid)
+			g_string_append_printf(o->detail, ", MLID 0x%04llx accepted", (unsigned long long)lid);
 	}
 	json_object_unref(res);
 }

@@ -34,7 +34,12 @@ done <<'FAULTS'
 mw-unbound-accepted IBA10.6.7-MW-INVALID mw1
 mw-invalidated-accepted IBA10.6.7-MW-INVALID mw2 localinv
 send-inv-wrong-key IBA10.6.7-SEND-INV mw2
+send-inv-wc-no-flag IBA10.6.7-SEND-INV-WC mw2
 mw-rebind-allowed IBA10.6.7-MW-REBIND mw2
+mw-rebind-flushed IBA10.6.7-MW-REBIND mw2
+mw-type1-any-pd IBA10.6.7-MW-TYPE1-PD mw-pd
+mw-zero-based-as-va IBA10.6.7-MW-ZERO-BASED mw-pd
+mw-bind-foreign-pd IBA10.6.7-BIND-PD mw-pd
 mw-type2-any-qp IBA10.6.7-MW-TYPE2-QP mw-more
 mw-region-bounds IBA10.6.7-MW-BOUNDS mw-more
 flush-ignored-type IBA1.5-FLUSH-RESP placement-inj

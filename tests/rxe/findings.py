@@ -52,15 +52,18 @@ def catalogue(path):
 
 
 def rule_ids(text, known):
-    """The catalogue's rule IDs in text, ranges such as CA17-36..38 expanded."""
+    """The catalogue's rule IDs in text, ranges such as CA17-36..38 expanded,
+    leaving out one the text says is not broken ("Not RULE")."""
     found = []
+    text = re.sub(r"\s+", " ", text)
     for m in re.finditer(r"\b([A-Z][A-Za-z0-9.]*-[A-Z0-9-]*?)(\d+)\.\.(\d+)\b", text):
         for n in range(int(m.group(2)), int(m.group(3)) + 1):
             rid = "%s%d" % (m.group(1), n)
             if rid in known and rid not in found:
                 found.append(rid)
     for rid in sorted(known, key=len, reverse=True):
-        for m in re.finditer(r"(?<![\w.-])" + re.escape(rid) + r"(?![\w-])", text):
+        # "Not IBA10.6.7-SEND-INV, the responder's rule": named to say it holds.
+        for m in re.finditer(r"(?<![\w.-])(?<!Not )(?<!not )" + re.escape(rid) + r"(?![\w-])", text):
             if rid not in found:
                 found.append(rid)
     return found

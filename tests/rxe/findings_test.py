@@ -58,11 +58,11 @@ def main():
 
         # A new deviation in rxe-results.md, with the placeholder ID another
         # change would give it: findings.md must get a section and a row.
-        new = ("### RNEW-MW-1: a new deviation\n\n*Case*: `MW-BOUNDS-001`. *Rule*: IBA10.6.7-MW-BOUNDS "
+        new = ("### RNEW-ZZ-9: a new deviation\n\n*Case*: `MW-BOUNDS-001`. *Rule*: IBA10.6.7-MW-BOUNDS "
                "(binds the responder, must).\n\n")
         r_new = base["r"].replace("### I1:", new + "### I1:", 1)
-        variant("a new deviation RNEW-MW-1", "RNEW-MW-1 (a new deviation) has no section", r=r_new)
-        variant("a new deviation RNEW-MW-1, summary", "RNEW-MW-1 has no row in the summary table", r=r_new)
+        variant("a new deviation RNEW-ZZ-9", "RNEW-ZZ-9 (a new deviation) has no section", r=r_new)
+        variant("a new deviation RNEW-ZZ-9, summary", "RNEW-ZZ-9 has no row in the summary table", r=r_new)
         # Its section removed from findings.md.
         f_no_r1 = re.sub(r"### R1: .*?(?=### R2: )", "", base["f"], flags=re.S)
         variant("R1's section missing", "R1 (ghost ACKs complete work requests) has no section", f=f_no_r1)

@@ -137,10 +137,16 @@ static bool detach(struct be_qp *qp, struct soft_mcast_group *m)
 
 int soft_attach_mcast(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err)
 {
-	(void)lid; /* RoCEv2 ignores it (CA17-30) */
+	/* RoCEv2 ignores the MLID (CA17-30): no subnet manager gave one. */
+	if (lid && SOFT_FAULT_ON(qp->dev, MCAST_MLID_REFUSED))
+		return be_error_set(err, BE_BAD_REQUEST, "MLID 0x%04x is not a multicast LID this port knows", lid);
 	if (qp->type != BE_QPT_UD)
 		return be_error_set(err, BE_BAD_REQUEST, "only UD QPs attach to multicast groups");
 	struct soft_mcast_group *m = group_of_gid(qp->dev, gid, true, err);
+	if (m && lid && SOFT_FAULT_ON(qp->dev, MCAST_MLID_NOT_ATTACHED)) {
+		group_maybe_free(qp->dev, m);
+		return 0;
+	}
 	return m ? attach(qp, m) : -1;
 }
 

@@ -121,7 +121,7 @@ static void flush(struct be_qp *qp, const struct soft_rx *rx)
 	struct soft_rkey k;
 	bool ok;
 	if (sel == BE_FLUSH_RANGE) {
-		ok = soft_resp_remote_mr(qp, rkey, va, len, right) != NULL;
+		ok = soft_resp_remote_mr(qp, rkey, &va, len, right) != NULL;
 	} else { /* the whole region: the RETH's range is not looked at */
 		ok = soft_rkey_resolve(qp, rkey, &k) && (k.access & right) == right;
 	}
@@ -154,7 +154,7 @@ static void atomic_write(struct be_qp *qp, const struct soft_rx *rx)
 		soft_resp_fatal(qp, rx, ROCE_NAK_INVALID_REQUEST);
 		return;
 	}
-	struct be_mr *mr = soft_resp_remote_mr(qp, roce_reth_rkey(reth), va, 8, right);
+	struct be_mr *mr = soft_resp_remote_mr(qp, roce_reth_rkey(reth), &va, 8, right);
 	if (!mr) {
 		soft_resp_fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS);
 		return;
