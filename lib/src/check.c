@@ -260,6 +260,16 @@ static bool is_pmtu(uint32_t n)
 	return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
 }
 
+/* An XRC READ response First or Middle an XRCETH makes 4 bytes longer
+ * than the path MTU (pmtu, or any path MTU when 0). */
+static bool xrc_read_resp_xrceth(const struct roce_pkt *p, unsigned pmtu)
+{
+	if (p->op->transport != ROCE_T_XRC || p->op->kind != ROCE_K_READ_RESP || p->payload_len < ROCE_XRCETH_LEN)
+		return false;
+	uint32_t rest = p->payload_len - ROCE_XRCETH_LEN;
+	return pmtu ? rest == pmtu : is_pmtu(rest);
+}
+
 static void check_payload(const struct roce_pkt *p, const struct roce_check_opts *o, struct sink *s)
 {
 	const struct roce_opcode_info *op = p->op;
@@ -286,7 +296,10 @@ static void check_payload(const struct roce_pkt *p, const struct roce_check_opts
 		    op->fixed_payload);
 
 	if (first_or_middle) {
-		if (o->pmtu && p->payload_len != o->pmtu)
+		if (xrc_read_resp_xrceth(p, o->pmtu))
+			add(s, ROCE_C_XRC_READ_RESP_XRCETH, p->payload_off, p->payload_len, p->payload_len,
+			    p->payload_len - ROCE_XRCETH_LEN);
+		else if (o->pmtu && p->payload_len != o->pmtu)
 			add(s, ROCE_C_PAYLOAD_NOT_PMTU, p->payload_off, p->payload_len, p->payload_len,
 			    o->pmtu);
 		else if (!o->pmtu && !is_pmtu(p->payload_len))

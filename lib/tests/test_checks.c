@@ -18,8 +18,60 @@ static size_t findings(const uint8_t *frame, size_t n, size_t wirelen, unsigned 
 	return roce_check(&p, &o, f, max);
 }
 
+/* Whether any finding of f[0..n) breaks rule r. */
+static bool breaks(const struct roce_finding *f, size_t n, enum roce_rule r)
+{
+	for (size_t k = 0; k < n; k++)
+		if (roce_code_info(f[k].code)->rule == r)
+			return true;
+	return false;
+}
+
+/* An XRC READ response First or Middle with an XRCETH after its BTH is
+ * the path MTU plus 4 bytes long: one deviation, A14-XRC-RESP's, not a
+ * length one (IBA9.7-LEN), with the path MTU known or guessed. A length
+ * that is not the path MTU plus an XRCETH, or an RC READ response, is a
+ * length deviation as before. */
+static void xrc_read_resp_xrceth(void)
+{
+	static const struct {
+		uint8_t opcode;
+		size_t len;
+		unsigned pmtu;
+		bool xrceth; /* else a length deviation */
+	} c[] = {
+		{ ROCE_OP_XRC_READ_RESPONSE_FIRST, 1028, 1024, true },
+		{ ROCE_OP_XRC_READ_RESPONSE_MIDDLE, 1028, 1024, true },
+		{ ROCE_OP_XRC_READ_RESPONSE_FIRST, 260, 0, true },
+		{ ROCE_OP_XRC_READ_RESPONSE_MIDDLE, 4100, 0, true },
+		{ ROCE_OP_XRC_READ_RESPONSE_FIRST, 1020, 1024, false },
+		{ ROCE_OP_XRC_READ_RESPONSE_MIDDLE, 516, 1024, false },
+		{ ROCE_OP_XRC_READ_RESPONSE_FIRST, 300, 0, false },
+		{ ROCE_OP_RC_READ_RESPONSE_FIRST, 1028, 1024, false },
+		{ ROCE_OP_RC_READ_RESPONSE_MIDDLE, 260, 0, false },
+	};
+	uint8_t frame[SAMPLE_FRAME_MAX], payload[SAMPLE_FRAME_MAX];
+	sample_fill_pattern(payload, sizeof payload);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct roce_desc d;
+		sample_desc(&d, c[i].opcode, 4, payload, c[i].len);
+		long n = roce_build_frame(&d, frame, sizeof frame);
+		CHECK(n > 0, "case %zu: build failed", i);
+		struct roce_finding f[32];
+		size_t nf = findings(frame, (size_t)n, (size_t)n, 0, 0, c[i].pmtu, f, 32);
+		if (nf > 32)
+			nf = 32;
+		bool xrc = breaks(f, nf, ROCE_RULE_XRC_RESP), len = breaks(f, nf, ROCE_RULE_IBA_LEN);
+		CHECK(xrc == c[i].xrceth && len == !c[i].xrceth && nf == 1,
+		      "case %zu: opcode 0x%02x, %zu bytes at PMTU %u: %zu findings, A14-XRC-RESP %d, IBA9.7-LEN %d", i,
+		      c[i].opcode, c[i].len, c[i].pmtu, nf, xrc, len);
+	}
+}
+
 int main(void)
 {
+	xrc_read_resp_xrceth();
+
 	uint8_t frame[SAMPLE_FRAME_MAX], payload[SAMPLE_FRAME_MAX];
 	sample_fill_pattern(payload, sizeof payload);
 	bool exercised[ROCE_CODE_COUNT] = { false };
