@@ -7,6 +7,7 @@
 #include "roce/check.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "roce/icrc.h"
 #include "roce/mad.h"
@@ -40,6 +41,37 @@ int roce_finding_message(const struct roce_finding *f, char *buf, size_t n)
 {
 	return snprintf(buf, n, roce_code_info(f->code)->fmt, (unsigned long long)f->observed,
 			(unsigned long long)f->expected);
+}
+
+unsigned roce_code_frame_args(enum roce_code c)
+{
+	static const char frame[] = "frame ";
+	const char *fmt = roce_code_info(c)->fmt;
+	unsigned mask = 0, arg = 0;
+	for (const char *s = fmt; *s; s++) {
+		if (*s != '%')
+			continue;
+		if (s[1] == '%') {
+			s++;
+			continue;
+		}
+		size_t before = (size_t)(s - fmt);
+		if (before >= sizeof frame - 1 && !strncmp(s - (sizeof frame - 1), frame, sizeof frame - 1))
+			mask |= 1u << arg;
+		arg++;
+	}
+	return mask;
+}
+
+int roce_finding_message_frames(const struct roce_finding *f, roce_frame_map map, void *ctx, char *buf, size_t n)
+{
+	struct roce_finding said = *f;
+	unsigned args = roce_code_frame_args(f->code);
+	if (args & ROCE_ARG_OBSERVED)
+		said.observed = map(ctx, f->observed);
+	if (args & ROCE_ARG_EXPECTED)
+		said.expected = map(ctx, f->expected);
+	return roce_finding_message(&said, buf, n);
 }
 
 int roce_finding_format(const struct roce_finding *f, char *buf, size_t n)

@@ -68,9 +68,40 @@ static void xrc_read_resp_xrceth(void)
 	}
 }
 
+static uint64_t plus_1000(void *ctx, uint64_t frame)
+{
+	(void)ctx;
+	return frame + 1000;
+}
+
+/* A frame a message names ("frame %llu") is said in the caller's
+ * numbering; no other number changes. */
+static void frame_numbers(void)
+{
+	CHECK(roce_code_frame_args(ROCE_F_RKEY_INV_EXECUTED) == ROCE_ARG_EXPECTED, "RKEY_INV_EXECUTED names a frame");
+	CHECK(roce_code_frame_args(ROCE_E_TRUNC_ETH) == 0, "'frame of %%llu bytes' is no frame number");
+	CHECK(roce_code_frame_args(ROCE_C_PAYLOAD_NOT_PMTU) == 0, "PAYLOAD_NOT_PMTU names no frame");
+	for (unsigned c = ROCE_OK + 1; c < ROCE_CODE_COUNT; c++) {
+		if (c == ROCE_E_END_)
+			continue;
+		struct roce_finding f = { (enum roce_code)c, 0, 0, 7, 9 };
+		char plain[400], said[400], want[400];
+		roce_finding_message(&f, plain, sizeof plain);
+		roce_finding_message_frames(&f, plus_1000, NULL, said, sizeof said);
+		unsigned args = roce_code_frame_args(f.code);
+		struct roce_finding g = { f.code, 0, 0, args & ROCE_ARG_OBSERVED ? 1007 : 7, args & ROCE_ARG_EXPECTED ? 1009 : 9 };
+		roce_finding_message(&g, want, sizeof want);
+		CHECK(!strcmp(said, want), "%s: '%s', not '%s'", roce_code_info(f.code)->name, said, want);
+		CHECK(!args || (strstr(said, "frame 100") && strcmp(said, plain)), "%s: frame numbers not mapped: '%s'",
+		      roce_code_info(f.code)->name, said);
+		CHECK(args || !strcmp(said, plain), "%s: changed without a frame number", roce_code_info(f.code)->name);
+	}
+}
+
 int main(void)
 {
 	xrc_read_resp_xrceth();
+	frame_numbers();
 
 	uint8_t frame[SAMPLE_FRAME_MAX], payload[SAMPLE_FRAME_MAX];
 	sample_fill_pattern(payload, sizeof payload);
