@@ -124,6 +124,11 @@ void flow_retx_request(const struct roce_flow_env *env, struct direction *q, con
 		*s = now; /* a PSN new to the window: its first transmission */
 		return;
 	}
+	/* A packet of another transport to the same QP (a UC SEND to an RC
+	 * QP) resends nothing of this one: its receiver drops it
+	 * (IBA9.6-QPTYPE). */
+	if (roce_opcode(now.opcode)->transport != roce_opcode(s->opcode)->transport)
+		return;
 	if (now.opcode != s->opcode || now.payload_len != s->payload_len || now.xhdr_sum != s->xhdr_sum)
 		changed(s, &now, in, r);
 	if (now.opcode != s->opcode && psn == ((q->next_psn - 1) & ROCE_PSN_MASK) && q->msg != MSG_UNKNOWN)

@@ -185,6 +185,14 @@ static void capture_point(void)
 	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 400, 0, &(struct pkt_opts){ .dmalen = 4096, .gap_ns = 67000000 });
 	CHECK(!changed(&r) && r.cls == ROCE_FLOW_RETRANSMISSION, "the whole READ again, as first sent");
 	harness_free(&c);
+
+	/* A UC SEND to the RC QP at a PSN the QP used (a tester checking
+	 * that the QP drops another transport's packets) resends nothing. */
+	harness_init(&c, 1024);
+	feed(&c, ROCE_OP_UC_SEND_ONLY, 500, 16, NULL);
+	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 500, 8, NULL);
+	CHECK(!changed(&r), "an RC SEND after a UC SEND of the same PSN: another transport, not compared");
+	harness_free(&c);
 }
 
 /* Many messages later, an old PSN's first transmission has left the
