@@ -121,7 +121,7 @@ static const char *conv_filter_name(conv_item_t *conv, conv_filter_type_e filter
 	bool v6 = conv->src_address.type == AT_IPv6;
 	/* A sender to a multicast group: its QP is the DETH's, the BTH's
 	 * DestQP the group's 0xFFFFFF (or another, which breaks
-	 * IBA3.5.11-MCAST-DESTQP; the analysis follows connected QPs only). */
+	 * IBA9.2-MCAST-DESTQP; the analysis follows connected QPs only). */
 	if (conv->dst_port == ROCE_MCAST_QPN || is_group(&conv->src_address) || is_group(&conv->dst_address)) {
 		switch (filter) {
 		case CONV_FT_SRC_PORT: return ROCEV2_FILTER ".deth.srcqp";

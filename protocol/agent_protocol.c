@@ -85,6 +85,39 @@ const char *const ap_gid_type_words[] = {
 	NULL
 };
 
+const char *const ap_port_cap_words[] = {
+#define AP_PORT_CAP(SYM, bit) #SYM,
+#include "agent_protocol.def"
+#undef AP_PORT_CAP
+	NULL
+};
+
+static const int port_cap_values[] = {
+#define AP_PORT_CAP(SYM, bit) (int)(bit),
+#include "agent_protocol.def"
+#undef AP_PORT_CAP
+};
+
+const char *const ap_link_layer_words[] = {
+#define AP_LINK_LAYER(SYM) #SYM,
+#include "agent_protocol.def"
+#undef AP_LINK_LAYER
+	NULL
+};
+
+const char *const ap_raw_qp_type_words[] = {
+#define AP_RAW_QP_TYPE(SYM, value) #SYM,
+#include "agent_protocol.def"
+#undef AP_RAW_QP_TYPE
+	NULL
+};
+
+static const int raw_qp_type_values[] = {
+#define AP_RAW_QP_TYPE(SYM, value) value,
+#include "agent_protocol.def"
+#undef AP_RAW_QP_TYPE
+};
+
 const char *const ap_qp_type_words[] = {
 #define AP_QP_TYPE(SYM) #SYM,
 #include "agent_protocol.def"
@@ -153,6 +186,7 @@ const char *ap_method_name(enum ap_method m) { return name_at(method_words, N(me
 const char *ap_error_name(enum ap_error e) { return name_at(error_words, N(error_words) - 1, (int)e); }
 const char *ap_wc_status_name(enum ap_wc_status s) { return name_at(ap_wc_status_words, AP_WC_STATUS_COUNT, (int)s); }
 const char *ap_gid_type_name(enum ap_gid_type t) { return name_at(ap_gid_type_words, AP_GID_TYPE_COUNT, (int)t); }
+const char *ap_link_layer_name(enum ap_link_layer l) { return name_at(ap_link_layer_words, AP_LINK_LAYER_COUNT, (int)l); }
 const char *ap_qp_type_name(enum ap_qp_type t) { return name_at(ap_qp_type_words, AP_QP_TYPE_COUNT, (int)t); }
 const char *ap_qp_state_name(enum ap_qp_state s) { return name_at(ap_qp_state_words, AP_QP_STATE_COUNT, (int)s); }
 
@@ -171,6 +205,16 @@ const char *ap_access_name(enum ap_access a)
 	return name_of_value(ap_access_words, access_values, N(access_values), (int)a);
 }
 
+const char *ap_port_cap_name(enum ap_port_cap c)
+{
+	return name_of_value(ap_port_cap_words, port_cap_values, N(port_cap_values), (int)c);
+}
+
+const char *ap_raw_qp_type_name(enum ap_raw_qp_type t)
+{
+	return name_of_value(ap_raw_qp_type_words, raw_qp_type_values, N(raw_qp_type_values), (int)t);
+}
+
 const char *ap_capability_name(enum ap_capability c)
 {
 	return name_of_value(ap_capability_words, capability_values, N(capability_values), (int)c);
@@ -187,6 +231,9 @@ int ap_gid_type_by_name(const char *name)
 	return -1;
 }
 int ap_qp_type_by_name(const char *name) { return position_of(ap_qp_type_words, name); }
+int ap_link_layer_by_name(const char *name) { return position_of(ap_link_layer_words, name); }
+int ap_port_cap_by_name(const char *name) { return value_of(ap_port_cap_words, port_cap_values, name); }
+int ap_raw_qp_type_by_name(const char *name) { return value_of(ap_raw_qp_type_words, raw_qp_type_values, name); }
 int ap_qp_state_by_name(const char *name) { return position_of(ap_qp_state_words, name); }
 int ap_wc_opcode_by_name(const char *name) { return value_of(ap_wc_opcode_words, wc_opcode_values, name); }
 int ap_wr_opcode_by_name(const char *name) { return value_of(ap_wr_opcode_words, wr_opcode_values, name); }

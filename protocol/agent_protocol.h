@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-#define AP_VERSION 1
+/* Version 2: the token never crosses the wire; hello gives the agent's
+ * nonce and authenticate exchanges proofs (agent_auth.h). */
+#define AP_VERSION 2
 
 enum ap_method {
 #define AP_METHOD(name) AP_M_##name,
@@ -63,6 +65,25 @@ enum ap_gid_type {
 	AP_GID_TYPE_COUNT
 };
 
+enum ap_port_cap {
+#define AP_PORT_CAP(SYM, bit) AP_PORT_##SYM = (int)(bit),
+#include "agent_protocol.def"
+#undef AP_PORT_CAP
+};
+
+enum ap_link_layer {
+#define AP_LINK_LAYER(SYM) AP_LINK_##SYM,
+#include "agent_protocol.def"
+#undef AP_LINK_LAYER
+	AP_LINK_LAYER_COUNT
+};
+
+enum ap_raw_qp_type {
+#define AP_RAW_QP_TYPE(SYM, value) AP_RAW_##SYM = (value),
+#include "agent_protocol.def"
+#undef AP_RAW_QP_TYPE
+};
+
 enum ap_qp_type {
 #define AP_QP_TYPE(SYM) AP_QPT_##SYM,
 #include "agent_protocol.def"
@@ -95,6 +116,9 @@ const char *ap_wr_opcode_name(enum ap_wr_opcode o);
 const char *ap_access_name(enum ap_access a);
 const char *ap_capability_name(enum ap_capability c);
 const char *ap_gid_type_name(enum ap_gid_type t);
+const char *ap_port_cap_name(enum ap_port_cap c);
+const char *ap_link_layer_name(enum ap_link_layer l);
+const char *ap_raw_qp_type_name(enum ap_raw_qp_type t);
 const char *ap_qp_type_name(enum ap_qp_type t);
 const char *ap_qp_state_name(enum ap_qp_state s);
 const char *ap_event_name(enum ap_event e);
@@ -110,6 +134,9 @@ int ap_wr_opcode_by_name(const char *name);
 int ap_access_by_name(const char *name);
 int ap_capability_by_name(const char *name);
 int ap_gid_type_by_name(const char *name); /* any case: "ROCEV2" too */
+int ap_port_cap_by_name(const char *name);
+int ap_link_layer_by_name(const char *name);
+int ap_raw_qp_type_by_name(const char *name);
 int ap_qp_type_by_name(const char *name);
 int ap_qp_state_by_name(const char *name);
 int ap_event_by_name(const char *name);
@@ -121,6 +148,9 @@ extern const char *const ap_wr_opcode_words[];
 extern const char *const ap_access_words[];
 extern const char *const ap_capability_words[];
 extern const char *const ap_gid_type_words[];
+extern const char *const ap_port_cap_words[];
+extern const char *const ap_link_layer_words[];
+extern const char *const ap_raw_qp_type_words[];
 extern const char *const ap_qp_type_words[];
 extern const char *const ap_qp_state_words[];
 extern const char *const ap_event_words[];

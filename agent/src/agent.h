@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "agent_auth.h"
 #include "backend.h"
 #include "hostile.h"
 
@@ -45,6 +46,10 @@ struct agent {
 	 * for the agent modes, the method they strike at. */
 	enum agent_hostile hostile;
 	const char *hostile_at;
+	/* Where each connection's nonce comes from: NULL, the kernel's
+	 * generator (ap_auth_random). Only the protocol fuzzer sets one, a
+	 * fixed nonce, so that its seeds can authenticate. */
+	bool (*nonce_source)(uint8_t *out, size_t n, char *err, size_t errlen);
 };
 
 /* Protocol error codes (docs/agent-protocol.md). */
@@ -117,6 +122,11 @@ struct session {
 	char peer[80]; /* "ADDRESS:PORT", numeric (NI_NUMERICHOST: 46 + IF_NAMESIZE bytes at most) */
 	guint in_watch, out_watch, poll_timer, close_queued, hello_timer;
 	GString *in, *out;
+	/* Authentication (methods_session.c): the nonce drawn when the
+	 * connection opened, whether hello gave it out, and the outcome. */
+	uint8_t nonce[AP_AUTH_NONCE_BYTES];
+	bool nonce_drawn; /* false: the generator failed, no one authenticates */
+	bool greeted;
 	bool authenticated;
 	unsigned auth_failures;
 	bool closing;

@@ -96,13 +96,31 @@ enum be_wc_opcode {
 #define BE_WC_GRH 0x1u
 #define BE_WC_WITH_INV 0x4u
 
+/* The flags in libibverbs' numbering (verbs.h, enum ibv_wc_flags), which
+ * be_wc.wc_flags_raw carries as the device's verbs library delivered them.
+ * The kernel numbers its own flags otherwise (IB_WC_WITH_INVALIDATE is
+ * 1 << 2, where libibverbs has IP_CSUM_OK): a device that writes the
+ * kernel's word into a user completion shows here. */
+#define BE_VERBS_WC_GRH 0x1u
+#define BE_VERBS_WC_WITH_IMM 0x2u
+#define BE_VERBS_WC_IP_CSUM_OK 0x4u
+#define BE_VERBS_WC_WITH_INV 0x8u
+
+/* BE_WC_* flags in libibverbs' numbering. */
+static inline unsigned be_wc_flags_verbs(unsigned be_flags)
+{
+	return ((be_flags & BE_WC_GRH) ? BE_VERBS_WC_GRH : 0) | ((be_flags & BE_WC_WITH_IMM) ? BE_VERBS_WC_WITH_IMM : 0) |
+	       ((be_flags & BE_WC_WITH_INV) ? BE_VERBS_WC_WITH_INV : 0);
+}
+
 enum be_wr_opcode {
 #define AP_WR_OPCODE(SYM, value) BE_WR_##SYM = AP_WR_##SYM,
 #include "agent_protocol.def"
 #undef AP_WR_OPCODE
 };
 
-enum be_gid_type { BE_GID_IB, BE_GID_ROCE_V1, BE_GID_ROCE_V2 };
+/* BE_GID_UNKNOWN: the device named no type for the entry (CA17-26). */
+enum be_gid_type { BE_GID_IB, BE_GID_ROCE_V1, BE_GID_ROCE_V2, BE_GID_UNKNOWN };
 enum be_atomic_cap { BE_ATOMIC_NONE, BE_ATOMIC_HCA, BE_ATOMIC_GLOB };
 
 /* Capabilities reported by query_device. */
@@ -123,15 +141,29 @@ struct be_device_attr {
 	uint32_t max_qp_rd_atom, max_qp_init_rd_atom;
 	enum be_atomic_cap atomic_cap;
 	unsigned caps; /* BE_CAP_* */
+	/* IBA's raw datagram QPs the device says it has (Raw IPv6, Raw
+	 * Ethertype); vendors count Ethernet RAW_PACKET QPs in the second. */
+	uint32_t max_raw_ipv6_qp, max_raw_ethy_qp;
 };
 
 enum be_port_state { BE_PORT_DOWN = 1, BE_PORT_INIT, BE_PORT_ARMED, BE_PORT_ACTIVE };
+
+/* libibverbs' enum ibv_link_layer. */
+enum be_link_layer { BE_LINK_UNSPECIFIED, BE_LINK_INFINIBAND, BE_LINK_ETHERNET };
 
 struct be_port_attr {
 	enum be_port_state state;
 	unsigned active_mtu, max_mtu; /* bytes */
 	unsigned gid_tbl_len;
 	char netdev[64]; /* an interface name (IF_NAMESIZE); "" when unknown */
+	enum be_link_layer link_layer;
+	/* The InfiniBand port attributes a RoCEv2 port ignores (A17.5):
+	 * reported as the device gives them. */
+	uint16_t lid, sm_lid;
+	uint8_t lmc, sm_sl, max_vl_num;
+	/* The port's capability mask (AP_PORT_CAP: IBA PortInfo
+	 * CapabilityMask bits, libibverbs' values). */
+	uint32_t cap_flags;
 };
 
 struct be_gid {
@@ -228,11 +260,13 @@ struct be_srq_attr {
 enum be_mw_type { BE_MW_TYPE_1 = 1, BE_MW_TYPE_2 = 2 };
 
 /* A window's binding: [offset, offset + length) of mr, with these remote
- * rights (BE_ACCESS_REMOTE_*). */
+ * rights (BE_ACCESS_REMOTE_*); zero_based: the window is addressed from 0
+ * (IBV_ACCESS_ZERO_BASED), not by the MR's virtual addresses. */
 struct be_mw_bind {
 	struct be_mr *mr;
 	uint64_t offset, length;
 	unsigned access;
+	bool zero_based;
 };
 
 /* FLUSH (IBTA 1.5): the FETH's placement type bits and selectivity level. */
@@ -261,6 +295,20 @@ struct be_async_event {
 struct be_mcast_join {
 	uint8_t mgid[16];
 	uint32_t qkey;
+};
+
+/* IBA's raw datagram QP types (probe_raw_datagram_qp), the kernel's
+ * numbering (AP_RAW_QP_TYPE). */
+enum be_raw_qp_type { BE_RAW_IPV6 = 5, BE_RAW_ETHERTYPE = 6 };
+
+/* What an attempt to create a raw datagram QP gave: whether some layer
+ * created one (it is destroyed at once), and what each layer asked
+ * answered, one line each ("libibverbs ibv_create_qp: Invalid argument"). */
+#define BE_RAW_MAX_ANSWERS 4
+struct be_raw_probe {
+	bool created;
+	unsigned n_answers;
+	char answers[BE_RAW_MAX_ANSWERS][160];
 };
 
 struct be_mr_info {
@@ -317,10 +365,14 @@ struct be_wc {
 	enum be_wc_opcode opcode;
 	uint32_t byte_len;
 	uint32_t imm_data;
+	/* The completion's invalidated-rkey field, whatever its flags say (a
+	 * receive without immediate data): a key the device filled in shows
+	 * even when the flag that vouches for it is missing. */
 	uint32_t invalidate_rkey;
 	uint32_t src_qp;
 	uint32_t qp_num; /* the local QP; the protocol layer maps it to a handle */
 	unsigned wc_flags; /* BE_WC_GRH, BE_WC_WITH_IMM, BE_WC_WITH_INV */
+	unsigned wc_flags_raw; /* as the verbs library delivered them (BE_VERBS_WC_*) */
 };
 
 /* Receives one counter (read_counters). */
@@ -412,6 +464,12 @@ struct backend_ops {
 	int (*dealloc_mw)(struct be_mw *mw, struct be_error *err);
 	int (*bind_mw)(struct be_qp *qp, struct be_mw *mw, const struct be_mw_bind *bind, uint64_t wr_id,
 		       bool signaled, uint32_t *rkey, struct be_error *err);
+
+	/* Tries to create an IBA raw datagram QP of this type on pd (CA17-28:
+	 * a RoCEv2 port has none); anything created is destroyed before it
+	 * returns. -1 only when the attempt itself could not be made. */
+	int (*probe_raw_datagram_qp)(struct be_pd *pd, enum be_raw_qp_type type, struct be_raw_probe *out,
+				     struct be_error *err);
 
 	/* XRC domains; NULL: no XRC. */
 	int (*alloc_xrcd)(struct backend *be, struct be_xrcd **out, struct be_error *err);

@@ -1,5 +1,5 @@
 /*
- * A message of docs/agent-protocol.md, version 1, to its method: the
+ * A message of docs/agent-protocol.md to its method: the
  * decoder's own checks (UTF-8, nesting, NUL), the envelope (id, method,
  * params), authentication, and the reply.
  */
@@ -125,8 +125,8 @@ void agent_dispatch(struct session *s, const char *line, size_t len)
 	} else {
 		r.params = empty = json_object_new();
 	}
-	if (!s->authenticated && m->fn != method_hello)
-		req_fail(&r, AE_UNAUTHENTICATED, "%s: say hello with the token first", m->name);
+	if (!s->authenticated && m->fn != method_hello && m->fn != method_authenticate)
+		req_fail(&r, AE_UNAUTHENTICATED, "%s: say hello and authenticate first", m->name);
 	else if (s->authenticated && agent_hostile_refuses(s, m->name))
 		req_fail(&r, AE_UNKNOWN_METHOD, "method: no method '%.60s'", name);
 	else if (s->authenticated && agent_hostile_intercept(s, m->name))

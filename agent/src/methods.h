@@ -9,6 +9,7 @@
  *   methods_device.c     the device, its ports, GIDs and counters
  *   methods_resources.c  PDs, CQs, MRs (and their memory), AHs
  *   methods_qp.c         QPs: create, modify, query, destroy, cm_listen
+ *   methods_rawqp.c      the raw datagram QP a RoCEv2 port must not create
  *   methods_datapath.c   post_send, post_recv, poll_cq
  *   methods_srq.c        shared receive queues
  *   methods_mcast.c      multicast attach and detach, the CM's join and leave

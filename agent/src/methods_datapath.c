@@ -65,11 +65,11 @@ static bool param_placement(struct req *r, unsigned *out)
 static bool placement_params(struct req *r, struct handle *qp, struct be_send_wr *wr)
 {
 	static const char *const own[][6] = {
-		[BE_WR_BIND_MW] = { "mw", "mr", "offset", "access", NULL },
+		[BE_WR_BIND_MW] = { "mw", "mr", "offset", "access", "zero_based", NULL },
 		[BE_WR_ATOMIC_WRITE] = { "value", NULL },
 		[BE_WR_FLUSH] = { "placement", "level", NULL },
 	};
-	static const char *const all[] = { "mw", "mr", "offset", "access", "value", "placement", "level", "length", NULL };
+	static const char *const all[] = { "mw", "mr", "offset", "access", "zero_based", "value", "placement", "level", "length", NULL };
 	for (int i = 0; all[i]; i++) {
 		if (!req_param(r, all[i]))
 			continue;
@@ -199,6 +199,8 @@ static int poll_into(struct req *r, struct handle *cq, unsigned max)
 				json_builder_add_int_value(b, GPOINTER_TO_UINT(hid));
 			else
 				json_builder_add_null_value(b);
+			json_builder_set_member_name(b, "wc_flags_raw");
+			json_builder_add_int_value(b, wc[i].wc_flags_raw);
 			json_builder_set_member_name(b, "wc_flags");
 			json_builder_begin_array(b);
 			if (wc[i].wc_flags & BE_WC_GRH)

@@ -27,6 +27,8 @@ void method_query_device(struct req *r)
 	result_int(r, "max_qp_init_rd_atom", a.max_qp_init_rd_atom);
 	static const char *const atomic[] = { "NONE", "HCA", "GLOB" };
 	result_str(r, "atomic_cap", atomic[a.atomic_cap <= BE_ATOMIC_GLOB ? a.atomic_cap : 0]);
+	result_int(r, "max_raw_ipv6_qp", a.max_raw_ipv6_qp);
+	result_int(r, "max_raw_ethy_qp", a.max_raw_ethy_qp);
 	/* A capability that needs backend operations is listed only when the
 	 * backend has them, and says the device has it. */
 	const struct backend_ops *ops = OPS(r);
@@ -69,8 +71,42 @@ void method_query_port(struct req *r)
 	result_int(r, "active_mtu", a.active_mtu);
 	result_int(r, "max_mtu", a.max_mtu);
 	result_int(r, "gid_tbl_len", a.gid_tbl_len);
-	result_str(r, "link_layer", "ETHERNET");
+	result_str(r, "link_layer", ap_link_layer_name(a.link_layer == BE_LINK_ETHERNET	    ? AP_LINK_ETHERNET
+							: a.link_layer == BE_LINK_INFINIBAND ? AP_LINK_INFINIBAND
+											     : AP_LINK_UNSPECIFIED));
 	result_str(r, "netdev", a.netdev[0] ? a.netdev : NULL);
+	result_int(r, "lid", a.lid);
+	result_int(r, "lmc", a.lmc);
+	result_int(r, "sm_lid", a.sm_lid);
+	result_int(r, "sm_sl", a.sm_sl);
+	result_int(r, "max_vl_num", a.max_vl_num);
+	/* The capability mask by its bits' names; a bit the protocol does
+	 * not name is BIT_n, so that nothing the device says is lost. */
+	json_builder_set_member_name(r->result, "port_cap_flags");
+	json_builder_begin_array(r->result);
+	for (unsigned bit = 0; bit < 32; bit++) {
+		if (!(a.cap_flags & (1u << bit)))
+			continue;
+		const char *name = ap_port_cap_name((enum ap_port_cap)(1u << bit));
+		char other[16];
+		if (!name) {
+			g_snprintf(other, sizeof other, "BIT_%u", bit);
+			name = other;
+		}
+		json_builder_add_string_value(r->result, name);
+	}
+	json_builder_end_array(r->result);
+}
+
+/* A GID type as the protocol names it. */
+static const char *gid_type_word(enum be_gid_type t)
+{
+	switch (t) {
+	case BE_GID_ROCE_V2: return ap_gid_type_name(AP_GID_RoCEv2);
+	case BE_GID_ROCE_V1: return ap_gid_type_name(AP_GID_RoCEv1);
+	case BE_GID_IB: return ap_gid_type_name(AP_GID_IB);
+	default: return ap_gid_type_name(AP_GID_UNKNOWN);
+	}
 }
 
 void method_list_gids(struct req *r)
@@ -96,9 +132,7 @@ void method_list_gids(struct req *r)
 		json_builder_set_member_name(r->result, "gid");
 		json_builder_add_string_value(r->result, s);
 		json_builder_set_member_name(r->result, "type");
-		json_builder_add_string_value(r->result, ap_gid_type_name(g[i].type == BE_GID_ROCE_V2   ? AP_GID_RoCEv2
-								     : g[i].type == BE_GID_ROCE_V1 ? AP_GID_RoCEv1
-												   : AP_GID_IB));
+		json_builder_add_string_value(r->result, gid_type_word(g[i].type));
 		json_builder_end_object(r->result);
 	}
 	json_builder_end_array(r->result);

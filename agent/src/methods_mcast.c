@@ -4,6 +4,11 @@
  * host report the membership with IGMP or MLD (cm_join, cm_leave). The
  * session remembers each QP's groups and undoes them before the QP is
  * destroyed: a device refuses to destroy an attached QP.
+ *
+ * attach_mcast hands the device what the verb would get, so that the
+ * device's own answer is what a case judges: a GID that is not a group
+ * (the device should refuse it, IBV-MCAST-GID), and a group the QP is
+ * attached to already (still one member, ibv_attach_mcast(3)).
  */
 #include "methods.h"
 #include "roce/gid.h"
@@ -11,14 +16,23 @@
 
 #include <string.h>
 
-/* params.<name>: a multicast group, as a GID (an IPv4 group mapped). */
-static bool param_group(struct req *r, const char *name, uint8_t gid[16])
+/* params.<name>: a GID (an IPv4 address mapped). */
+static bool param_gid(struct req *r, const char *name, uint8_t gid[16])
 {
 	const char *s = param_string(r, name, true);
 	if (!s)
 		return false;
 	if (!roce_gid_parse(s, gid))
 		return req_fail(r, AE_BAD_REQUEST, "params.%s: '%.60s' is not an IPv6 or IPv4 address", name, s);
+	return true;
+}
+
+/* params.<name>: a multicast group, as a GID (an IPv4 group mapped). */
+static bool param_group(struct req *r, const char *name, uint8_t gid[16])
+{
+	if (!param_gid(r, name, gid))
+		return false;
+	const char *s = param_string(r, name, true);
 	if (!roce_gid_is_multicast(gid))
 		return req_fail(r, AE_BAD_REQUEST,
 				"params.%s: '%.60s' is not a multicast group (IPv4 224.0.0.0/4, IPv6 ff00::/8)", name, s);
@@ -107,17 +121,24 @@ void method_attach_mcast(struct req *r)
 	struct handle *qp = ud_qp(r);
 	struct mcast_member m = { 0 };
 	uint32_t lid;
-	if (!qp || !param_group(r, "gid", m.gid) || !param_u32(r, "lid", false, 0, 0xFFFF, &lid) ||
-	    !have(r, OPS(r)->attach_mcast && OPS(r)->detach_mcast, "multicast (attach_mcast)") ||
-	    already_member(r, qp, m.gid, "gid"))
+	if (!qp || !param_gid(r, "gid", m.gid) || !param_u32(r, "lid", false, 0, 0xFFFF, &lid) ||
+	    !have(r, OPS(r)->attach_mcast && OPS(r)->detach_mcast, "multicast (attach_mcast)"))
 		return;
+	/* Attached already: the device sees the verb again, and the QP stays
+	 * one member; a CM join is undone by cm_leave only. */
+	int i = member_index(qp, m.gid);
+	if (i >= 0 && g_array_index(qp->mcast, struct mcast_member, i).cm) {
+		already_member(r, qp, m.gid, "gid");
+		return;
+	}
 	m.lid = (uint16_t)lid;
 	struct be_error err = { 0 };
 	if (OPS(r)->attach_mcast(qp->obj, m.gid, m.lid, &err)) {
 		req_fail_backend(r, &err);
 		return;
 	}
-	add_member(qp, &m);
+	if (i < 0)
+		add_member(qp, &m);
 }
 
 void method_detach_mcast(struct req *r)
@@ -125,7 +146,7 @@ void method_detach_mcast(struct req *r)
 	struct handle *qp = ud_qp(r);
 	uint8_t gid[16];
 	uint32_t lid;
-	if (!qp || !param_group(r, "gid", gid) || !param_u32(r, "lid", false, 0, 0xFFFF, &lid) ||
+	if (!qp || !param_gid(r, "gid", gid) || !param_u32(r, "lid", false, 0, 0xFFFF, &lid) ||
 	    !have(r, OPS(r)->detach_mcast != NULL, "multicast (detach_mcast)"))
 		return;
 	struct mcast_member *m = find_member(r, qp, gid, "gid", false);

@@ -69,18 +69,23 @@ bool param_mw_bind(struct req *r, struct be_mw_bind *b, bool *unbind)
 	if (access & ~remote)
 		return req_fail(r, AE_BAD_REQUEST,
 				"params.access: a window carries remote rights only (REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC)");
+	bool zero_based;
+	if (!param_bool(r, "zero_based", false, &zero_based))
+		return false;
 	*unbind = length == 0;
 	struct handle *mr = session_get(r, "mr", H_MR, !*unbind);
 	if (r->err)
 		return false;
-	if (mr && (offset > mr->length || length > mr->length - offset))
-		return req_fail(r, AE_BAD_REQUEST, "params.length: offset %llu + length %llu is beyond the end of MR %u (%llu bytes)",
-				(unsigned long long)offset, (unsigned long long)length, mr->id,
-				(unsigned long long)mr->length);
+	/* A range past the MR's end goes to the device, whose part it is to
+	 * refuse it (C10-75); only one no address can hold is refused here. */
+	if (length > G_MAXUINT64 - offset)
+		return req_fail(r, AE_BAD_REQUEST, "params.length: offset %llu + length %llu runs past 2^64",
+				(unsigned long long)offset, (unsigned long long)length);
 	b->mr = mr ? mr->obj : NULL;
 	b->offset = offset;
 	b->length = length;
 	b->access = access;
+	b->zero_based = zero_based;
 	return true;
 }
 

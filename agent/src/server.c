@@ -300,7 +300,7 @@ static gboolean hello_deadline(gpointer data)
 	if (s->authenticated || s->closing)
 		return G_SOURCE_REMOVE;
 	struct req r = { .s = s, .err = AE_UNAUTHENTICATED, .close_after = true };
-	text_printf(r.msg, sizeof r.msg, "no successful hello within %g s; closing the connection",
+	text_printf(r.msg, sizeof r.msg, "no successful hello and authenticate within %g s; closing the connection",
 		   s->agent->hello_timeout_ms / 1000.0);
 	/* Whatever was half received is dropped. */
 	g_string_truncate(s->in, 0);
@@ -322,6 +322,12 @@ struct session *session_open(struct agent *a, int fd, const char *peer)
 	g_strlcpy(s->peer, peer, sizeof s->peer);
 	s->in = g_string_new(NULL);
 	s->out = g_string_new(NULL);
+	/* A fresh nonce for every connection: a proof recorded on another
+	 * connection is worth nothing on this one. */
+	char why[160];
+	s->nonce_drawn = (a->nonce_source ? a->nonce_source : ap_auth_random)(s->nonce, sizeof s->nonce, why, sizeof why);
+	if (!s->nonce_drawn)
+		g_warning("%s: no nonce for the session (%s): it cannot authenticate", peer, why);
 	session_init_handles(s);
 	a->sessions = g_list_prepend(a->sessions, s);
 	a->n_sessions++;

@@ -20,6 +20,9 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol"))
+import agent_auth  # noqa: E402
+
 HOST, PORT = os.environ["ROCE_AGENT"].rsplit(":", 1)
 PORT = int(PORT)
 TOKEN = open(os.environ["ROCE_TOKEN_FILE"]).read().strip()
@@ -49,8 +52,10 @@ class Conn:
         self.f = self.s.makefile("rb")
         self.n = 0
         if hello:
-            r = self.call("hello", version=1, token=TOKEN)
-            assert "result" in r, r
+            try:
+                agent_auth.handshake(self.call, TOKEN)
+            except agent_auth.AuthError as e:
+                raise AssertionError(e.reply or str(e))
 
     def send_raw(self, data):
         self.s.sendall(data)
@@ -140,30 +145,42 @@ def wait_accepting(deadline_s):
 
 
 def test_tokens():
+    """Wrong tokens: each proof made with one is refused alike, and the
+    session stays unauthenticated."""
     for token in [TOKEN[:-1] + ("0" if TOKEN[-1] != "0" else "1"),  # same length, one digit off
                   TOKEN.upper() if TOKEN.upper() != TOKEN else TOKEN + "A",
                   " " + TOKEN, "x" * 200000]:
         c = Conn(hello=False)
-        c.err("hello", "unauthenticated", version=1, token=token)
+        na = agent_auth.hello(c.call)
+        try:
+            agent_auth.authenticate(c.call, token, na)
+            check(False, "a proof with a wrong token (%r...) is accepted" % token[:8])
+        except agent_auth.AuthError as e:
+            check((e.reply or {}).get("error", {}).get("code") == "unauthenticated", "wrong token: %s" % e)
         c.err("alloc_pd", "unauthenticated")
         c.close()
-    # A NUL would cut the token short where it is compared as a C string:
-    # such a string is refused before anything looks at it.
-    for token in [TOKEN + r"\u0000junk", TOKEN + r"\u0000", r"\u0000" + TOKEN]:
+    # A NUL would cut a string short where it is used as a C string: such a
+    # string is refused before anything looks at it.
+    nonce = agent_auth.b64(bytes(range(32)))
+    for bad in [nonce + r"\u0000junk", r"\u0000" + nonce]:
         c = Conn(hello=False)
-        c.send_raw(b'{"id":1,"method":"hello","params":{"version":1,"token":"%s"}}\n' % token.encode())
+        c.ok("hello", version=2)
+        c.send_raw(b'{"id":2,"method":"authenticate","params":{"nonce":"%s","proof":"%s"}}\n'
+                   % (bad.encode(), nonce.encode()))
         r = c.recv() or {}
         check(r.get("error", {}).get("code") == "bad_request" and "NUL" in r["error"].get("message", ""),
-              "token %r: %s" % (token[-12:], r))
+              "nonce %r: %s" % (bad[-12:], r))
         c.err("alloc_pd", "unauthenticated")
         c.close()
-    for token in [12345, None, [TOKEN], {"t": TOKEN}, True]:
+    for value in [12345, None, [nonce], {"t": nonce}, True, "x" * 200000]:
         c = Conn(hello=False)
-        c.err("hello", "bad_request", version=1, token=token)
+        c.ok("hello", version=2)
+        c.err("authenticate", "bad_request", nonce=nonce, proof=value)
+        c.err("authenticate", "bad_request", nonce=value, proof=nonce)
         c.close()
-    # hello twice: the second, wrong, does not undo the first.
+    # authenticate twice: the second, wrong, does not undo the first.
     c = Conn()
-    c.err("hello", "unauthenticated", version=1, token="wrong")
+    c.err("authenticate", "invalid_state", nonce=nonce, proof=nonce)
     c.ok("query_port")
     c.close()
 
@@ -174,14 +191,16 @@ def test_half_open_and_slowloris():
     idle = [connect() for _ in range(14)]
     trickle = connect()
     partial = connect()
-    partial.sendall(b'{"id":1,"method":"hello","params":{"version":1,"tok')
+    partial.sendall(b'{"id":1,"method":"hello","params":{"vers')
     extra = connect()
     line = extra.makefile("rb").readline()
     r = json.loads(line) if line else {}
     check(r.get("error", {}).get("code") == "resource_limit", "17th connection refused while 16 are idle: %s" % r)
     extra.close()
     t0 = time.time()
-    hello = b'{"id":1,"method":"hello","params":{"version":1,"token":"%s"}}\n' % TOKEN.encode()
+    hello = b'{"id":1,"method":"hello","params":{"version":2}}\n'
+    hello += b'{"id":2,"method":"authenticate","params":{"nonce":"%s","proof":"%s"}}\n' % (
+        agent_auth.b64(bytes(32)).encode(), agent_auth.b64(bytes(32)).encode())
     sent = 0
     # One byte every 100 ms: never finishes before the deadline.
     while time.time() - t0 < HELLO_TIMEOUT + 3 and sent < len(hello) - 1:
@@ -218,22 +237,31 @@ def test_byte_at_a_time():
     """A slow but honest client is served, whatever the split."""
     s = connect()
     f = s.makefile("rb")
-    msgs = [{"id": 1, "method": "hello", "params": {"version": 1, "token": TOKEN}},
-            {"id": 2, "method": "query_port", "params": {"port": 1}},
-            {"id": 3, "method": "alloc_pd"},
-            {"id": 4, "method": "list_gids"}]
-    data = b"".join((json.dumps(m) + "\r\n").encode() for m in msgs)
-    for i in range(len(data)):
-        s.sendall(data[i:i + 1])
-        if i % 8 == 0:
-            time.sleep(0.001)
     s.settimeout(10)
-    ids = []
-    for _ in msgs:
-        line = f.readline()
-        r = json.loads(line) if line else {}
-        ids.append((r.get("id"), "result" in r))
-    check(ids == [(1, True), (2, True), (3, True), (4, True)], "byte-at-a-time requests answered: %s" % ids)
+
+    def dribble(msgs):
+        data = b"".join((json.dumps(m) + "\r\n").encode() for m in msgs)
+        for i in range(len(data)):
+            s.sendall(data[i:i + 1])
+            if i % 8 == 0:
+                time.sleep(0.001)
+        replies = []
+        for _ in msgs:
+            line = f.readline()
+            replies.append(json.loads(line) if line else {})
+        return replies
+
+    na = agent_auth.unb64(dribble([{"id": 1, "method": "hello", "params": {"version": 2}}])[0]
+                          .get("result", {}).get("nonce", ""))
+    nc = bytes(range(32, 64))
+    msgs = [{"id": 2, "method": "authenticate",
+             "params": {"nonce": agent_auth.b64(nc),
+                        "proof": agent_auth.b64(agent_auth.proof("tester", TOKEN, na, nc))}},
+            {"id": 3, "method": "query_port", "params": {"port": 1}},
+            {"id": 4, "method": "alloc_pd"},
+            {"id": 5, "method": "list_gids"}]
+    ids = [(r.get("id"), "result" in r) for r in dribble(msgs)]
+    check(ids == [(2, True), (3, True), (4, True), (5, True)], "byte-at-a-time requests answered: %s" % ids)
     f.close()
     s.close()
 
@@ -284,7 +312,7 @@ def test_many_connections():
             else:  # a pipelined burst, then close without reading
                 s = connect()
                 s.sendall(b"".join((json.dumps({"id": k, "method": "hello" if k == 0 else "list_gids",
-                                                "params": {"version": 1, "token": TOKEN}}) + "\n").encode()
+                                                "params": {"version": 2}}) + "\n").encode()
                                    for k in range(50)))
                 s.close()
         except OSError as e:
@@ -345,6 +373,7 @@ def test_not_owned():
         ("create_ah", {"pd": pd, "dgid": "198.18.0.2"}),
         ("post_recv", {"qp": qp, "wr_id": 1, "sge": sge}),
         ("post_send", {"qp": qp, "wr_id": 1, "opcode": "SEND", "sge": sge}),
+        ("probe_raw_datagram_qp", {"pd": pd, "type": "RAW_IPV6"}),
     ]:
         b.err(method, "no_such_handle", **params)
     bpd = b.ok("alloc_pd")["pd"]

@@ -55,7 +55,10 @@ def test_mw():
     q = rc_rts(c, pd, cq)
     bind = dict(qp=q, mw=w1["mw"], mr=mr["mr"], offset=0, length=4096, access=["REMOTE_WRITE"], wr_id=1)
     c.err("bind_mw", "bad_request", "params.length", **{k: v for k, v in bind.items() if k != "length"})
-    c.err("bind_mw", "bad_request", "params.length", **dict(bind, offset=4097))
+    # A range past the MR is the device's to refuse (its completion); one
+    # that runs past 2^64 is no range at all.
+    c.err("bind_mw", "bad_request", "params.length", **dict(bind, offset="0xFFFFFFFFFFFFFFFF", length=2))
+    c.err("bind_mw", "bad_request", "params.zero_based", **dict(bind, zero_based=1))
     c.err("bind_mw", "bad_request", "params.access", **dict(bind, access=["LOCAL_WRITE"]))
     c.err("bind_mw", "bad_request", "params.mr", **{k: v for k, v in bind.items() if k != "mr"})
     c.err("bind_mw", "bad_request", "post_send's BIND_MW", **dict(bind, mw=w2["mw"]))
@@ -100,6 +103,31 @@ def test_mw():
     c.err("dereg_mr", "invalid_state", "windows", mr=mr2)
     c.ok("destroy_qp", qp=q2)
     c.ok("dereg_mr", mr=mr2)
+    c.close()
+
+
+def test_mw_refused_binds():
+    """A bind the device refuses completes with MW_BIND_ERR, its own error,
+    and the requests after it are flushed; the soft DUT refuses a range
+    past the MR, a region of another PD, a zero-based type 1 window."""
+    c = Conn()
+    pd = c.ok("alloc_pd")["pd"]
+    pd2 = c.ok("alloc_pd")["pd"]
+    cq = c.ok("create_cq", cqe=64)["cq"]
+    mr = c.ok("reg_mr", pd=pd, length=4096, access=["LOCAL_WRITE", "REMOTE_WRITE", "MW_BIND"])["mr"]
+    mr2 = c.ok("reg_mr", pd=pd2, length=4096, access=["LOCAL_WRITE", "REMOTE_WRITE", "MW_BIND"])["mr"]
+    w = c.ok("alloc_mw", pd=pd, type=1)["mw"]
+    for what, extra in (("past the MR", dict(mr=mr, offset=4000, length=512)),
+                        ("another PD's MR", dict(mr=mr2, offset=0, length=512)),
+                        ("zero-based type 1", dict(mr=mr, offset=0, length=512, zero_based=True))):
+        q = rc_rts(c, pd, cq)
+        c.ok("bind_mw", qp=q, mw=w, access=["REMOTE_WRITE"], wr_id=7, **extra)
+        c.ok("post_send", qp=q, wr_id=8, opcode="SEND", sge=[])
+        wc = c.ok("poll_cq", cq=cq, max=4, timeout_ms=1000)["completions"]
+        check([(x["wr_id"], x["status"]) for x in wc] == [(7, "MW_BIND_ERR"), (8, "WR_FLUSH_ERR")],
+              "a bind %s: MW_BIND_ERR, then the SEND flushed: %s" % (what, wc))
+        c.ok("destroy_qp", qp=q)
+    c.ok("dealloc_mw", mw=w)
     c.close()
 
 
@@ -177,7 +205,7 @@ def test_xrc():
 
 
 def main():
-    tests = [test_capabilities, test_mw, test_placement_params, test_xrc]
+    tests = [test_capabilities, test_mw, test_mw_refused_binds, test_placement_params, test_xrc]
     for t in tests:
         before = len(failures)
         try:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Protocol tests for roce-agent (docs/agent-protocol.md, version 1).
+"""Protocol tests for roce-agent (docs/agent-protocol.md, version 2).
 
 Runs against a live agent (ROCE_AGENT, ROCE_TOKEN_FILE from
 scripts/netns-pair): authentication, malformed, oversized and hostile
@@ -12,6 +12,9 @@ import os
 import socket
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol"))
+import agent_auth  # noqa: E402
 
 HOST, PORT = os.environ["ROCE_AGENT"].rsplit(":", 1)
 PORT = int(PORT)
@@ -34,8 +37,10 @@ class Conn:
         self.f = self.s.makefile("rb")
         self.n = 0
         if hello:
-            r = self.call("hello", version=1, token=TOKEN)
-            assert "result" in r, r
+            try:
+                self.info = agent_auth.handshake(self.call, TOKEN)
+            except agent_auth.AuthError as e:
+                raise AssertionError(e.reply or str(e))
 
     def send_raw(self, data):
         self.s.sendall(data)
@@ -92,15 +97,35 @@ def test_auth():
     c = Conn(hello=False)
     c.err("query_device", "unauthenticated")
     c.err("alloc_pd", "unauthenticated")
-    c.err("hello", "version_mismatch", "params.version", version=2, token=TOKEN)
-    c.err("hello", "bad_request", "params.token", version=1)
-    c.err("hello", "unauthenticated", version=1, token="wrong")
-    c.err("hello", "unauthenticated", version=1, token=TOKEN + "x")
-    c.err("hello", "unauthenticated", version=1, token="")
-    check(c.closed(), "three failed hellos close the connection")
+    c.err("authenticate", "unauthenticated", "hello first", nonce=agent_auth.b64(bytes(32)), proof=agent_auth.b64(bytes(32)))
+    c.err("hello", "version_mismatch", "params.version", version=1, token=TOKEN)
+    c.err("hello", "version_mismatch", "params.version", version=3)
+    c.err("hello", "bad_request", "params.version")
+    r = c.ok("hello", version=2)
+    check(sorted(r) == ["nonce", "version"] and r["version"] == 2 and len(agent_auth.unb64(r["nonce"])) == 32,
+          "hello gives the version and a nonce, nothing else: %s" % r)
+    na = agent_auth.unb64(r["nonce"])
+    nc = bytes(range(32))
+    good = agent_auth.b64(agent_auth.proof("tester", TOKEN, na, nc))
+    c.err("authenticate", "bad_request", "params.nonce", proof=good)
+    c.err("authenticate", "bad_request", "params.proof", nonce=agent_auth.b64(nc))
+    c.err("authenticate", "bad_request", "params.nonce", nonce=agent_auth.b64(nc[:31]), proof=good)
+    c.err("authenticate", "bad_request", "params.nonce", nonce=agent_auth.b64(na), proof=good)
+    c.err("authenticate", "bad_request", "params.proof", nonce=agent_auth.b64(nc), proof=good[:-1])
+    c.err("authenticate", "bad_request", "params.proof", nonce=agent_auth.b64(nc), proof=good[:-2] + "B=")
+    # Format errors cost nothing; three wrong proofs close the connection.
+    for token in ("wrong", TOKEN + "x", ""):
+        bad = agent_auth.b64(agent_auth.proof("tester", token, na, nc))
+        c.err("authenticate", "unauthenticated", nonce=agent_auth.b64(nc), proof=bad)
+    check(c.closed(), "three failed authentications close the connection")
     c = Conn(hello=False)
-    r = c.ok("hello", version=1, token=TOKEN)
-    check(r.get("version") == 1 and r.get("backend") == "soft" and "fault" in r, "hello result: %s" % r)
+    na = agent_auth.hello(c.call)
+    r = agent_auth.authenticate(c.call, TOKEN, na)
+    check(r.get("version") == 2 and r.get("backend") == "soft" and "fault" in r, "authenticate result: %s" % r)
+    # A second hello changes nothing; a second authenticate is refused.
+    check(c.ok("hello", version=2)["nonce"] == agent_auth.b64(na), "hello again: the same session nonce")
+    c.err("authenticate", "invalid_state", "already", nonce=agent_auth.b64(nc),
+          proof=agent_auth.b64(agent_auth.proof("tester", TOKEN, na, nc)))
     c.ok("query_device")
     c.close()
 
@@ -352,7 +377,7 @@ def test_hostile_binary():
     s.close()
     # And one that never reads its replies.
     s = socket.create_connection((HOST, PORT), timeout=5)
-    s.sendall((json.dumps({"id": 1, "method": "hello", "params": {"version": 1, "token": TOKEN}}) + "\n").encode())
+    s.sendall((json.dumps({"id": 1, "method": "hello", "params": {"version": 2}}) + "\n").encode())
     req = (json.dumps({"id": 2, "method": "list_gids"}) + "\n").encode()
     s.settimeout(2)
     try:
@@ -389,9 +414,40 @@ def test_snapshot_counters():
     c.close()
 
 
+def test_port_verbs():
+    """What the verbs say of the port (CA17-26, 28, 30, 31): its link layer,
+    the InfiniBand fields a RoCEv2 port ignores, its capability mask, each
+    GID's type, and the raw datagram QP it refuses."""
+    c = Conn()
+    dev = c.ok("query_device")
+    check(dev.get("max_raw_ipv6_qp") == 0 and dev.get("max_raw_ethy_qp") == 0, "query_device raw QPs: %s" % dev)
+    p = c.ok("query_port", port=1)
+    check(p.get("link_layer") == "ETHERNET" and p.get("netdev"), "query_port link layer: %s" % p)
+    check(all(p.get(k) == 0 for k in ("lid", "lmc", "sm_lid", "sm_sl")) and p.get("max_vl_num") == 1,
+          "query_port InfiniBand fields: %s" % p)
+    flags = p.get("port_cap_flags")
+    check(flags == ["CM_SUP", "IP_BASED_GIDS"], "query_port capability mask: %s" % flags)
+    gids = c.ok("list_gids", port=1).get("gids", [])
+    check(gids and all(g.get("type") == "RoCEv2" for g in gids) and [g["index"] for g in gids] == list(range(len(gids))),
+          "list_gids: typed RoCEv2 entries %s" % gids)
+    pd = c.ok("alloc_pd")["pd"]
+    for t in ("RAW_IPV6", "RAW_ETHERTYPE"):
+        r = c.ok("probe_raw_datagram_qp", pd=pd, type=t)
+        check(r.get("created") is False and len(r.get("answers", [])) == 1 and "refused" in r["answers"][0],
+              "probe_raw_datagram_qp %s: %s" % (t, r))
+    c.err("probe_raw_datagram_qp", "bad_request", "params.type", pd=pd)
+    c.err("probe_raw_datagram_qp", "bad_request", "params.type", pd=pd, type="RAW_PACKET")
+    c.err("probe_raw_datagram_qp", "bad_request", "params.type", pd=pd, type=5)
+    c.err("probe_raw_datagram_qp", "bad_request", "params.pd", type="RAW_IPV6")
+    c.err("probe_raw_datagram_qp", "no_such_handle", "params.pd", pd=pd + 99, type="RAW_IPV6")
+    # The probe leaves nothing behind: the PD goes at once.
+    c.ok("dealloc_pd", pd=pd)
+    c.close()
+
+
 def main():
     tests = [test_auth, test_malformed, test_params, test_sessions, test_cleanup_and_limits, test_hostile_binary,
-             test_snapshot_counters]
+             test_snapshot_counters, test_port_verbs]
     for t in tests:
         before = len(failures)
         try:

@@ -17,7 +17,10 @@
  * The bytes are fed in chunks of varying size, so that requests split
  * across reads (slowloris-style) take the same path as whole ones, and a
  * waiting poll_cq reaches its deadline at once. The token is "fuzz-token"
- * (in the seeds and the dictionary).
+ * and every session's agent nonce the bytes 0, 1, ... 31 (fixed_nonce), so
+ * that a seed can authenticate: its authenticate line carries the tester
+ * nonce 32, 33, ... 63 and the proof those give (docs/robustness.md says
+ * how to compute it), which the dictionary holds too.
  */
 #include "../fuzz.h"
 
@@ -30,6 +33,16 @@
 #include "soft/soft.h"
 
 static struct agent agent;
+
+/* The agent's nonce of every fuzzed session (roce-agent draws it). */
+static bool fixed_nonce(uint8_t *out, size_t n, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t)i;
+	return true;
+}
 static struct soft_dev *dev;
 static char token[] = "fuzz-token";
 
@@ -68,6 +81,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	agent.factory = &backend_soft_factory;
 	agent.token = token;
 	agent.token_len = strlen(token);
+	agent.nonce_source = fixed_nonce;
 	agent.listen_fd = -1;
 	return 0;
 }

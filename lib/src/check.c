@@ -147,12 +147,12 @@ static bool is_ud_send(const struct roce_opcode_info *op)
 }
 
 /* UD multicast (notes §7.1). A packet to a group goes to the MAC the group
- * maps to, and is a UD SEND to DestQP 0xFFFFFF; a UD SEND to 0xFFFFFF at a
- * unicast address names no group (receivers such as rxe take 0xFFFFFF as
- * multicast only with a multicast DGID), so it reaches no QP. An RC or UC
- * packet to 0xFFFFFF is IBA9.2-DESTQP's (check_bth), to a group also this
- * rule's. The source addresses are not judged: no rule of the catalogue
- * speaks of a multicast source. */
+ * maps to (RFC 1112, RFC 2464), and is a UD SEND to DestQP 0xFFFFFF; a UD
+ * SEND to 0xFFFFFF at a unicast address names no group (receivers such as
+ * rxe look the group up by the destination IP), so it reaches no QP. An RC
+ * or UC packet to 0xFFFFFF is IBA9.2-DESTQP's (check_bth) and only its, to
+ * a group or not: one deviation, one finding. The source addresses are not
+ * judged: no rule of the catalogue speaks of a multicast source. */
 static void check_mcast(const struct roce_pkt *p, struct sink *s)
 {
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
@@ -171,10 +171,12 @@ static void check_mcast(const struct roce_pkt *p, struct sink *s)
 	if (roce_pkt_mcast_mac_status(p, &g) == ROCE_MCAST_MAC_WRONG)
 		add(s, g.ip_version == 4 ? ROCE_C_MCAST_MAC4 : ROCE_C_MCAST_MAC6, 0, 6,
 		    roce_mac_u64(roce_pkt_eth_dst(p)), roce_mac_u64(g.mac));
-	if (!is_ud_send(op))
-		add(s, ROCE_C_MCAST_OPCODE, off, 1, p->opcode, 0);
-	else if (qp != ROCE_MCAST_QPN)
+	if (!is_ud_send(op)) {
+		if (qp != ROCE_MCAST_QPN) /* 0xFFFFFF: check_bth's C_DESTQP_MCAST */
+			add(s, ROCE_C_MCAST_OPCODE, off, 1, p->opcode, 0);
+	} else if (qp != ROCE_MCAST_QPN) {
 		add(s, ROCE_C_MCAST_QP, off + 5, 3, qp, ROCE_MCAST_QPN);
+	}
 }
 
 static void check_xhdrs(const struct roce_pkt *p, struct sink *s)

@@ -1,10 +1,14 @@
 /*
  * The rkey life cycle in the flow analysis (roce/flow.h): a SEND with
  * Invalidate (IETH) that the responder acknowledged invalidates the rkey it
- * names at the responder's node, the node that owns the key. A later
- * request to that node through the rkey (RETH: WRITE, READ, FLUSH, ATOMIC
- * WRITE; AtomicETH: CmpSwap, FetchAdd) must be rejected with NAK Remote
- * Access Error (IBA10.6.7-MW-INVALID).
+ * names at the responder's node, the node that owns the key, if the key is
+ * one that can be invalidated remotely (a type 2 window's). A later request
+ * to that node through the rkey (RETH: WRITE, READ, FLUSH, ATOMIC WRITE;
+ * AtomicETH: CmpSwap, FetchAdd) must then be rejected with NAK Remote
+ * Access Error (IBA10.6.7-MW-INVALID). The acknowledgement does not say
+ * whether it was: a responder acknowledges a refused invalidation too (a
+ * type 1 window's or a registered region's key; rxe's class J), so an
+ * executed request is reported as a warning, never an error.
  *
  * The capture point sits somewhere between the peers. The acknowledgement
  * left the node after the invalidation, so a request that passed the
@@ -127,7 +131,8 @@ void flow_rkey_request(const struct roce_flow_env *env, struct direction *q, con
 	if (k->invalid && node_spoke_since(env, flow_in_net(in), in->dst, k->ack_ts))
 		k->invalid = false; /* a new binding may have been handed out since */
 	if (k->invalid) {
-		/* The acknowledgement passed the capture point before it. */
+		/* The acknowledgement passed the capture point before it; the
+		 * answer says whether the key was invalidated. */
 		add(r, ROCE_F_RKEY_AFTER_INV, off, 4, rkey, k->inv_frame);
 		flow_set(r, ROCE_FLOW_V_RKEY_INVALIDATED_IN, k->inv_frame);
 		flow_set(r, ROCE_FLOW_V_RKEY_INV_ACK_IN, k->ack_frame);

@@ -114,7 +114,8 @@ struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn, size_
 	roce_bth_set_psn(d.bth, psn);
 	roce_udp_set_sport(d.udp, o->sport ? o->sport : 0xC0DE);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH))
-		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH), opcode == ROCE_OP_RC_READ_REQUEST ? o->dmalen : payload_len);
+		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH),
+				     roce_opcode(opcode)->kind == ROCE_K_READ_REQ ? o->dmalen : payload_len);
 	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH))
 		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
 	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH)))

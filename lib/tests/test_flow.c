@@ -467,6 +467,18 @@ static void reads(void)
 	CHECK(has(&r, ROCE_F_DUP_READ_RESP), "READ response sent again");
 	harness_free(&c);
 
+	/* An XRC READ response 4 bytes longer than the READ: an XRCETH after
+	 * its BTH, A14-XRC-RESP's deviation, not a length one. */
+	harness_init(&c, 1024);
+	struct pkt_opts xrd = { .dmalen = 16 };
+	feed(&c, ROCE_OP_XRC_READ_REQUEST, 60, 0, &xrd);
+	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_ONLY, 60, 20, NULL);
+	CHECK(has(&r, ROCE_F_XRC_READ_RESP_XRCETH) && !has(&r, ROCE_F_READ_RESP_LEN), "XRC READ response with an XRCETH");
+	feed(&c, ROCE_OP_XRC_READ_REQUEST, 61, 0, &xrd);
+	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_ONLY, 61, 12, NULL);
+	CHECK(has(&r, ROCE_F_READ_RESP_LEN) && !has(&r, ROCE_F_XRC_READ_RESP_XRCETH), "XRC READ response 4 bytes short");
+	harness_free(&c);
+
 	/* A READ asked again from inside its range after its last responses
 	 * were lost: answered from a First (a new, shorter request) or from the
 	 * original's Middle at that PSN; both conform (RC-RESP-DUP-READ-001). */
@@ -776,9 +788,12 @@ static void rkey_life_cycle(void)
 	      "names the rkey and the frame of the SEND with Invalidate");
 	CHECK(value_of(&s.r[5], ROCE_FLOW_V_RKEY_INV_ACK_IN) == 4, "and its acknowledgement");
 	CHECK(!s.r[6].n_findings, "NAK Remote Access Error conforms");
-	CHECK(roce_code_info(ROCE_F_RKEY_INV_EXECUTED)->severity == ROCE_SEV_ERROR &&
+	/* An acknowledged SEND with Invalidate may have been refused (a type
+	 * 1 window, a registered region: rxe acknowledges those too), so
+	 * neither is an error the capture can prove. */
+	CHECK(roce_code_info(ROCE_F_RKEY_INV_EXECUTED)->severity == ROCE_SEV_WARN &&
 	      roce_code_info(ROCE_F_RKEY_INV_EXECUTED_SEEN)->severity == ROCE_SEV_WARN,
-	      "executed after the invalidation: an error; maybe crossed: a warning");
+	      "executed after an acknowledged invalidation, or maybe crossed: warnings");
 	CHECK(value_of(&s.r[12], ROCE_FLOW_V_RKEY_INVALIDATED_IN) == 9, "the ACK names the invalidating SEND");
 	harness_free(&s.c);
 
@@ -793,7 +808,7 @@ static void rkey_life_cycle(void)
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 2, 16, &key);
 	CHECK(!r.n_findings && value_of(&r, ROCE_FLOW_V_RKEY_INVALIDATED_IN) == 1, "behind the SEND: judged later");
 	r = feed(&c, ROCE_OP_RC_ACK, 2, 0, NULL);
-	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED) && errors(&r) == 1, "one ACK for both: executed after it");
+	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED) && errors(&r) == 0, "one ACK for both: executed after it (a warning)");
 	struct pkt_opts read = { .rkey = 0x00001234, .dmalen = 64 };
 	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 3, 0, &read);
 	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "a READ through it");

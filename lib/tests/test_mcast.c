@@ -166,8 +166,12 @@ int main(void)
 		  { ROCE_C_MCAST_UNICAST, ROCE_OK, ROCE_OK } },
 		{ "RC SEND to DestQP 0xFFFFFF at a unicast address", ROCE_OP_RC_SEND_ONLY, false, ROCE_MCAST_QPN, false,
 		  { ROCE_C_DESTQP_MCAST, ROCE_OK, ROCE_OK } },
+		/* One finding for one deviation: IBA9.2-DESTQP's, not the
+		 * multicast rule's as well. */
 		{ "RC SEND to the group, DestQP 0xFFFFFF", ROCE_OP_RC_SEND_ONLY, true, ROCE_MCAST_QPN, false,
-		  { ROCE_C_DESTQP_MCAST, ROCE_C_MCAST_OPCODE, ROCE_OK } },
+		  { ROCE_C_DESTQP_MCAST, ROCE_OK, ROCE_OK } },
+		{ "RC SEND to the group, a unicast DestQP", ROCE_OP_RC_SEND_ONLY, true, 0x000123, false,
+		  { ROCE_C_MCAST_OPCODE, ROCE_OK, ROCE_OK } },
 		{ "UC SEND to the group, wrong MAC", ROCE_OP_UC_SEND_ONLY, true, 0x000123, true,
 		  { ROCE_C_MCAST_MAC4, ROCE_C_MCAST_OPCODE, ROCE_OK } },
 		{ "CNP to the group", ROCE_OP_CNP, true, 0x000321, false, { ROCE_C_MCAST_OPCODE, ROCE_OK, ROCE_OK } },

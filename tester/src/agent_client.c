@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "agent_auth.h"
 #include "rawio.h"
 #include "text.h"
 
@@ -218,17 +219,23 @@ static long read_line(struct agent *a, uint64_t deadline)
 	}
 }
 
-enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *params, uint64_t timeout_ns,
-			     JsonObject **result)
+/* A call begins with no failure recorded. */
+static void clear_failure(struct agent *a)
 {
-	const char *method = ap_method_name(which);
-	*result = NULL;
 	if (!a->fail_code)
 		a->fail_code = g_string_new(NULL);
 	if (!a->fail_msg)
 		a->fail_msg = g_string_new(NULL);
 	g_string_truncate(a->fail_code, 0);
 	g_string_truncate(a->fail_msg, 0);
+}
+
+enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *params, uint64_t timeout_ns,
+			     JsonObject **result)
+{
+	const char *method = ap_method_name(which);
+	*result = NULL;
+	clear_failure(a);
 	if (a->fd < 0 || a->broken) {
 		if (params)
 			json_object_unref(params);
@@ -348,4 +355,117 @@ bool agent_get_u64(JsonObject *o, const char *key, uint64_t *v)
 		return true;
 	}
 	return false;
+}
+
+/* ---- Authentication (docs/agent-protocol.md, "Authentication") ---- */
+
+/* The handshake failed: no more calls on this connection. */
+static enum agent_status auth_failed(struct agent *a, enum agent_status st)
+{
+	a->broken = true;
+	return st;
+}
+
+/* An agent's refusal, with what this tester speaks. */
+static enum agent_status auth_refused(struct agent *a, const char *method)
+{
+	GString *m = g_string_new(NULL);
+	g_string_printf(m, "agent %s refused %s: %s: %s", where(a), method, a->fail_code->str, a->fail_msg->str);
+	if (!strcmp(a->fail_code->str, "version_mismatch"))
+		g_string_append_printf(m, " (this tester speaks protocol version %d)", AGENT_PROTOCOL_VERSION);
+	else if (!strcmp(a->fail_code->str, "unauthenticated"))
+		g_string_append(m, " (the tester's --token-file and the agent's differ)");
+	g_string_assign(a->fail_msg, m->str);
+	g_string_free(m, TRUE);
+	return auth_failed(a, AGENT_ERROR_REPLY);
+}
+
+/* hello: the agent's version must be this tester's; its nonce into
+ * agent_nonce. */
+static enum agent_status say_hello(struct agent *a, uint64_t timeout_ns, uint8_t agent_nonce[AP_AUTH_NONCE_BYTES])
+{
+	JsonObject *p = json_object_new(), *res = NULL;
+	json_object_set_int_member(p, "version", AGENT_PROTOCOL_VERSION);
+	enum agent_status st = agent_call(a, AP_M_hello, p, timeout_ns, &res);
+	if (st == AGENT_ERROR_REPLY)
+		return auth_refused(a, "hello");
+	if (st != AGENT_OK)
+		return auth_failed(a, st);
+	JsonNode *v = json_object_get_member(res, "version");
+	JsonNode *n = json_object_get_member(res, "nonce");
+	st = AGENT_BROKEN;
+	if (!v || !JSON_NODE_HOLDS_VALUE(v) || json_node_get_value_type(v) != G_TYPE_INT64)
+		g_string_printf(a->fail_msg, "agent %s answered hello without its protocol version (this tester speaks %d)",
+				where(a), AGENT_PROTOCOL_VERSION);
+	else if (json_node_get_int(v) != AGENT_PROTOCOL_VERSION)
+		g_string_printf(a->fail_msg, "agent %s answered hello with protocol version %" G_GINT64_FORMAT
+				"; this tester speaks version %d", where(a), json_node_get_int(v), AGENT_PROTOCOL_VERSION);
+	else if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING ||
+		 !ap_auth_decode(json_node_get_string(n), agent_nonce))
+		g_string_printf(a->fail_msg, "agent %s answered hello without a nonce (%d bytes in base64)", where(a),
+				AP_AUTH_NONCE_BYTES);
+	else
+		st = AGENT_OK;
+	json_object_unref(res);
+	return st == AGENT_OK ? st : auth_failed(a, st);
+}
+
+enum agent_status agent_authenticate(struct agent *a, const char *token, uint64_t timeout_ns, JsonObject **info)
+{
+	*info = NULL;
+	clear_failure(a);
+	size_t token_len = token ? strlen(token) : 0;
+	/* A weak token is refused before anything is sent: a fake agent
+	 * would get a proof to search offline. */
+	char why[256];
+	if (!token_len) {
+		g_string_printf(a->fail_msg, "agent %s: no token (--token-file FILE, the agent's token)", where(a));
+		return auth_failed(a, AGENT_BROKEN);
+	}
+	if (!ap_auth_token_check(token, token_len, why, sizeof why)) {
+		g_string_printf(a->fail_msg, "agent %s: --token-file: %s", where(a), why);
+		return auth_failed(a, AGENT_BROKEN);
+	}
+	uint8_t agent_nonce[AP_AUTH_NONCE_BYTES], tester_nonce[AP_AUTH_NONCE_BYTES];
+	enum agent_status st = say_hello(a, timeout_ns, agent_nonce);
+	if (st != AGENT_OK)
+		return st;
+	/* A nonce of the tester's own: the agent's proof answers this
+	 * session and no recorded one. */
+	if (!ap_auth_random(tester_nonce, sizeof tester_nonce, why, sizeof why)) {
+		g_string_printf(a->fail_msg, "agent %s: no nonce for the tester: %s", where(a), why);
+		return auth_failed(a, AGENT_BROKEN);
+	}
+	uint8_t proof[AP_AUTH_PROOF_BYTES];
+	char nonce_text[AP_AUTH_B64_SIZE], proof_text[AP_AUTH_B64_SIZE];
+	ap_auth_proof(AP_AUTH_TESTER, token, token_len, AGENT_PROTOCOL_VERSION, agent_nonce, tester_nonce, proof);
+	ap_auth_encode(tester_nonce, nonce_text);
+	ap_auth_encode(proof, proof_text);
+	JsonObject *p = json_object_new(), *res = NULL;
+	json_object_set_string_member(p, "nonce", nonce_text);
+	json_object_set_string_member(p, "proof", proof_text);
+	st = agent_call(a, AP_M_authenticate, p, timeout_ns, &res);
+	if (st == AGENT_ERROR_REPLY)
+		return auth_refused(a, "authenticate");
+	if (st != AGENT_OK)
+		return auth_failed(a, st);
+	/* The agent's proof, before anything it says is believed. */
+	uint8_t expected[AP_AUTH_PROOF_BYTES], got[AP_AUTH_PROOF_BYTES];
+	ap_auth_proof(AP_AUTH_AGENT, token, token_len, AGENT_PROTOCOL_VERSION, agent_nonce, tester_nonce, expected);
+	JsonNode *n = json_object_get_member(res, "proof");
+	bool given = n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING &&
+		     ap_auth_decode(json_node_get_string(n), got);
+	bool proven = given && ap_auth_same(expected, got, sizeof got);
+	explicit_bzero(expected, sizeof expected);
+	if (!proven) {
+		json_object_unref(res);
+		g_string_printf(a->fail_msg,
+				"agent %s did not prove that it holds the token (%s): its token differs, or it is not "
+				"the agent it claims to be; the tester says nothing more to it",
+				where(a), given ? "its proof does not match" : "no proof in its answer");
+		return auth_failed(a, AGENT_BROKEN);
+	}
+	json_object_remove_member(res, "proof");
+	*info = res;
+	return AGENT_OK;
 }

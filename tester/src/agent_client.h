@@ -2,7 +2,9 @@
  * The tester's side of the agent protocol (docs/agent-protocol.md): JSON
  * lines over TCP, one request and its reply at a time. While a reply is
  * awaited the caller's pump keeps the wire moving, so the DUT's packets
- * are answered even while a verb is in flight. Every call is bounded.
+ * are answered even while a verb is in flight. Every call is bounded. A
+ * session begins with agent_authenticate: both sides prove they hold the
+ * token, which never crosses the wire.
  */
 #ifndef ROCE_TESTER_AGENT_CLIENT_H
 #define ROCE_TESTER_AGENT_CLIENT_H
@@ -57,6 +59,17 @@ int agent_connect(struct agent *a, const char *hostport, uint64_t timeout_ns, ch
 void agent_close(struct agent *a);
 /* Frees the exchange log. */
 void agent_log_clear(struct agent *a);
+
+/* Opens the session on a connected agent: hello (the protocol version and
+ * the agent's nonce), then authenticate (the tester's nonce and proof; the
+ * agent's proof, checked before anything the agent says is believed).
+ * token: the shared token (NULL or "" when none was given). On AGENT_OK
+ * *info is who the agent is (authenticate's result without its proof;
+ * caller unrefs). Otherwise a->fail_msg says why in full, naming the
+ * agent (and both protocol versions when they differ), a->fail_code holds
+ * the agent's error code when it refused, and the connection is broken: a
+ * tester says nothing more to an agent that did not prove itself. */
+enum agent_status agent_authenticate(struct agent *a, const char *token, uint64_t timeout_ns, JsonObject **info);
 
 /* Sends method (from the protocol's vocabulary) with params (taken over; may be NULL) and waits for the
  * reply. On AGENT_OK *result is the result object (caller unrefs); on

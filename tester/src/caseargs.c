@@ -38,7 +38,7 @@ static const struct vocab w_wc_opcode = { ap_wc_opcode_words, ap_wc_opcode_by_na
 /* The states a new QP may be left in. */
 static const char *const bringup_words[] = { "RESET", "INIT", "RTR", "RTS", NULL };
 static const struct vocab w_bringup = { bringup_words, ap_qp_state_by_name, false };
-/* The language's own, valued as their position (enum cl_switch, cl_icrc, cl_proto). */
+/* The language's own, valued as their position (enum cl_switch, cl_icrc, cl_proto, cl_gid_of). */
 static const char *const onoff_words[] = { "on", "off", NULL };
 static const char *const icrc_words[] = { "good", "bad", NULL };
 static const char *const proto_words[] = { "v1", "v2", NULL };
@@ -48,13 +48,25 @@ static const struct vocab w_icrc = { icrc_words, NULL, false };
 static const struct vocab w_proto = { proto_words, NULL, false };
 static const struct vocab w_other = { other_words, NULL, false };
 static const struct vocab w_aeth = { cl_aeth_kind_words, NULL, false }; /* enum cl_aeth_kind */
-/* inject corrupts the ICRC it computes (icrc=bad) or writes a number. */
-static const char *const icrc_bad_words[] = { "bad", NULL };
-static int icrc_value(const char *w)
+static const struct vocab w_wc_flags = { cl_wc_flag_words, NULL, false }; /* their position */
+/* inject corrupts the ICRC it computes (icrc=bad), computes it as an
+ * implementation making one of libroce's known mistakes would
+ * (icrc=headers-twice: Linux rxe's FLUSH), or writes a number. The
+ * mistakes are libroce's names (roce_icrc_mistake_by_name), valued
+ * CL_ICRC_MISTAKE + the mistake. */
+static const char *const icrc_inject_words[] = { "bad", "pad-omitted", "bth4-unmasked", "ipv4-tos-unmasked",
+						 "ipv4-ttl-unmasked", "ipv4-csum-unmasked", "ipv6-tc-unmasked",
+						 "ipv6-fl-unmasked", "ipv6-hl-unmasked", "udp-csum-unmasked",
+						 "nothing-masked", "byte-order", "not-inverted", "no-prefix",
+						 "headers-twice", NULL };
+static int icrc_inject_value(const char *w)
 {
-	return cl_vocab_value(&w_icrc, w);
+	if (!strcasecmp(w, "bad"))
+		return CL_ICRC_BAD;
+	enum roce_icrc_mistake m = roce_icrc_mistake_by_name(w);
+	return m > ROCE_ICRC_MISTAKE_NONE && m < ROCE_ICRC_MISTAKE_COUNT ? CL_ICRC_MISTAKE + (int)m : -1;
 }
-static const struct vocab w_icrc_bad = { icrc_bad_words, icrc_value, false };
+static const struct vocab w_icrc_bad = { icrc_inject_words, icrc_inject_value, false };
 
 /* FLUSH's placement types (FETH bit 0 global visibility, bit 1
  * persistence) and selectivity levels (0 the RETH's range, 1 the whole
@@ -74,7 +86,9 @@ static const struct vocab w_level = { level_words, NULL, false };
 const struct argspec cl_args_dut_mr[] = {
 	ARG(dut_mr, size, F_EXPR, NULL, NUM(4096)),
 	ARG(dut_mr, access, F_WORD | F_LIST, &w_access, WORD("LOCAL_WRITE," ALL_REMOTE)),
-	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)), END
+	ARG(dut_mr, fill, F_EXPR, NULL, NUM(0)),
+	/* The protection domain (dut pd); by default the case's own. */
+	ARG(dut_mr, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_dut_qp[] = {
 	ARG(dut_qp, type, F_WORD, &w_qp_type, WORD("RC")),
@@ -103,7 +117,9 @@ const struct argspec cl_args_dut_qp[] = {
 	/* The DUT SRQ (dut srq) and the tester SRQ (peer srq) the QP's receives come from. */
 	ARG(dut_qp, srq, F_WORD, NULL, NO_DEF), ARG(dut_qp, peer_srq, F_WORD, NULL, NO_DEF),
 	/* XRC_RECV: the XRC domain (dut xrcd) of the target. */
-	ARG(dut_qp, xrcd, F_WORD, NULL, NO_DEF), END
+	ARG(dut_qp, xrcd, F_WORD, NULL, NO_DEF),
+	/* The protection domain (dut pd) of an RC or UC QP; by default the case's own. */
+	ARG(dut_qp, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_post_recv[] = {
 	ARG(post_recv, offset, F_EXPR, NULL, NUM(0)),
@@ -195,8 +211,9 @@ const struct argspec cl_args_expect_pkt[] = {
 const struct argspec cl_args_expect_completion[] = {
 	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, &w_status), CHK(opcode, F_WORD, &w_wc_opcode),
 	CHK(byte_len, OBSERVED, NULL), CHK(imm, F_EXPR | F_BIND, NULL), CHK(src_qp, F_EXPR | F_BIND, NULL),
-	/* The rkey a SEND with Invalidate invalidated (the completion's WITH_INV). */
-	CHK(invalidated, F_EXPR | F_BIND, NULL), END
+	/* The rkey a SEND with Invalidate invalidated (the completion's
+	 * invalidated-rkey field), and flags the completion must carry. */
+	CHK(invalidated, F_EXPR | F_BIND, NULL), CHK(flags, F_WORD | F_LIST, &w_wc_flags), END
 };
 const struct argspec cl_args_expect_peer[] = {
 	CHK(wr_id, F_EXPR | F_BIND, NULL), CHK(status, F_WORD | F_LIST | F_CMP, &w_status), CHK(value, F_EXPR | F_BIND, NULL),
@@ -235,10 +252,16 @@ const struct argspec cl_args_group[] = {
 	ARG(group, addr, F_BYTES, NULL, RUN("\"239.255.18.N\" or \"ff15::db8:N\", N the group's place among the case's groups")),
 	END
 };
+/* gid=: the address whose GID a dut attach names in place of a group,
+ * the DUT port's own or the tester's (enum cl_gid_of); '-> refused'. */
+static const char *const gid_words[] = { "dut", "peer", NULL };
+static const struct vocab w_gid = { gid_words, NULL, false };
 const struct argspec cl_args_dut_srq[] = {
 	ARG(dut_srq, max_wr, F_EXPR, NULL, NUM(64)), ARG(dut_srq, limit, F_EXPR, NULL, NUM(0)),
 	/* An XRC SRQ of that domain (dut xrcd). */
-	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF), END
+	ARG(dut_srq, xrcd, F_WORD, NULL, NO_DEF),
+	/* The SRQ's protection domain (dut pd); the case's own without. */
+	ARG(dut_srq, pd, F_WORD, NULL, RUN("the case's protection domain")), END
 };
 const struct argspec cl_args_dut_arm[] = { ARG(dut_arm, limit, F_EXPR, NULL, NO_DEF), END };
 const struct argspec cl_args_dut_query_srq[] = { CHK(limit, QUERIED, NULL), CHK(max_wr, QUERIED, NULL), END };
@@ -248,12 +271,35 @@ const struct argspec cl_args_peer_srq[] = {
 	/* An XRC SRQ: a DUT XRC_SEND QP's requests name it by $NAME.srqn. */
 	ARG(peer_srq, xrc, F_FLAG, NULL, NO_DEF), END
 };
-const struct argspec cl_args_dut_mw[] = { ARG(dut_mw, type, F_EXPR, NULL, NO_DEF), END };
+const struct argspec cl_args_dut_mw[] = {
+	ARG(dut_mw, type, F_EXPR, NULL, NO_DEF), ARG(dut_mw, pd, F_WORD, NULL, RUN("the case's protection domain")), END
+};
 const struct argspec cl_args_dut_bind[] = {
 	ARG(dut_bind, offset, F_EXPR, NULL, NUM(0)), ARG(dut_bind, len, F_EXPR, NULL, RUN("the MR's length less offset")),
 	ARG(dut_bind, access, F_WORD | F_LIST, &w_access, WORD("REMOTE_WRITE,REMOTE_READ")),
 	ARG(dut_bind, key, F_EXPR, NULL, RUN("type 2: the window's key + 1")),
-	ARG(dut_bind, status, F_WORD | F_LIST, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX), END
+	ARG(dut_bind, status, F_WORD | F_LIST, &w_status, WORD("SUCCESS")), ARG(dut_bind, wr_id, F_EXPR, NULL, STEP_INDEX),
+	ARG(dut_bind, zero_based, F_WORD, &w_onoff, WORD("off")), END
+};
+
+/* The port as the verbs describe it (casesteps_verbs.c): query_port's
+ * attributes, the GID table's entries by the annex's types, and what an
+ * attempt at a raw datagram QP gave; each a result to check or bind. */
+static const struct vocab w_link_layer = { ap_link_layer_words, ap_link_layer_by_name, false };
+const struct argspec cl_args_dut_port[] = {
+	CHK(link_layer, F_WORD | F_RESULT | F_CMP, &w_link_layer), CHK(lid, QUERIED, NULL), CHK(lmc, QUERIED, NULL),
+	CHK(sm_lid, QUERIED, NULL), CHK(sm_sl, QUERIED, NULL), CHK(max_vl_num, QUERIED, NULL),
+	CHK(gid_tbl_len, QUERIED, NULL), CHK(client_reregistration, QUERIED, NULL), CHK(ip_based_gids, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_gids[] = {
+	CHK(count, QUERIED, NULL), CHK(ipv4, QUERIED, NULL), CHK(ipv6, QUERIED, NULL), CHK(ib_gid, QUERIED, NULL),
+	CHK(untyped, QUERIED, NULL), END
+};
+const struct argspec cl_args_dut_raw_qp[] = { CHK(created, QUERIED, NULL), END };
+/* dut attach: the MLID (CA17-30), gid= in place of a group, '-> refused'. */
+const struct argspec cl_args_dut_attach[] = {
+	ARG(dut_attach, lid, F_EXPR, NULL, NUM(0)), ARG(dut_attach, gid, F_WORD, &w_gid, NO_DEF),
+	ARG(dut_attach, refused, F_FLAG | F_RESULT, NULL, NO_DEF), END
 };
 
 int cl_vocab_value(const struct vocab *v, const char *w)

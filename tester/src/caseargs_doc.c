@@ -37,6 +37,7 @@ static const struct {
 	{ "measure QP OPCODE|any for T", cl_args_measure },
 	{ "load QP send|write|read", cl_args_load },
 	{ "group NAME", cl_args_group },
+	{ "dut attach QP [GROUP]", cl_args_dut_attach },
 	{ "dut srq NAME", cl_args_dut_srq },
 	{ "dut arm SRQ", cl_args_dut_arm },
 	{ "dut query SRQ", cl_args_dut_query_srq },
@@ -44,6 +45,9 @@ static const struct {
 	{ "peer srq NAME", cl_args_peer_srq },
 	{ "dut mw NAME", cl_args_dut_mw },
 	{ "dut bind MW QP MR", cl_args_dut_bind },
+	{ "dut port", cl_args_dut_port },
+	{ "dut gids", cl_args_dut_gids },
+	{ "dut raw_datagram_qp TYPE", cl_args_dut_raw_qp },
 };
 
 static void forms(FILE *out, const struct argspec *a)

@@ -42,7 +42,8 @@ static enum rawio_clock start_clock(const struct cl_case *c, int idx, const stru
 		switch (c->steps[i].kind) {
 		case CL_INJECT: return io->clocks.tx;
 		case CL_EXPECT_PKT:
-		case CL_EXPECT_JOIN: return io->clocks.rx;
+		case CL_EXPECT_JOIN:
+		case CL_EXPECT_LEAVE: return io->clocks.rx;
 		case CL_EXPECT_NO_JOIN:
 		case CL_EXPECT_EVENT:
 		case CL_EXPECT_NO_EVENT:

@@ -59,6 +59,7 @@ static const char *sym_kind_name(enum cl_sym_kind k)
 	case CL_SYM_PEER_SRQ: return "a tester SRQ";
 	case CL_SYM_MW: return "a memory window";
 	case CL_SYM_XRCD: return "an XRC domain";
+	case CL_SYM_PD: return "a protection domain";
 	}
 	return "?";
 }
@@ -128,13 +129,18 @@ void cl_check_member(struct parser *ps, const struct cl_token *t)
 		return;
 	}
 	if (s->kind == CL_SYM_MW) {
-		/* $MW.rkey: the window's current rkey (alloc_mw, then each bind). */
-		if (!t->member || strcmp(t->member, "rkey"))
-			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is a memory window; expected $%s.rkey", t->text, t->text);
+		/* $MW.rkey: the window's current rkey (alloc_mw, then each bind
+		 * that succeeded); $MW.bind_rkey: the one the last bind asked for,
+		 * which a refused bind leaves unused. */
+		if (!t->member || (strcmp(t->member, "rkey") && strcmp(t->member, "bind_rkey")))
+			cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is a memory window; expected $%s.rkey or $%s.bind_rkey", t->text,
+				t->text, t->text);
 		return;
 	}
 	if (s->kind == CL_SYM_XRCD)
 		cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is an XRC domain, which has no members; expected its SRQs' $SRQ.srqn", t->text);
+	if (s->kind == CL_SYM_PD)
+		cl_fail_at(ps, CL_ERR_MEMBER, t->loc, "$%s is a protection domain, which has no members; expected it in pd=", t->text);
 	if ((s->kind == CL_SYM_SRQ && s->xrcd) || (s->kind == CL_SYM_PEER_SRQ && s->xrc)) {
 		/* $SRQ.srqn: the number an XRCETH names the XRC SRQ by. */
 		if (!t->member || strcmp(t->member, "srqn"))

@@ -115,7 +115,10 @@ struct cl_value {
 /* The words of the language's own small vocabularies, as values. */
 enum cl_switch { CL_ON, CL_OFF };            /* on, off */
 enum cl_proto { CL_PROTO_V1, CL_PROTO_V2 };  /* proto=v1|v2: RoCE v1 or RoCEv2 */
-enum cl_icrc { CL_ICRC_GOOD, CL_ICRC_BAD };  /* icrc=good|bad */
+/* icrc=good|bad; inject's icrc=MISTAKE is CL_ICRC_MISTAKE + the
+ * libroce mistake (enum roce_icrc_mistake). */
+enum cl_icrc { CL_ICRC_GOOD, CL_ICRC_BAD, CL_ICRC_MISTAKE = 16 };
+enum cl_gid_of { CL_GID_DUT, CL_GID_PEER };  /* dut attach gid=dut|peer */
 /* aeth=: the kinds of AETH an expected packet may carry. */
 #define CL_AETH_KINDS(K) K(ACK) K(RNR) K(NAK) K(NAK_SEQ) K(NAK_INVALID) K(NAK_ACCESS) K(NAK_OPERATIONAL) K(NAK_INVALID_RD)
 enum cl_aeth_kind {
@@ -132,16 +135,18 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
  * field given as an argument (psn, reth.rkey, rej.reason ...) has the
  * key CL_K_FIELD and its name in cl_arg.key. */
 #define CL_ARG_KEYS(K)                                                                                              \
-	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(cnps) K(compare)     \
-	K(completed) K(count) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every) K(fill) K(first)        \
-	K(flow_label) K(group) K(hop_limit) K(icrc) K(imm) K(invalidate) K(invalidated) K(ip) K(ip_options) K(l3_header)       \
-	K(key) K(last) K(len) K(level) K(limit) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_wr) K(min_gap)  \
+	K(access) K(achieved) K(ack) K(add) K(addr) K(aeth) K(auto) K(byte_len) K(bytes) K(client_reregistration)     \
+	K(cnps) K(compare) K(completed) K(count) K(created) K(data) K(delay) K(dst_ip) K(duration) K(errors) K(every)    \
+	K(fill) K(first) K(flags) K(flow_label) K(gid) K(gid_tbl_len) K(group) K(hop_limit) K(ib_gid) K(icrc) K(imm) K(invalidate) \
+	K(invalidated) K(ip) K(ip_based_gids) K(ip_options) K(ipv4) K(ipv6) K(l3_header) K(key) K(last) K(len) K(level)     \
+	K(lid) K(limit) K(link_layer) K(lmc) K(lost) K(max_dest_rd_atomic) K(max_gap) K(max_rd_atomic) K(max_vl_num)          \
+	K(max_wr) K(min_gap) K(sm_lid) K(sm_sl) K(untyped)                                                                     \
 	K(min_rnr_timer) K(naks) K(nth) K(offset) K(opcode) K(pcp) K(peer_psn) K(peer_retry_cnt) K(peer_srq)    \
-	K(peer_timeout) K(placement) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
-	K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
+	K(pd) K(peer_timeout) K(placement) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
+	K(refused) K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
 	K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) \
 	K(src_qp) K(srq) K(srqn) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
-	K(vid) K(within) K(wr_id) K(xrc) K(xrcd)
+	K(vid) K(within) K(wr_id) K(xrc) K(xrcd) K(zero_based)
 
 enum cl_key {
 	CL_K_FIELD, /* a header field */
@@ -204,11 +209,11 @@ struct cl_param {
  * whose arguments are constraints checked in written order (query,
  * expect, measure, load's results, peer set) are read through cl_step.args and
  * cl_arg.id. */
-struct cl_dut_mr_args { struct cl_param size, access, fill; };
+struct cl_dut_mr_args { struct cl_param size, access, fill, pd; };
 struct cl_dut_qp_args {
 	struct cl_param type, pmtu, psn, peer_psn, timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic,
 		max_dest_rd_atomic, access, qkey, traffic_class, hop_limit, flow_label, udp_sport, peer_timeout,
-		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq, xrcd;
+		peer_retry_cnt, ip, state, sl, proto, srq, peer_srq, xrcd, pd;
 };
 struct cl_post_recv_args { struct cl_param offset, len, wr_id; };
 struct cl_post_send_args {
@@ -235,12 +240,15 @@ struct cl_dut_listen_args { struct cl_param port; };
 struct cl_load_args { struct cl_param len, remote, rkey, count, duration, rate, within; };
 /* Multicast groups and shared receive queues (casesteps_mcast.c). */
 struct cl_group_args { struct cl_param ip, addr; };
-struct cl_dut_srq_args { struct cl_param max_wr, limit, xrcd; };
+/* dut attach: its MLID (CA17-30: given, the attach is judged as the
+ * device's), gid=dut|peer instead of a group, and '-> refused'. */
+struct cl_dut_attach_args { struct cl_param lid, gid, refused; };
+struct cl_dut_srq_args { struct cl_param max_wr, limit, xrcd, pd; };
 struct cl_dut_arm_args { struct cl_param limit; };
 struct cl_peer_srq_args { struct cl_param recv, xrc; };
 /* Memory windows (casesteps_mw.c). */
-struct cl_dut_mw_args { struct cl_param type; };
-struct cl_dut_bind_args { struct cl_param offset, len, access, key, status, wr_id; };
+struct cl_dut_mw_args { struct cl_param type, pd; };
+struct cl_dut_bind_args { struct cl_param offset, len, access, key, status, wr_id, zero_based; };
 
 enum cl_step_kind {
 	CL_DUT_MR,        /* dut mr NAME args */
@@ -270,12 +278,13 @@ enum cl_step_kind {
 	CL_DUT_LISTEN,    /* dut listen QP port=N: the DUT's CM accepts a connection on QP */
 	CL_LOAD,          /* load QP send|write|read args (count=N | duration=T) [rate=N] -> completed=... */
 	CL_GROUP,         /* group NAME [ip=4|6] [addr="A"]: a multicast group of the case */
-	CL_DUT_ATTACH,    /* dut attach QP GROUP: attach_mcast */
+	CL_DUT_ATTACH,    /* dut attach QP GROUP|gid=dut|peer [-> refused]: attach_mcast */
 	CL_DUT_DETACH,    /* dut detach QP GROUP: detach_mcast */
 	CL_DUT_JOIN,      /* dut join QP GROUP: the DUT's CM joins (cm_join) */
 	CL_DUT_LEAVE,     /* dut leave QP GROUP: cm_leave */
 	CL_EXPECT_JOIN,   /* expect join GROUP [within T]: an IGMP or MLD report from the DUT */
 	CL_EXPECT_NO_JOIN,/* expect no join GROUP within T */
+	CL_EXPECT_LEAVE,  /* expect leave GROUP [within T]: an IGMP or MLD report that the DUT's host left */
 	CL_PEER_ATTACH,   /* peer attach QP GROUP: the tester's side of QP receives the group's datagrams */
 	CL_DUT_SRQ,       /* dut srq NAME [max_wr=N] [limit=N]: create_srq */
 	CL_DUT_ARM,       /* dut arm SRQ limit=N: modify_srq */
@@ -286,6 +295,10 @@ enum cl_step_kind {
 	CL_DUT_MW,        /* dut mw NAME type=1|2: alloc_mw */
 	CL_DUT_BIND,      /* dut bind MW QP MR args: bind_mw (type 1) or a BIND_MW work request (type 2) */
 	CL_DUT_XRCD,      /* dut xrcd NAME: alloc_xrcd */
+	CL_DUT_PORT,      /* dut port -> link_layer=... lid=...: query_port (casesteps_verbs.c) */
+	CL_DUT_GIDS,      /* dut gids -> untyped=0 ipv4=?n ...: list_gids, each entry's type */
+	CL_DUT_RAW_QP,    /* dut raw_datagram_qp RAW_IPV6|RAW_ETHERTYPE -> created=0: probe_raw_datagram_qp */
+	CL_DUT_PD,        /* dut pd NAME: alloc_pd, a protection domain besides the case's own */
 	CL_STEP_KIND_COUNT
 };
 
@@ -336,6 +349,7 @@ struct cl_step {
 		struct cl_dut_listen_args dut_listen;
 		struct cl_load_args load;
 		struct cl_group_args group;
+		struct cl_dut_attach_args dut_attach;
 		struct cl_dut_srq_args dut_srq;
 		struct cl_dut_arm_args dut_arm;
 		struct cl_peer_srq_args peer_srq;
@@ -349,10 +363,12 @@ struct cl_step {
 	char *group;
 	char *srq;
 	int event;
-	/* The memory window (dut mw, dut bind) and the XRC domain (dut xrcd,
-	 * xrcd= of dut srq and dut qp). */
+	/* The memory window (dut mw, dut bind), the XRC domain (dut xrcd,
+	 * xrcd= of dut srq and dut qp) and the protection domain (dut pd, pd=
+	 * of dut mr, dut qp and dut mw; NULL: the case's own). */
 	char *mw;
 	char *xrcd;
+	char *pd;
 	/* within MIN..MAX (ns) for expectations; has_within false: the default. */
 	bool has_within;
 	uint64_t within_min, within_max;
@@ -377,6 +393,13 @@ struct cl_step {
 	struct cl_expr lhs, rhs;
 	enum cl_cmp cmp;
 	bool else_inform;
+	/* expect ... else unreached [RULE] "text": a precondition of the
+	 * case's rules (a correct request the DUT must answer before a
+	 * refusal means anything). When it does not hold, silence or
+	 * another packet, nothing is judged: the finding says the rules
+	 * were not reached and why (info_rule, info_text), and the case
+	 * ends there, informative. */
+	bool unreached;
 	/* check ... else inform ... if COND: informative only when COND
 	 * holds as well. */
 	bool has_cond;
@@ -393,7 +416,7 @@ struct cl_step {
 /* What a name stands for. */
 enum cl_sym_kind {
 	CL_SYM_QP, CL_SYM_DUT_MR, CL_SYM_PEER_MR, CL_SYM_BOUND, CL_SYM_GROUP, CL_SYM_SRQ, CL_SYM_PEER_SRQ, CL_SYM_MW,
-	CL_SYM_XRCD
+	CL_SYM_XRCD, CL_SYM_PD
 };
 
 struct cl_sym {
@@ -510,9 +533,9 @@ bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
 
 /* ---- Roles (caseroles.c) ---- */
 
-/* Whether a step of this kind checks something (expectations, queries,
- * reads, checks, measurements): those have roles. */
-bool cl_step_checks(enum cl_step_kind k);
+/* Whether a step checks something (expectations, queries, reads, checks,
+ * measurements, an attach with lid= or '-> refused'): those have roles. */
+bool cl_step_checks(const struct cl_step *s);
 /* Fills in the roles of every checking step that has none written: from
  * the packet it expects (a DUT's request: sender and requester; its
  * response: sender, responder and receiver of the request), else from
@@ -562,6 +585,9 @@ int cl_opcode_lookup(int transport, const char *word);
  * the syndrome pattern of each (the syndrome matches when syndrome & mask
  * == value). cl_aeth_word: the same by name, false when unknown. */
 extern const char *const cl_aeth_kind_words[];
+/* The completion flags a case names (flags=): GRH, WITH_IMM, WITH_INV,
+ * valued as their position; NULL-terminated. */
+extern const char *const cl_wc_flag_words[];
 void cl_aeth_pattern(enum cl_aeth_kind kind, uint8_t *value, uint8_t *mask);
 bool cl_aeth_word(const char *word, uint8_t *value, uint8_t *mask);
 

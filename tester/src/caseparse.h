@@ -137,7 +137,8 @@ extern const struct argspec cl_args_dut_mr[], cl_args_dut_qp[], cl_args_post_rec
 	cl_args_peer_op[], cl_args_peer_set[], cl_args_inject[], cl_args_expect_pkt[], cl_args_expect_completion[],
 	cl_args_expect_peer[], cl_args_expect_mem[], cl_args_rule[], cl_args_load[], cl_args_measure[], cl_args_none[],
 	cl_args_dut_listen[], cl_args_group[], cl_args_dut_srq[], cl_args_dut_arm[], cl_args_dut_query_srq[],
-	cl_args_expect_event[], cl_args_peer_srq[], cl_args_dut_mw[], cl_args_dut_bind[];
+	cl_args_expect_event[], cl_args_peer_srq[], cl_args_dut_mw[], cl_args_dut_bind[], cl_args_dut_port[],
+	cl_args_dut_gids[], cl_args_dut_raw_qp[], cl_args_dut_attach[];
 
 /* key=value ... up to the end of the line, 'within' (allow_within), 'do'
  * (allow_do), 'else' or 'as'; fills st->args and st->a. */
@@ -199,9 +200,16 @@ void cl_expect_group(struct parser *ps, struct cl_step *st, const struct cl_sym 
 bool cl_names_srq(struct parser *ps);
 void cl_parse_dut_query_srq(struct parser *ps, struct cl_loc loc);
 
+/* The device judged at the verbs level (casesteps_verbs.c): dut port|gids|
+ * raw_datagram_qp; false when verb is none of them. */
+bool cl_parse_dut_verbs(struct parser *ps, const char *verb, struct cl_loc loc);
+
 /* Memory windows, XRC and the placement operations (casesteps_mw.c). */
-/* dut mw|bind|xrcd: false when verb is none of them. */
+/* dut mw|bind|xrcd|pd: false when verb is none of them. */
 bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc);
+/* pd= of dut mr, dut qp (qp_type: its transport; -1 for an MR or SRQ),
+ * dut srq and dut mw: a protection domain 'dut pd' defined above. */
+void cl_pd_arg(struct parser *ps, struct cl_step *st, const struct cl_param *pd, int qp_type);
 /* What dut qp, dut srq, post_send, inject and peer operations take of
  * them: the XRC domain and type of a QP, an XRC SRQ's domain, the verbs'
  * own arguments (value=, placement=, level=, invalidate=, remote_srqn=,

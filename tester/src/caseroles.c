@@ -18,9 +18,9 @@
 #include "roce/roce.h"
 #include "text.h"
 
-bool cl_step_checks(enum cl_step_kind k)
+bool cl_step_checks(const struct cl_step *s)
 {
-	switch (k) {
+	switch (s->kind) {
 	case CL_EXPECT_PKT:
 	case CL_EXPECT_NOTHING:
 	case CL_EXPECT_COMPLETION:
@@ -34,29 +34,41 @@ bool cl_step_checks(enum cl_step_kind k)
 	case CL_LOAD:
 	case CL_EXPECT_JOIN:
 	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE:
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
 	case CL_DUT_BIND:
+	case CL_DUT_PORT:
+	case CL_DUT_GIDS:
+	case CL_DUT_RAW_QP:
 		return true;
+	case CL_DUT_ATTACH: /* with an MLID (CA17-30) or '-> refused': the verb's answer is judged */
+		return s->a.dut_attach.lid.arg != NULL || s->a.dut_attach.refused.arg != NULL;
 	default:
 		return false;
 	}
 }
 
 /* The steps whose role is theirs alone, not their stimulus': a CM join's
- * report is the connection manager's; an asynchronous event and an SRQ's
- * state are the device's. 0 for the others. */
+ * or leave's report is the connection manager's; an asynchronous event,
+ * an SRQ's state and the answer to an attach are the device's. 0 for the
+ * others. */
 static unsigned own_roles(const struct cl_step *s)
 {
 	switch (s->kind) {
 	case CL_EXPECT_JOIN:
 	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE:
 		return ROCE_ROLE_CM;
 	case CL_EXPECT_EVENT:
 	case CL_EXPECT_NO_EVENT:
 	case CL_DUT_QUERY_SRQ:
 	case CL_DUT_BIND: /* a bind, and a refused rebind, are the device's */
+	case CL_DUT_PORT: /* the port's attributes, GID table and QP types */
+	case CL_DUT_GIDS:
+	case CL_DUT_RAW_QP:
+	case CL_DUT_ATTACH:
 		return ROCE_ROLE_DEVICE;
 	default:
 		return 0;
@@ -121,7 +133,7 @@ void cl_derive_roles(struct cl_case *c)
 {
 	for (unsigned i = 0; i < c->n_steps; i++) {
 		struct cl_step *s = &c->steps[i];
-		if (!cl_step_checks(s->kind) || s->roles_explicit)
+		if (!cl_step_checks(s) || s->roles_explicit)
 			continue;
 		if (own_roles(s)) {
 			s->roles = own_roles(s);

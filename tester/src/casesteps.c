@@ -79,9 +79,9 @@ static int tester_op(const char *word)
 void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 {
 	struct cl_loc vl = ps->tok.loc;
-	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd");
+	const char *verb = take_word(ps, "a DUT verb: mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, pd, port, gids or raw_datagram_qp");
 	struct cl_step *st;
-	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc))
+	if (cl_parse_dut_mcast_srq(ps, verb, loc) || cl_parse_dut_mw_xrc(ps, verb, loc) || cl_parse_dut_verbs(ps, verb, loc))
 		return;
 	if (!strcmp(verb, "mr") || !strcmp(verb, "qp")) {
 		bool qp = verb[0] == 'q';
@@ -94,6 +94,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 		if (ip && (ip->v.expr.n != 1 || ip->v.expr.terms[0].is_sym ||
 			   (ip->v.expr.terms[0].num != 4 && ip->v.expr.terms[0].num != 6)))
 			cl_fail_at(ps, CL_ERR_VALUE, ip->v.loc, "ip= takes the IP version of the QP; expected 4 or 6");
+		cl_pd_arg(ps, st, qp ? &st->a.dut_qp.pd : &st->a.dut_mr.pd, type);
 		cl_define_sym(ps, st->name, qp ? CL_SYM_QP : CL_SYM_DUT_MR, qp ? type : -1, nl);
 		if (qp) {
 			struct cl_sym *q = cl_find_sym(ps, st->name);
@@ -208,7 +209,7 @@ void cl_parse_dut(struct parser *ps, struct cl_loc loc)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut modify' needs state=; expected e.g. state=ERR");
 		return;
 	}
-	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd",
+	cl_fail_at(ps, CL_ERR_STATEMENT, vl, "unknown DUT verb '%s'; expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, pd, port, gids or raw_datagram_qp",
 		verb);
 }
 
@@ -296,6 +297,14 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 		cl_parse_args(ps, st, cl_args_none, true, false);
 		if (!st->has_within)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect nothing' needs a time window; expected 'within T'");
+		if (is_word(ps, "else")) {
+			next(ps);
+			if (!is_word(ps, "unreached"))
+				fail_expected(ps, "'unreached' after 'else' (a precondition of the case's rules)");
+			next(ps);
+			st->unreached = true;
+			cl_parse_info(ps, st);
+		}
 		return;
 	}
 	if (cl_parse_expect_mcast_srq(ps, loc, false))
@@ -341,7 +350,7 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	}
 	st = cl_new_step(ps, CL_EXPECT_PKT, loc);
 	if (ps->tok.kind != CL_T_WORD)
-		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, event, no event, or a QP name");
+		fail_expected(ps, "nothing, no completion, completion, peer, mem, join, no join, leave, event, no event, or a QP name");
 	struct cl_sym *q = qp_arg(ps, st);
 	opcode_arg(ps, st, q->qp_type, true);
 	cl_parse_args(ps, st, cl_args_expect_pkt, true, false);
@@ -349,14 +358,19 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	cl_expect_group(ps, st, q);
 	if (is_word(ps, "else")) {
 		/* else inform: a DUT that may stay silent (an optional
-		 * feature); the case ends informative there. */
+		 * feature); the case ends informative there. else unreached:
+		 * a precondition of the case's rules; silence or another
+		 * packet ends the case informative, its rules not reached. */
 		next(ps);
-		if (!is_word(ps, "inform"))
-			fail_expected(ps, "'inform' after 'else' (an informative finding when nothing comes)");
+		if (!is_word(ps, "inform") && !is_word(ps, "unreached"))
+			fail_expected(ps, "'inform' (an informative finding when nothing comes) or 'unreached' (a precondition of the case's rules) after 'else'");
+		bool inform = is_word(ps, "inform");
 		next(ps);
 		if (!st->has_within)
-			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect ... else inform' needs a time window; expected 'within T' before 'else'");
-		st->else_inform = true;
+			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect ... else %s' needs a time window; expected 'within T' before 'else'",
+				   inform ? "inform" : "unreached");
+		st->else_inform = inform;
+		st->unreached = !inform;
 		cl_parse_info(ps, st);
 	}
 }
@@ -484,7 +498,7 @@ void cl_parse_load(struct parser *ps, struct cl_loc loc)
 void cl_parse_roles(struct parser *ps, struct cl_step *st)
 {
 	struct cl_loc loc = ps->tok.loc;
-	if (!cl_step_checks(st->kind))
+	if (!cl_step_checks(st))
 		cl_fail_at(ps, CL_ERR_ARGUMENT, loc, "'as' names the DUT's roles in a check; expected it on expect, check, dut query, dut read or measure, not on '%s'",
 			cl_step_kind_name(st->kind));
 	next(ps);

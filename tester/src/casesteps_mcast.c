@@ -1,7 +1,7 @@
 /*
  * The statements of UD multicast, shared receive queues and asynchronous
  * events: group, dut attach|detach|join|leave, peer attach, expect join,
- * dut srq|arm, peer srq, expect event; and what the other statements take
+ * expect leave, dut srq|arm, peer srq, expect event; and what the other statements take
  * of them (group=, srq=, peer_srq=, a query of or a receive posted to an
  * SRQ). A group is of one IP version: every QP it is used with speaks it.
  */
@@ -160,9 +160,10 @@ void cl_qp_srq_args(struct parser *ps, struct cl_step *st, struct cl_sym *q)
 	}
 }
 
-/* QP GROUP of a membership statement (dut attach|detach|join|leave, peer
- * attach): a UD QP and a group of its IP version; returns the group. */
-static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
+/* QP GROUP of a membership statement (dut detach|join|leave, peer
+ * attach) and its arguments: a UD QP and a group of its IP version;
+ * returns the group. */
+static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st, const struct argspec *args)
 {
 	struct cl_loc ql = ps->tok.loc;
 	struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
@@ -170,19 +171,41 @@ static struct cl_sym *qp_group_args(struct parser *ps, struct cl_step *st)
 	struct cl_loc gl = ps->tok.loc;
 	struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
 	check_group_ip(ps, q, g, gl);
-	cl_parse_args(ps, st, cl_args_none, false, false);
+	cl_parse_args(ps, st, args, false, false);
 	return g;
 }
 
-/* dut attach|detach|join|leave QP GROUP */
+/* dut detach|join|leave QP GROUP */
 static void parse_membership(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
 {
 	struct cl_step *st = cl_new_step(ps, kind, loc);
-	struct cl_sym *g = qp_group_args(ps, st);
+	struct cl_sym *g = qp_group_args(ps, st, cl_args_none);
 	bool cm = kind == CL_DUT_JOIN || kind == CL_DUT_LEAVE;
 	ps->c->uses_caps |= cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST;
 	if (kind == CL_DUT_JOIN)
 		g->joined = true; /* binds $GROUP.qkey */
+}
+
+/* dut attach QP (GROUP | gid=dut|peer) [lid=N] [-> refused]: a group, or
+ * the unicast GID of the DUT's or the tester's address, which the device
+ * should refuse (IBV-MCAST-GID); '-> refused' expects the refusal; lid=
+ * the MLID, which a RoCEv2 port ignores (CA17-30). */
+static void parse_dut_attach(struct parser *ps, struct cl_loc loc)
+{
+	struct cl_step *st = cl_new_step(ps, CL_DUT_ATTACH, loc);
+	struct cl_loc ql = ps->tok.loc;
+	struct cl_sym *q = cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a UD QP name defined by 'dut qp'");
+	need_ud(ps, q, ql, "multicast");
+	if (ps->tok.kind == CL_T_WORD && !is_word(ps, "gid")) {
+		struct cl_loc gl = ps->tok.loc;
+		struct cl_sym *g = cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
+		check_group_ip(ps, q, g, gl);
+	}
+	cl_parse_args(ps, st, cl_args_dut_attach, false, false);
+	if (!st->group == !st->a.dut_attach.gid.arg)
+		cl_fail_at(ps, CL_ERR_MISSING, loc, st->group ? "'dut attach' takes a group or gid=, not both; expected one"
+							      : "'dut attach' needs a group or gid=; expected e.g. 'dut attach q g' or 'dut attach q gid=dut -> refused'");
+	ps->c->uses_caps |= CL_CAP_MCAST;
 }
 
 static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
@@ -193,6 +216,7 @@ static void parse_dut_srq(struct parser *ps, struct cl_loc loc)
 	cl_parse_args(ps, st, cl_args_dut_srq, false, false);
 	cl_define_sym(ps, st->name, CL_SYM_SRQ, -1, nl);
 	cl_srq_xrc_args(ps, st, cl_find_sym(ps, st->name));
+	cl_pd_arg(ps, st, &st->a.dut_srq.pd, -1);
 	ps->c->uses_caps |= CL_CAP_SRQ;
 }
 
@@ -210,7 +234,11 @@ bool cl_parse_dut_mcast_srq(struct parser *ps, const char *verb, struct cl_loc l
 	static const struct {
 		const char *verb;
 		enum cl_step_kind kind;
-	} membership[] = { { "attach", CL_DUT_ATTACH }, { "detach", CL_DUT_DETACH }, { "join", CL_DUT_JOIN }, { "leave", CL_DUT_LEAVE } };
+	} membership[] = { { "detach", CL_DUT_DETACH }, { "join", CL_DUT_JOIN }, { "leave", CL_DUT_LEAVE } };
+	if (!strcmp(verb, "attach")) {
+		parse_dut_attach(ps, loc);
+		return true;
+	}
 	for (size_t i = 0; i < sizeof membership / sizeof membership[0]; i++) {
 		if (!strcmp(verb, membership[i].verb)) {
 			parse_membership(ps, membership[i].kind, loc);
@@ -250,7 +278,7 @@ bool cl_parse_peer_mcast_srq(struct parser *ps, struct cl_loc loc)
 	if (is_word(ps, "attach")) {
 		next(ps);
 		struct cl_step *st = cl_new_step(ps, CL_PEER_ATTACH, loc);
-		qp_group_args(ps, st);
+		qp_group_args(ps, st, cl_args_none);
 		if (ps->n_peer_attached == sizeof ps->peer_attached / sizeof ps->peer_attached[0])
 			cl_fail_at(ps, CL_ERR_VALUE, loc, "too many 'peer attach'; expected at most 64");
 		ps->peer_attached[ps->n_peer_attached].qp = st->qp;
@@ -339,6 +367,13 @@ bool cl_parse_expect_mcast_srq(struct parser *ps, struct cl_loc loc, bool no)
 		cl_parse_args(ps, st, cl_args_none, true, false);
 		if (no && !st->has_within)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect no join' needs a time window; expected 'within T'");
+		return true;
+	}
+	if (!no && is_word(ps, "leave")) {
+		next(ps);
+		struct cl_step *st = cl_new_step(ps, CL_EXPECT_LEAVE, loc);
+		cl_use_next_name(ps, &st->group, CL_SYM_GROUP, "a group name defined by 'group'");
+		cl_parse_args(ps, st, cl_args_none, true, false);
 		return true;
 	}
 	if (is_word(ps, "event")) {

@@ -1,6 +1,7 @@
 /*
  * The statements of memory windows, XRC and the IBTA 1.5 placement
- * operations: dut mw, dut bind, dut xrcd; and what the other statements
+ * operations: dut mw, dut bind, dut xrcd, dut pd (a second protection
+ * domain, for windows and regions of another); and what the other statements
  * take of them: a QP's XRC type and domain, an XRC SRQ, the work requests
  * LOCAL_INV, ATOMIC_WRITE and FLUSH and their arguments, the XRCETH, FETH,
  * IETH and ATOMIC WRITE payload of an injected packet, the tester's
@@ -30,6 +31,7 @@ static void parse_dut_mw(struct parser *ps, struct cl_loc loc)
 	struct cl_loc nl = ps->tok.loc;
 	st->name = st->mw = (char *)take_name(ps, "a name for the new memory window");
 	cl_parse_args(ps, st, cl_args_dut_mw, false, false);
+	cl_pd_arg(ps, st, &st->a.dut_mw.pd, -1);
 	const struct cl_arg *t = st->a.dut_mw.type.arg;
 	if (!t)
 		cl_fail_at(ps, CL_ERR_MISSING, loc, "'dut mw' needs type=; expected type=1 or type=2");
@@ -61,6 +63,9 @@ static void parse_dut_bind(struct parser *ps, struct cl_loc loc)
 	if (len && w->mw_type == 2 && constant_of(len) == 0)
 		cl_fail_at(ps, CL_ERR_VALUE, len->v.loc, "len=0 unbinds a type 1 window; window '%s' is of type 2, expected "
 			"'dut post_send %s LOCAL_INV invalidate=$%s.rkey' to invalidate it", w->name, q->name, w->name);
+	const struct cl_arg *zb = st->a.dut_bind.zero_based.arg;
+	if (zb && st->a.dut_bind.zero_based.word_id == CL_ON && len && constant_of(len) == 0)
+		cl_fail_at(ps, CL_ERR_ARGUMENT, zb->loc, "len=0 unbinds the window, which then is addressed by nothing; expected no zero_based=on with it");
 	ps->c->uses_caps |= w->mw_type == 1 ? CL_CAP_MW1 : CL_CAP_MW2;
 }
 
@@ -74,6 +79,14 @@ bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc)
 		parse_dut_bind(ps, loc);
 		return true;
 	}
+	if (!strcmp(verb, "pd")) {
+		struct cl_step *st = cl_new_step(ps, CL_DUT_PD, loc);
+		struct cl_loc nl = ps->tok.loc;
+		st->name = st->pd = (char *)take_name(ps, "a name for the new protection domain");
+		cl_parse_args(ps, st, cl_args_none, false, false);
+		cl_define_sym(ps, st->name, CL_SYM_PD, -1, nl);
+		return true;
+	}
 	if (!strcmp(verb, "xrcd")) {
 		struct cl_step *st = cl_new_step(ps, CL_DUT_XRCD, loc);
 		struct cl_loc nl = ps->tok.loc;
@@ -84,6 +97,18 @@ bool cl_parse_dut_mw_xrc(struct parser *ps, const char *verb, struct cl_loc loc)
 		return true;
 	}
 	return false;
+}
+
+void cl_pd_arg(struct parser *ps, struct cl_step *st, const struct cl_param *pd, int qp_type)
+{
+	const struct cl_arg *a = pd->arg;
+	if (!a)
+		return;
+	if (qp_type >= 0 && qp_type != ROCE_T_RC && qp_type != ROCE_T_UC)
+		cl_fail_at(ps, CL_ERR_ARGUMENT, a->loc, "pd= is for RC and UC QPs (a %s QP's address handle is the case's own); expected no pd=",
+			roce_transport_name((enum roce_transport)qp_type));
+	cl_use_name(ps, a->v.word, CL_SYM_PD, a->v.loc);
+	st->pd = a->v.word;
 }
 
 /* The first XRC SRQ of a domain defined above, or NULL. */

@@ -76,6 +76,7 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_DUT_LEAVE] = "dut leave",
 	[CL_EXPECT_JOIN] = "expect join",
 	[CL_EXPECT_NO_JOIN] = "expect no join",
+	[CL_EXPECT_LEAVE] = "expect leave",
 	[CL_PEER_ATTACH] = "peer attach",
 	[CL_DUT_SRQ] = "dut srq",
 	[CL_DUT_ARM] = "dut arm",
@@ -86,6 +87,10 @@ static const char *const step_names[CL_STEP_KIND_COUNT] = {
 	[CL_DUT_MW] = "dut mw",
 	[CL_DUT_BIND] = "dut bind",
 	[CL_DUT_XRCD] = "dut xrcd",
+	[CL_DUT_PORT] = "dut port",
+	[CL_DUT_GIDS] = "dut gids",
+	[CL_DUT_RAW_QP] = "dut raw_datagram_qp",
+	[CL_DUT_PD] = "dut pd",
 };
 
 static const char *const key_names[CL_K_COUNT] = {
@@ -261,6 +266,9 @@ int cl_opcode_lookup(int transport, const char *word)
 	}
 	return op;
 }
+
+/* The agent protocol's completion flags (poll_cq's wc_flags). */
+const char *const cl_wc_flag_words[] = { "GRH", "WITH_IMM", "WITH_INV", NULL };
 
 const char *const cl_aeth_kind_words[] = {
 #define CL_AETH_NAME(name) #name,

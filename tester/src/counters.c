@@ -341,9 +341,16 @@ unsigned case_counters_check(struct case_counters *cc, const struct counter_wire
 		     EV("the DUT answered %llu requests again (a repeated ACK, READ response or Atomic ACK: duplicates "
 			"it recognised)", (unsigned long long)w->repeated_answers));
 	}
-	/* What the DUT received: at most what the tester sent it. */
-	hold(cc, ROCE_CNT_PACKETS_RECEIVED, false, w->to_dut,
-	     EV("the tester sent the DUT %llu RoCE packets", (unsigned long long)w->to_dut));
+	/* What the DUT received: at most what the tester sent it, and its
+	 * own datagrams to groups, which it may loop back to itself. */
+	if (w->to_groups_from_dut)
+		hold(cc, ROCE_CNT_PACKETS_RECEIVED, false, w->to_dut + w->to_groups_from_dut,
+		     EV("the tester sent the DUT %llu RoCE packets, and the DUT sent %llu datagrams to multicast groups, "
+			"which it may take in too (looped back to its own attached QPs)",
+			(unsigned long long)w->to_dut, (unsigned long long)w->to_groups_from_dut));
+	else
+		hold(cc, ROCE_CNT_PACKETS_RECEIVED, false, w->to_dut,
+		     EV("the tester sent the DUT %llu RoCE packets", (unsigned long long)w->to_dut));
 	hold(cc, ROCE_CNT_SEQ_ERR_NAKS_RECEIVED, false, w->seq_naks_to_dut,
 	     EV("the tester sent the DUT %llu NAK PSN Sequence Error", (unsigned long long)w->seq_naks_to_dut));
 	hold(cc, ROCE_CNT_RNR_NAKS_RECEIVED, false, w->rnr_naks_to_dut,

@@ -68,6 +68,10 @@ struct counter_wire {
 	 * (a repeated ACK, READ response First/Only or Atomic ACK: a
 	 * duplicate request it recognised). */
 	uint64_t from_dut, seq_naks_from_dut, rnr_naks_from_dut, cnps_from_dut, rewinds, repeated_answers;
+	/* The DUT's datagrams to a multicast group: a device may take them in
+	 * too, looped back to its own QPs attached to the group
+	 * (IBV-MCAST-LOOPBACK), so they bound what it receives as well. */
+	uint64_t to_groups_from_dut;
 };
 
 /* Tallies the case's packets; tester_qpns are the case's QPs (a DUT frame

@@ -7,6 +7,7 @@
 
 #include "roce/aeth.h"
 #include "roce/icrc.h"
+#include "roce/mcast.h"
 #include "roce/packet.h"
 #include "roce/transport.h"
 
@@ -175,6 +176,9 @@ void counter_wire_tally(const struct case_pkt *pkts, size_t n, const uint32_t *t
 		if (!pk.op || !roce_pkt_has(&pk, ROCE_H_BTH))
 			continue; /* not RoCE: ARP, Neighbour Discovery, a frame the parser cannot take */
 		struct wire_qp *q = p->qpn ? qp_of(qps, n_qps, p->qpn) : NULL;
+		struct roce_mcast_group g;
+		if (!p->tx && p->ts_ns < until_ns && roce_pkt_mcast_group(&pk, &g))
+			w->to_groups_from_dut++;
 		if (p->tx) {
 			tally_tx(w, &pk, dut_ip4, dut_ip6);
 			/* The tester's RNR NAK to the DUT's requester. */

@@ -16,6 +16,10 @@ unsigned coverage_case_dirs(const struct cl_case *c)
 		else if (s->kind == CL_INJECT && s->opcode >= 0 &&
 			 (roce_opcode((uint8_t)s->opcode)->flags & ROCE_OPF_REQUEST))
 			dirs |= COV_RESPONDER;
+		else if (s->kind == CL_DUT_PORT || s->kind == CL_DUT_GIDS || s->kind == CL_DUT_RAW_QP ||
+			 s->kind == CL_EXPECT_EVENT || s->kind == CL_EXPECT_NO_EVENT || s->kind == CL_DUT_QUERY_SRQ ||
+			 s->kind == CL_DUT_BIND || (s->kind == CL_DUT_ATTACH && cl_step_checks(s)))
+			dirs |= COV_DEVICE; /* the steps judged as the device's (caseroles.c) */
 	}
 	return dirs;
 }

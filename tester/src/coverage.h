@@ -2,7 +2,8 @@
  * Coverage of the rule catalogue by a set of parsed cases: for every rule,
  * the cases that test it, over which IP versions and in which role of the
  * DUT (responder: the tester sends it requests; requester: it posts sends
- * itself). Read from the cases alone, through the case parser.
+ * itself; device: the verbs alone judge it, its port, GID table and QP
+ * types). Read from the cases alone, through the case parser.
  */
 #ifndef ROCE_TESTER_COVERAGE_H
 #define ROCE_TESTER_COVERAGE_H
@@ -15,6 +16,7 @@
 
 #define COV_RESPONDER 0x1u
 #define COV_REQUESTER 0x2u
+#define COV_DEVICE 0x4u
 
 /* What one case covers, whatever the rule. */
 struct cov_case {

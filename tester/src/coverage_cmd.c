@@ -23,14 +23,18 @@ static const char *ips_text(unsigned ips)
 	}
 }
 
-static const char *dirs_text(unsigned dirs)
+/* The DUT's roles in words ("responder, requester, device"); "-" for none. */
+static const char *dirs_text(unsigned dirs, char *buf, size_t n)
 {
-	switch (dirs & (COV_RESPONDER | COV_REQUESTER)) {
-	case COV_RESPONDER: return "responder";
-	case COV_REQUESTER: return "requester";
-	case COV_RESPONDER | COV_REQUESTER: return "responder, requester";
-	default: return "-";
-	}
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = { { COV_RESPONDER, "responder" }, { COV_REQUESTER, "requester" }, { COV_DEVICE, "device" } };
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (dirs & names[i].bit)
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", names[i].name);
+	return buf[0] ? buf : "-";
 }
 
 static void usage(FILE *out)
@@ -38,9 +42,10 @@ static void usage(FILE *out)
 	fputs("usage: roce-tester coverage [--uncovered FILE] CASE-OR-DIR...\n"
 	      "\n"
 	      "Prints, as Markdown, which rules of the catalogue the cases test (over\n"
-	      "which IP versions, with the DUT as responder and as requester), which\n"
-	      "wire-testable rules no case tests, which rules are not wire-testable and\n"
-	      "why, and every case with its mutants: docs/coverage.md is\n"
+	      "which IP versions, with the DUT as responder, as requester, or as the\n"
+	      "device its verbs describe), which testable rules no case tests, which\n"
+	      "rules are not testable and why, and every case with its mutants:\n"
+	      "docs/coverage.md is\n"
 	      "'roce-tester coverage --uncovered conformance-cases/uncovered.txt conformance-cases'\n"
 	      "run from the source tree. FILE says, one 'RULE-ID: reason' per line, why a\n"
 	      "wire-testable rule has no case; a rule listed there that has a case is an error.\n"
@@ -155,7 +160,7 @@ int cmd_coverage(int argc, char **argv)
 		enum roce_rule r = roce_rule_by_id(why[i].id);
 		if (cv.rules[r].n_uses || roce_rule(r)->scope == ROCE_SCOPE_NONE) {
 			fprintf(stderr, "%s: %s %s; expected only wire-testable rules without a case\n", uncovered, why[i].id,
-				cv.rules[r].n_uses ? "has a case now" : "is not wire-testable");
+				cv.rules[r].n_uses ? "has a case now" : "is not testable");
 			rc = 2;
 		}
 	}
@@ -164,7 +169,7 @@ int cmd_coverage(int argc, char **argv)
 		goto out;
 	}
 
-	unsigned total = 0, wire = 0, covered = 0, both_ips = 0, both_dirs = 0, pairs = 0;
+	unsigned total = 0, wire = 0, covered = 0, both_ips = 0, both_dirs = 0, device_only = 0, pairs = 0;
 	for (unsigned r = ROCE_RULE_NONE + 1; r < ROCE_RULE_COUNT; r++) {
 		const struct roce_rule_info *ri = roce_rule((enum roce_rule)r);
 		total++;
@@ -174,7 +179,8 @@ int cmd_coverage(int argc, char **argv)
 		if (cv.rules[r].n_uses) {
 			covered++;
 			both_ips += cv.rules[r].ips == ((1u << 4) | (1u << 6));
-			both_dirs += cv.rules[r].dirs == (COV_RESPONDER | COV_REQUESTER);
+			both_dirs += (cv.rules[r].dirs & (COV_RESPONDER | COV_REQUESTER)) == (COV_RESPONDER | COV_REQUESTER);
+			device_only += cv.rules[r].dirs == COV_DEVICE;
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -192,17 +198,21 @@ int cmd_coverage(int argc, char **argv)
 	     "version of its `ip` header; a rule written `ID ipv4` counts on IPv4 only).\n"
 	     "*DUT as* says in which role the cases exercise the DUT: *responder* when the\n"
 	     "tester sends it requests (injected or from the tester's engine),\n"
-	     "*requester* when it posts sends itself.\n\n"
+	     "*requester* when it posts sends itself, *device* when the agent's verbs\n"
+	     "judge it (an asynchronous event, an SRQ's state, a window's bind, and the\n"
+	     "annex's statements with no wire image: the port's attributes, its GID\n"
+	     "table and QP types, a multicast attach's MLID).\n\n"
 	     "## Summary\n\n"
 	     "| | Rules |\n"
 	     "|---|---|");
 	printf("| In the catalogue | %u |\n", total);
-	printf("| Wire-testable (scope packet, flow, DUT or CM) | %u |\n", wire);
+	printf("| Testable on the wire or through the verbs (scope packet, flow, DUT or CM) | %u |\n", wire);
 	printf("| ... tested by at least one case | %u |\n", covered);
 	printf("| ... of which over IPv4 and IPv6 | %u |\n", both_ips);
 	printf("| ... of which with the DUT as responder and as requester | %u |\n", both_dirs);
+	printf("| ... of which judged through the verbs alone (DUT as device only) | %u |\n", device_only);
 	printf("| ... without a case (flagged below) | %u |\n", wire - covered);
-	printf("| Not wire-testable | %u |\n\n", total - wire);
+	printf("| Not testable | %u |\n\n", total - wire);
 	printf("%zu cases; %u case × fault-profile pairs in their `mutants` headers, each of which the\n"
 	       "mutation test (`tester_mutation`) runs against the soft DUT.\n\n",
 	       n, pairs);
@@ -225,10 +235,11 @@ int cmd_coverage(int argc, char **argv)
 				printf(", ");
 			print_link(cases[cr->uses[k].case_index]);
 		}
-		printf(" | %s | %s |\n", ips_text(cr->ips), dirs_text(cr->dirs));
+		char dirs[64];
+		printf(" | %s | %s |\n", ips_text(cr->ips), dirs_text(cr->dirs, dirs, sizeof dirs));
 	}
 
-	puts("\n## Wire-testable rules without a case\n");
+	puts("\n## Testable rules without a case\n");
 	unsigned n_uncovered = 0;
 	for (unsigned r = ROCE_RULE_NONE + 1; r < ROCE_RULE_COUNT; r++) {
 		const struct roce_rule_info *ri = roce_rule((enum roce_rule)r);
@@ -241,9 +252,13 @@ int cmd_coverage(int argc, char **argv)
 	if (!n_uncovered)
 		puts("None.");
 
-	puts("\n## Rules that are not wire-testable\n\n"
-	     "| Rule | Title | Why |\n"
-	     "|---|---|---|");
+	puts("\n## Rules that are not testable\n");
+	if (total == wire) {
+		puts("None.");
+	} else {
+		puts("| Rule | Title | Why |\n"
+		     "|---|---|---|");
+	}
 	for (unsigned r = ROCE_RULE_NONE + 1; r < ROCE_RULE_COUNT; r++) {
 		const struct roce_rule_info *ri = roce_rule((enum roce_rule)r);
 		if (ri->scope != ROCE_SCOPE_NONE)
@@ -264,7 +279,8 @@ int cmd_coverage(int argc, char **argv)
 			printf("%s%s%s", k ? ", " : "", c->rules[k],
 			       ri == 1u << 4 ? " (IPv4)" : ri == 1u << 6 ? " (IPv6)" : "");
 		}
-		printf(" | %s | %s | ", ips_text(cv.cases[i].ips), dirs_text(cv.cases[i].dirs));
+		char dirs[64];
+		printf(" | %s | %s | ", ips_text(cv.cases[i].ips), dirs_text(cv.cases[i].dirs, dirs, sizeof dirs));
 		for (unsigned k = 0; k < c->n_mutants; k++)
 			printf("%s`%s`%s", k ? ", " : "", c->mutants[k], c->mutant_informative[k] ? " (informative)" : "");
 		puts(c->n_mutants ? " |" : "**none** |");

@@ -545,7 +545,7 @@ static void gen_violations(const char *dir)
  * (239.255.18.1 or ff15::db8:1), framed to its mapped MAC with DestQP
  * 0xFFFFFF, one behind an 802.1Q tag; then one frame per rule broken: a
  * wrong MAC, a unicast DestQP to the group, an RC SEND to DestQP 0xFFFFFF
- * at the group (which also breaks IBA3.5.11-MCAST-DESTQP: C_MCAST_OPCODE),
+ * at the group (IBA9.2-DESTQP's alone: one finding for one deviation),
  * and a UD SEND to 0xFFFFFF at a unicast address, which names no group. */
 struct mcast_frame {
 	uint8_t opcode;
@@ -577,7 +577,7 @@ static void gen_multicast(const char *dir, int ipv)
 		{ ROCE_OP_UD_SEND_ONLY, false, true, 0x000123, false, false, ROCE_C_MCAST_QP,
 		  "UD SEND Only to the group with the unicast DestQP 0x000123" },
 		{ ROCE_OP_RC_SEND_ONLY, false, true, ROCE_MCAST_QPN, false, false, ROCE_C_DESTQP_MCAST,
-		  "RC SEND Only to the group with DestQP 0xFFFFFF (also C_MCAST_OPCODE: only UD SENDs go to a group)" },
+		  "RC SEND Only to the group with DestQP 0xFFFFFF (IBA9.2-DESTQP alone: one finding, not C_MCAST_OPCODE too)" },
 		{ ROCE_OP_UD_SEND_ONLY, false, false, ROCE_MCAST_QPN, false, false, ROCE_C_MCAST_UNICAST,
 		  "UD SEND Only to DestQP 0xFFFFFF at a unicast address: it names no group" },
 	};

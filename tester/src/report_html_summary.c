@@ -408,8 +408,8 @@ void html_rules_section(struct html_ctx *x)
 	g_string_append(o, "<section id=\"rules\"><h2>3. Verdict per rule</h2>\n<p class=\"small muted\">"
 			   "<b>pass</b>: a case testing the rule passed (or was informative) and none showed it broken; <b>fail</b>: a case showed it "
 			   "broken; <b>informative</b>: observed only, or a rule of severity info; <b>not applicable</b>: its "
-			   "cases needed what the DUT lacks; <b>error</b>: its cases ended in error; <b>not tested</b>: no case "
-			   "of this run tests it; <b>not testable</b>: it has no wire image.</p>\n");
+			   "cases needed what the DUT lacks (said under the title); <b>error</b>: its cases ended in error; "
+			   "<b>not tested</b>: no case of this run tests it; <b>not testable</b>: no case can judge it.</p>\n");
 	g_string_append(o, "<table id=\"rule-table\"><tr><th>Rule</th><th>Title</th><th>Severity</th><th>Spec</th>"
 			   "<th>Verdict</th><th>Case runs</th></tr>\n");
 	for (guint i = 0; i < json_array_get_length(x->run->rules); i++) {
@@ -425,9 +425,13 @@ void html_rules_section(struct html_ctx *x)
 		html_text(o, jstr(r, "id", ""));
 		g_string_append(o, "</td><td>");
 		html_text(o, jstr(r, "title", ""));
-		if (jstr(r, "not_testable_reason", NULL)) {
-			g_string_append(o, "<br><span class=\"small muted\">");
-			html_text(o, jstr(r, "not_testable_reason", ""));
+		/* Why this DUT has the verdict it has, where the badge alone
+		 * does not say: not applicable (what it lacks), error, not
+		 * tested, not testable. */
+		const char *why = jstr(r, "reason", NULL) ? jstr(r, "reason", NULL) : jstr(r, "not_testable_reason", NULL);
+		if (why) {
+			g_string_append(o, "<br><span class=\"small muted rule-reason\">");
+			html_text(o, why);
 			g_string_append(o, "</span>");
 		}
 		g_string_append(o, "</td><td>");

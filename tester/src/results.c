@@ -70,10 +70,57 @@ static JsonArray *member_array(JsonObject *o, const char *key)
 	return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 }
 
+/* Why a rule has the verdict it has, where the verdict alone does not say
+ * it for this DUT: the reasons its cases were not applicable or ended in
+ * error (each once, a few at most), that no case of the run tests it, or
+ * why it is not testable. "" when the verdict says enough. */
+static void rule_reason(struct results *res, const struct roce_rule_info *rule, const char *verdict, GString *out)
+{
+	g_string_truncate(out, 0);
+	if (!strcmp(verdict, "not_testable")) {
+		g_string_append(out, rule->not_wire_reason ? rule->not_wire_reason : "");
+		return;
+	}
+	if (!strcmp(verdict, "not_tested")) {
+		g_string_append(out, "no case of this run tests it");
+		return;
+	}
+	bool na = !strcmp(verdict, "not_applicable");
+	if (!na && strcmp(verdict, "error"))
+		return;
+	const char *want = na ? "not_applicable" : "error";
+	enum { SHOWN = 3 };
+	const char *seen[SHOWN];
+	unsigned n_seen = 0, more = 0;
+	for (guint i = 0; i < json_array_get_length(res->cases); i++) {
+		JsonObject *c = json_array_get_object_element(res->cases, i);
+		if (!array_has(member_array(c, "rules"), rule->id) || strcmp(json_object_get_string_member(c, "verdict"), want))
+			continue;
+		const char *why = json_object_has_member(c, "reason") ? json_object_get_string_member(c, "reason") : NULL;
+		if (!why || !why[0])
+			why = "no reason recorded";
+		bool dup = false;
+		for (unsigned k = 0; k < n_seen && !dup; k++)
+			dup = !strcmp(seen[k], why);
+		if (dup)
+			continue;
+		if (n_seen == SHOWN) {
+			more++;
+			continue;
+		}
+		seen[n_seen++] = why;
+		g_string_append_printf(out, "%s%s [IPv%lld]: %s", n_seen > 1 ? "; " : na ? "not applicable to this DUT: " : "its cases ended in error: ",
+				       json_object_get_string_member(c, "id"), (long long)json_object_get_int_member(c, "ip_version"), why);
+	}
+	if (more)
+		g_string_append_printf(out, " (and %u other reason%s)", more, more > 1 ? "s" : "");
+}
+
 /* One record per catalogue rule: what the cases that name it (or whose
  * packets broke it) say about it. */
 static JsonArray *rule_records(struct results *res)
 {
+	GString *why = g_string_new("");
 	JsonArray *out = json_array_new();
 	for (int ri = 1; ri < ROCE_RULE_COUNT; ri++) {
 		const struct roce_rule_info *rule = roce_rule((enum roce_rule)ri);
@@ -133,9 +180,13 @@ static JsonArray *rule_records(struct results *res)
 		if (rule->not_wire_reason)
 			json_object_set_string_member(o, "not_testable_reason", rule->not_wire_reason);
 		json_object_set_string_member(o, "verdict", verdict);
+		rule_reason(res, rule, verdict, why);
+		if (why->len)
+			json_object_set_string_member(o, "reason", why->str);
 		json_object_set_array_member(o, "cases", cases);
 		json_array_add_object_element(out, o);
 	}
+	g_string_free(why, TRUE);
 	return out;
 }
 

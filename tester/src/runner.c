@@ -148,7 +148,8 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_DUT_JOIN:
 	case CL_DUT_LEAVE: step_dut_membership(x, s, o); break;
 	case CL_EXPECT_JOIN:
-	case CL_EXPECT_NO_JOIN: step_expect_join(x, s, o); break;
+	case CL_EXPECT_NO_JOIN:
+	case CL_EXPECT_LEAVE: step_expect_join(x, s, o); break;
 	case CL_PEER_ATTACH: step_peer_attach(x, s, o); break;
 	case CL_DUT_SRQ:
 		if (s->xrcd)
@@ -164,6 +165,10 @@ static void run_step(struct run_ctx *x, const struct cl_step *s, struct step_out
 	case CL_DUT_MW: step_dut_mw(x, s, o); break;
 	case CL_DUT_BIND: step_dut_bind(x, s, o); break;
 	case CL_DUT_XRCD: step_dut_xrcd(x, s, o); break;
+	case CL_DUT_PORT: step_dut_port(x, s, o); break;
+	case CL_DUT_GIDS: step_dut_gids(x, s, o); break;
+	case CL_DUT_RAW_QP: step_dut_raw_qp(x, s, o); break;
+	case CL_DUT_PD: step_dut_pd(x, s, o); break;
 	default: break;
 	}
 }
@@ -179,14 +184,9 @@ static bool session_open(struct runner *r, GString *err)
 		g_string_assign(err, cerr);
 		return false;
 	}
-	JsonObject *p = json_object_new(), *res = NULL;
-	json_object_set_int_member(p, "version", AGENT_PROTOCOL_VERSION);
-	json_object_set_string_member(p, "token", r->token ? r->token : "");
-	enum agent_status st = agent_call(&r->agent, AP_M_hello, p, r->opts.agent_timeout_ns, &res);
-	if (st != AGENT_OK) {
-		const char *code = r->agent.fail_code->str;
-		g_string_printf(err, "agent %s: hello failed: %s%s%s", r->opts.agent, code, code[0] ? ": " : "",
-				r->agent.fail_msg->str);
+	JsonObject *res = NULL;
+	if (agent_authenticate(&r->agent, r->token, r->opts.agent_timeout_ns, &res) != AGENT_OK) {
+		g_string_assign(err, r->agent.fail_msg->str);
 		agent_close(&r->agent);
 		return false;
 	}
@@ -481,7 +481,12 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		 * rules that binds the DUT in the step's roles; otherwise it
 		 * is reported, and the case ends there, informative. */
 		unsigned bound[64], nb = 0;
-		if (o.st == S_FAIL && !(nb = cl_binding_rules(c, ip_version, s->roles, bound, 64))) {
+		if (o.st == S_FAIL && s->unreached) {
+			/* A precondition that does not hold: no rule of the case
+			 * is reached, none is judged. */
+			report_unreached(x, s, i, &o);
+			x->stop = true;
+		} else if (o.st == S_FAIL && !(nb = cl_binding_rules(c, ip_version, s->roles, bound, 64))) {
 			report_unbound_failure(x, s, (unsigned)i, &o);
 			x->stop = true;
 		}

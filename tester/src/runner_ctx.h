@@ -50,6 +50,10 @@ struct case_group {
 	struct roce_mcast_group g;
 	char text[INET6_ADDRSTRLEN]; /* the address */
 	uint32_t qkey;               /* a 'dut join' reported it */
+	/* When the last 'dut join' and 'dut leave' of the group began: the
+	 * reports of that join or leave come after (earlier ones, or an
+	 * earlier case's repeated ones, are not its). 0: none yet. */
+	uint64_t join_ns, leave_ns;
 };
 
 /* An SRQ of the case: the DUT's (an agent handle) or the tester's (the
@@ -69,6 +73,7 @@ struct case_srq {
 
 #define MAX_MWS 16
 #define MAX_XRCDS 8
+#define MAX_PDS 4
 
 /* A memory window of the DUT's: its type and current rkey. */
 struct case_mw {
@@ -76,6 +81,12 @@ struct case_mw {
 	int type;
 	int64_t handle;
 	uint32_t rkey;
+};
+
+/* A protection domain besides the case's own (dut pd). */
+struct case_pd {
+	const char *name;
+	int64_t handle;
 };
 
 /* An XRC domain of the DUT's. */
@@ -155,6 +166,8 @@ struct run_ctx {
 	unsigned n_mws;
 	struct case_xrcd xrcds[MAX_XRCDS];
 	unsigned n_xrcds;
+	struct case_pd pds[MAX_PDS];
+	unsigned n_pds;
 	/* What the steps measured, for the case's series (runner_series.c). */
 	struct case_series *series;
 };
@@ -303,6 +316,7 @@ void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg);
 void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
+void report_unreached(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
 void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 /* After the case: the DUT's counter deltas against the wire, informative
@@ -358,6 +372,12 @@ bool inject_extras(struct run_ctx *x, const struct cl_step *s, struct case_qp *q
 /* The tester's atomic_write value, flush placement and level. */
 bool peer_wr_placement(struct run_ctx *x, const struct cl_step *s, struct peer_wr *wr, struct step_out *o);
 
+/* dut pd NAME: a protection domain besides the case's own. */
+void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+/* The handle of the PD a step names (pd=; NULL: the case's own, made on
+ * first use); false with o set when there is none. */
+bool pd_handle(struct run_ctx *x, const char *name, int64_t *out, struct step_out *o);
+
 /* ---- XRC (runner_xrc.c) ---- */
 
 void step_dut_xrcd(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
@@ -369,6 +389,12 @@ bool peer_srq_xrc(struct run_ctx *x, const struct cl_step *s, struct case_srq *s
 /* The first XRC SRQ of the DUT's domain (NULL: none); of the tester's. */
 struct case_srq *xrc_first_srq(struct run_ctx *x, const char *xrcd);
 struct case_srq *xrc_first_peer_srq(struct run_ctx *x);
+
+/* ---- The device at the verbs level (runner_verbs.c) ---- */
+
+void step_dut_port(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_gids(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
+void step_dut_raw_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 
 /* ---- The load step: sustained traffic from the engine (runner_load.c) ---- */
 

@@ -107,7 +107,8 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	const struct cl_dut_mr_args *a = &s->a.dut_mr;
 	uint64_t size, fill;
-	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !ensure_pd(x, o))
+	int64_t pd;
+	if (!param_u64(x, &a->size, &size, o) || !param_u64(x, &a->fill, &fill, o) || !pd_handle(x, s->pd, &pd, o))
 		return;
 	if (x->n_mrs == MAX_MRS) {
 		o->st = S_ERROR;
@@ -115,7 +116,7 @@ void step_dut_mr(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	agent_set_u64(p, "length", size);
 	json_object_set_array_member(p, "access", access_list(&a->access, false));
 	json_object_set_int_member(p, "fill", (gint64)(fill & 0xFF));
@@ -342,7 +343,8 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	enum ap_qp_state upto = (enum ap_qp_state)param_choice(&a->state, AP_QPS_RTS);
-	if (!ensure_pd(x, o))
+	int64_t pd;
+	if (!pd_handle(x, s->pd, &pd, o))
 		return;
 	struct case_qp *q = &x->qps[x->n_qps];
 	memset(q, 0, sizeof *q);
@@ -387,7 +389,7 @@ void step_dut_qp(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		q->dut_cq = (int64_t)h;
 	}
 	p = json_object_new();
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	json_object_set_string_member(p, "type", xrc ? ap_qp_type_name((enum ap_qp_type)qpt) : roce_transport_name(t));
 	if (xrc == CL_XRC_RECV) {
 		json_object_set_int_member(p, "xrcd", xrcd_of(x, q->xrcd)->handle);

@@ -420,6 +420,55 @@ static bool wc_has_flag(JsonObject *wc, const char *flag)
 	return false;
 }
 
+/* The flags as the device's verbs library set them (wc_flags_raw, in
+ * libibverbs' numbering), and the names they have there. */
+static void raw_flags_text(JsonObject *wc, char *out, size_t n)
+{
+	static const char *const names[] = { "GRH", "WITH_IMM", "IP_CSUM_OK", "WITH_INV", "TM_SYNC_REQ", "TM_MATCH",
+					     "TM_DATA_VALID" };
+	uint64_t raw;
+	if (!agent_get_u64(wc, "wc_flags_raw", &raw)) {
+		snprintf(out, n, "(the agent gives no wc_flags_raw)");
+		return;
+	}
+	snprintf(out, n, "wc_flags 0x%llx", (unsigned long long)raw);
+	const char *sep = " (";
+	for (unsigned b = 0; b < 32; b++) {
+		if (!(raw >> b & 1))
+			continue;
+		appendf(out, n, "%s%s", sep, b < G_N_ELEMENTS(names) ? names[b] : "?");
+		sep = ", ";
+	}
+	appendf(out, n, "%s", raw ? " in libibverbs' numbering)" : "");
+}
+
+/* flags=A,B: each flag named is in the completion's wc_flags; the
+ * observation gives the flags as the device's verbs library set them. */
+static void check_wc_flags(JsonObject *wc, const struct cl_arg *a, struct step_out *o)
+{
+	char raw[160];
+	raw_flags_text(wc, raw, sizeof raw);
+	for (unsigned i = 0; i < a->v.n_list; i++) {
+		const char *flag = cl_wc_flag_words[a->v.word_ids[i]];
+		if (wc_has_flag(wc, flag))
+			continue;
+		o->st = S_FAIL;
+		g_string_append_printf(o->expected, "%s in wc_flags; ", flag);
+		g_string_append_printf(o->observed, "no %s: %s; ", flag, raw);
+	}
+}
+
+/* On a failed completion check, what the invalidated= checks that held
+ * saw, so that the record shows each part of the completion apart. */
+static void note_held_rkeys(const struct cl_step *s, JsonObject *wc, struct step_out *o)
+{
+	uint64_t rk;
+	for (unsigned i = 0; i < s->n_args; i++)
+		if (s->args[i].id == CL_K_invalidated && agent_get_u64(wc, "invalidate_rkey", &rk) &&
+		    !strstr(o->observed->str, "invalidated ="))
+			g_string_append_printf(o->observed, "invalidated rkey 0x%08llx, as expected; ", (unsigned long long)rk);
+}
+
 static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc, struct step_out *o)
 {
 	for (unsigned i = 0; i < s->n_args; i++) {
@@ -440,10 +489,8 @@ static void check_wc(struct run_ctx *x, const struct cl_step *s, JsonObject *wc,
 			}
 			continue;
 		}
-		if (a->id == CL_K_invalidated && !wc_has_flag(wc, "WITH_INV")) {
-			o->st = S_FAIL;
-			g_string_append_printf(o->expected, "WITH_INV (a SEND with Invalidate); ");
-			g_string_append_printf(o->observed, "no WITH_INV in wc_flags; ");
+		if (a->id == CL_K_flags) {
+			check_wc_flags(wc, a, o);
 			continue;
 		}
 		const char *member = a->id == CL_K_imm ? "imm_data" : a->id == CL_K_invalidated ? "invalidate_rkey" : a->key;
@@ -526,8 +573,10 @@ void step_expect_completion(struct run_ctx *x, const struct cl_step *s, struct s
 		g_string_printf(o->observed, "none");
 	} else {
 		check_wc(x, s, wc, o);
-		if (o->st == S_FAIL)
+		if (o->st == S_FAIL) {
+			note_held_rkeys(s, wc, o);
 			g_string_append_printf(o->observed, "[%s]", text);
+		}
 		else
 			g_string_printf(o->detail, "completion %s", text);
 	}

@@ -1,9 +1,10 @@
 /*
  * The runner's UD multicast: the case's groups at the run's IP version,
- * the DUT's attach, detach and connection-manager join and leave, the
- * tester's side attached to a group, the datagrams to a group (which QP
- * sent them, which expectation takes them), and the IGMP or MLD reports a
- * join makes the DUT's host send (mcast_report.h).
+ * the DUT's attach (of a group, or of a unicast GID it should refuse),
+ * detach and connection-manager join and leave, the tester's side
+ * attached to a group, the datagrams to a group (which QP sent them,
+ * which expectation takes them), and the IGMP or MLD reports a join or a
+ * leave makes the DUT's host send (mcast_report.h).
  */
 #include "runner_ctx.h"
 #include "mcast_report.h"
@@ -99,29 +100,101 @@ void step_group(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 	g_string_printf(o->detail, "group %s: %s (GID %s), MAC %s", s->group, g->text, gid, mac);
 }
 
-/* dut attach|detach|join|leave QP GROUP */
+/* The GID of gid=dut (the DUT port's address of the QP's IP version) or
+ * gid=peer (the tester's), as the agent protocol writes GIDs. */
+static void unicast_gid_text(struct run_ctx *x, const struct case_qp *q, bool dut, char *buf, size_t n)
+{
+	struct runner *r = x->r;
+	const uint8_t *ip = dut ? r->fam[q->fi].ip : q->ipv == 6 ? r->io.ip6 : r->io.ip4;
+	uint8_t gid[16];
+	roce_gid_from_ip(q->ipv, ip, gid);
+	roce_gid_format(gid, buf, n);
+}
+
+/* dut attach ... -> refused: the device is to refuse the attach (of a
+ * unicast GID, IBV-MCAST-GID). An agent error other than unsupported is
+ * the device's refusal; a success is the check that did not hold. */
+static void attach_expect_refusal(struct run_ctx *x, const struct cl_step *s, const char *gid, uint64_t lid,
+				  const char *what, struct step_out *o)
+{
+	struct case_qp *q = find_qp(x, s->qp);
+	JsonObject *p = json_object_new(), *res = NULL;
+	json_object_set_int_member(p, "qp", q->dut_qp);
+	json_object_set_string_member(p, "gid", gid);
+	json_object_set_int_member(p, "lid", (gint64)lid);
+	if (call(x, o, AP_M_attach_mcast, p, &res)) {
+		json_object_unref(res);
+		o->st = S_FAIL;
+		g_string_printf(o->expected, "the DUT refuses to attach QP %s to %s", q->name, what);
+		g_string_printf(o->observed, "attach_mcast succeeded");
+		return;
+	}
+	if (o->st != S_ERROR || !strstr(o->detail->str, "the agent refused"))
+		return; /* unsupported (not applicable), or the agent was lost */
+	g_string_prepend(o->detail, "refused, as expected: ");
+	o->st = S_OK;
+}
+
+/* dut attach|detach|join|leave QP GROUP; dut attach QP gid=dut|peer;
+ * lid= (CA17-30) and '-> refused' (IBV-MCAST-GID) on an attach */
 void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_qp *q = find_qp(x, s->qp);
-	struct case_group *g = group_of(x, s->group);
+	struct case_group *g = s->group ? group_of(x, s->group) : NULL;
 	bool cm = s->kind == CL_DUT_JOIN || s->kind == CL_DUT_LEAVE;
 	if (!dut_has(x, cm ? CL_CAP_CM_MCAST : CL_CAP_MCAST, o))
 		return;
+	/* An attach's MLID (lid=): a RoCEv2 port ignores it (CA17-30). */
+	uint64_t lid = 0;
+	bool judged_lid = s->kind == CL_DUT_ATTACH && s->a.dut_attach.lid.arg;
+	if (judged_lid && !param_u64(x, &s->a.dut_attach.lid, &lid, o))
+		return;
+	if (lid > 0xFFFF) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "lid=%llu is no LID; expected 16 bits", (unsigned long long)lid);
+		return;
+	}
+	char gid[64], what[160];
+	if (s->kind == CL_DUT_ATTACH || s->kind == CL_DUT_DETACH) {
+		if (g) {
+			group_gid_text(g, gid, sizeof gid);
+			snprintf(what, sizeof what, "group %s (%s)", s->group, g->text);
+		} else {
+			bool dut = s->a.dut_attach.gid.word_id == CL_GID_DUT;
+			unicast_gid_text(x, q, dut, gid, sizeof gid);
+			snprintf(what, sizeof what, "%s, the unicast GID of the %s's address", gid, dut ? "DUT" : "tester");
+		}
+	}
+	if (s->kind == CL_DUT_ATTACH && s->a.dut_attach.refused.arg) {
+		attach_expect_refusal(x, s, gid, lid, what, o);
+		return;
+	}
 	JsonObject *p = json_object_new(), *res;
 	json_object_set_int_member(p, "qp", q->dut_qp);
 	if (cm) {
 		json_object_set_string_member(p, "group", g->text);
 	} else {
-		char gid[64];
-		group_gid_text(g, gid, sizeof gid);
 		json_object_set_string_member(p, "gid", gid);
-		json_object_set_int_member(p, "lid", 0);
+		json_object_set_int_member(p, "lid", (gint64)lid);
 	}
 	enum ap_method m = s->kind == CL_DUT_ATTACH ? AP_M_attach_mcast
 			 : s->kind == CL_DUT_DETACH ? AP_M_detach_mcast
 			 : s->kind == CL_DUT_JOIN ? AP_M_cm_join : AP_M_cm_leave;
-	if (!call(x, o, m, p, &res))
+	if (s->kind == CL_DUT_JOIN)
+		g->join_ns = rawio_now();
+	else if (s->kind == CL_DUT_LEAVE)
+		g->leave_ns = rawio_now();
+	if (!call(x, o, m, p, &res)) {
+		/* With an MLID the device's answer is what the step judges: a
+		 * refusal is the verb not ignoring it. */
+		if (judged_lid && o->st == S_ERROR && strstr(o->detail->str, "the agent refused")) {
+			o->st = S_FAIL;
+			g_string_printf(o->expected, "attach_mcast of QP %s to %s with MLID 0x%04llx accepted (a RoCEv2 port ignores the MLID)",
+					q->name, what, (unsigned long long)lid);
+			g_string_printf(o->observed, "%s", o->detail->str);
+		}
 		return;
+	}
 	if (s->kind == CL_DUT_JOIN) {
 		/* The group's Q_Key: the QP takes it, and the tester's
 		 * datagrams to the group carry it. */
@@ -136,8 +209,12 @@ void step_dut_membership(struct run_ctx *x, const struct cl_step *s, struct step
 		q->dut_qkey = (uint32_t)qkey;
 		sym_set(x, s->group, "qkey", qkey);
 		g_string_printf(o->detail, "the DUT's QP %s joined group %s (%s): Q_Key 0x%08x", q->name, s->group, g->text, g->qkey);
-	} else {
+	} else if (cm) {
 		g_string_printf(o->detail, "%s: QP %s, group %s (%s)", ap_method_name(m), q->name, s->group, g->text);
+	} else {
+		g_string_printf(o->detail, "%s: QP %s, %s", ap_method_name(m), q->name, what);
+		if (judged_lid)
+			g_string_append_printf(o->detail, ", MLID 0x%04llx accepted", (unsigned long long)lid);
 	}
 	json_object_unref(res);
 }
@@ -199,25 +276,30 @@ bool mcast_match(struct run_ctx *x, const struct cl_step *s, const struct roce_p
 /* ---- Membership reports ---- */
 
 /* The first report from the DUT's MAC, not yet taken, that joins the
- * group and came between from and to; -1 if none. */
-static long find_report(struct run_ctx *x, const struct case_group *g, uint64_t from, uint64_t to, struct mcast_report *rep)
+ * group (leave: that says the host left it) and came between from and to;
+ * -1 if none. */
+static long find_report(struct run_ctx *x, const struct case_group *g, bool leave, uint64_t from, uint64_t to,
+			struct mcast_report *rep)
 {
 	for (size_t i = 0; i < x->n_pkts; i++) {
 		struct case_pkt *p = &x->pkts[i];
 		bool join = false;
 		if (p->tx || p->consumed || p->ts_ns < from || p->ts_ns > to || !from_dut(x->r, p->data, p->len) ||
-		    !mcast_report_parse(p->data, p->len, rep) || !mcast_report_names(rep, g->g.ip_version, g->g.ip, &join) || !join)
+		    !mcast_report_parse(p->data, p->len, rep) || !mcast_report_names(rep, g->g.ip_version, g->g.ip, &join) ||
+		    join == leave)
 			continue;
 		return (long)i;
 	}
 	return -1;
 }
 
-/* expect join GROUP [within T] / expect no join GROUP within T */
+/* expect join GROUP [within T] / expect no join GROUP within T /
+ * expect leave GROUP [within T] */
 void step_expect_join(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	struct case_group *g = group_of(x, s->group);
-	bool none = s->kind == CL_EXPECT_NO_JOIN;
+	bool none = s->kind == CL_EXPECT_NO_JOIN, leave = s->kind == CL_EXPECT_LEAVE;
+	const char *what = leave ? "leaving" : "joining";
 	uint64_t start = x->ref_ns;
 	uint64_t end = start + (s->has_within ? s->within_max : x->r->opts.default_wait_ns);
 	if (end > x->deadline_ns)
@@ -225,10 +307,12 @@ void step_expect_join(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	struct mcast_report rep;
 	char sum[200];
 	long idx = -1;
-	/* A join's report may have come while the agent joined: any not yet
-	 * taken counts; silence is watched over the window only. */
+	/* A join's report may have come while the agent joined (a leave's
+	 * while it left): any not yet taken since that step began counts;
+	 * silence is watched over the window only. */
+	uint64_t since = leave ? g->leave_ns : g->join_ns;
 	for (;;) {
-		idx = find_report(x, g, none ? start : 0, none ? end : UINT64_MAX, &rep);
+		idx = find_report(x, g, leave, none ? start : since, none ? end : UINT64_MAX, &rep);
 		if (idx >= 0 || rawio_now() >= end || interrupted(x->r))
 			break;
 		pump_until(x->r, -1, end, !none);
@@ -247,8 +331,8 @@ void step_expect_join(struct run_ctx *x, const struct cl_step *s, struct step_ou
 			annotate(x, idx, "step %d (line %u) expected no join; observed this", x->cur_step + 1, s->loc.line);
 		} else {
 			g_string_printf(o->detail, "%s after %.3f ms", sum, ms);
-			annotate(x, idx, "matched step %d (line %u): the DUT's report joins group %s", x->cur_step + 1, s->loc.line,
-				 s->group);
+			annotate(x, idx, "matched step %d (line %u): the DUT's report %s group %s", x->cur_step + 1, s->loc.line,
+				 leave ? "leaves" : "joins", s->group);
 			if (p->ts_ns > x->ref_ns)
 				x->ref_ns = p->ts_ns;
 		}
@@ -259,8 +343,8 @@ void step_expect_join(struct run_ctx *x, const struct cl_step *s, struct step_ou
 		return;
 	}
 	o->st = S_FAIL;
-	g_string_printf(o->expected, "an IGMP or MLD report from the DUT joining group %s (%s) within %.3f ms", s->group, g->text,
-			(double)(end - start) / 1e6);
-	g_string_printf(o->observed, "no report naming %s from the DUT's MAC", g->text);
+	g_string_printf(o->expected, "an IGMP or MLD report from the DUT %s group %s (%s) within %.3f ms", what, s->group,
+			g->text, (double)(end - start) / 1e6);
+	g_string_printf(o->observed, "no report from the DUT's MAC that %s %s", leave ? "leaves" : "names", g->text);
 	x->ref_ns = end;
 }

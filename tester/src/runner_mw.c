@@ -1,8 +1,9 @@
 /*
  * The runner's memory windows and IBTA 1.5 placement operations: the DUT's
- * windows through the agent (alloc_mw; a bind by the bind_mw verb for type
- * 1 or a BIND_MW work request for type 2, each waited for on the QP's
- * send CQ and checked against the status the case expects), the work
+ * windows through the agent (alloc_mw, on the case's PD or another 'dut
+ * pd' made; a bind by the bind_mw verb for type 1 or a BIND_MW work
+ * request for type 2, each waited for on the QP's send CQ and checked
+ * against the status the case expects), the work
  * requests' own arguments (ATOMIC_WRITE's value, FLUSH's placement and
  * level, XRC_SEND's remote_srqn), the FETH, ATOMIC WRITE payload, IETH
  * and XRCETH of injected packets, and the tester's atomic_write and flush.
@@ -17,11 +18,54 @@ static struct case_mw *mw_of(struct run_ctx *x, const char *name)
 	return NULL;
 }
 
+void step_dut_pd(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
+{
+	if (x->n_pds == MAX_PDS) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "more than %d protection domains of its own in one case", MAX_PDS);
+		return;
+	}
+	JsonObject *res;
+	if (!call(x, o, AP_M_alloc_pd, NULL, &res))
+		return;
+	uint64_t h;
+	bool ok = agent_get_u64(res, "pd", &h);
+	json_object_unref(res);
+	if (!ok) {
+		o->st = S_ERROR;
+		g_string_printf(o->detail, "alloc_pd: the reply has no pd handle");
+		return;
+	}
+	x->pds[x->n_pds++] = (struct case_pd){ s->name, (int64_t)h };
+	g_string_printf(o->detail, "protection domain %s", s->name);
+}
+
+bool pd_handle(struct run_ctx *x, const char *name, int64_t *out, struct step_out *o)
+{
+	if (!name) {
+		if (!ensure_pd(x, o))
+			return false;
+		*out = x->pd;
+		return true;
+	}
+	for (unsigned i = 0; i < x->n_pds; i++) {
+		if (!strcmp(x->pds[i].name, name)) {
+			*out = x->pds[i].handle;
+			return true;
+		}
+	}
+	/* The parser let only a 'dut pd' above through. */
+	o->st = S_ERROR;
+	g_string_printf(o->detail, "protection domain %s was not made", name);
+	return false;
+}
+
 void step_dut_mw(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 {
 	uint64_t type;
+	int64_t pd;
 	if (!param_u64(x, &s->a.dut_mw.type, &type, o) || !dut_has(x, type == 1 ? CL_CAP_MW1 : CL_CAP_MW2, o) ||
-	    !ensure_pd(x, o))
+	    !pd_handle(x, s->pd, &pd, o))
 		return;
 	if (x->n_mws == MAX_MWS) {
 		o->st = S_ERROR;
@@ -29,7 +73,7 @@ void step_dut_mw(struct run_ctx *x, const struct cl_step *s, struct step_out *o)
 		return;
 	}
 	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	json_object_set_int_member(p, "type", (gint64)type);
 	if (!call(x, o, AP_M_alloc_mw, p, &res))
 		return;
@@ -97,6 +141,7 @@ void step_dut_bind(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	/* The statuses the case accepts (status=A,B), by default SUCCESS. */
 	const struct cl_arg *want = a->status.arg;
 	bool want_success = !want || cl_word_arg_accepts(want, AP_WC_SUCCESS);
+	bool zero_based = param_choice(&a->zero_based, CL_OFF) == CL_ON;
 	uint32_t new_rkey = (w->rkey & ~0xFFu) | (uint32_t)(key & 0xFF);
 	JsonObject *p = json_object_new(), *res = NULL;
 	json_object_set_int_member(p, "qp", q->dut_qp);
@@ -105,6 +150,8 @@ void step_dut_bind(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	agent_set_u64(p, "offset", off);
 	agent_set_u64(p, "length", len);
 	json_object_set_array_member(p, "access", bind_access(&a->access));
+	if (zero_based)
+		json_object_set_boolean_member(p, "zero_based", TRUE);
 	agent_set_u64(p, "wr_id", wr_id);
 	json_object_set_boolean_member(p, "signaled", TRUE);
 	bool posted;
@@ -116,6 +163,8 @@ void step_dut_bind(struct run_ctx *x, const struct cl_step *s, struct step_out *
 		json_object_set_array_member(p, "sge", json_array_new());
 		posted = call(x, o, AP_M_post_send, p, NULL);
 	}
+	/* Until the agent says otherwise, the key the bind asks for. */
+	sym_set(x, w->name, "bind_rkey", w->type == 1 ? w->rkey : new_rkey);
 	if (!posted) {
 		/* A device may refuse a bind when it is posted rather than in
 		 * its completion: that is the refusal a case expecting one
@@ -132,6 +181,7 @@ void step_dut_bind(struct run_ctx *x, const struct cl_step *s, struct step_out *
 			new_rkey = (uint32_t)rk;
 		json_object_unref(res);
 	}
+	sym_set(x, w->name, "bind_rkey", new_rkey);
 	uint64_t end = rawio_now() + (s->has_within ? s->within_max : x->r->opts.default_wait_ns);
 	if (end > x->deadline_ns)
 		end = x->deadline_ns;
@@ -150,7 +200,12 @@ void step_dut_bind(struct run_ctx *x, const struct cl_step *s, struct step_out *
 	JsonNode *sn = json_object_get_member(wc, "status");
 	const char *st = sn && JSON_NODE_HOLDS_VALUE(sn) && json_node_get_value_type(sn) == G_TYPE_STRING ? json_node_get_string(sn) : "?";
 	int got = ap_wc_status_by_name(st);
-	if (want ? !cl_word_arg_accepts(want, got) : got != AP_WC_SUCCESS) {
+	if (zero_based && want_success && got == AP_WC_MW_BIND_ERR) {
+		/* Zero-based windows are the device's to offer or not. */
+		o->st = S_NA;
+		g_string_printf(o->detail, "the DUT refuses a zero-based window (an optional feature): the bind of %s completed with %s",
+				w->name, st);
+	} else if (want ? !cl_word_arg_accepts(want, got) : got != AP_WC_SUCCESS) {
 		char text[400] = "SUCCESS";
 		if (want)
 			cl_word_arg_text(want, text, sizeof text);

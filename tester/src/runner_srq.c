@@ -36,11 +36,12 @@ void step_dut_srq(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 {
 	const struct cl_dut_srq_args *a = &s->a.dut_srq;
 	uint64_t max_wr, limit;
+	int64_t pd;
 	if (!param_u64(x, &a->max_wr, &max_wr, o) || !param_u64(x, &a->limit, &limit, o) || !dut_has(x, CL_CAP_SRQ, o) ||
-	    !ensure_pd(x, o))
+	    !pd_handle(x, s->pd, &pd, o))
 		return;
 	JsonObject *p = json_object_new(), *res;
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	agent_set_u64(p, "max_wr", max_wr);
 	agent_set_u64(p, "limit", limit);
 	if (!call(x, o, AP_M_create_srq, p, &res))
@@ -265,6 +266,15 @@ void step_expect_event(struct run_ctx *x, const struct cl_step *s, struct step_o
 		pump_until(x->r, -1, next < end ? next : end, false);
 	}
 	if (none) {
+		/* Say what did come: events of other types stay for a later
+		 * step, and a reader sees that one was there. */
+		g_string_append_printf(o->detail, "%sno %s event in %.3f ms", o->detail->len ? "; " : "",
+				       tname ? tname : "asynchronous", (double)(end - start) / 1e6);
+		for (unsigned k = 0; k < x->n_events_in; k++) {
+			char text[120];
+			event_text(x, &x->events_in[k], text, sizeof text);
+			g_string_append_printf(o->detail, "%s %s", k ? "," : "; read and left for later:", text);
+		}
 		x->ref_ns = end;
 		return;
 	}

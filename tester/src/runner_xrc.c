@@ -63,7 +63,8 @@ void step_dut_xrc_srq(struct run_ctx *x, const struct cl_step *s, struct step_ou
 	const struct cl_dut_srq_args *a = &s->a.dut_srq;
 	struct case_xrcd *d = xrcd_of(x, s->xrcd);
 	uint64_t max_wr;
-	if (!param_u64(x, &a->max_wr, &max_wr, o) || !dut_has(x, CL_CAP_XRC, o) || !ensure_pd(x, o))
+	int64_t pd;
+	if (!param_u64(x, &a->max_wr, &max_wr, o) || !dut_has(x, CL_CAP_XRC, o) || !pd_handle(x, s->pd, &pd, o))
 		return;
 	if (x->n_srqs == MAX_SRQS) {
 		o->st = S_ERROR;
@@ -93,7 +94,7 @@ void step_dut_xrc_srq(struct run_ctx *x, const struct cl_step *s, struct step_ou
 		}
 	}
 	p = json_object_new();
-	json_object_set_int_member(p, "pd", x->pd);
+	json_object_set_int_member(p, "pd", pd);
 	agent_set_u64(p, "max_wr", max_wr);
 	json_object_set_int_member(p, "xrcd", d->handle);
 	json_object_set_int_member(p, "cq", (gint64)cq);

@@ -95,6 +95,17 @@ assert (r["setup"]["interface"]["vlan"] is not None) == vlan, r["setup"]["interf
 if not rcm:
     assert rules["IBA9.7-GBN"] == "pass" and rules["CA17-24"] == "pass", rules
     assert any(t["what"] == "retransmission" for c in cases for t in c["timings"]), "retransmissions timed"
+# Each of the annex's 46 numbered statements has a verdict of its own for
+# this DUT, or, not applicable, the reason its cases give; none is left
+# untested or untestable.
+annex = {x["id"]: x for x in r["rules"] if x["id"].startswith("CA17-")}
+assert len(annex) == 46, ("the annex's statements", sorted(annex))
+for k, x in sorted(annex.items()):
+    assert x["verdict"] not in ("not_tested", "not_testable"), (k, x["verdict"])
+    if x["verdict"] in ("not_applicable", "error"):
+        assert x.get("reason") and any(c["id"] in x["reason"] for c in x["cases"]), (k, x)
+    else:
+        assert "reason" not in x, (k, x)
 na = sum(c["verdict"] == "not_applicable" for c in cases)
 inf = sum(c["verdict"] == "informative" for c in cases)
 print("e2e_suite: ok: %d case runs passed, %d informative, %d not applicable (%s)" %

@@ -13,7 +13,7 @@
 static const char *const good =
 	"case MC-1\n"
 	"title \"multicast and SRQ\"\n"
-	"rules IBA3.5.11-MCAST-DELIVER, IBA3.5.11-MCAST-DESTQP, RFC3376-5.1-JOIN, IBA11-SRQ-LIMIT, IBA10-SRQ-ORDER\n"
+	"rules IBV-MCAST-DELIVER, IBV-UD-REMOTE-QPN, RFC3376-5.1-JOIN, IBA11-SRQ-LIMIT, IBA10-SRQ-ORDER, IBV-MCAST-GID, RFC3376-5.1-LEAVE\n"
 	"requires UD, MCAST\n"
 	"ip 4\n"
 	"group g\n"                                       /* 0 */
@@ -46,7 +46,11 @@ static const char *const good =
 	"expect no event QP_FATAL within 5ms\n"           /* 27 */
 	"peer srq ps recv=0\n"                            /* 28: sets the count again */
 	"inject r SEND_ONLY group=g\n"                    /* 29: an RC packet to a group */
-	"dut attach v h\n";                               /* 30 */
+	"dut attach v h\n"                                /* 30 */
+	"dut attach u gid=dut -> refused\n"               /* 31: a unicast GID, refused */
+	"dut attach v gid=peer\n"                         /* 32 */
+	"expect leave k within 1s\n"                      /* 33 */
+	"dut attach u g -> refused as device\n";          /* 34 */
 
 static void test_good(void)
 {
@@ -55,7 +59,7 @@ static void test_good(void)
 	CHECK(c != NULL, "the multicast and SRQ case parses: %s", d.msg);
 	if (!c)
 		return;
-	CHECK(c->n_steps == 31, "31 steps (%u)", c->n_steps);
+	CHECK(c->n_steps == 35, "35 steps (%u)", c->n_steps);
 	CHECK(c->n_groups == 3 && !strcmp(c->groups[0].name, "g") && c->groups[0].ipv == 0 && c->groups[1].ipv == 6 &&
 	      c->groups[1].has_addr && c->groups[2].ipv == 4, "three groups, their IP versions");
 	uint8_t a[16];
@@ -91,17 +95,30 @@ static void test_good(void)
 	/* Roles: a datagram injected to a group judges the DUT as receiver,
 	 * one it sends to a group as sender; joins are the CM's; events and
 	 * an SRQ's state the device's. */
+	CHECK(s[31].kind == CL_DUT_ATTACH && !s[31].group && s[31].a.dut_attach.gid.word_id == CL_GID_DUT &&
+	      s[31].a.dut_attach.refused.arg && s[32].a.dut_attach.gid.word_id == CL_GID_PEER && !s[32].a.dut_attach.refused.arg &&
+	      !strcmp(s[34].group, "g") && s[34].a.dut_attach.refused.arg, "dut attach gid=, -> refused");
+	CHECK(s[33].kind == CL_EXPECT_LEAVE && !strcmp(s[33].group, "k") && s[33].within_max == 1000000000ull, "expect leave");
+	CHECK(cl_step_checks(&s[31]) && !cl_step_checks(&s[32]) && !cl_step_checks(&s[9]) && cl_step_checks(&s[33]),
+	      "an attach checks something only with '-> refused'");
+	CHECK(s[31].roles == ROCE_ROLE_DEVICE && s[34].roles == ROCE_ROLE_DEVICE && s[34].roles_explicit,
+	      "the answer to an attach: device (%#x)", s[31].roles);
+	CHECK(s[33].roles == ROCE_ROLE_CM, "expect leave: CM (%#x)", s[33].roles);
 	CHECK(s[13].roles == ROCE_ROLE_RECEIVER, "completion after a group datagram: receiver (%#x)", s[13].roles);
 	CHECK(s[15].roles == ROCE_ROLE_SENDER, "a DUT datagram to a group: sender (%#x)", s[15].roles);
 	CHECK(s[17].roles == ROCE_ROLE_CM && s[20].roles == ROCE_ROLE_CM, "expect [no] join: CM");
 	CHECK(s[23].roles == ROCE_ROLE_DEVICE && s[24].roles == ROCE_ROLE_DEVICE && s[26].roles == ROCE_ROLE_DEVICE,
 	      "query of an SRQ, expect [no] event: device");
 	unsigned idx[8];
-	CHECK(cl_binding_rules(c, 4, s[13].roles, idx, 8) == 2 && !strcmp(c->rules[idx[0]], "IBA3.5.11-MCAST-DELIVER") &&
-	      !strcmp(c->rules[idx[1]], "IBA10-SRQ-ORDER"), "as receiver: the delivery and SRQ-order rules bind");
-	CHECK(cl_binding_rules(c, 4, s[15].roles, idx, 8) == 1 && !strcmp(c->rules[idx[0]], "IBA3.5.11-MCAST-DESTQP"),
-	      "as sender: DestQP");
-	CHECK(cl_binding_rules(c, 4, s[17].roles, idx, 8) == 0, "the join rule is a should: binds nobody (informative)");
+	/* The SRQ order is a should: it binds nobody. */
+	CHECK(cl_binding_rules(c, 4, s[13].roles, idx, 8) == 1 && !strcmp(c->rules[idx[0]], "IBV-MCAST-DELIVER"),
+	      "as receiver: the delivery rule binds, the SRQ-order rule (a should) does not");
+	CHECK(cl_binding_rules(c, 4, s[15].roles, idx, 8) == 1 && !strcmp(c->rules[idx[0]], "IBV-UD-REMOTE-QPN"),
+	      "as sender: the work request's DestQP");
+	CHECK(cl_binding_rules(c, 4, s[17].roles, idx, 8) == 0 && cl_binding_rules(c, 4, s[33].roles, idx, 8) == 0,
+	      "the join and leave rules are shoulds: they bind nobody (informative)");
+	CHECK(cl_binding_rules(c, 4, s[31].roles, idx, 8) == 1 && !strcmp(c->rules[idx[0]], "IBA11-SRQ-LIMIT"),
+	      "as device: the SRQ limit binds, IBV-MCAST-GID (a should) does not");
 	CHECK(cl_binding_rules(c, 4, s[24].roles, idx, 8) == 1 && !strcmp(c->rules[idx[0]], "IBA11-SRQ-LIMIT"),
 	      "as device: the SRQ limit");
 	char caps[CL_CAPS_TEXT];
@@ -144,6 +161,13 @@ static const struct bad bads[] = {
 	{ UG "expect u SEND_ONLY group=g\n", CL_ERR_VALUE, 7, 26, "the tester's side of QP 'u' is not attached to group 'g'; expected 'peer attach u g' above" },
 	{ "dut qp r type=RC\ngroup g\nexpect r SEND_ONLY group=g\n", CL_ERR_KIND, 7, 20, "'r' is a RC QP; expected a UD QP (group= is UD only)" },
 	{ UG "expect join\n", CL_ERR_EXPECTED, 7, 12, "a group name defined by 'group'" },
+	{ UG "expect leave\n", CL_ERR_EXPECTED, 7, 13, "a group name defined by 'group'" },
+	{ UG "dut attach u\n", CL_ERR_MISSING, 7, 1, "'dut attach' needs a group or gid=" },
+	{ UG "dut attach u g gid=dut\n", CL_ERR_MISSING, 7, 1, "'dut attach' takes a group or gid=, not both" },
+	{ UG "dut attach u gid=router\n", CL_ERR_VALUE, 7, 18, "router" },
+	{ UG "dut attach u g refused\n", CL_ERR_ARGUMENT, 7, 16, "'refused' is a result; expected it after '->'" },
+	{ UG "dut attach u g -> refused=1\n", CL_ERR_VALUE, 7, 26, "'refused' stands alone" },
+	{ UG "dut detach u g -> refused\n", CL_ERR_EXPECTED, 7, 16, "this statement has no result to check" },
 	{ UG "expect no join g\n", CL_ERR_MISSING, 7, 1, "'expect no join' needs a time window" },
 	{ UG "expect no surprise\n", CL_ERR_EXPECTED, 7, 11, "'completion', 'join' or 'event' after 'expect no'" },
 	{ UG "inject u SEND_ONLY qkey=$g.qkey\n", CL_ERR_MEMBER, 7, 25, "$g.qkey is bound by 'dut join QP g'; expected it after one" },
@@ -167,7 +191,7 @@ static const struct bad bads[] = {
 	{ "expect no event SRQ_LIMIT_REACHED\n", CL_ERR_MISSING, 5, 1, "'expect no event' needs a time window" },
 	{ "expect no event PORT_LOST within 1ms\n", CL_ERR_VALUE, 5, 17, "unknown event 'PORT_LOST'" },
 	{ "!case A\ntitle \"a\"\nrules CA17-1\nrequires SRQ, MULTICAST\n", CL_ERR_CAPABILITY, 4, 15, "unknown capability 'MULTICAST'; expected RC, UC, UD, ATOMIC, IPV4, IPV6, RCM, SEND_WITH_INV, ROCEV1, SRQ, MCAST, CM_MCAST, ASYNC_EVENTS, CM or VLAN" },
-	{ "dut lurk u\n", CL_ERR_STATEMENT, 5, 5, "expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind or xrcd" },
+	{ "dut lurk u\n", CL_ERR_STATEMENT, 5, 5, "expected mr, qp, listen, post_recv, post_send, write, read, query, modify, srq, arm, attach, detach, join, leave, mw, bind, xrcd, pd, port, gids or raw_datagram_qp" },
 };
 
 static void test_bad(void)

@@ -51,7 +51,10 @@ static const char *const good =
 	"dut qp i type=XRC_SEND\n"                                          /* 33 */
 	"dut post_send i SEND m len=8 remote_srqn=$ps.srqn\n"               /* 34 */
 	"expect peer i status=SUCCESS\n"                                    /* 35 */
-	"peer srq ps recv=0 xrc\n";                                         /* 36 */
+	"peer srq ps recv=0 xrc\n"                                          /* 36 */
+	"dut pd other\n"                                                    /* 37 */
+	"dut mr n pd=other\n"                                               /* 38 */
+	"dut srq xs2 xrcd=d pd=other\n";                                    /* 39 */
 
 static void test_good(void)
 {
@@ -60,7 +63,7 @@ static void test_good(void)
 	CHECK(c != NULL, "the windows/XRC/placement case parses: %s", d.msg);
 	if (!c)
 		return;
-	CHECK(c->n_steps == 37, "37 steps (%u)", c->n_steps);
+	CHECK(c->n_steps == 40, "40 steps (%u)", c->n_steps);
 	CHECK(c->uses_caps == (CL_CAP_MW1 | CL_CAP_MW2 | CL_CAP_XRC | CL_CAP_FLUSH | CL_CAP_ATOMIC_WRITE | CL_CAP_SRQ),
 	      "the steps use MW1, MW2, XRC, FLUSH, ATOMIC_WRITE and (an XRC SRQ is one) SRQ (%#x)", c->uses_caps);
 	const struct cl_step *s = c->steps;
@@ -91,6 +94,9 @@ static void test_good(void)
 	CHECK(s[32].kind == CL_PEER_SRQ && s[32].a.peer_srq.xrc.arg && s[36].a.peer_srq.xrc.arg, "peer srq ... xrc");
 	CHECK(cl_qp_type_xrc(s[33].a.dut_qp.type.word_id) == CL_XRC_SEND && s[34].a.post_send.remote_srqn.arg,
 	      "an XRC_SEND QP and remote_srqn=");
+	CHECK(s[37].kind == CL_DUT_PD && !strcmp(s[37].name, "other") && !s[0].a.dut_mr.pd.arg &&
+	      !strcmp(s[38].a.dut_mr.pd.arg->v.word, "other") && !strcmp(s[39].a.dut_srq.pd.arg->v.word, "other"),
+	      "dut pd, and an MR and an XRC SRQ in it (pd=)");
 	/* Roles: an injected request judges the DUT as receiver and
 	 * responder; a bind is the device's; the DUT's work requests make it
 	 * the requester. */
@@ -114,6 +120,43 @@ static void test_good(void)
 	cl_case_free(c);
 }
 
+/* Protection domains, zero-based windows, a refused bind's key and the
+ * completion's flags. */
+static const char *const domains =
+	"case MW-2\n"
+	"title \"protection domains, zero-based windows\"\n"
+	"rules IBA10.6.7-BIND-PD, IBA10.6.7-MW-ZERO-BASED, IBA10.6.7-SEND-INV-WC\n"
+	"dut pd p2\n"                                                        /* 0 */
+	"dut mr m2 access=LOCAL_WRITE,REMOTE_READ,MW_BIND pd=p2\n"          /* 1 */
+	"dut qp o pd=p2\n"                                                   /* 2 */
+	"dut qp q\n"                                                         /* 3 */
+	"dut mw w type=1\n"                                                  /* 4 */
+	"dut mw v type=2 pd=p2\n"                                            /* 5 */
+	"dut bind w q m2 status=MW_BIND_ERR\n"                              /* 6 */
+	"inject o READ_REQUEST remote=$m2.addr rkey=$w.bind_rkey dmalen=8\n" /* 7 */
+	"dut bind v o m2 zero_based=on key=0x11\n"                          /* 8 */
+	"expect completion q flags=WITH_INV,GRH invalidated=$v.rkey as device\n"; /* 9 */
+
+static void test_domains(void)
+{
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("pd.case", domains, strlen(domains), &d);
+	CHECK(c != NULL, "the protection-domain case parses: %s", d.msg);
+	if (!c)
+		return;
+	const struct cl_step *s = c->steps;
+	CHECK(c->n_steps == 10 && s[0].kind == CL_DUT_PD && !strcmp(s[0].pd, "p2"), "dut pd (%u steps)", c->n_steps);
+	CHECK(!strcmp(s[1].pd, "p2") && !strcmp(s[2].pd, "p2") && !s[3].pd && !s[4].pd && !strcmp(s[5].pd, "p2"),
+	      "pd= of dut mr, dut qp and dut mw; none: the case's own");
+	CHECK(s[8].a.dut_bind.zero_based.word_id == CL_ON && s[6].a.dut_bind.zero_based.word_id == CL_OFF,
+	      "zero_based=on; off by default");
+	const struct cl_arg *f = cl_step_arg(&s[9], "flags");
+	CHECK(f && f->v.n_list == 2 && !strcmp(cl_wc_flag_words[f->v.word_ids[0]], "WITH_INV") &&
+	      !strcmp(cl_wc_flag_words[f->v.word_ids[1]], "GRH"), "flags= names completion flags");
+	CHECK(s[9].roles == ROCE_ROLE_DEVICE, "a completion read as the device's (%#x)", s[9].roles);
+	cl_case_free(c);
+}
+
 struct bad {
 	const char *body; /* appended to HDR */
 	enum cl_error code;
@@ -126,6 +169,9 @@ struct bad {
 #define QM "dut qp q\ndut mr m\n"
 
 static const struct bad bads[] = {
+	{ "dut mr m pd=nowhere\n", CL_ERR_UNDEFINED, 5, 13, "'nowhere' is not defined above; expected a protection domain" },
+	{ "dut mr m\ndut srq s pd=m\n", CL_ERR_KIND, 6, 14, "'m' is a DUT MR; expected a protection domain" },
+	{ "dut pd p\ndut pd p\n", CL_ERR_DUPLICATE, 6, 8, "'p' is already defined" },
 	{ "dut mw w\n", CL_ERR_MISSING, 5, 1, "'dut mw' needs type=" },
 	{ "dut mw w type=3\n", CL_ERR_VALUE, 5, 15, "type= is the window's type; expected 1 or 2" },
 	{ "dut mw w type=1\ndut mw w type=2\n", CL_ERR_DUPLICATE, 6, 8, "'w' is already defined" },
@@ -175,6 +221,13 @@ static const struct bad bads[] = {
 	{ "peer srq p recv=1 xrc\npeer srq p recv=2\n", CL_ERR_VALUE, 6, 10, "tester SRQ 'p' was made an XRC SRQ above" },
 	{ "dut xrcd d\ndut qp q\ninject q SEND_ONLY rkey=$d.rkey\n", CL_ERR_MEMBER, 7, 25, "$d is an XRC domain, which has no members" },
 	{ "dut mw w type=1\ndut mw w2 type=2\ndut qp q\ndut mr m\ndut bind w2 q m\ndut bind w q m status=SUCCESS key=1\n", CL_ERR_ARGUMENT, 10, 31, "whose rkey the device chooses" },
+	{ "dut mr m pd=p\n", CL_ERR_UNDEFINED, 5, 13, "'p' is not defined above; expected a protection domain" },
+	{ "dut pd p\ndut qp u type=UD pd=p\n", CL_ERR_ARGUMENT, 6, 18, "pd= is for RC and UC QPs" },
+	{ "dut pd p\ndut qp q\ninject q SEND_ONLY psn=$p.x\n", CL_ERR_MEMBER, 7, 24, "$p is a protection domain, which has no members" },
+	{ "dut pd p\ndut pd p\n", CL_ERR_DUPLICATE, 6, 8, "'p' is already defined" },
+	{ QM "dut mw w type=1\ndut bind w q m len=0 zero_based=on\n", CL_ERR_ARGUMENT, 8, 22, "len=0 unbinds the window" },
+	{ QM "dut mw w type=1\ndut bind w q m zero_based=yes\n", CL_ERR_VALUE, 8, 27, "'yes' is not a value of zero_based" },
+	{ QM "expect completion q flags=WITH_CHEESE\n", CL_ERR_VALUE, 7, 27, "'WITH_CHEESE' is not a value of flags; expected one of GRH, WITH_IMM, WITH_INV" },
 };
 
 static void test_bad(void)
@@ -199,6 +252,7 @@ static void test_bad(void)
 int main(void)
 {
 	test_good();
+	test_domains();
 	test_bad();
 	return test_result("test_caselang_mw");
 }

@@ -23,6 +23,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol"))
+import agent_auth  # noqa: E402
+
 TESTER_QPN = 0xABC
 failures = 0
 
@@ -226,7 +229,7 @@ def main():
     agent = Agent(os.environ["ROCE_RXE_AGENT"])
     r = agent.call("query_device")
     check(r.get("error", {}).get("code") == "unauthenticated", "a request before hello is refused")
-    hello = agent.ok("hello", version=1, token=token)
+    hello = agent_auth.handshake(agent.call, token)
     check(hello["backend"] == "ibverbs" and hello["device"] == "rxe0",
           f"hello: backend {hello['backend']}, device {hello['device']}")
     dev = agent.ok("query_device")

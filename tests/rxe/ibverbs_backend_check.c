@@ -631,6 +631,9 @@ int main(int argc, char **argv)
 	CHECK(&c, pa.state == BE_PORT_ACTIVE && strcmp(pa.netdev, "eth0") == 0 && pa.active_mtu >= 1024,
 	      "query_port: ACTIVE on %s, active_mtu %u, max_mtu %u, %u GIDs", pa.netdev, pa.active_mtu,
 	      pa.max_mtu, pa.gid_tbl_len);
+	CHECK(&c, pa.link_layer == BE_LINK_ETHERNET && (pa.cap_flags & (uint32_t)AP_PORT_CM_SUP),
+	      "query_port: link layer Ethernet (%d), capability mask 0x%08x with CM_SUP, LID %u, SM LID %u", pa.link_layer,
+	      pa.cap_flags, pa.lid, pa.sm_lid);
 	CHECK(&c, c.ops->query_port(c.be, 2, &pa, &err) != 0 && err.code == BE_BAD_REQUEST,
 	      "query_port 2 refused: %s", err.message);
 
@@ -651,6 +654,16 @@ int main(int argc, char **argv)
 
 	struct be_pd *pd;
 	MUST(&c, c.ops->alloc_pd(c.be, &pd, &err), &err);
+	/* IBA's raw datagram QPs, asked of libibverbs and of the kernel's
+	 * uverbs after a UD control made the same way (rawqp.c). */
+	for (int t = BE_RAW_IPV6; t <= BE_RAW_ETHERTYPE; t++) {
+		struct be_raw_probe probe;
+		MUST(&c, c.ops->probe_raw_datagram_qp(pd, (enum be_raw_qp_type)t, &probe, &err), &err);
+		CHECK(&c, !probe.created && probe.n_answers == 2 && strstr(probe.answers[0], "libibverbs") &&
+				 strstr(probe.answers[1], "refused") && strstr(probe.answers[1], "was created"),
+		      "raw datagram QP type %d: not created; %s; %s", t, probe.n_answers > 0 ? probe.answers[0] : "",
+		      probe.n_answers > 1 ? probe.answers[1] : "");
+	}
 	struct be_cq *cq;
 	CHECK(&c, c.ops->create_cq(c.be, 0, &cq, &err) != 0 && err.code == BE_BAD_REQUEST,
 	      "create_cq 0 refused: %s", err.message);

@@ -190,6 +190,9 @@ int ib_poll_cq(struct be_cq *cq, struct be_wc *out, unsigned max, unsigned *n,
 	*n = 0;
 	while (*n < max) {
 		unsigned want = max - *n < G_N_ELEMENTS(wc) ? max - *n : G_N_ELEMENTS(wc);
+		/* A provider writes only the members a completion has: what it
+		 * leaves reads as 0, not as an earlier completion's. */
+		memset(wc, 0, sizeof wc);
 		int got = ibv_poll_cq(cq->cq, (int)want, wc);
 		if (got < 0)
 			return ib_verb_failed(err, -got, "ibv_poll_cq");
@@ -201,9 +204,14 @@ int ib_poll_cq(struct be_cq *cq, struct be_wc *out, unsigned max, unsigned *n,
 			w->opcode = (enum be_wc_opcode)wc[i].opcode;
 			w->byte_len = wc[i].byte_len;
 			w->wc_flags = wc_flags_of(wc[i].wc_flags);
+			w->wc_flags_raw = wc[i].wc_flags;
+			/* imm_data and invalidated_rkey share their place: the
+			 * rkey is read whenever no immediate data claims it, so
+			 * that an rkey the device wrote shows even when its flag
+			 * is not IBV_WC_WITH_INV (rxe: R11 of rxe-results.md). */
 			if (wc[i].wc_flags & IBV_WC_WITH_IMM)
 				w->imm_data = be32toh(wc[i].imm_data);
-			if (wc[i].wc_flags & IBV_WC_WITH_INV)
+			else if (wc[i].status == IBV_WC_SUCCESS)
 				w->invalidate_rkey = wc[i].invalidated_rkey;
 			w->src_qp = wc[i].src_qp;
 			w->qp_num = wc[i].qp_num;

@@ -122,6 +122,8 @@ int ib_query_device(struct backend *be, struct be_device_attr *out, struct be_er
 			  : a.atomic_cap == IBV_ATOMIC_GLOB ? BE_ATOMIC_GLOB
 							    : BE_ATOMIC_NONE;
 	out->caps = ib->caps;
+	out->max_raw_ipv6_qp = a.max_raw_ipv6_qp > 0 ? (uint32_t)a.max_raw_ipv6_qp : 0;
+	out->max_raw_ethy_qp = a.max_raw_ethy_qp > 0 ? (uint32_t)a.max_raw_ethy_qp : 0;
 	return 0;
 }
 
@@ -165,6 +167,17 @@ int ib_query_port(struct backend *be, unsigned port, struct be_port_attr *out,
 	out->max_mtu = ib_mtu_bytes(pa.max_mtu);
 	out->gid_tbl_len = pa.gid_tbl_len > 0 ? (unsigned)pa.gid_tbl_len : 0;
 	port_netdev(ib, port, out->netdev, sizeof out->netdev);
+	out->link_layer = pa.link_layer == IBV_LINK_LAYER_ETHERNET     ? BE_LINK_ETHERNET
+			  : pa.link_layer == IBV_LINK_LAYER_INFINIBAND ? BE_LINK_INFINIBAND
+								       : BE_LINK_UNSPECIFIED;
+	out->lid = pa.lid;
+	out->lmc = pa.lmc;
+	out->sm_lid = pa.sm_lid;
+	out->sm_sl = pa.sm_sl;
+	out->max_vl_num = pa.max_vl_num;
+	/* As the kernel reports it: the driver's mask, with IP_BASED_GIDS
+	 * where the core says the port's GIDs are IP addresses. */
+	out->cap_flags = pa.port_cap_flags;
 	return 0;
 }
 
@@ -198,9 +211,14 @@ int ib_list_gids(struct backend *be, unsigned port, struct be_gid *out, unsigned
 		struct be_gid *g = &out[(*n)++];
 		g->index = entries[i].gid_index;
 		memcpy(g->gid, entries[i].gid.raw, 16);
-		g->type = entries[i].gid_type == IBV_GID_TYPE_ROCE_V2	? BE_GID_ROCE_V2
-			  : entries[i].gid_type == IBV_GID_TYPE_ROCE_V1 ? BE_GID_ROCE_V1
-									: BE_GID_IB;
+		/* A type value libibverbs has no name for is no type the
+		 * annex knows (CA17-26): it is reported as such. */
+		switch (entries[i].gid_type) {
+		case IBV_GID_TYPE_ROCE_V2: g->type = BE_GID_ROCE_V2; break;
+		case IBV_GID_TYPE_ROCE_V1: g->type = BE_GID_ROCE_V1; break;
+		case IBV_GID_TYPE_IB: g->type = BE_GID_IB; break;
+		default: g->type = BE_GID_UNKNOWN; break;
+		}
 	}
 	g_free(entries);
 	return 0;

@@ -13,6 +13,8 @@
  *   device.c       the device's attributes and capabilities, ports, GIDs
  *   resources.c    PDs, CQs, MRs (and their memory), AHs
  *   qp.c           QPs and their state transitions
+ *   rawqp.c        IBA's raw datagram QPs asked of libibverbs and of the
+ *                  kernel's uverbs (a RoCEv2 port has none)
  *   cm.c           the connection manager's passive side (librdmacm)
  *   srq.c          shared receive queues
  *   mw.c           memory windows: alloc, the type 1 bind verb, the BIND_MW
@@ -153,6 +155,10 @@ int ib_query_qp(struct be_qp *qp, struct be_qp_attr *out, struct be_error *err);
 int ib_destroy_qp(struct be_qp *qp, struct be_error *err);
 /* The QP's state as the device has it now. */
 int ib_current_state(struct be_qp *qp, enum ibv_qp_state *state, struct be_error *err);
+
+/* rawqp.c */
+int ib_probe_raw_datagram_qp(struct be_pd *pd, enum be_raw_qp_type type, struct be_raw_probe *out,
+			     struct be_error *err);
 
 /* cm.c */
 #ifdef ROCE_AGENT_HAVE_RDMACM

@@ -79,16 +79,17 @@ int ib_dealloc_mw(struct be_mw *mw, struct be_error *err)
 	return 0;
 }
 
-/* The binding as libibverbs takes it: the MR's virtual addresses. The
- * range is passed as asked, also outside the MR: refusing it is the
- * device's part (C10-75). */
+/* The binding as libibverbs takes it: the MR's virtual addresses (also
+ * for a zero-based window: the address is where the window starts in the
+ * MR; ibv_bind_mw(3)). The range is passed as asked, also outside the MR:
+ * refusing it is the device's part (C10-75). */
 static void bind_info(const struct be_mw_bind *b, struct ibv_mw_bind_info *out)
 {
 	memset(out, 0, sizeof *out);
 	out->mr = b->mr ? b->mr->mr : NULL;
 	out->addr = b->mr ? (uint64_t)(uintptr_t)b->mr->buf + b->offset : 0;
 	out->length = b->length;
-	out->mw_access_flags = b->access & MW_RIGHTS;
+	out->mw_access_flags = (b->access & MW_RIGHTS) | (b->zero_based ? IBV_ACCESS_ZERO_BASED : 0);
 }
 
 static int check_bind(struct be_qp *qp, const struct be_mw_bind *b, const char *verb,
@@ -124,7 +125,8 @@ int ib_bind_mw(struct be_qp *qp, struct be_mw *mw, const struct be_mw_bind *bind
 	if (e) {
 		char what[128];
 		snprintf(what, sizeof what, "ibv_bind_mw (rkey 0x%x, offset %" PRIu64 ", length %" PRIu64
-			 ", access 0x%x)", mw->mw->rkey, bind->offset, bind->length, bind->access);
+			 ", access 0x%x%s)", mw->mw->rkey, bind->offset, bind->length, bind->access,
+			 bind->zero_based ? ", zero-based" : "");
 		return ib_verb_failed(err, e, what);
 	}
 	*rkey = mw->mw->rkey;

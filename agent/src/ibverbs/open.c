@@ -53,6 +53,7 @@ static const struct backend_ops ib_ops = {
 	.alloc_mw = ib_alloc_mw,
 	.dealloc_mw = ib_dealloc_mw,
 	.bind_mw = ib_bind_mw,
+	.probe_raw_datagram_qp = ib_probe_raw_datagram_qp,
 	.alloc_xrcd = ib_alloc_xrcd,
 	.dealloc_xrcd = ib_dealloc_xrcd,
 #ifdef ROCE_AGENT_HAVE_RDMACM

@@ -397,6 +397,7 @@ void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 		return;
 	if (soft_send_frame(dev, dev->txbuf, (size_t)n, d->eth_dst))
 		count_tx(dev, d);
+	soft_mcast_loopback(dev, dev->txbuf, (size_t)n);
 	if (dev->hostile.mode)
 		soft_hostile_after_tx(dev, d);
 }

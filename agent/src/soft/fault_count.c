@@ -11,4 +11,5 @@ void soft_fault_counters(const struct soft_dev *dev, struct soft_counters *c)
 	c->tx_rnr_nak = 0;
 	c->tx_cnp = 0;
 	c->tx_packets /= 2;
+	c->rx_frames = 0;
 }

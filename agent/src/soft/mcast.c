@@ -1,11 +1,14 @@
 /*
- * UD multicast (notes §7.1): the groups of the device, each with the UD
- * QPs attached to it (a QP may be in several), delivery of a datagram to
- * DestQP 0xFFFFFF as one copy per attached QP whose checks pass (the
- * per-QP checks of rx.c, Q_Key included), and the connection manager's
- * join: the QP is attached and a socket on the device's interface joins
- * the group (IP_ADD_MEMBERSHIP, IPV6_JOIN_GROUP), so that the kernel
- * reports the membership with IGMP or MLD.
+ * UD multicast (notes §7.1, docs/services.md): the groups of the device,
+ * each with the UD QPs attached to it (a QP may be in several; attached
+ * twice, it is one member, ibv_attach_mcast(3)), delivery of a datagram
+ * to DestQP 0xFFFFFF as one copy per attached QP whose checks pass (the
+ * per-QP checks of rx.c, Q_Key included), the loopback of the device's
+ * own datagrams to its attached QPs, the sender's included, as InfiniBand
+ * HCAs do, and the connection manager's join and leave: the QP is
+ * attached and a socket on the device's interface joins the group
+ * (IP_ADD_MEMBERSHIP, IPV6_JOIN_GROUP), so that the kernel reports the
+ * membership with IGMP or MLD; closing it reports the leave.
  *
  * The raw socket is told to take the frames to each group's mapped MAC
  * (PACKET_ADD_MEMBERSHIP) while a QP is attached to it.
@@ -24,7 +27,8 @@ struct soft_mcast_group {
 	struct roce_mcast_group g;
 	GPtrArray *qps;    /* attached, in the order they attached */
 	GPtrArray *joined; /* the QPs that joined through the CM */
-	int join_fd;       /* its membership makes the host report; -1: none */
+	int join_fd;       /* its membership makes the host report; -1: none.
+			    * Open with no QP joined only under cm-leave-silent. */
 	bool mac_added;    /* the raw socket takes the mapped MAC */
 };
 
@@ -69,13 +73,13 @@ static void join_socket_close(struct soft_mcast_group *m)
 	m->join_fd = -1;
 }
 
-/* A group nobody is in any more goes. */
+/* A group nobody is in any more goes, unless the host is still a member
+ * (cm-leave-silent): then soft_mcast_close ends it. */
 static void group_maybe_free(struct soft_dev *dev, struct soft_mcast_group *m)
 {
-	if (m->qps->len || m->joined->len)
+	if (m->qps->len || m->joined->len || m->join_fd >= 0)
 		return;
 	packet_membership(dev, m, false);
-	join_socket_close(m);
 	g_ptr_array_free(m->qps, TRUE);
 	g_ptr_array_free(m->joined, TRUE);
 	g_ptr_array_remove(dev->mcast, m);
@@ -117,8 +121,9 @@ static bool has_qp(GPtrArray *a, const struct be_qp *qp)
 
 static int attach(struct be_qp *qp, struct soft_mcast_group *m)
 {
-	if (has_qp(m->qps, qp))
-		return 0; /* attached already: nothing changes (as in verbs) */
+	/* Attached already: still one member (ibv_attach_mcast(3)). */
+	if (has_qp(m->qps, qp) && !SOFT_FAULT_ON(qp->dev, MCAST_DOUBLE_ATTACH))
+		return 0;
 	g_ptr_array_add(m->qps, qp);
 	qp->dev->cnt.mcast_attached++;
 	packet_membership(qp->dev, m, true);
@@ -130,6 +135,8 @@ static bool detach(struct be_qp *qp, struct soft_mcast_group *m)
 	if (!g_ptr_array_remove(m->qps, qp))
 		return false;
 	qp->dev->cnt.mcast_attached--;
+	while (g_ptr_array_remove(m->qps, qp)) /* a member twice (mcast-double-attach) */
+		qp->dev->cnt.mcast_attached--;
 	if (!m->qps->len)
 		packet_membership(qp->dev, m, false);
 	return true;
@@ -137,10 +144,20 @@ static bool detach(struct be_qp *qp, struct soft_mcast_group *m)
 
 int soft_attach_mcast(struct be_qp *qp, const uint8_t gid[16], uint16_t lid, struct be_error *err)
 {
-	(void)lid; /* RoCEv2 ignores it (CA17-30) */
+	/* RoCEv2 ignores the MLID (CA17-30): no subnet manager gave one. */
+	if (lid && SOFT_FAULT_ON(qp->dev, MCAST_MLID_REFUSED))
+		return be_error_set(err, BE_BAD_REQUEST, "MLID 0x%04x is not a multicast LID this port knows", lid);
 	if (qp->type != BE_QPT_UD)
 		return be_error_set(err, BE_BAD_REQUEST, "only UD QPs attach to multicast groups");
+	/* A GID that is no group: refused (IBV-MCAST-GID), as the Linux
+	 * RDMA core refuses it for every device. */
+	if (!roce_gid_is_multicast(gid) && SOFT_FAULT_ON(qp->dev, MCAST_ATTACH_UNICAST))
+		return 0;
 	struct soft_mcast_group *m = group_of_gid(qp->dev, gid, true, err);
+	if (m && lid && SOFT_FAULT_ON(qp->dev, MCAST_MLID_NOT_ATTACHED)) {
+		group_maybe_free(qp->dev, m);
+		return 0;
+	}
 	return m ? attach(qp, m) : -1;
 }
 
@@ -235,7 +252,9 @@ int soft_cm_leave(struct be_qp *qp, int ip_version, const uint8_t group[16], str
 	if (!m || !g_ptr_array_remove(m->joined, qp))
 		return be_error_set(err, BE_INVALID_STATE, "the QP has not joined that group");
 	detach(qp, m);
-	if (!m->joined->len)
+	/* The host leaves when its last CM member does: closing the socket
+	 * makes the kernel report it (IGMP, MLD). */
+	if (!m->joined->len && !SOFT_FAULT_ON(dev, CM_LEAVE_SILENT))
 		join_socket_close(m);
 	group_maybe_free(dev, m);
 	return 0;
@@ -259,6 +278,7 @@ void soft_mcast_close(struct soft_dev *dev)
 		struct soft_mcast_group *m = g_ptr_array_index(dev->mcast, dev->mcast->len - 1);
 		g_ptr_array_set_size(m->qps, 0);
 		g_ptr_array_set_size(m->joined, 0);
+		join_socket_close(m);
 		group_maybe_free(dev, m);
 	}
 	if (dev->mcast)
@@ -296,8 +316,8 @@ static GPtrArray *qps_of(struct soft_dev *dev, enum be_qp_type t)
 	return a;
 }
 
-/* An RC or UC packet to DestQP 0xFFFFFF: multicast is UD's, so it is
- * dropped. */
+/* An RC or UC packet to DestQP 0xFFFFFF, at a group or at the port's own
+ * address: multicast is UD's, so it is dropped (IBA9.6-MCAST-RCUC). */
 static void rx_connected(struct soft_dev *dev, const struct soft_rx *rx)
 {
 	if (!SOFT_FAULT_ON(dev, MCAST_ACCEPT_RCUC)) {
@@ -307,11 +327,25 @@ static void rx_connected(struct soft_dev *dev, const struct soft_rx *rx)
 	GPtrArray *qps = qps_of(dev, rx->op->transport == ROCE_T_RC ? BE_QPT_RC : BE_QPT_UC);
 	struct be_qp *qp = qps->len ? g_ptr_array_index(qps, 0) : NULL;
 	g_ptr_array_free(qps, TRUE);
-	/* The packet names a group, not the QP's peer's address. */
+	/* The packet names a group or no QP, not the QP's peer's address. */
 	if (qp && soft_rx_qp_accepts(qp, rx, SOFT_ACCEPT_ANY_ADDR)) {
 		dev->cnt.rx_packets++;
 		soft_rx_deliver(qp, rx);
 	}
+}
+
+/* Whether the group's datagrams reach its attached QPs now: always, but
+ * under mcast-attach-needs-join only while the host is a member. */
+static bool group_receives(const struct soft_dev *dev, const struct soft_mcast_group *m)
+{
+	return m && m->qps->len && (!SOFT_FAULT_ON(dev, MCAST_ATTACH_NEEDS_JOIN) || m->joined->len);
+}
+
+/* Whether a looped-back copy skips this member: the sender itself, under
+ * mcast-no-self-loopback. */
+static bool loop_skips(const struct soft_dev *dev, const struct be_qp *qp)
+{
+	return dev->mcast_looping && qp->qpn == dev->mcast_loop_qpn && SOFT_FAULT_ON(dev, MCAST_NO_SELF_LOOPBACK);
 }
 
 void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx)
@@ -320,12 +354,17 @@ void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx)
 		rx_connected(dev, rx);
 		return;
 	}
+	/* DestQP 0xFFFFFF at the port's own address names no group. */
+	if (!roce_ip_is_multicast(rx->ip_version, rx->dst_ip)) {
+		dev->cnt.rx_drop_mcast_destqp++;
+		return;
+	}
 	dev->cnt.rx_mcast++;
 	struct soft_mcast_group *m = group_find(dev, rx->ip_version, rx->dst_ip);
 	GPtrArray *to;
 	if (SOFT_FAULT_ON(dev, MCAST_DELIVER_UNATTACHED)) {
 		to = qps_of(dev, BE_QPT_UD);
-	} else if (m && m->qps->len) {
+	} else if (group_receives(dev, m)) {
 		/* A copy: a delivery may move a QP to ERR, never out of the group. */
 		to = g_ptr_array_copy(m->qps, NULL, NULL);
 	} else {
@@ -337,7 +376,7 @@ void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx)
 	unsigned done = 0;
 	for (guint i = 0; i < to->len && done < copies; i++) {
 		struct be_qp *qp = g_ptr_array_index(to, i);
-		if (!soft_rx_qp_accepts(qp, rx, relax))
+		if (loop_skips(dev, qp) || !soft_rx_qp_accepts(qp, rx, relax))
 			continue;
 		dev->cnt.rx_mcast_copies++;
 		soft_rx_deliver(qp, rx);
@@ -346,4 +385,26 @@ void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx)
 	if (done)
 		dev->cnt.rx_packets++;
 	g_ptr_array_free(to, TRUE);
+}
+
+void soft_mcast_loopback(struct soft_dev *dev, const uint8_t *frame, size_t len)
+{
+	if (!dev->mcast || dev->mcast_looping)
+		return;
+	struct roce_pkt p;
+	struct roce_mcast_group g;
+	if (roce_parse_frame(&p, frame, len, len, 0) != ROCE_OK || !roce_pkt_has(&p, ROCE_H_DETH) ||
+	    !roce_pkt_mcast_group(&p, &g))
+		return;
+	const struct soft_mcast_group *m = group_find(dev, g.ip_version, g.ip);
+	if (!m || !m->qps->len || SOFT_FAULT_ON(dev, MCAST_NO_LOOPBACK))
+		return;
+	/* The device receives its own frame as a frame from the wire: a copy,
+	 * since a delivery may make it send (and reuse its buffer). */
+	uint8_t *copy = g_memdup2(frame, len);
+	dev->mcast_looping = true;
+	dev->mcast_loop_qpn = roce_deth_srcqp(roce_pkt_hdr(&p, ROCE_H_DETH));
+	soft_rx_frame(dev, copy, len);
+	dev->mcast_looping = false;
+	g_free(copy);
 }

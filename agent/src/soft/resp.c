@@ -131,11 +131,13 @@ static void send_atomic_ack(struct be_qp *qp, const struct soft_rx *rx, uint32_t
 /* ---- Memory ---- */
 
 /* The MR an rkey names for this access (every right of right), with
- * [va, va + len) inside what the key reaches; NULL when the key, the
- * rights or the bounds are wrong. */
-static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+ * [*va, *va + len) inside what the key reaches; NULL when the key, the
+ * rights or the bounds are wrong. *va becomes the MR's address of the
+ * request's (they differ through a zero-based window). */
+static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *vap, uint64_t len,
 			       unsigned right)
 {
+	uint64_t va = *vap;
 	struct be_mr *mr;
 	if (SOFT_FAULT_ON(qp->dev, NO_ACCESS_CHECK)) {
 		/* Whatever MR of the QP's PD holds the range, key and rights
@@ -162,6 +164,7 @@ static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uin
 		return NULL;
 	if (va < k.addr || len > k.length || va - k.addr > k.length - len)
 		return NULL;
+	*vap = va + k.shift;
 	return k.mr;
 }
 
@@ -220,16 +223,13 @@ static void complete_rwqe(struct be_qp *qp, const struct soft_rx *rx, enum be_wc
 		 * answered, the QP. */
 		switch (soft_mw_remote_invalidate(qp, roce_ieth_rkey(ieth))) {
 		case SOFT_INV_DONE:
-			wc.invalidate_rkey = roce_ieth_rkey(ieth);
-			wc.wc_flags |= BE_WC_WITH_INV;
+			soft_mw_inv_completion(qp->dev, &wc, roce_ieth_rkey(ieth));
 			break;
 		case SOFT_INV_REFUSED:
 			wc.status = BE_WC_REM_INV_REQ_ERR;
 			wc.wc_flags = 0;
 			wc.imm_data = 0;
 			qp->resp.inv_refused = true;
-			break;
-		case SOFT_INV_SKIPPED:
 			break;
 		}
 	}
@@ -355,14 +355,11 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 			*nak = ROCE_NAK_INVALID_REQUEST;
 			return EXEC_ERROR;
 		}
-		if (qp->resp.wqe_off + rx->payload_len > qp->resp.wqe.length) {
-			*nak = ROCE_NAK_INVALID_REQUEST;
-			*wst = BE_WC_LOC_LEN_ERR;
+		uint64_t len = rx->payload_len;
+		if (qp->resp.wqe_off + len > qp->resp.wqe.length && !soft_recv_overflow(qp, nak, wst, &len))
 			return EXEC_ERROR;
-		}
-		soft_sge_copy(qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off,
-			      (uint8_t *)rx->payload, rx->payload_len, true);
-		qp->resp.wqe_off += rx->payload_len;
+		soft_sge_copy(qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off, (uint8_t *)rx->payload, len, true);
+		qp->resp.wqe_off += len;
 		if (last) {
 			complete_rwqe(qp, rx, BE_WC_RECV, (uint32_t)qp->resp.wqe_off, BE_WC_SUCCESS);
 			qp->resp.open = SOFT_MSG_NONE;
@@ -392,7 +389,7 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 		}
 		struct be_mr *mr = NULL;
 		if (checks_rkey(qp, dmalen)) {
-			mr = remote_mr(qp, rkey, va, dmalen, BE_ACCESS_REMOTE_WRITE);
+			mr = remote_mr(qp, rkey, &va, dmalen, BE_ACCESS_REMOTE_WRITE);
 			if (!mr) {
 				*nak = ROCE_NAK_REMOTE_ACCESS;
 				return EXEC_ERROR;
@@ -460,8 +457,9 @@ static void rc_read(struct be_qp *qp, const struct soft_rx *rx)
 		return;
 	}
 	struct be_mr *mr = NULL;
+	uint64_t at = va; /* the MR's address of it */
 	if (checks_rkey(qp, len)) {
-		mr = remote_mr(qp, rkey, va, len, BE_ACCESS_REMOTE_READ);
+		mr = remote_mr(qp, rkey, &at, len, BE_ACCESS_REMOTE_READ);
 		if (!mr) {
 			fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS, BE_WC_SUCCESS);
 			return;
@@ -476,7 +474,7 @@ static void rc_read(struct be_qp *qp, const struct soft_rx *rx)
 	r->length = (uint32_t)len;
 	qp->resp.msn++;
 	qp->resp.epsn = roce_psn_add(rx->psn, (int32_t)n);
-	send_read_response(qp, rx, mr ? mr->buf + (va - mr->addr) : NULL, len, rx->psn);
+	send_read_response(qp, rx, mr ? mr->buf + (at - mr->addr) : NULL, len, rx->psn);
 }
 
 /* Executes an atomic; returns false (after NAKing) on error. */
@@ -490,7 +488,7 @@ static bool atomic_exec(struct be_qp *qp, const struct soft_rx *rx, uint64_t *or
 		fatal(qp, rx, ROCE_NAK_INVALID_REQUEST, BE_WC_SUCCESS);
 		return false;
 	}
-	struct be_mr *mr = remote_mr(qp, roce_atomiceth_rkey(a), va, 8, BE_ACCESS_REMOTE_ATOMIC);
+	struct be_mr *mr = remote_mr(qp, roce_atomiceth_rkey(a), &va, 8, BE_ACCESS_REMOTE_ATOMIC);
 	if (!mr) {
 		fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS, BE_WC_SUCCESS);
 		return false;
@@ -553,7 +551,7 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 		}
 		struct be_mr *mr = NULL;
 		if (len) {
-			mr = remote_mr(qp, r->rkey, va, len, BE_ACCESS_REMOTE_READ);
+			mr = remote_mr(qp, r->rkey, &va, len, BE_ACCESS_REMOTE_READ);
 			if (!mr) {
 				dev->cnt.resp_dup_dropped++;
 				return;
@@ -793,7 +791,7 @@ bool soft_resp_rd_atomic_allowed(const struct be_qp *qp)
 	return rd_atomic_allowed(qp);
 }
 
-struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned right)
+struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *va, uint64_t len, unsigned right)
 {
 	return remote_mr(qp, rkey, va, len, right);
 }

@@ -166,11 +166,13 @@ void soft_rx_frame(struct soft_dev *dev, const uint8_t *frame, size_t len)
 		dev->cnt.rx_drop_qp0++;
 		return;
 	}
-	/* Multicast (IBA 3.5.11, notes §7.1): a group's datagrams go to
-	 * DestQP 0xFFFFFF, and only they (mcast.c delivers the copies). */
+	/* Multicast (notes §7.1): a group's datagrams go to DestQP 0xFFFFFF,
+	 * and 0xFFFFFF only to a group; mcast.c delivers the copies, drops
+	 * RC and UC packets to 0xFFFFFF wherever they are sent, and a UD
+	 * datagram to 0xFFFFFF at the port's own address. */
 	bool to_group = roce_ip_is_multicast(ipv, dst_ip);
 	if (destqp == ROCE_MCAST_QPN || to_group) {
-		if (destqp != ROCE_MCAST_QPN || !to_group) {
+		if (destqp != ROCE_MCAST_QPN) {
 			dev->cnt.rx_drop_mcast_destqp++;
 			return;
 		}

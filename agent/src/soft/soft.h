@@ -5,7 +5,8 @@
  * fault profiles.
  *
  * Files: dev.c (device, raw socket, GIDs, neighbours, timers, transmit),
- * verbs.c (the backend operations), rx.c (inbound validation and dispatch,
+ * verbs.c (the backend operations), port.c (the port's attributes, GID
+ * types, raw datagram refusal and port events), rx.c (inbound validation and dispatch,
  * CNPs), resp.c (responder: RC, UC, UD), req.c (requester), cc.c
  * (congestion reaction), cm.c (the connection manager on QP1), recv.c
  * (where a receive WQE comes from: the QP's RQ or its SRQ), srq.c (shared
@@ -111,10 +112,11 @@ enum soft_fault soft_fault_by_name(const char *name);
 	X(tx_no_neighbour, "packet not sent: next hop MAC unresolved") \
 	X(rx_mcast, "datagrams to DestQP 0xFFFFFF and a multicast group of the device") \
 	X(rx_mcast_copies, "copies of multicast datagrams handed to attached QPs") \
-	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF (dropped: multicast is UD's)") \
-	X(rx_drop_mcast_destqp, "DestQP 0xFFFFFF to a unicast address, or a unicast DestQP to a group (dropped)") \
+	X(rx_drop_mcast_rcuc, "RC/UC packets to DestQP 0xFFFFFF, at a group or at the port (dropped: multicast is UD's)") \
+	X(rx_drop_mcast_destqp, "UD datagrams to DestQP 0xFFFFFF at a unicast address, or a unicast DestQP to a group (dropped)") \
 	X(rx_drop_mcast_unattached, "multicast datagrams to a group no QP is attached to (dropped)") \
-	X(srq_empty, "requests that found their QP's SRQ empty (RC: RNR NAK; UC, UD: dropped)") \
+	X(srq_empty, "requests that found their QP's SRQ empty (RC, XRC: RNR NAK; UC, UD: dropped)") \
+	X(recv_overflows, "SENDs longer than the receive WQE they took (not delivered; RC: NAK Invalid Request)") \
 	X(srq_limit_events, "SRQ limit reached events raised") \
 	X(last_wqe_events, "Last WQE Reached events raised (a QP with an SRQ entered ERR)") \
 	X(events_lost, "asynchronous events lost to a full event queue (the oldest go)") \
@@ -186,6 +188,7 @@ struct be_mw {
 	struct be_mr *mr;    /* the last binding's MR (holds a reference), NULL before any */
 	uint64_t addr, length;
 	unsigned access;
+	bool zero_based;     /* addressed from 0, not by the MR's addresses */
 	struct be_qp *qp;    /* type 2: the QP that bound it */
 };
 
@@ -248,6 +251,7 @@ struct be_srq {
 	unsigned head, count;
 	uint32_t max_wr, max_sge;
 	uint32_t limit; /* armed limit; 0: not armed */
+	bool limit_fired; /* the limit has raised its event once */
 	unsigned users; /* QPs */
 	/* An XRC SRQ (xrc.c): its domain, number and CQ; NULL, 0, NULL otherwise. */
 	struct be_xrcd *xrcd;
@@ -325,8 +329,10 @@ struct be_qp {
 	} resp;
 
 	/* XRC (xrc.c): a target's domain; its srq and rcq are those of the
-	 * XRC SRQ the request being handled names. */
+	 * XRC SRQ the request being handled names. An initiator: the remote
+	 * SRQ its first request named (0: none yet). */
 	struct be_xrcd *xrcd;
+	uint32_t xrc_first_srqn;
 
 	struct {
 		uint32_t next_psn;   /* PSN of the next WQE to be assigned */
@@ -446,6 +452,10 @@ struct soft_dev {
 	struct soft_counters cnt;
 	struct soft_events events;
 	GPtrArray *mcast; /* struct soft_mcast_group (mcast.c), NULL while none */
+	/* While the device's own datagram to a group is looped back to its
+	 * attached QPs (mcast.c): the QPN that sent it. */
+	bool mcast_looping;
+	uint32_t mcast_loop_qpn;
 	bool cnp_sent;      /* cnp-pacing-global: the device-wide interval */
 	int64_t last_cnp_us;
 	/* Sees every frame the device transmits (after the fault profile),
@@ -536,6 +546,15 @@ void soft_hostile_after_tx(struct soft_dev *dev, const struct roce_desc *d);
 void soft_hostile_before_create_qp(struct soft_dev *dev);
 struct be_qp *soft_qp_lookup(struct soft_dev *dev, uint32_t qpn);
 
+/* ---- port.c ---- */
+int soft_query_port(struct backend *be, unsigned port, struct be_port_attr *out, struct be_error *err);
+int soft_list_gids(struct backend *be, unsigned port, struct be_gid *out, unsigned max, unsigned *n,
+		   struct be_error *err);
+int soft_probe_raw_datagram_qp(struct be_pd *pd, enum be_raw_qp_type type, struct be_raw_probe *out,
+			       struct be_error *err);
+/* A QP has reached RTS (the port-event fault profiles act here). */
+void soft_port_qp_ready(struct be_qp *qp);
+
 /* ---- verbs.c ---- */
 void soft_cq_push(struct be_cq *cq, const struct be_wc *wc);
 void soft_mr_unref(struct be_mr *mr);
@@ -592,6 +611,10 @@ enum soft_recv {
 };
 /* The next receive WQE of the QP, from its RQ or its SRQ. */
 enum soft_recv soft_recv_take(struct be_qp *qp, struct soft_rwqe *out);
+/* A SEND's packet does not fit the rest of the WQE being filled: false
+ * with the NAK and the WQE's status; true with the bytes to place instead
+ * (a fault profile's truncation). */
+bool soft_recv_overflow(struct be_qp *qp, enum roce_nak_code *nak, enum be_wc_status *wst, uint64_t *fit);
 
 /* ---- srq.c ---- */
 int soft_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_srq **out,
@@ -625,8 +648,12 @@ void soft_mcast_close(struct soft_dev *dev);
 /* Whether frames to this Ethernet destination are the device's: a group
  * some QP is attached to. */
 bool soft_mcast_mac_wanted(const struct soft_dev *dev, const uint8_t mac[6]);
-/* A validated packet to DestQP 0xFFFFFF. */
+/* A validated packet to DestQP 0xFFFFFF (at a group or at the port), or
+ * a UD SEND to a group. */
 void soft_mcast_rx(struct soft_dev *dev, const struct soft_rx *rx);
+/* A frame the device has just sent: a datagram to a group some of its own
+ * QPs are attached to is received by them too (IBV-MCAST-LOOPBACK). */
+void soft_mcast_loopback(struct soft_dev *dev, const uint8_t *frame, size_t len);
 
 /* ---- mw.c ---- */
 /* MW indices start here (rkeys 0xF0000000 up); MR keys stay below. */
@@ -642,11 +669,13 @@ bool soft_mw_local_wr(enum be_wr_opcode op);
 /* Executes a local operation when it reaches its turn in the send queue. */
 enum be_wc_status soft_mw_exec(struct be_qp *qp, const struct be_send_wr *wr);
 /* What an rkey reaches: the MR, and the range and rights the access is
- * held to (the MR's own, or the window's). */
+ * held to (the MR's own, or the window's), in the request's addresses;
+ * shift turns those into the MR's (a zero-based window: where it starts). */
 struct soft_rkey {
 	struct be_mr *mr;
 	uint64_t addr, length;
 	unsigned access;
+	uint64_t shift;
 };
 /* The PD the memory of the QP's requests belongs to (an XRC target: its
  * current SRQ's). */
@@ -654,11 +683,13 @@ struct be_pd *soft_rkey_pd(const struct be_qp *qp);
 bool soft_rkey_resolve(struct be_qp *qp, uint32_t rkey, struct soft_rkey *out);
 /* SEND with Invalidate's remote invalidation of rkey. */
 enum soft_inv {
-	SOFT_INV_DONE,    /* invalidated: the completion carries WITH_INV */
+	SOFT_INV_DONE,    /* invalidated: the completion names the rkey (soft_mw_inv_completion) */
 	SOFT_INV_REFUSED, /* not invalidated: the receive fails, the QP goes to Error */
-	SOFT_INV_SKIPPED, /* (a fault profile) nothing invalidated, no WITH_INV */
 };
 enum soft_inv soft_mw_remote_invalidate(struct be_qp *qp, uint32_t rkey);
+/* The receive completion of a SEND with Invalidate that invalidated rkey:
+ * WITH_INV and the rkey (ibv_poll_cq(3)). */
+void soft_mw_inv_completion(const struct soft_dev *dev, struct be_wc *wc, uint32_t rkey);
 /* A QP is destroyed: the type 2 windows it bound are invalidated. */
 void soft_mw_qp_gone(struct be_qp *qp);
 /* dereg_mr: refused while windows are bound to the MR. */
@@ -683,8 +714,11 @@ void soft_xrc_build(struct be_qp *qp, const struct be_send_wr *wr, struct roce_d
 void soft_xrc_close(struct soft_dev *dev);
 
 /* ---- placement.c ---- */
-/* Whether the device takes FLUSH and ATOMIC WRITE (the capabilities). */
+/* Whether the device takes FLUSH and ATOMIC WRITE (the capabilities);
+ * whether it registers a region with these rights (FLUSH_PERSISTENT
+ * needs persistent memory behind it). */
 bool soft_placement_supported(const struct soft_dev *dev);
+bool soft_placement_region_ok(const struct soft_dev *dev, unsigned access);
 /* A new FLUSH or ATOMIC WRITE request, in sequence; a duplicate of one. */
 void soft_placement_rx(struct be_qp *qp, const struct soft_rx *rx);
 void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx);
@@ -693,6 +727,9 @@ void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx);
  * at a reset. */
 void soft_placement_write(struct be_qp *qp, struct be_mr *mr, uint64_t at, const uint8_t *src, size_t len);
 void soft_placement_settle(struct be_qp *qp, const struct soft_rx *rx);
+/* The agent (the host's CPU) looks at the region: held WRITEs on it are
+ * placed (a device that places late, but before any host read). */
+void soft_placement_host_access(struct be_mr *mr);
 /* Requester: whether the work request is FLUSH or ATOMIC WRITE; their
  * headers and payload; whether a response completes the WQE. */
 bool soft_placement_wr(enum be_wr_opcode op);
@@ -713,8 +750,9 @@ struct soft_res *soft_resp_res_new(struct be_qp *qp);
 struct soft_res *soft_resp_res_find(struct be_qp *qp, uint32_t psn, bool atomic);
 bool soft_resp_rd_atomic_allowed(const struct be_qp *qp);
 /* The MR rkey reaches for an access needing every right of right, with
- * [va, va + len) inside its range (a window's or the MR's); NULL if not. */
-struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned right);
+ * [*va, *va + len) inside its range (a window's or the MR's); NULL if not.
+ * *va becomes the MR's address (a zero-based window's differ). */
+struct be_mr *soft_resp_remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *va, uint64_t len, unsigned right);
 
 /* ---- req.c ---- */
 void soft_req_rx(struct be_qp *qp, const struct soft_rx *rx);

@@ -2,8 +2,10 @@
  * Shared receive queues (notes §7.2): a ring of receive WQEs that the QPs
  * created with it take in posting order, whichever receives first; an
  * armed limit raises SRQ Limit Reached once when fewer WQEs than the limit
- * remain, then disarms; a QP of an SRQ that enters ERR raises Last WQE
- * Reached. An empty SRQ is the responder's "no receive WQE" (RC: RNR NAK).
+ * remain, then disarms until armed again; a QP of an SRQ that enters ERR
+ * raises Last WQE Reached. An empty SRQ is the responder's "no receive WQE"
+ * (RC and XRC: RNR NAK). Each QP fills the WQE it took on its own: messages
+ * of QPs sharing the SRQ never mix.
  */
 #include "soft.h"
 
@@ -37,11 +39,22 @@ int soft_create_srq(struct be_pd *pd, const struct be_srq_init *init, struct be_
 	return 0;
 }
 
+/* Arming (ibv_modify_srq(3)): the event is for when the receives left drop
+ * below the limit, so nothing is raised here, whatever the count. */
 int soft_modify_srq(struct be_srq *srq, uint32_t limit, struct be_error *err)
 {
+	struct soft_dev *dev = srq->dev;
 	if (limit > srq->max_wr)
 		return be_error_set(err, BE_BAD_REQUEST, "limit %u exceeds the SRQ's max_wr %u", limit, srq->max_wr);
+	if (srq->limit_fired && limit && SOFT_FAULT_ON(dev, SRQ_LIMIT_NO_REARM))
+		return 0; /* taken, never armed */
 	srq->limit = limit;
+	if (limit && srq->count <= limit && SOFT_FAULT_ON(dev, SRQ_LIMIT_FIRES_ON_ARM)) {
+		dev->cnt.srq_limit_events++;
+		soft_event_raise(dev, BE_EVENT_SRQ_LIMIT_REACHED, NULL, srq);
+		srq->limit = 0;
+		srq->limit_fired = true;
+	}
 	return 0;
 }
 
@@ -99,16 +112,47 @@ static void check_limit(struct be_srq *srq)
 		return;
 	dev->cnt.srq_limit_events++;
 	soft_event_raise(dev, BE_EVENT_SRQ_LIMIT_REACHED, NULL, srq);
+	srq->limit_fired = true;
 	if (!SOFT_FAULT_ON(dev, SRQ_LIMIT_REPEAT))
 		srq->limit = 0;
+}
+
+/* Another QP of qp's SRQ with a SEND open in a receive WQE of the SRQ, or
+ * NULL. */
+static struct be_qp *open_sharer(const struct be_qp *qp)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, qp->dev->qps);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		struct be_qp *q = v;
+		if (q != qp && q->srq == qp->srq && q->resp.have_wqe && q->resp.open == SOFT_MSG_SEND)
+			return q;
+	}
+	return NULL;
+}
+
+/* A copy of another QP's receive WQE, holding its own references. */
+static void share_wqe(struct soft_rwqe *out, const struct soft_rwqe *w)
+{
+	*out = *w;
+	for (unsigned i = 0; i < out->num_sge; i++)
+		out->sge[i].mr->refs++;
 }
 
 enum soft_recv soft_srq_take(struct be_qp *qp, struct soft_rwqe *out)
 {
 	struct be_srq *srq = qp->srq;
 	struct soft_dev *dev = qp->dev;
+	struct be_qp *sharer = SOFT_FAULT_ON(dev, SRQ_SHARED_OPEN_WQE) ? open_sharer(qp) : NULL;
+	if (sharer) {
+		share_wqe(out, &sharer->resp.wqe);
+		return SOFT_RECV_TAKEN;
+	}
 	if (!srq->count) {
 		dev->cnt.srq_empty++;
+		if (qp->type == BE_QPT_XRC_RECV)
+			return SOFT_FAULT_ON(dev, XRC_EMPTY_DROP) ? SOFT_RECV_DROP : SOFT_RECV_EMPTY;
 		return qp->type == BE_QPT_RC && SOFT_FAULT_ON(dev, SRQ_EMPTY_DROP) ? SOFT_RECV_DROP : SOFT_RECV_EMPTY;
 	}
 	if (SOFT_FAULT_ON(dev, SRQ_LIFO)) {

@@ -9,7 +9,7 @@
 #define SOFT_MAX_MR_SIZE (64ull << 20)
 #define SOFT_MAX_RD_ATOM 16
 
-/* ---- Device and port ---- */
+/* ---- Device (its port: port.c) ---- */
 
 static int soft_query_device(struct backend *be, struct be_device_attr *out, struct be_error *err)
 {
@@ -29,39 +29,6 @@ static int soft_query_device(struct backend *be, struct be_device_attr *out, str
 		    BE_CAP_SEND_WITH_INV | (dev->opts.rcm ? BE_CAP_RCM : 0) | (dev->opts.rocev1 ? BE_CAP_ROCEV1 : 0) |
 		    BE_CAP_SRQ | BE_CAP_MCAST | BE_CAP_CM_MCAST | BE_CAP_ASYNC_EVENTS | BE_CAP_MW1 | BE_CAP_MW2 |
 		    BE_CAP_XRC | (soft_placement_supported(dev) ? BE_CAP_FLUSH | BE_CAP_ATOMIC_WRITE : 0);
-	return 0;
-}
-
-static int soft_query_port(struct backend *be, unsigned port, struct be_port_attr *out,
-			   struct be_error *err)
-{
-	struct soft_dev *dev = (struct soft_dev *)be;
-	if (port != 1)
-		return be_error_set(err, BE_BAD_REQUEST, "port %u: the soft device has port 1 only", port);
-	soft_refresh_gids(dev);
-	memset(out, 0, sizeof *out);
-	out->state = BE_PORT_ACTIVE;
-	out->active_mtu = soft_port_mtu(dev);
-	out->max_mtu = 4096;
-	out->gid_tbl_len = dev->n_gids;
-	g_strlcpy(out->netdev, dev->ifname, sizeof out->netdev);
-	return 0;
-}
-
-static int soft_list_gids(struct backend *be, unsigned port, struct be_gid *out, unsigned max,
-			  unsigned *n, struct be_error *err)
-{
-	struct soft_dev *dev = (struct soft_dev *)be;
-	if (port != 1)
-		return be_error_set(err, BE_BAD_REQUEST, "port %u: the soft device has port 1 only", port);
-	soft_refresh_gids(dev);
-	*n = 0;
-	for (unsigned i = 0; i < dev->n_gids && *n < max; i++) {
-		out[*n].index = i;
-		memcpy(out[*n].gid, dev->gids[i].gid, 16);
-		out[*n].type = dev->gids[i].rocev1 ? BE_GID_ROCE_V1 : BE_GID_ROCE_V2;
-		(*n)++;
-	}
 	return 0;
 }
 
@@ -118,7 +85,10 @@ void soft_cq_push(struct be_cq *cq, const struct be_wc *wc)
 		cq->overflow = true;
 		return;
 	}
-	cq->ring[(cq->head + cq->count) % cq->cap] = *wc;
+	struct be_wc *at = &cq->ring[(cq->head + cq->count) % cq->cap];
+	*at = *wc;
+	/* As libibverbs numbers them, with any bit the device set there. */
+	at->wc_flags_raw |= be_wc_flags_verbs(wc->wc_flags);
 	cq->count++;
 }
 
@@ -149,6 +119,9 @@ static int soft_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8
 	    !(access & BE_ACCESS_LOCAL_WRITE))
 		return be_error_set(err, BE_BAD_REQUEST,
 				    "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE (as in verbs)");
+	if (!soft_placement_region_ok(dev, access))
+		return be_error_set(err, BE_UNSUPPORTED,
+				    "FLUSH_PERSISTENT refused: the device has no persistent memory");
 	uint8_t *buf = g_try_malloc(length);
 	if (!buf)
 		return be_error_set(err, BE_RESOURCE_LIMIT, "out of memory for %llu bytes",
@@ -204,6 +177,7 @@ static int soft_dereg_mr(struct be_mr *mr, struct be_error *err)
 
 static void soft_mr_info(struct be_mr *mr, struct be_mr_info *out)
 {
+	soft_placement_host_access(mr);
 	out->buf = mr->buf;
 	out->length = mr->length;
 	out->addr = mr->addr;
@@ -654,6 +628,7 @@ static int soft_modify_qp(struct be_qp *qp, const struct be_qp_attr *a, struct b
 		soft_req_reset(qp);
 		qp->req.next_psn = c->sq_psn;
 		qp->req.acked_psn = roce_psn_add(c->sq_psn, -1);
+		soft_port_qp_ready(qp);
 	}
 	c->state = to;
 	if (to == BE_QPS_RTS)
@@ -861,6 +836,7 @@ const struct backend_ops soft_ops = {
 	.alloc_mw = soft_alloc_mw,
 	.dealloc_mw = soft_dealloc_mw,
 	.bind_mw = soft_bind_mw,
+	.probe_raw_datagram_qp = soft_probe_raw_datagram_qp,
 	.alloc_xrcd = soft_alloc_xrcd,
 	.dealloc_xrcd = soft_dealloc_xrcd,
 };

@@ -8,7 +8,9 @@
  * A request naming no XRC SRQ of the target's domain is answered as rxe's
  * XRC patches answer it (rxe_resp.c check_resource's
  * RESPST_ERR_INVALID_XRCETH: class C, NAK Remote Access Error, the QP in
- * Error). Responses are the XRC opcodes (0xAD..0xB2) and carry no XRCETH.
+ * Error); so is an R_Key of another PD than the named SRQ's (check_rkey
+ * looks keys up in the SRQ's PD), and an empty XRC SRQ gets an RNR NAK.
+ * Responses are the XRC opcodes (0xAD..0xB2) and carry no XRCETH.
  */
 #include "soft.h"
 
@@ -125,6 +127,10 @@ bool soft_xrc_select(struct be_qp *qp, const struct soft_rx *rx)
 		srq = first_of_domain(dev, qp->xrcd);
 	else
 		srq = g_hash_table_lookup(dev->xrc_srqs, GUINT_TO_POINTER(srqn));
+	/* An RDMA request takes no receive WQE: the SRQ it names gives the PD
+	 * its R_Key is checked in (soft_rkey_pd). */
+	if (srq && srq->xrcd == qp->xrcd && rx->op->kind != ROCE_K_SEND && SOFT_FAULT_ON(dev, XRC_PD_FIRST_SRQ))
+		srq = first_of_domain(dev, qp->xrcd);
 	if (srq && (srq->xrcd == qp->xrcd || SOFT_FAULT_ON(dev, XRC_FOREIGN_SRQ))) {
 		qp->srq = srq;
 		qp->rcq = srq->cq;
@@ -141,8 +147,12 @@ bool soft_xrc_select(struct be_qp *qp, const struct soft_rx *rx)
 
 void soft_xrc_build(struct be_qp *qp, const struct be_send_wr *wr, struct roce_desc *d)
 {
-	(void)qp;
-	roce_xrceth_set_srqn(roce_desc_hdr(d, ROCE_H_XRCETH), wr->remote_srqn);
+	uint32_t srqn = wr->remote_srqn;
+	if (!qp->xrc_first_srqn)
+		qp->xrc_first_srqn = srqn;
+	else if (SOFT_FAULT_ON(qp->dev, XRC_INI_SRQN_STALE))
+		srqn = qp->xrc_first_srqn;
+	roce_xrceth_set_srqn(roce_desc_hdr(d, ROCE_H_XRCETH), srqn);
 }
 
 void soft_xrc_close(struct soft_dev *dev)

@@ -5,6 +5,8 @@
  * QP's state, counters.
  */
 #include "dutpeer.h"
+#include "agent_auth.h"
+#include "agent_protocol.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -80,12 +82,40 @@ int64_t jint(JsonObject *o, const char *m)
 	return o && json_object_has_member(o, m) ? json_object_get_int_member(o, m) : -1;
 }
 
+/* hello and authenticate (docs/agent-protocol.md), the agent's proof
+ * checked: dutpeer is a client like the tester. */
 bool session_start(void)
 {
 	agent_close();
 	if (!agent_connect())
 		return false;
-	return call("hello", "{\"version\":1,\"token\":\"%s\"}", P.token) != NULL;
+	JsonObject *r = call("hello", "{\"version\":%d}", AP_VERSION);
+	uint8_t agent_nonce[AP_AUTH_NONCE_BYTES], my_nonce[AP_AUTH_NONCE_BYTES];
+	uint8_t proof[AP_AUTH_PROOF_BYTES], theirs[AP_AUTH_PROOF_BYTES];
+	char nonce_text[AP_AUTH_B64_SIZE], proof_text[AP_AUTH_B64_SIZE], why[160];
+	if (!r || !json_object_has_member(r, "nonce") ||
+	    !ap_auth_decode(json_object_get_string_member(r, "nonce"), agent_nonce)) {
+		fprintf(stderr, "    agent: hello gave no nonce\n");
+		return false;
+	}
+	if (!ap_auth_random(my_nonce, sizeof my_nonce, why, sizeof why)) {
+		fprintf(stderr, "    dutpeer: %s\n", why);
+		return false;
+	}
+	size_t len = strlen(P.token);
+	ap_auth_proof(AP_AUTH_TESTER, P.token, len, AP_VERSION, agent_nonce, my_nonce, proof);
+	ap_auth_encode(my_nonce, nonce_text);
+	ap_auth_encode(proof, proof_text);
+	r = call("authenticate", "{\"nonce\":\"%s\",\"proof\":\"%s\"}", nonce_text, proof_text);
+	if (!r)
+		return false;
+	ap_auth_proof(AP_AUTH_AGENT, P.token, len, AP_VERSION, agent_nonce, my_nonce, proof);
+	if (!json_object_has_member(r, "proof") || !ap_auth_decode(json_object_get_string_member(r, "proof"), theirs) ||
+	    !ap_auth_same(proof, theirs, sizeof proof)) {
+		fprintf(stderr, "    agent: its proof does not match: not the agent with this token\n");
+		return false;
+	}
+	return true;
 }
 
 uint64_t counter(const char *name)
