@@ -647,6 +647,7 @@ static void request(const struct roce_flow_env *env, struct direction *q, const 
 done:
 	q->ipid_known = ipv4_id(p, &q->last_ipid);
 	flow_remember(env, q, true, psn, in);
+	flow_retx_request(env, q, in, psn, r);
 	flow_rkey_request(env, q, in, psn, r);
 	const uint8_t *xrceth = roce_pkt_hdr(p, ROCE_H_XRCETH);
 	if (xrceth)
@@ -1041,16 +1042,6 @@ static void publish(struct roce_flow_result *r)
 	}
 }
 
-static bool ce_marked(const struct roce_pkt *p)
-{
-	const uint8_t *ip;
-	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV4)))
-		return roce_ipv4_ecn(ip) == 3;
-	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV6)))
-		return roce_ipv6_ecn(ip) == 3;
-	return false;
-}
-
 /* The flow a CNP is about: what the reaction point (the CNP's receiver)
  * sends to the notification point's QP. The CNP travels in the opposite
  * direction of that flow's connection; without a pairing, the only flow
@@ -1096,7 +1087,7 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 		return;
 	out->dir = (const struct roce_flow_dir *)d;
 	out->dir_id = d->id;
-	bool ce = ce_marked(p);
+	bool ce = flow_ce_marked(p);
 	if (ce)
 		out->flags |= ROCE_FLOW_F(CE);
 	if (cnp) {
