@@ -8,6 +8,7 @@
 
 #include "caselang.h"
 #include "roce/aeth.h"
+#include "roce/icrc.h"
 #include "roce/mad.h"
 #include "caselex.h"
 #include "testutil.h"
@@ -259,7 +260,11 @@ static const struct bad bads[] = {
 	{ "dut qp q type=UD\ndut listen q port=1\n", CL_ERR_KIND, 5, 1, "'q' is not an RC QP" },
 	{ "dut qp q\ndut listen q\n", CL_ERR_MISSING, 5, 1, "'dut listen' needs port=" },
 	{ "dut qp q\nexpect q APR else inform \"x\"\n", CL_ERR_MISSING, 5, 1, "needs a time window" },
-	{ "dut qp q\nexpect q APR within 1s else stop\n", CL_ERR_EXPECTED, 5, 29, "'inform' after 'else'" },
+	{ "dut qp q\nexpect q APR within 1s else stop\n", CL_ERR_EXPECTED, 5, 29, "'inform' (an informative finding when nothing comes) or 'unreached'" },
+	{ "dut qp q\nexpect q ACK else unreached \"x\"\n", CL_ERR_MISSING, 5, 1, "'expect ... else unreached' needs a time window" },
+	{ "dut qp q\nexpect nothing q within 1ms else inform \"x\"\n", CL_ERR_EXPECTED, 5, 34, "'unreached' after 'else'" },
+	{ "dut qp q\nexpect q ACK within 1ms else unreached\n", CL_ERR_EXPECTED, 5, 39, "the informative finding's \"text\"" },
+	{ "dut qp q\ninject q SEND_ONLY icrc=wobbly\n", CL_ERR_VALUE, 5, 25, "'wobbly' is not a value of icrc" },
 	{ "dut qp q\nexpect q APR apr.colour=1\n", CL_ERR_FIELD, 5, 14, "no header field 'apr.colour'" },
 	/* Roles, word lists, conditions. */
 	{ "dut qp q\nexpect nothing q within 1ms as router\n", CL_ERR_EXPECTED, 5, 32, "a role after 'as'" },
@@ -294,6 +299,46 @@ static void test_cm(void)
 	cl_case_free(c);
 }
 
+
+/* Preconditions (else unreached) and an injected ICRC made as an
+ * implementation's known mistake would make it. */
+static void test_preconditions(void)
+{
+	static const char text[] = "case P-1\ntitle \"p\"\nrules IBA1.5-FLUSH-ACCESS\n"
+				   "dut qp q\n"
+				   "inject q FLUSH icrc=headers-twice\n"
+				   "expect nothing q within 200ms else unreached CA17-22 \"twice\"\n"
+				   "inject q FLUSH icrc=bad\n"
+				   "expect q any aeth=ACK within 500ms else unreached \"no answer\"\n"
+				   "expect q ACK within 1s\n";
+	struct cl_diag d;
+	struct cl_case *c = cl_parse_text("p.case", text, strlen(text), &d);
+	CHECK(c != NULL, "preconditions parse: %s", d.msg);
+	if (!c)
+		return;
+	const struct cl_arg *twice = &c->steps[1].args[0], *bad = &c->steps[3].args[0];
+	CHECK(twice->id == CL_K_icrc && twice->v.word_id == CL_ICRC_MISTAKE + ROCE_ICRC_MISTAKE_HEADERS_TWICE,
+	      "icrc=headers-twice: libroce's mistake");
+	CHECK(bad->id == CL_K_icrc && bad->v.word_id == CL_ICRC_BAD, "icrc=bad");
+	const struct cl_step *n = &c->steps[2], *e = &c->steps[4], *plain = &c->steps[5];
+	CHECK(n->kind == CL_EXPECT_NOTHING && n->unreached && !n->else_inform && !strcmp(n->info_rule, "CA17-22") &&
+	      !strcmp(n->info_text, "twice"), "expect nothing ... else unreached RULE");
+	CHECK(e->kind == CL_EXPECT_PKT && e->unreached && !e->else_inform && !e->info_rule && !strcmp(e->info_text, "no answer"),
+	      "expect ... else unreached");
+	CHECK(!plain->unreached && !plain->else_inform, "a plain expectation");
+	cl_case_free(c);
+	/* Every word inject's icrc= takes is one of libroce's mistakes. */
+	for (int m = ROCE_ICRC_MISTAKE_NONE + 1; m < ROCE_ICRC_MISTAKE_COUNT; m++) {
+		char t[256];
+		snprintf(t, sizeof t, "case P-2\ntitle \"p\"\nrules CA17-22\ndut qp q\ninject q SEND_ONLY icrc=%s\n",
+			 roce_icrc_mistake_name((enum roce_icrc_mistake)m));
+		c = cl_parse_text("p2.case", t, strlen(t), &d);
+		CHECK(c && c->steps[1].args[0].v.word_id == CL_ICRC_MISTAKE + m, "icrc=%s parses as the mistake: %s",
+		      roce_icrc_mistake_name((enum roce_icrc_mistake)m), c ? "" : d.msg);
+		if (c)
+			cl_case_free(c);
+	}
+}
 
 /* The DUT's role in each checking step: derived from the step or its
  * stimulus, or written with 'as'; which rules bind it there. */
@@ -645,6 +690,7 @@ int main(void)
 	test_lengths();
 	test_bad();
 	test_cm();
+	test_preconditions();
 	test_roles();
 	test_rule_ip_versions();
 	test_opcodes();

@@ -262,7 +262,7 @@ static void test_placement_responder(void)
 {
 	struct sent s = { 0 };
 	struct peer *p = engine(&s, ROCE_T_RC);
-	const struct peer_mr *m = peer_mr_add(p, 4096, PEER_ACC_ATOMIC | PEER_ACC_FLUSH_GLOBAL, 0);
+	const struct peer_mr *m = peer_mr_add(p, 4096, PEER_ACC_WRITE | PEER_ACC_FLUSH_GLOBAL, 0);
 	const struct peer_mr *ro = peer_mr_add(p, 4096, PEER_ACC_READ, 0);
 	struct req r = { m->addr + 64, m->rkey, 8, 0, 0 };
 	static const uint8_t v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -287,7 +287,7 @@ static void test_placement_responder(void)
 	peer_free(p);
 
 	p = engine(&s, ROCE_T_RC);
-	m = peer_mr_add(p, 4096, PEER_ACC_ATOMIC, 0);
+	m = peer_mr_add(p, 4096, PEER_ACC_WRITE, 0);
 	struct req un = { m->addr + 4, m->rkey, 8, 0, 0 };
 	dut_frame(p, ROCE_OP_RC_ATOMIC_WRITE, 500, fill_placement, &un, v, 8, 1000);
 	CHECK(last_sent(&s, &pk) && syndrome_of(&pk) == roce_syndrome_nak(ROCE_NAK_INVALID_REQUEST),
@@ -299,7 +299,17 @@ static void test_placement_responder(void)
 	struct req nr = { ro->addr, ro->rkey, 8, 0, 0 };
 	dut_frame(p, ROCE_OP_RC_ATOMIC_WRITE, 500, fill_placement, &nr, v, 8, 1000);
 	CHECK(last_sent(&s, &pk) && syndrome_of(&pk) == roce_syndrome_nak(ROCE_NAK_REMOTE_ACCESS),
-	      "ATOMIC WRITE without the atomic right: NAK Remote Access Error");
+	      "ATOMIC WRITE without the write right: NAK Remote Access Error");
+	peer_free(p);
+
+	/* The right is REMOTE_WRITE (rxe check_rkey, rdma-core's tests):
+	 * REMOTE_ATOMIC alone gives none. */
+	p = engine(&s, ROCE_T_RC);
+	const struct peer_mr *ao = peer_mr_add(p, 4096, PEER_ACC_ATOMIC, 0);
+	struct req na = { ao->addr, ao->rkey, 8, 0, 0 };
+	dut_frame(p, ROCE_OP_RC_ATOMIC_WRITE, 500, fill_placement, &na, v, 8, 1000);
+	CHECK(last_sent(&s, &pk) && syndrome_of(&pk) == roce_syndrome_nak(ROCE_NAK_REMOTE_ACCESS),
+	      "ATOMIC WRITE to an atomic-only region: NAK Remote Access Error");
 	peer_free(p);
 
 	p = engine(&s, ROCE_T_RC);

@@ -216,6 +216,24 @@ static void cnp_before_validation(struct copy *c)
 	soft_cc_on_ce(qp, &rx);
 }
 
+/* flush-rx-icrc-headers-twice: a FLUSH's ICRC checked as Linux rxe
+ * computes it (its opcode row has no payload offset, so the headers are
+ * covered again as payload, R13): the annex's ICRC is dropped, rxe's
+ * taken (made right in the copy, so nothing else is forgiven). False to
+ * drop. */
+static bool flush_icrc_headers_twice(struct copy *c)
+{
+	uint32_t twice;
+	if (c->p.rocev1 || c->p.op->kind != ROCE_K_FLUSH ||
+	    roce_icrc_mistaken(&c->p, ROCE_ICRC_MISTAKE_HEADERS_TWICE, &twice) != 0)
+		return true;
+	if (c->icrc_ok)
+		return false;
+	if (roce_le32_load(c->f + c->p.icrc_off) == twice)
+		c->icrc_ok = c->changed = true;
+	return true;
+}
+
 /* The profiles that drop what a conforming device takes, or act before
  * the device checks anything: false to drop. */
 static bool takes(struct copy *c)
@@ -237,6 +255,8 @@ static bool takes(struct copy *c)
 		if (!p->rocev1)
 			cnp_before_validation(c);
 		return true;
+	case SOFT_FAULT_FLUSH_RX_ICRC_HEADERS_TWICE:
+		return flush_icrc_headers_twice(c);
 	default:
 		return true;
 	}

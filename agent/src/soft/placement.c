@@ -1,6 +1,6 @@
 /*
- * FLUSH and ATOMIC WRITE (IBTA 1.5 memory placement extensions, notes
- * §7.5), responder and requester.
+ * FLUSH and ATOMIC WRITE (IBTA 1.5 memory placement extensions, Annex
+ * A19; notes §7.5), responder and requester.
  *
  * What the responder answers, as rxe does (rxe_resp.c process_flush,
  * atomic_write_reply, acknowledge -> send_read_response_ack): an RDMA
@@ -8,20 +8,25 @@
  * errors (rxe check_qp_attr_access, check_rkey, rxe_mr_do_atomic_write):
  * a QP without the rights the request needs: NAK Invalid Request; an
  * rkey without them, or a range outside it: NAK Remote Access Error; an
- * unaligned ATOMIC WRITE, a wrong length or a FETH with an undefined
- * placement type or level: NAK Invalid Request. A duplicate is answered
- * again without being executed again (rxe duplicate_request: the saved
- * resource is replayed).
+ * unaligned ATOMIC WRITE, one that is not 8 bytes (oA19-28) or a FETH
+ * with an undefined placement type or level: NAK Invalid Request. A
+ * duplicate is answered again without being executed again (oA19-14,
+ * oA19-15 at rxe's replay in process_flush; atomic_write_reply likewise).
+ * A FLUSH of the whole region (selectivity level 1) is held to the
+ * region's key and rights, not to the RETH's range.
  *
  * The rights: FLUSH needs FLUSH_GLOBAL and/or FLUSH_PERSISTENT, as its
  * placement type asks, on the QP and on the rkey (rxe too). ATOMIC WRITE
- * needs REMOTE_ATOMIC on the rkey, as the rule IBA1.5-ATOMIC-WRITE-ACCESS
- * says; rxe asks for REMOTE_WRITE instead (check_rkey treats it as a
- * write). At the QP either right will do.
+ * needs REMOTE_WRITE, on the QP and on the rkey, as rxe asks
+ * (check_op_valid, check_rkey) and rdma-core's own tests register it
+ * (tests/test_qpex.py); REMOTE_ATOMIC gives no right to it.
  *
  * The soft DUT places every WRITE at once, so a FLUSH finds earlier writes
  * placed; the flush-early profile takes back the last WRITE's bytes when a
- * FLUSH comes and places them only after the answer, at the next request.
+ * FLUSH comes and places them only after the answer: at the QP's next
+ * request, or as soon as the agent looks at the region (a device whose
+ * late placement no read through the agent, made after the answer, can
+ * catch).
  */
 #include "soft.h"
 
@@ -73,9 +78,34 @@ void soft_placement_settle(struct be_qp *qp, const struct soft_rx *rx)
 	held_free(qp, true);
 }
 
+void soft_placement_host_access(struct be_mr *mr)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, mr->dev->qps);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		struct be_qp *qp = v;
+		if (qp->resp.held && qp->resp.held->mr == mr)
+			held_free(qp, true);
+	}
+}
+
 bool soft_placement_supported(const struct soft_dev *dev)
 {
 	return !SOFT_FAULT_ON(dev, PLACEMENT_UNSUPPORTED_ACKED);
+}
+
+/* flush-global-refused: a device without persistent memory (allowed: it
+ * refuses FLUSH_PERSISTENT regions, as rxe on ordinary memory) that also
+ * refuses the FLUSH of global visibility it could execute. */
+static bool no_pmem_refusing_global(const struct soft_dev *dev)
+{
+	return SOFT_FAULT_ON(dev, FLUSH_GLOBAL_REFUSED);
+}
+
+bool soft_placement_region_ok(const struct soft_dev *dev, unsigned access)
+{
+	return !(access & BE_ACCESS_FLUSH_PERSISTENT) || !no_pmem_refusing_global(dev);
 }
 
 /* The answer to a FLUSH or ATOMIC WRITE, new or duplicate. */
@@ -104,7 +134,12 @@ static void flush(struct be_qp *qp, const struct soft_rx *rx)
 	struct soft_dev *dev = qp->dev;
 	const uint8_t *feth = roce_pkt_hdr(rx->p, ROCE_H_FETH), *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 	unsigned plt = roce_feth_plt(feth), sel = roce_feth_sel(feth);
-	if (plt == 0 || (plt & ~(BE_FLUSH_GLOBAL | BE_FLUSH_PERSISTENT)) || sel > BE_FLUSH_REGION) {
+	if (SOFT_FAULT_ON(dev, FLUSH_RESERVED_ACCEPTED)) {
+		/* rxe's reading: only the two defined type bits count, and any
+		 * level but the range is the whole region. */
+		plt &= BE_FLUSH_GLOBAL | BE_FLUSH_PERSISTENT;
+		sel = sel == BE_FLUSH_RANGE ? BE_FLUSH_RANGE : BE_FLUSH_REGION;
+	} else if (plt == 0 || (plt & ~(BE_FLUSH_GLOBAL | BE_FLUSH_PERSISTENT)) || sel > BE_FLUSH_REGION) {
 		soft_resp_fatal(qp, rx, ROCE_NAK_INVALID_REQUEST);
 		return;
 	}
@@ -116,11 +151,15 @@ static void flush(struct be_qp *qp, const struct soft_rx *rx)
 		soft_resp_fatal(qp, rx, ROCE_NAK_INVALID_REQUEST);
 		return;
 	}
+	if (SOFT_FAULT_ON(dev, FLUSH_REFUSED) || no_pmem_refusing_global(dev)) {
+		soft_resp_fatal(qp, rx, ROCE_NAK_INVALID_REQUEST);
+		return;
+	}
 	uint64_t va = roce_reth_va(reth);
 	uint32_t rkey = roce_reth_rkey(reth), len = roce_reth_dmalen(reth);
 	struct soft_rkey k;
 	bool ok;
-	if (sel == BE_FLUSH_RANGE) {
+	if (sel == BE_FLUSH_RANGE || SOFT_FAULT_ON(dev, FLUSH_REGION_RANGE_CHECKED)) {
 		ok = soft_resp_remote_mr(qp, rkey, &va, len, right) != NULL;
 	} else { /* the whole region: the RETH's range is not looked at */
 		ok = soft_rkey_resolve(qp, rkey, &k) && (k.access & right) == right;
@@ -141,27 +180,49 @@ static void flush(struct be_qp *qp, const struct soft_rx *rx)
 	executed(qp, rx, plt);
 }
 
+/* The 8 bytes an ATOMIC WRITE places: its payload. Under
+ * atomic-write-len-unchecked, as Linux rxe did before 2026, the 8 bytes
+ * from the payload's start whatever its length: past a shorter payload,
+ * the pad, the ICRC and what the receive buffer held before (here a
+ * stale pattern), bytes the request never carried. */
+static void atomic_write_value(const struct soft_rx *rx, uint8_t value[8])
+{
+	memset(value, 0xA5, 8);
+	size_t off = (size_t)(rx->payload - rx->p->buf);
+	size_t have = off < rx->p->caplen ? rx->p->caplen - off : 0;
+	memcpy(value, rx->payload, have < 8 ? have : 8);
+}
+
 static void atomic_write(struct be_qp *qp, const struct soft_rx *rx)
 {
 	struct soft_dev *dev = qp->dev;
 	const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
 	uint64_t va = roce_reth_va(reth);
-	unsigned right = SOFT_FAULT_ON(dev, ATOMIC_WRITE_NO_RIGHTS) ? 0 : BE_ACCESS_REMOTE_ATOMIC;
-	bool qp_right = !right || (qp->attr.access & (BE_ACCESS_REMOTE_ATOMIC | BE_ACCESS_REMOTE_WRITE));
+	uint32_t dmalen = roce_reth_dmalen(reth);
+	/* The right: REMOTE_WRITE (rxe), or under atomic-write-needs-atomic
+	 * the soft DUT's old reading, REMOTE_ATOMIC. */
+	unsigned right = SOFT_FAULT_ON(dev, ATOMIC_WRITE_NEEDS_ATOMIC) ? BE_ACCESS_REMOTE_ATOMIC : BE_ACCESS_REMOTE_WRITE;
+	if (SOFT_FAULT_ON(dev, ATOMIC_WRITE_NO_RIGHTS))
+		right = 0;
+	bool qp_right = (qp->attr.access & right) == right;
 	bool aligned = va % 8 == 0 || SOFT_FAULT_ON(dev, ATOMIC_WRITE_UNALIGNED);
-	if (!soft_resp_rd_atomic_allowed(qp) || !qp_right || !aligned || roce_reth_dmalen(reth) != 8 ||
-	    rx->payload_len != 8) {
+	bool eight = dmalen == 8 && rx->payload_len == 8;
+	if (SOFT_FAULT_ON(dev, ATOMIC_WRITE_LEN_UNCHECKED))
+		eight = dmalen == rx->payload_len && dmalen <= qp->attr.path_mtu;
+	if (!soft_resp_rd_atomic_allowed(qp) || !qp_right || !aligned || !eight) {
 		soft_resp_fatal(qp, rx, ROCE_NAK_INVALID_REQUEST);
 		return;
 	}
-	struct be_mr *mr = soft_resp_remote_mr(qp, roce_reth_rkey(reth), &va, 8, right);
+	struct be_mr *mr = soft_resp_remote_mr(qp, roce_reth_rkey(reth), &va, dmalen < 8 ? 8 : dmalen, right);
 	if (!mr) {
 		soft_resp_fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS);
 		return;
 	}
 	/* The 8 bytes as the wire carries them, in one step (the torn
 	 * profile places only the first 4). */
-	memcpy(mr->buf + (va - mr->addr), rx->payload, SOFT_FAULT_ON(dev, ATOMIC_WRITE_TORN) ? 4 : 8);
+	uint8_t value[8];
+	atomic_write_value(rx, value);
+	memcpy(mr->buf + (va - mr->addr), value, SOFT_FAULT_ON(dev, ATOMIC_WRITE_TORN) ? 4 : 8);
 	dev->cnt.atomic_writes++;
 	executed(qp, rx, 0);
 }
@@ -185,6 +246,22 @@ void soft_placement_rx(struct be_qp *qp, const struct soft_rx *rx)
 		atomic_write(qp, rx);
 }
 
+/* The profiles that execute a duplicate again: a FLUSH counts as a new
+ * message again (its MSN), an ATOMIC WRITE places its bytes again over
+ * what the memory holds since. */
+static void reexecute(struct be_qp *qp, const struct soft_rx *rx)
+{
+	if (rx->op->kind == ROCE_K_FLUSH) {
+		qp->resp.msn++;
+		return;
+	}
+	const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
+	uint64_t va = roce_reth_va(reth);
+	struct be_mr *mr = rx->payload_len == 8 ? soft_resp_remote_mr(qp, roce_reth_rkey(reth), &va, 8, 0) : NULL;
+	if (mr)
+		memcpy(mr->buf + (va - mr->addr), rx->payload, 8);
+}
+
 void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 {
 	struct soft_res *r = soft_resp_res_find(qp, rx->psn, true);
@@ -192,6 +269,9 @@ void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 		qp->dev->cnt.resp_dup_dropped++;
 		return;
 	}
+	if ((rx->op->kind == ROCE_K_FLUSH && SOFT_FAULT_ON(qp->dev, FLUSH_DUP_REEXECUTED)) ||
+	    (rx->op->kind == ROCE_K_ATOMIC_WRITE && SOFT_FAULT_ON(qp->dev, ATOMIC_WRITE_DUP_REEXECUTED)))
+		reexecute(qp, rx);
 	answer(qp, rx, (unsigned)r->orig);
 }
 

@@ -713,8 +713,11 @@ void soft_xrc_build(struct be_qp *qp, const struct be_send_wr *wr, struct roce_d
 void soft_xrc_close(struct soft_dev *dev);
 
 /* ---- placement.c ---- */
-/* Whether the device takes FLUSH and ATOMIC WRITE (the capabilities). */
+/* Whether the device takes FLUSH and ATOMIC WRITE (the capabilities);
+ * whether it registers a region with these rights (FLUSH_PERSISTENT
+ * needs persistent memory behind it). */
 bool soft_placement_supported(const struct soft_dev *dev);
+bool soft_placement_region_ok(const struct soft_dev *dev, unsigned access);
 /* A new FLUSH or ATOMIC WRITE request, in sequence; a duplicate of one. */
 void soft_placement_rx(struct be_qp *qp, const struct soft_rx *rx);
 void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx);
@@ -723,6 +726,9 @@ void soft_placement_duplicate(struct be_qp *qp, const struct soft_rx *rx);
  * at a reset. */
 void soft_placement_write(struct be_qp *qp, struct be_mr *mr, uint64_t at, const uint8_t *src, size_t len);
 void soft_placement_settle(struct be_qp *qp, const struct soft_rx *rx);
+/* The agent (the host's CPU) looks at the region: held WRITEs on it are
+ * placed (a device that places late, but before any host read). */
+void soft_placement_host_access(struct be_mr *mr);
 /* Requester: whether the work request is FLUSH or ATOMIC WRITE; their
  * headers and payload; whether a response completes the WQE. */
 bool soft_placement_wr(enum be_wr_opcode op);

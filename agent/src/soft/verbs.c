@@ -119,6 +119,9 @@ static int soft_reg_mr(struct be_pd *pd, uint64_t length, unsigned access, uint8
 	    !(access & BE_ACCESS_LOCAL_WRITE))
 		return be_error_set(err, BE_BAD_REQUEST,
 				    "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE (as in verbs)");
+	if (!soft_placement_region_ok(dev, access))
+		return be_error_set(err, BE_UNSUPPORTED,
+				    "FLUSH_PERSISTENT refused: the device has no persistent memory");
 	uint8_t *buf = g_try_malloc(length);
 	if (!buf)
 		return be_error_set(err, BE_RESOURCE_LIMIT, "out of memory for %llu bytes",
@@ -174,6 +177,7 @@ static int soft_dereg_mr(struct be_mr *mr, struct be_error *err)
 
 static void soft_mr_info(struct be_mr *mr, struct be_mr_info *out)
 {
+	soft_placement_host_access(mr);
 	out->buf = mr->buf;
 	out->length = mr->length;
 	out->addr = mr->addr;

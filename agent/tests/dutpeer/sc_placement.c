@@ -2,11 +2,12 @@
  * FLUSH and ATOMIC WRITE (IBTA 1.5 memory placement): the responder
  * answers each with a zero-length RDMA READ Response Only carrying an ACK
  * (as rxe's send_read_response_ack), for each placement type and level,
- * after the WRITE before it is placed; a duplicate is answered again
- * without being executed again; the rights (FLUSH_GLOBAL/PERSISTENT,
- * REMOTE_ATOMIC) and ATOMIC WRITE's alignment are enforced; a device
- * that does not report them NAKs them Invalid Request. The requester
- * builds both and completes them on their responses.
+ * after the WRITE before it is placed (a READ through another QP sees it
+ * once the answer is out); a duplicate is answered again without being
+ * executed again; the rights (FLUSH_GLOBAL/PERSISTENT; REMOTE_WRITE for
+ * ATOMIC WRITE, as rxe asks) and ATOMIC WRITE's alignment are enforced; a
+ * device that does not report them NAKs them Invalid Request. The
+ * requester builds both and completes them on their responses.
  */
 #include "dutpeer.h"
 
@@ -84,13 +85,15 @@ bool sc_flush(void)
 	return expect_nak(&q, ROCE_NAK_REMOTE_ACCESS, q.epsn);
 }
 
-/* WRITE, FLUSH, answer: the WRITE's bytes are in memory by then. */
+/* WRITE, FLUSH, answer: the WRITE's bytes are visible by then, to a READ
+ * through another QP sent the moment the answer arrives (a read through
+ * the agent comes too late to see a device that answered early). */
 bool sc_flush_order(void)
 {
-	struct dq q;
+	struct dq q, r;
 	struct got g;
-	uint8_t buf[256];
-	if (!dut_qp(&q, (struct dq_opts){ .access = FLUSH_ACCESS }))
+	if (!dut_qp(&q, (struct dq_opts){ .access = FLUSH_ACCESS }) ||
+	    !dut_qp(&r, (struct dq_opts){ .same_session = true, .pd = q.pd }))
 		return false;
 	write_only(&q, q.epsn, q.addr + 1024, q.rkey, pattern(51), 256);
 	if (!expect_ack(&q, q.epsn, &g))
@@ -98,13 +101,26 @@ bool sc_flush_order(void)
 	tx_flush(&q, q.epsn + 1, q.addr + 1024, q.rkey, 256, 1, 0);
 	if (!expect_placement_response(&q, q.epsn + 1))
 		return false;
-	REQUIRE(mr_read(&q, 1024, 256, buf) && memcmp(buf, pattern(51), 256) == 0,
-		"answered FLUSH, yet the WRITE before it is not in memory");
+	struct roce_desc d;
+	desc(&r, &d, "RC RDMA READ Request", r.epsn);
+	uint8_t *reth = roce_desc_hdr(&d, ROCE_H_RETH);
+	roce_reth_set_va(reth, q.addr + 1024);
+	roce_reth_set_rkey(reth, q.rkey);
+	roce_reth_set_dmalen(reth, 256);
+	roce_bth_set_ackreq(d.bth, 1);
+	tx(&d);
+	REQUIRE(rx(r.my_qpn, 300, &g), "no answer to the READ through the second QP");
+	REQUIRE(is_op(&g, "RC RDMA READ Response Only") && g.p.payload_len == 256 &&
+		memcmp(g.buf + g.p.payload_off, pattern(51), 256) == 0,
+		"answered FLUSH, yet a READ through another QP does not see the WRITE before it (%s, %u bytes)", g.op->name,
+		g.p.payload_len);
 	return true;
 }
 
 /* ATOMIC WRITE: the 8 bytes in one piece, a duplicate not executed again,
- * an unaligned address and a region without REMOTE_ATOMIC refused. */
+ * an unaligned address and a region with neither REMOTE_WRITE nor
+ * REMOTE_ATOMIC refused; the right it needs is REMOTE_WRITE (rxe): a
+ * write-only region takes it, an atomic-only one refuses it. */
 bool sc_atomic_write(void)
 {
 	struct dq q;
@@ -127,11 +143,26 @@ bool sc_atomic_write(void)
 	tx_atomic_write(&q, q.epsn, q.addr + 84, q.rkey, v);
 	if (!expect_nak(&q, ROCE_NAK_INVALID_REQUEST, q.epsn))
 		return false;
-	struct dq n;
-	if (!dut_qp(&n, (struct dq_opts){ .access = "[\"LOCAL_WRITE\",\"REMOTE_WRITE\",\"REMOTE_READ\"]" }))
+	/* The QPs allow everything: only the region's right decides. */
+	static const char *const refusing[] = { "[\"LOCAL_WRITE\",\"REMOTE_READ\"]", "[\"LOCAL_WRITE\",\"REMOTE_ATOMIC\"]" };
+	for (int i = 0; i < 2; i++) {
+		struct dq n;
+		if (!dut_qp(&n, (struct dq_opts){ 0 }))
+			return false;
+		JsonObject *r = call("reg_mr", "{\"pd\":%d,\"length\":4096,\"access\":%s}", n.pd, refusing[i]);
+		REQUIRE(r, "reg_mr");
+		tx_atomic_write(&n, n.epsn, (uint64_t)jint(r, "addr") + 80, (uint32_t)jint(r, "rkey"), v);
+		if (!expect_nak(&n, ROCE_NAK_REMOTE_ACCESS, n.epsn))
+			return false;
+	}
+	struct dq w;
+	if (!dut_qp(&w, (struct dq_opts){ .access = "[\"LOCAL_WRITE\",\"REMOTE_WRITE\"]" }))
 		return false;
-	tx_atomic_write(&n, n.epsn, n.addr + 80, n.rkey, v);
-	return expect_nak(&n, ROCE_NAK_REMOTE_ACCESS, n.epsn);
+	tx_atomic_write(&w, w.epsn, w.addr + 80, w.rkey, v);
+	if (!expect_placement_response(&w, w.epsn))
+		return false;
+	REQUIRE(mr_read(&w, 80, 8, buf) && memcmp(buf, v, 8) == 0, "ATOMIC WRITE to a write-only region not placed");
+	return true;
 }
 
 /* The capabilities agree with the answers: listed, a FLUSH and an ATOMIC

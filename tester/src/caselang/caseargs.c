@@ -49,13 +49,24 @@ static const struct vocab w_proto = { proto_words, NULL, false };
 static const struct vocab w_other = { other_words, NULL, false };
 static const struct vocab w_aeth = { cl_aeth_kind_words, NULL, false }; /* enum cl_aeth_kind */
 static const struct vocab w_wc_flags = { cl_wc_flag_words, NULL, false }; /* their position */
-/* inject corrupts the ICRC it computes (icrc=bad) or writes a number. */
-static const char *const icrc_bad_words[] = { "bad", NULL };
-static int icrc_value(const char *w)
+/* inject corrupts the ICRC it computes (icrc=bad), computes it as an
+ * implementation making one of libroce's known mistakes would
+ * (icrc=headers-twice: Linux rxe's FLUSH), or writes a number. The
+ * mistakes are libroce's names (roce_icrc_mistake_by_name), valued
+ * CL_ICRC_MISTAKE + the mistake. */
+static const char *const icrc_inject_words[] = { "bad", "pad-omitted", "bth4-unmasked", "ipv4-tos-unmasked",
+						 "ipv4-ttl-unmasked", "ipv4-csum-unmasked", "ipv6-tc-unmasked",
+						 "ipv6-fl-unmasked", "ipv6-hl-unmasked", "udp-csum-unmasked",
+						 "nothing-masked", "byte-order", "not-inverted", "no-prefix",
+						 "headers-twice", NULL };
+static int icrc_inject_value(const char *w)
 {
-	return cl_vocab_value(&w_icrc, w);
+	if (!strcasecmp(w, "bad"))
+		return CL_ICRC_BAD;
+	enum roce_icrc_mistake m = roce_icrc_mistake_by_name(w);
+	return m > ROCE_ICRC_MISTAKE_NONE && m < ROCE_ICRC_MISTAKE_COUNT ? CL_ICRC_MISTAKE + (int)m : -1;
 }
-static const struct vocab w_icrc_bad = { icrc_bad_words, icrc_value, false };
+static const struct vocab w_icrc_bad = { icrc_inject_words, icrc_inject_value, false };
 
 /* FLUSH's placement types (FETH bit 0 global visibility, bit 1
  * persistence) and selectivity levels (0 the RETH's range, 1 the whole

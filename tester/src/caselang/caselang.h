@@ -115,7 +115,9 @@ struct cl_value {
 /* The words of the language's own small vocabularies, as values. */
 enum cl_switch { CL_ON, CL_OFF };            /* on, off */
 enum cl_proto { CL_PROTO_V1, CL_PROTO_V2 };  /* proto=v1|v2: RoCE v1 or RoCEv2 */
-enum cl_icrc { CL_ICRC_GOOD, CL_ICRC_BAD };  /* icrc=good|bad */
+/* icrc=good|bad; inject's icrc=MISTAKE is CL_ICRC_MISTAKE + the
+ * libroce mistake (enum roce_icrc_mistake). */
+enum cl_icrc { CL_ICRC_GOOD, CL_ICRC_BAD, CL_ICRC_MISTAKE = 16 };
 enum cl_gid_of { CL_GID_DUT, CL_GID_PEER };  /* dut attach gid=dut|peer */
 /* aeth=: the kinds of AETH an expected packet may carry. */
 #define CL_AETH_KINDS(K) K(ACK) K(RNR) K(NAK) K(NAK_SEQ) K(NAK_INVALID) K(NAK_ACCESS) K(NAK_OPERATIONAL) K(NAK_INVALID_RD)
@@ -391,6 +393,13 @@ struct cl_step {
 	struct cl_expr lhs, rhs;
 	enum cl_cmp cmp;
 	bool else_inform;
+	/* expect ... else unreached [RULE] "text": a precondition of the
+	 * case's rules (a correct request the DUT must answer before a
+	 * refusal means anything). When it does not hold, silence or
+	 * another packet, nothing is judged: the finding says the rules
+	 * were not reached and why (info_rule, info_text), and the case
+	 * ends there, informative. */
+	bool unreached;
 	/* check ... else inform ... if COND: informative only when COND
 	 * holds as well. */
 	bool has_cond;

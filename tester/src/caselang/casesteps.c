@@ -297,6 +297,14 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 		cl_parse_args(ps, st, cl_args_none, true, false);
 		if (!st->has_within)
 			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect nothing' needs a time window; expected 'within T'");
+		if (is_word(ps, "else")) {
+			next(ps);
+			if (!is_word(ps, "unreached"))
+				fail_expected(ps, "'unreached' after 'else' (a precondition of the case's rules)");
+			next(ps);
+			st->unreached = true;
+			cl_parse_info(ps, st);
+		}
 		return;
 	}
 	if (cl_parse_expect_mcast_srq(ps, loc, false))
@@ -350,14 +358,19 @@ void cl_parse_expect(struct parser *ps, struct cl_loc loc)
 	cl_expect_group(ps, st, q);
 	if (is_word(ps, "else")) {
 		/* else inform: a DUT that may stay silent (an optional
-		 * feature); the case ends informative there. */
+		 * feature); the case ends informative there. else unreached:
+		 * a precondition of the case's rules; silence or another
+		 * packet ends the case informative, its rules not reached. */
 		next(ps);
-		if (!is_word(ps, "inform"))
-			fail_expected(ps, "'inform' after 'else' (an informative finding when nothing comes)");
+		if (!is_word(ps, "inform") && !is_word(ps, "unreached"))
+			fail_expected(ps, "'inform' (an informative finding when nothing comes) or 'unreached' (a precondition of the case's rules) after 'else'");
+		bool inform = is_word(ps, "inform");
 		next(ps);
 		if (!st->has_within)
-			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect ... else inform' needs a time window; expected 'within T' before 'else'");
-		st->else_inform = true;
+			cl_fail_at(ps, CL_ERR_MISSING, loc, "'expect ... else %s' needs a time window; expected 'within T' before 'else'",
+				   inform ? "inform" : "unreached");
+		st->else_inform = inform;
+		st->unreached = !inform;
 		cl_parse_info(ps, st);
 	}
 }

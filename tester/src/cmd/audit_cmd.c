@@ -33,8 +33,8 @@ static void rule_roles(const struct cl_case *c, const struct roce_rule_info *ri,
 	*judged = *reported = 0;
 	for (unsigned i = 0; i < c->n_steps; i++) {
 		const struct cl_step *s = &c->steps[i];
-		if (!cl_step_checks(s))
-			continue;
+		if (!cl_step_checks(s) || s->unreached)
+			continue; /* a precondition judges nothing */
 		if (roce_rule_binds(ri, s->roles))
 			*judged |= s->roles & ri->binds;
 		else if (!step_judged(c, s))
@@ -141,9 +141,12 @@ static void print_cases(struct cl_case *const *cases, size_t n)
 		unsigned nr = 0;
 		for (unsigned k = 0; k < c->n_steps; k++) {
 			const struct cl_step *s = &c->steps[k];
-			if (!cl_step_checks(s) || step_judged(c, s))
+			if (!cl_step_checks(s) || (step_judged(c, s) && !s->unreached))
 				continue;
-			printf("%sline %u (%s)", nr++ ? ", " : "", s->loc.line, roce_roles_format(s->roles, roles, sizeof roles));
+			if (s->unreached)
+				printf("%sline %u (precondition)", nr++ ? ", " : "", s->loc.line);
+			else
+				printf("%sline %u (%s)", nr++ ? ", " : "", s->loc.line, roce_roles_format(s->roles, roles, sizeof roles));
 		}
 		puts(nr ? " |" : "- |");
 	}
@@ -175,7 +178,11 @@ int cmd_rules_audit(int argc, char **argv)
 		     "A case fails only when the DUT, in the role it plays in the failing step,\n"
 		     "breaks a *must* that binds that role. Anything else that does not hold, a\n"
 		     "*should*, or a sender's rule broken by what the DUT accepts as a receiver,\n"
-		     "is reported with the observation and ends the case *informative*.\n\n"
+		     "is reported with the observation and ends the case *informative*. A\n"
+		     "*precondition* (`expect ... else unreached`: a correct request the DUT must\n"
+		     "answer before a refusal means anything) judges nothing: when it does not\n"
+		     "hold, the case says that its rules were not reached and why, and ends\n"
+		     "*informative*, so that a deviation elsewhere is counted once.\n\n"
 		     "*Cases* lists each case that cites the rule with the roles it judges the\n"
 		     "rule in (*as ...*), or, where the rule binds none of the DUT's roles in the\n"
 		     "case's checks, *reported*. Rules with scope *packet* are also checked on\n"

@@ -327,7 +327,9 @@ int cmd_run(int argc, char **argv)
 					for (unsigned k = 0; k < cases[i]->n_steps; k++) {
 						const struct cl_step *st = &cases[i]->steps[k];
 						char roles[96];
-						if (cl_step_checks(st))
+						if (cl_step_checks(st) && st->unreached)
+							printf("%-32s   line %u, precondition (not judged): %s\n", "", st->loc.line, st->text);
+						else if (cl_step_checks(st))
 							printf("%-32s   line %u, as %s%s: %s\n", "", st->loc.line,
 							       roce_roles_format(st->roles, roles, sizeof roles),
 							       st->roles_explicit ? " (written)" : "", st->text);

@@ -7,9 +7,10 @@
  * that carries no payload (AETH ACK and the MSN): Linux rxe's
  * acknowledge() sends send_read_response_ack() for a FLUSH or ATOMIC WRITE
  * (rxe_resp.c); refusals are NAKs as for any RC request: Remote Access
- * Error without the right (the FLUSH placement type's, REMOTE_ATOMIC for
- * ATOMIC WRITE) or outside the region, Invalid Request for an ATOMIC
- * WRITE that is not 8 bytes at an 8-byte-aligned address.
+ * Error without the right (the FLUSH placement type's; REMOTE_WRITE for
+ * ATOMIC WRITE, as rxe's check_rkey and rdma-core's tests ask) or outside
+ * the region, Invalid Request for an ATOMIC WRITE that is not 8 bytes
+ * (oA19-28) at an 8-byte-aligned address.
  */
 #include "peer_engine.h"
 
@@ -76,7 +77,7 @@ void peer_placement_execute(struct peer *p, struct qp *q, const struct roce_pkt 
 			refuse(p, q, psn, ROCE_NAK_INVALID_REQUEST, "NAK Invalid Request (ATOMIC WRITE not 8 bytes at an 8-byte-aligned address)");
 			return;
 		}
-		struct peer_mr *m = peer_mr_check(p, rkey, va, 8, PEER_ACC_ATOMIC);
+		struct peer_mr *m = peer_mr_check(p, rkey, va, 8, PEER_ACC_WRITE);
 		if (!m) {
 			refuse(p, q, psn, ROCE_NAK_REMOTE_ACCESS, "NAK Remote Access Error");
 			return;

@@ -171,6 +171,12 @@ void inject_cm_once(struct run_ctx *x, const struct cl_step *s, struct step_out 
 		const struct cl_arg *a = &s->args[i];
 		if (a->id == CL_K_repeat || a->id == CL_K_every)
 			continue;
+		if (a->id == CL_K_icrc && a->v.kind == CL_V_WORD && a->v.word_id >= CL_ICRC_MISTAKE) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "%s:%u:%u: icrc=%s: a CM message takes icrc=bad or a number", x->c->path,
+			     a->loc.line, a->loc.col, a->v.word);
+			return;
+		}
 		if (a->id == CL_K_icrc && a->v.kind == CL_V_WORD) {
 			icrc_bad = true;
 			continue;

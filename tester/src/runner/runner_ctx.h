@@ -316,6 +316,7 @@ void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg);
 void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
+void report_unreached(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
 void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 /* After the case: the DUT's counter deltas against the wire, informative

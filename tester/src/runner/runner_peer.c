@@ -258,12 +258,15 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		return;
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
+	int icrc_mistake = ROCE_ICRC_MISTAKE_NONE; /* icrc=MISTAKE: the ICRC that implementation sends */
 	for (unsigned i = 0; i < s->n_args; i++) {
 		const struct cl_arg *a = &s->args[i];
 		if (a->id != CL_K_FIELD && a->id != CL_K_icrc)
 			continue; /* read by name above */
 		if (a->id == CL_K_icrc) {
-			if (a->v.kind == CL_V_WORD) {
+			if (a->v.kind == CL_V_WORD && a->v.word_id >= CL_ICRC_MISTAKE) {
+				icrc_mistake = a->v.word_id - CL_ICRC_MISTAKE;
+			} else if (a->v.kind == CL_V_WORD) {
 				icrc_bad = true;
 			} else {
 				uint64_t v;
@@ -293,12 +296,21 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 		g_string_printf(o->detail, "the packet cannot be built (%s)", n == -1 ? "too large" : "inconsistent");
 		return;
 	}
-	if (icrc_bad) {
+	if (icrc_bad || icrc_mistake != ROCE_ICRC_MISTAKE_NONE) {
 		struct roce_pkt pk;
 		roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
-		if (pk.complete)
+		uint32_t v;
+		if (pk.complete && icrc_bad) {
 			for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
 				frame[pk.icrc_off + i] ^= 0xFF;
+		} else if (pk.complete && roce_icrc_mistaken(&pk, (enum roce_icrc_mistake)icrc_mistake, &v) == 0) {
+			roce_le32_store(frame + pk.icrc_off, v);
+		} else {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "%s:%u: icrc=%s cannot be made for this %s packet", x->c->path, s->loc.line,
+			     roce_icrc_mistake_name((enum roce_icrc_mistake)icrc_mistake), oi->name);
+			return;
+		}
 	}
 	/* The engine's PSN follows injected requests that used its PSN. */
 	uint32_t sent_psn = roce_bth_psn(d.bth);
@@ -314,7 +326,11 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, frame, (size_t)n, (size_t)n, ROCE_PARSE_ANY_PORT | ROCE_PARSE_ROCEV1);
 	roce_pkt_summary(&pk, sum, sizeof sum);
-	g_string_printf(o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
+	if (icrc_mistake != ROCE_ICRC_MISTAKE_NONE)
+		g_string_printf(o->detail, "injected %s with the ICRC an implementation making this mistake sends: %s", sum,
+		     roce_icrc_mistake_text((enum roce_icrc_mistake)icrc_mistake));
+	else
+		g_string_printf(o->detail, "injected %s%s", sum, icrc_bad ? " with a corrupted ICRC" : "");
 }
 
 #define INJECT_MAX_REPEAT 100000u
