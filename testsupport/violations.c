@@ -51,6 +51,7 @@ SET(set_syndrome_nak65, AETH_syndrome, roce_syndrome(ROCE_SYN_NAK, 5))
 SET(set_syndrome_rdnak, AETH_syndrome, roce_syndrome_nak(ROCE_NAK_INVALID_RD_REQUEST))
 SET(set_syndrome_seqnak, AETH_syndrome, roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR))
 SET(set_dmalen_big, RETH_dmalen, 0x80000001u)
+SET(set_dmalen_0, RETH_dmalen, 0)
 SET(set_atomic_va_odd, ATOMICETH_va, 0x00007F0000002004ull)
 SET(set_psn_5, BTH_psn, 5)
 SET(set_m, BTH_m, 1)
@@ -367,6 +368,11 @@ const struct sample_violation sample_violations[] = {
 	V(E_GRH_NXTHDR, "RoCE v1 GRH Next Header 17", ROCE_OP_RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, v1_nxthdr_udp, NULL),
 	V(E_GRH_PAYLEN_LONG, "RoCE v1 GRH Payload Length 2000", ROCE_OP_RC_SEND_ONLY, 6, 16, 0, 0, ROCE_PARSE_ROCEV1, v1_paylen_2000, NULL),
 	V(C_ICRC_V1, "RoCE v1 ICRC wrong", ROCE_OP_RC_SEND_ONLY, 6, 16, 0, ROCE_CHK_ICRC, ROCE_PARSE_ROCEV1, v1_wrong_icrc, NULL),
+
+	/* The placement requests' own lengths (Annex A19), last so that the
+	 * frames above keep their numbers */
+	V(C_FLUSH_PAYLOAD, "FLUSH with 4 bytes of payload", ROCE_OP_RC_FLUSH, 4, 4, 0, 0, 0, NULL, NULL),
+	V(C_ATOMIC_WRITE_DMALEN, "ATOMIC WRITE with RETH DMA Length 0", ROCE_OP_RC_ATOMIC_WRITE, 4, 8, 0, 0, 0, set_dmalen_0, NULL),
 };
 
 const size_t sample_violation_count = sizeof sample_violations / sizeof sample_violations[0];

@@ -192,6 +192,11 @@ static void check_xhdrs(const struct roce_pkt *p, struct sink *s)
 		add(s, ROCE_C_FETH_RESV, p->hdr_off[ROCE_H_FETH], 4, roce_feth_resv(h), 0);
 	if ((h = roce_pkt_hdr(p, ROCE_H_RETH)) && roce_reth_dmalen(h) > (1u << 31))
 		add(s, ROCE_C_DMALEN, p->hdr_off[ROCE_H_RETH] + 12, 4, roce_reth_dmalen(h), 1u << 31);
+	/* ATOMIC WRITE is exactly 8 bytes (oA19-28): its RETH says so too. */
+	if ((h = roce_pkt_hdr(p, ROCE_H_RETH)) && p->op->kind == ROCE_K_ATOMIC_WRITE &&
+	    roce_reth_dmalen(h) != p->op->fixed_payload)
+		add(s, ROCE_C_ATOMIC_WRITE_DMALEN, p->hdr_off[ROCE_H_RETH] + 12, 4, roce_reth_dmalen(h),
+		    p->op->fixed_payload);
 	if ((h = roce_pkt_hdr(p, ROCE_H_ATOMICETH)) && (roce_atomiceth_va(h) & 7))
 		add(s, ROCE_C_ATOMIC_ALIGN, p->hdr_off[ROCE_H_ATOMICETH], 8, roce_atomiceth_va(h), 0);
 	if ((h = roce_pkt_hdr(p, ROCE_H_CNPPAD))) {
@@ -265,7 +270,8 @@ static void check_payload(const struct roce_pkt *p, const struct roce_check_opts
 		if (op->transport == ROCE_T_XRC && (op->flags & ROCE_OPF_RESPONSE) && p->payload_len == ROCE_XRCETH_LEN)
 			add(s, ROCE_C_XRC_RESP_XRCETH, p->payload_off, p->payload_len, p->payload_len, 0);
 		else if (p->payload_len)
-			add(s, ROCE_C_PAYLOAD_UNEXPECTED, p->payload_off, p->payload_len, p->payload_len, 0);
+			add(s, op->kind == ROCE_K_FLUSH ? ROCE_C_FLUSH_PAYLOAD : ROCE_C_PAYLOAD_UNEXPECTED, p->payload_off,
+			    p->payload_len, p->payload_len, 0);
 		if (p->pad_len)
 			add(s, ROCE_C_PAD_NO_PAYLOAD, bth + 1, 1, p->pad_len, 0);
 		return;

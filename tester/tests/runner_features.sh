@@ -2,8 +2,9 @@
 # The runner's features that the conformance cases lean on, against the
 # soft DUT: 'unless', per-QP IP versions, partial bring-up completed by
 # dut modify, not applicable above the port MTU, $port.mtu, rules limited
-# to an IP version, and the address check of every DUT packet (under the
-# wrong-sgid and wrong-dgid faults).
+# to an IP version, the address check of every DUT packet (under the
+# wrong-sgid and wrong-dgid faults), and a step that a DUT packet with a
+# wrong ICRC kept from its rule reported not reached (under bad-icrc).
 # usage: runner_features.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER FEATURES-DIR
 set -u
 netns=$1 agent=$2 t=$3 dir=$4
@@ -25,6 +26,8 @@ rc=$?
 [ $rc -eq 77 ] && { tail -1 "$out/plain.log"; exit 77; }
 run sgid wrong-sgid sh -c "$runtester" "$t" "$out/sgid" "$dir/rule-ip.case"
 run dgid wrong-dgid sh -c "$runtester" "$t" "$out/dgid" "$dir/rule-ip.case"
+run icrc bad-icrc sh -c '"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2" "$3"' \
+  "$t" "$out/icrc" "$dir/unreached.case" "$dir/unreached-own.case"
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -59,6 +62,16 @@ for rd, r4id, r6id in (("sgid", "CA17-11", "CA17-18"), ("dgid", "CA17-12", "CA17
           "wrong-%s: IPv6 fails %s (%s)" % (rd, r6id, b["reason"]))
     check(any(f["rule"] == r4id and f["source"] == "packet check" and f.get("frame") for f in a["findings"]),
           "wrong-%s: the finding names its frame" % rd)
+check(p[("F-UNREACHED", 4)]["verdict"] == "pass" and p[("F-UNREACHED-OWN", 4)]["verdict"] == "pass",
+      "the unreached cases pass against the fault-free DUT")
+i = cases("icrc")
+u, o = i[("F-UNREACHED", 4)], i[("F-UNREACHED-OWN", 4)]
+unreached = lambda c: [f for f in c["findings"] if f["severity"] == "info" and "not reached" in f["message"]]
+check(u["verdict"] == "fail" and u["failed_rules"] == ["CA17-22"] and not u["evidence"] and unreached(u),
+      "bad-icrc: the completion after the dropped WRITE is not reached, the case fails under CA17-22 alone (%s %s)"
+      % (u["failed_rules"], u["reason"]))
+check(o["verdict"] == "fail" and [e["rules"] for e in o["evidence"]] == [["CA17-22"]] and not unreached(o),
+      "bad-icrc: the expectation of the dropped WRITE itself is judged (%s)" % o["reason"])
 sys.exit(1 if fails else 0)
 PY
 rc=$?

@@ -76,6 +76,49 @@ static uint8_t *cm_mad_copy(struct soft_dev *dev, struct roce_desc *d)
 	return dev->fs.mad;
 }
 
+/* The placement requests a broken requester sends (Annex A19): a FLUSH's
+ * FETH, RETH or payload, an ATOMIC WRITE's RETH or bytes. */
+static void placement_request_fault(struct soft_dev *dev, struct roce_desc *d, const struct roce_opcode_info *op)
+{
+	static const uint8_t zeros[8];
+	if (op->kind != ROCE_K_FLUSH && op->kind != ROCE_K_ATOMIC_WRITE)
+		return;
+	uint8_t *reth = roce_desc_hdr(d, ROCE_H_RETH);
+	switch (dev->fault) {
+	case SOFT_FAULT_FLUSH_FETH_SWAPPED:
+		if (op->kind == ROCE_K_FLUSH) {
+			uint8_t *feth = roce_desc_hdr(d, ROCE_H_FETH);
+			unsigned plt = roce_feth_plt(feth), sel = roce_feth_sel(feth);
+			roce_feth_set_plt(feth, sel);
+			roce_feth_set_sel(feth, plt);
+		}
+		return;
+	case SOFT_FAULT_FLUSH_DMALEN_ZERO:
+		if (op->kind == ROCE_K_FLUSH)
+			roce_reth_set_dmalen(reth, 0);
+		return;
+	case SOFT_FAULT_FLUSH_PAYLOAD:
+		if (op->kind == ROCE_K_FLUSH) {
+			d->payload = zeros;
+			d->payload_len = sizeof zeros;
+		}
+		return;
+	case SOFT_FAULT_ATOMIC_WRITE_DMALEN_ZERO:
+		if (op->kind == ROCE_K_ATOMIC_WRITE)
+			roce_reth_set_dmalen(reth, 0);
+		return;
+	case SOFT_FAULT_ATOMIC_WRITE_BYTES_REVERSED:
+		if (op->kind == ROCE_K_ATOMIC_WRITE && d->payload_len == sizeof dev->fs.atomic_write) {
+			for (size_t i = 0; i < sizeof dev->fs.atomic_write; i++)
+				dev->fs.atomic_write[i] = d->payload[sizeof dev->fs.atomic_write - 1 - i];
+			d->payload = dev->fs.atomic_write;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
 /* The faults of the transport headers, the MADs and the VLAN tag, the
  * same for RoCE v1 and RoCEv2 packets. */
 static void transport_fault(struct soft_dev *dev, struct roce_desc *d)
@@ -179,6 +222,7 @@ static void transport_fault(struct soft_dev *dev, struct roce_desc *d)
 			d->vlan_tci[d->n_vlan - 1] = roce_vlan_tci(0, roce_vlan_vid(d->vlan_tci[d->n_vlan - 1]));
 		return;
 	default:
+		placement_request_fault(dev, d, op);
 		return;
 	}
 }
@@ -242,6 +286,21 @@ static void fault_tx_v2(struct soft_dev *dev, struct roce_desc *d)
 		if (dev->fault == SOFT_FAULT_ICRC_PAD_OMITTED &&
 		    roce_icrc_mistaken(&p, ROCE_ICRC_MISTAKE_PAD_OMITTED, &v) != 0)
 			return; /* no pad: the mistake does not show */
+		d->icrc = v;
+		d->ovr |= ROCE_OVR_ICRC;
+		return;
+	}
+	case SOFT_FAULT_FLUSH_ICRC_HEADERS_TWICE: {
+		/* rxe's FLUSH (R13 of docs/rxe-results.md): its opcode row has
+		 * no payload offset, so the headers count as payload too. */
+		uint8_t tmp[9216];
+		long n = roce_build_ip(d, tmp, sizeof tmp);
+		struct roce_pkt p;
+		uint32_t v;
+		if (roce_bth_opcode(d->bth) != ROCE_OP_RC_FLUSH || n <= 0 ||
+		    roce_parse_ip(&p, tmp, (size_t)n, (size_t)n, 0) != ROCE_OK ||
+		    roce_icrc_mistaken(&p, ROCE_ICRC_MISTAKE_HEADERS_TWICE, &v) != 0)
+			return;
 		d->icrc = v;
 		d->ovr |= ROCE_OVR_ICRC;
 		return;

@@ -309,3 +309,12 @@ bool soft_placement_response_ok(const struct be_qp *qp, const struct soft_rx *rx
 	return rx->op->kind == ROCE_K_READ_RESP && rx->op->position == ROCE_POS_ONLY && rx->payload_len == 0 &&
 	       aeth && roce_aeth_type(aeth) == ROCE_SYN_ACK;
 }
+
+enum be_wc_opcode soft_placement_wc_opcode(const struct be_qp *qp, enum be_wr_opcode op)
+{
+	if (op == BE_WR_ATOMIC_WRITE)
+		return BE_WC_ATOMIC_WRITE;
+	/* The broken device takes the READ Response Only that answers its
+	 * FLUSH for a READ's. */
+	return SOFT_FAULT_ON(qp->dev, FLUSH_WC_READ) ? BE_WC_RDMA_READ : BE_WC_FLUSH;
+}

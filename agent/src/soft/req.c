@@ -90,8 +90,6 @@ static enum be_wc_opcode wc_opcode(enum be_wr_opcode op)
 	case BE_WR_ATOMIC_FETCH_AND_ADD: return BE_WC_FETCH_ADD;
 	case BE_WR_BIND_MW: return BE_WC_BIND_MW;
 	case BE_WR_LOCAL_INV: return BE_WC_LOCAL_INV;
-	case BE_WR_FLUSH: return BE_WC_FLUSH;
-	case BE_WR_ATOMIC_WRITE: return BE_WC_ATOMIC_WRITE;
 	default: return BE_WC_SEND;
 	}
 }
@@ -100,7 +98,9 @@ static void report(struct be_qp *qp, const struct soft_swqe *w)
 {
 	if (w->signaled || w->status != BE_WC_SUCCESS) {
 		struct be_wc wc = { .wr_id = w->wr.wr_id, .status = w->status,
-				    .opcode = wc_opcode(w->wr.opcode), .qp_num = qp->qpn };
+				    .opcode = soft_placement_wr(w->wr.opcode) ? soft_placement_wc_opcode(qp, w->wr.opcode)
+									       : wc_opcode(w->wr.opcode),
+				    .qp_num = qp->qpn };
 		if (w->status == BE_WC_SUCCESS && is_read(w))
 			wc.byte_len = (uint32_t)w->length;
 		soft_cq_push(qp->scq, &wc);

@@ -398,6 +398,7 @@ struct soft_fault_state {
 	uint32_t sport_seq;              /* sport-varies */
 	uint8_t mad[ROCE_MAD_LEN];       /* a MAD rewritten on its way out */
 	uint8_t frame[16384];            /* a frame rewritten on its way in */
+	uint8_t atomic_write[8];         /* an ATOMIC WRITE's bytes rewritten on their way out */
 };
 
 struct soft_rx;
@@ -734,6 +735,8 @@ void soft_placement_host_access(struct be_mr *mr);
 bool soft_placement_wr(enum be_wr_opcode op);
 void soft_placement_build(struct be_qp *qp, const struct be_send_wr *wr, struct roce_desc *d);
 bool soft_placement_response_ok(const struct be_qp *qp, const struct soft_rx *rx);
+/* The opcode a FLUSH or ATOMIC WRITE work request completes with. */
+enum be_wc_opcode soft_placement_wc_opcode(const struct be_qp *qp, enum be_wr_opcode op);
 
 /* ---- resp.c ---- */
 void soft_resp_rx(struct be_qp *qp, const struct soft_rx *rx);

@@ -479,12 +479,16 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		trim_sep(o.observed);
 		/* A failed check fails the case only under a "must" of its
 		 * rules that binds the DUT in the step's roles; otherwise it
-		 * is reported, and the case ends there, informative. */
+		 * is reported, and the case ends there, informative. So is one
+		 * that a DUT packet with a wrong ICRC before it kept from its
+		 * rule (the packet checks judge that packet). */
 		unsigned bound[64], nb = 0;
 		if (o.st == S_FAIL && s->unreached) {
 			/* A precondition that does not hold: no rule of the case
 			 * is reached, none is judged. */
-			report_unreached(x, s, i, &o);
+			report_precondition_unmet(x, s, (unsigned)i, &o);
+			x->stop = true;
+		} else if (o.st == S_FAIL && report_unreached(x, s, (unsigned)i, &o)) {
 			x->stop = true;
 		} else if (o.st == S_FAIL && !(nb = cl_binding_rules(c, ip_version, s->roles, bound, 64))) {
 			report_unbound_failure(x, s, (unsigned)i, &o);

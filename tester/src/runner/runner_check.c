@@ -136,19 +136,6 @@ void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned
 	g_string_printf(o->detail, "does not hold, informative (not judged: %s)", why);
 }
 
-/* An 'else unreached' precondition that did not hold: an informative
- * finding that the case's rules were not reached, with what was expected
- * and observed, and why (the step's text). */
-void report_unreached(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o)
-{
-	gchar *msg = g_strdup_printf("not reached: %s (step %u, line %u: expected %s; observed %s)", s->info_text, i + 1,
-				     s->loc.line, o->expected->str, o->observed->str);
-	add_informative(x, s, msg);
-	o->st = S_OK;
-	g_string_printf(o->detail, "the precondition does not hold: %s; the case's rules are not reached, and the case ends here", msg);
-	g_free(msg);
-}
-
 static void bind_counter(void *ctx, const char *member, uint64_t v)
 {
 	sym_set(ctx, "counters", member, v);

@@ -316,7 +316,16 @@ void step_results(struct run_ctx *x, const struct cl_step *s, struct step_out *o
 void step_measure(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void add_informative(struct run_ctx *x, const struct cl_step *s, const char *msg);
 void report_unbound_failure(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
-void report_unreached(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
+
+/* ---- Steps a deviation elsewhere kept from their rule (runner_unreached.c) ---- */
+
+/* An 'else unreached' precondition that did not hold: the case's rules
+ * are not reached; an informative finding says why. */
+void report_precondition_unmet(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
+/* When a failed step follows a DUT packet of its QP whose ICRC is wrong
+ * (so the tester dropped it), reports the step as not reached, an
+ * informative finding, and returns true; else false. */
+bool report_unreached(struct run_ctx *x, const struct cl_step *s, unsigned i, struct step_out *o);
 void step_check(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 void step_inform(struct run_ctx *x, const struct cl_step *s, struct step_out *o);
 /* After the case: the DUT's counter deltas against the wire, informative

@@ -199,8 +199,12 @@ static void check_stateless(struct run_ctx *x, long idx, const struct roce_pkt *
 	size_t n = roce_check(pk, &o, f, 16);
 	for (size_t i = 0; i < n && i < 16; i++) {
 		const struct roce_code_info *ci = roce_code_info(f[i].code);
-		char msg[300];
+		/* With what libroce can say of its cause (a wrong ICRC: the
+		 * implementation mistake that makes it). */
+		char msg[1000], why[700];
 		roce_finding_format(&f[i], msg, sizeof msg);
+		roce_finding_context(pk, &f[i], why, sizeof why);
+		appendf(msg, sizeof msg, "%s", why);
 		add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg);
 	}
 }
