@@ -1,23 +1,26 @@
 /*
  * NVIDIA's Dynamically Connected transport (DC) uses the RD opcodes
  * (0x40-0x5F) with its own extended header. A capture cannot say which of
- * the two it holds, so a preference does: RD (IBA's Reliable Datagram, the
- * default) or DC, which libroce then parses (ROCE_PARSE_RD_AS_DC,
+ * the two it holds, so a preference does: auto (the default: per packet,
+ * DC when its RD reading looks like DC, libroce's ROCE_PARSE_RD_AUTO; no
+ * NIC ever shipped RD, and DC's access key then sits in RD's reserved
+ * byte), RD (IBA's Reliable Datagram) or DC (ROCE_PARSE_RD_AS_DC,
  * dcopcodes.def). Taken as RD, a frame that looks like DC (libroce's
  * roce_pkt_looks_like_dc) gets an expert info naming the preference next
  * to its RDETH warning.
  */
 #include "dc.h"
 
-enum { RD_RANGE_RD, RD_RANGE_DC };
+enum { RD_RANGE_AUTO, RD_RANGE_RD, RD_RANGE_DC };
 
 static const enum_val_t rd_range_vals[] = {
+	{ "auto", "Auto (DC where a packet read as RD looks like DC)", RD_RANGE_AUTO },
 	{ "rd", "RD (IBA Reliable Datagram)", RD_RANGE_RD },
 	{ "dc", "DC (NVIDIA Dynamically Connected)", RD_RANGE_DC },
 	{ NULL, NULL, 0 },
 };
 
-static int rd_range = RD_RANGE_RD;
+static int rd_range = RD_RANGE_AUTO;
 
 static int hf_opcode = -1;
 static int hf_dct = -1;
@@ -26,7 +29,7 @@ static expert_field ei_looks_like_dc = EI_INIT;
 
 unsigned rocev2_dc_parse_flags(void)
 {
-	return rd_range == RD_RANGE_DC ? ROCE_PARSE_RD_AS_DC : 0;
+	return rd_range == RD_RANGE_DC ? ROCE_PARSE_RD_AS_DC : rd_range == RD_RANGE_AUTO ? ROCE_PARSE_RD_AUTO : 0;
 }
 
 /* The DC opcodes' names, from libroce's DC rows (0x55 as DC Connect). */
@@ -57,7 +60,8 @@ void rocev2_register_dc(int proto, module_t *m)
 		{ &ei_looks_like_dc,
 		  { ROCEV2_FILTER ".dc.looks_like_dc", PI_PROTOCOL, PI_NOTE,
 		    "Looks like NVIDIA DC, not RD (RDETH reserved byte set, parses as DC): if the capture holds "
-		    "DC, set Edit > Preferences > Protocols > RoCEv2 > RD-range opcodes to DC (rocev2.rd_range:dc)",
+		    "DC, set Edit > Preferences > Protocols > RoCEv2 > RD-range opcodes to Auto or DC "
+		    "(rocev2.rd_range:auto, the default, or rocev2.rd_range:dc)",
 		    EXPFILL } },
 	};
 	hf[0].hfinfo.strings = VALS(dc_opcode_names());
@@ -67,7 +71,10 @@ void rocev2_register_dc(int proto, module_t *m)
 				       "What the opcodes 0x40-0x5F are: IBA's Reliable Datagram (RDETH, DETH, ...) "
 				       "or NVIDIA's Dynamically Connected transport (an 8-byte DCETH with the DC "
 				       "access key after the BTH, then RD's headers; DC Connect on 0x55), the "
-				       "layout Wireshark's InfiniBand dissector decodes for this range",
+				       "layout Wireshark's InfiniBand dissector decodes for this range. Auto decides "
+				       "per packet: DC when, read as RD, its RDETH reserved byte is set and it "
+				       "parses as DC with a clean RDETH (a DC key that begins with a zero byte "
+				       "then reads as RD: choose DC for such a capture)",
 				       &rd_range, rd_range_vals, false);
 }
 

@@ -7,7 +7,8 @@
 /* Registers the "RD-range opcodes" preference (rocev2.rd_range) in m, the
  * DC fields and the expert info of a frame that looks like DC. */
 void rocev2_register_dc(int proto, module_t *m);
-/* ROCE_PARSE_RD_AS_DC when the preference says DC, else 0. */
+/* The preference as libroce's parse flags: ROCE_PARSE_RD_AUTO (auto, the
+ * default), ROCE_PARSE_RD_AS_DC (dc) or 0 (rd). */
 unsigned rocev2_dc_parse_flags(void);
 /* Under rt: a DC packet's DCT number and Connect flag; for a packet taken
  * as RD that looks like DC, the expert info naming the preference. t's

@@ -17,15 +17,30 @@ contains "v1 frames counted with --rocev1" "126 frames: 126 RoCE (v1 and v2)"
 expect "lint --no-rocev1 leaves RoCE v1 out" 0 "$t" lint -q --no-rocev1 "$caps/rocev1.pcap"
 contains "v1 frames skipped" "126 frames: 1 RoCEv2, 125 other"
 
-# NVIDIA DC on the RD opcodes: RD by default, with a hint; DC with --rd-as-dc.
-expect "lint a DC capture as RD (the default)" 1 "$t" lint --no-flow "$caps/dc.pcap"
+# NVIDIA DC on the RD opcodes: decided per packet by default (auto), as
+# the plugin does: the sample's 22 well-formed DC frames are DC without a
+# finding; RD with --rd-range rd, with a hint; DC with --rd-range dc
+# (--rd-as-dc).
+expect "lint a DC capture (the default: auto)" 1 "$t" lint --no-flow "$caps/dc.pcap"
+contains "DC opcodes named" "frame 1: DC Connect QP=0x000123 PSN=42"
+contains "DC frames read as DC: only the sample's own violations" "25 frames: 25 RoCE (v1 and v2), 0 other; 3 with findings, 2 errors"
+contains "the DC frame with a reserved byte set does not read as DC" "frame 23: RD SEND Only QP=0x000123 PSN=42"
+lacks "no hint by default" "looks like NVIDIA DC"
+expect "lint a DC capture as RD" 1 "$t" lint --no-flow --rd-range rd "$caps/dc.pcap"
 contains "as RD, the DC key's first byte is the RDETH's reserved byte" "warning IBA9.3-RESV: RDETH reserved byte is 0xd0, not 0"
-contains "the hint names the option" "looks like NVIDIA DC, not RD: run with --rd-as-dc"
+contains "the hint names the option" "looks like NVIDIA DC, not RD: run with --rd-range auto or dc"
 contains "the hint counted (every DC frame but the two whose DC reading breaks too)" "23 RD frames look like NVIDIA DC"
-expect "lint --rd-as-dc" 1 "$t" lint --no-flow --rd-as-dc "$caps/dc.pcap"
+expect "lint --rd-range dc" 1 "$t" lint --no-flow --rd-range dc "$caps/dc.pcap"
 contains "DC opcodes named" "frame 1: DC Connect QP=0x000123 PSN=42"
 contains "only the sample's own violations" "25 frames: 25 RoCE (v1 and v2), 0 other; 3 with findings, 2 errors"
-lacks "no hint with --rd-as-dc" "looks like NVIDIA DC"
+contains "0x55 with SE set is no DC opcode" "IBA9.2-OPCODE"
+lacks "no hint with --rd-range dc" "looks like NVIDIA DC"
+expect "lint --rd-as-dc (kept for old scripts)" 1 "$t" lint -q --no-flow --rd-as-dc "$caps/dc.pcap"
+contains "the same as --rd-range dc" "IBA9.2-OPCODE"
+expect "a bad --rd-range" 2 "$t" lint --rd-range sometimes "$caps/dc.pcap"
+contains "says what it takes" "--rd-range sometimes: not one of auto, rd, dc"
+expect "RD frames that do not look like DC stay RD by default" 0 "$t" lint --no-flow "$caps/opcodes-ipv4.pcap"
+contains "an RD packet read as RD" ": RD SEND Only QP="
 
 expect "craft a TVer violation" 0 "$t" craft --opcode rc-send-only --set bth.tver=1 -o "$tmp/tver.pcap"
 expect "lint finds it" 1 "$t" lint "$tmp/tver.pcap"

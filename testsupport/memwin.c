@@ -3,8 +3,11 @@
  * windows and a fast-registered region; host A reaches them through their
  * rkeys until a SEND with Invalidate from A, which B acknowledged, takes a
  * key away. What the flow analysis makes of each access (flow_rkey.c):
- * rejected as it must be, executed in error, possibly crossed in flight,
- * and valid again once B could have handed out a new binding.
+ * rejected as it must be; executed, so that the key stayed valid (B
+ * refused the invalidation, right for a type 1 window or a region, or
+ * ignored it, wrong for a type 2 window: the wire cannot tell), said once;
+ * possibly crossed in flight; and valid again once B could have handed
+ * out a new binding.
  */
 #include "conv_build.h"
 
@@ -56,7 +59,8 @@ void sample_conv_mw(sample_emit_fn emit, void *ctx)
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 202, SYN_NAK_REMOTE_ACCESS, msn[1], 0, ROCE_OK,
 		 "NAK Remote Access Error: B rejects it, as it must");
 
-	/* The error: B executes an access through an invalidated rkey. */
+	/* B executes an access through the rkey after acknowledging its
+	 * invalidation: the key stayed valid, refused or ignored. */
 	use_pair(&c, 0);
 	write_through(&c, 100, WINDOW_0, ROCE_OK, "RDMA WRITE Only through window rkey 0x00abce02");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 100, SYN_ACK, ++msn[0], 0, ROCE_OK, "ACK: the window's rkey is valid");
@@ -66,20 +70,25 @@ void sample_conv_mw(sample_emit_fn emit, void *ctx)
 	write_through(&c, 102, WINDOW_0, ROCE_F_RKEY_AFTER_INV,
 		      "RDMA WRITE Only through rkey 0x00abce02 again, after its invalidation was acknowledged");
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 102, SYN_ACK, ++msn[0], 0, ROCE_F_RKEY_INV_EXECUTED,
-		 "ACK: B executed the WRITE through the invalidated rkey");
+		 "ACK: B executed the WRITE, so the key stayed valid (refused, or ignored)");
+	/* A key shown to have stayed valid is not judged again: one finding
+	 * for one refusal. */
+	write_through(&c, 103, WINDOW_0, ROCE_OK,
+		      "RDMA WRITE Only through rkey 0x00abce02 once more: it stayed valid after its invalidation");
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 103, SYN_ACK, ++msn[0], 0, ROCE_OK, "ACK: no second finding");
 
 	/* A request on another QP that passed the capture point before the
 	 * invalidation's ACK may have crossed it in flight. */
-	send_invalidate(&c, 103, REGION, "SEND Only with Invalidate of region rkey 0x00c0fe03");
+	send_invalidate(&c, 104, REGION, "SEND Only with Invalidate of region rkey 0x00c0fe03");
 	use_pair(&c, 2);
 	write_through(&c, 300, REGION, ROCE_F_RKEY_CROSSED_INV,
 		      "RDMA WRITE Only through rkey 0x00c0fe03 on QP 0x000125, before the invalidation is acknowledged");
 	use_pair(&c, 0);
-	conv_ack(&c, true, ROCE_OP_RC_ACK, 103, SYN_ACK, ++msn[0], 0, ROCE_OK,
+	conv_ack(&c, true, ROCE_OP_RC_ACK, 104, SYN_ACK, ++msn[0], 0, ROCE_OK,
 		 "ACK of the SEND with Invalidate: B invalidated the region's rkey");
 	use_pair(&c, 2);
 	conv_ack(&c, true, ROCE_OP_RC_ACK, 300, SYN_ACK, ++msn[2], 0, ROCE_F_RKEY_INV_EXECUTED_SEEN,
-		 "ACK of that WRITE, after the invalidation's: it may have reached B first");
+		 "ACK of that WRITE, after the invalidation's: it may have reached B first, or B refused the invalidation");
 
 	/* B sends a message: it may carry a new binding of the same key,
 	 * which the capture cannot show; the key is taken as valid again. */

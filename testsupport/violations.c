@@ -336,7 +336,9 @@ const struct sample_violation sample_violations[] = {
 	V(C_PAYLOAD_OVER_PMTU, "SEND Only of 2048 bytes at PMTU 1024", ROCE_OP_RC_SEND_ONLY, 4, 2048, 1024, 0, 0, NULL, NULL),
 	V(C_LAST_EMPTY, "empty SEND Last", ROCE_OP_RC_SEND_LAST, 4, 0, 0, 0, 0, NULL, NULL),
 	V(C_UD_OVER_PMTU, "UD SEND of 1100 bytes at PMTU 1024", ROCE_OP_UD_SEND_ONLY, 4, 1100, 1024, 0, 0, NULL, NULL),
-	V(C_RDETH_RESV, "RDETH reserved byte", ROCE_OP_RD_SEND_ONLY, 4, 16, 0, 0, 0, set_rdeth_resv, NULL),
+	/* An RD Acknowledge: too short to read as NVIDIA DC, so the RD range's
+	 * default (auto: DC where an RD packet looks like DC) keeps it RD. */
+	V(C_RDETH_RESV, "RDETH reserved byte (RD Acknowledge)", ROCE_OP_RD_ACK, 4, 0, 0, 0, 0, set_rdeth_resv, NULL),
 	V(C_DETH_RESV, "DETH reserved byte", ROCE_OP_UD_SEND_ONLY, 4, 16, 0, 0, 0, set_deth_resv, NULL),
 	V(C_XRCETH_RESV, "XRCETH reserved byte", ROCE_OP_XRC_SEND_ONLY, 4, 16, 0, 0, 0, set_xrceth_resv, NULL),
 	V(C_FETH_RESV, "FETH reserved bits", ROCE_OP_RC_FLUSH, 4, 0, 0, 0, 0, set_feth_resv, NULL),

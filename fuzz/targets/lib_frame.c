@@ -18,6 +18,7 @@
  *   bit 2     ROCE_PARSE_ANY_PORT
  *   bit 3     cut the capture: the next byte is how many bytes the
  *             capture lost (caplen = size - cut, wirelen = size)
+ *   bit 4     ROCE_PARSE_RD_AUTO (the RD opcodes as DC where they look like it)
  *   bit 5     ROCE_PARSE_RD_AS_DC (the RD opcodes as NVIDIA DC)
  */
 #include "../fuzz.h"
@@ -192,7 +193,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cut = size;
 	}
 	enum entry e = (ctl & 3) == 1 ? E_IP : (ctl & 3) == 2 ? E_BTH : E_FRAME;
-	unsigned flags = ((ctl & 4) ? ROCE_PARSE_ANY_PORT : 0) | ((ctl & 0x20) ? ROCE_PARSE_RD_AS_DC : 0);
+	unsigned flags = ((ctl & 4) ? ROCE_PARSE_ANY_PORT : 0) | ((ctl & 0x10) ? ROCE_PARSE_RD_AUTO : 0) |
+			 ((ctl & 0x20) ? ROCE_PARSE_RD_AS_DC : 0);
 	size_t caplen = size - cut;
 	/* Only the captured bytes exist: a read past them is an ASan report. */
 	uint8_t *buf = malloc(caplen ? caplen : 1);
@@ -219,6 +221,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!p.rd_as_dc && roce_pkt_has(&p, ROCE_H_RDETH) &&
 				   roce_rdeth_resv(roce_pkt_hdr(&p, ROCE_H_RDETH)),
 			   "looks like DC without an RD RDETH's reserved byte set");
+	/* Decided per packet, nothing is left that looks like DC. */
+	if (flags & ROCE_PARSE_RD_AUTO)
+		FUZZ_CHECK(!roce_pkt_looks_like_dc(&p), "auto left a packet that looks like DC as RD");
 	free(buf);
 	return 0;
 }

@@ -5,10 +5,7 @@
  * one that can be invalidated remotely (a type 2 window's). A later request
  * to that node through the rkey (RETH: WRITE, READ, FLUSH, ATOMIC WRITE;
  * AtomicETH: CmpSwap, FetchAdd) must then be rejected with NAK Remote
- * Access Error (IBA10.6.7-MW-INVALID). The acknowledgement does not say
- * whether it was: a responder acknowledges a refused invalidation too (a
- * type 1 window's or a registered region's key; rxe's class J), so an
- * executed request is reported as a warning, never an error.
+ * Access Error (IBA10.6.7-MW-INVALID).
  *
  * The capture point sits somewhere between the peers. The acknowledgement
  * left the node after the invalidation, so a request that passed the
@@ -16,9 +13,20 @@
  * invalidation, wherever the point is; so did a request behind the SEND on
  * the same QP, which the responder executes in PSN order. Any other request
  * (another QP, sent before the acknowledgement passed) may have crossed the
- * invalidation in flight. Executing the first kind is the responder's
- * error; executing the second is only a warning, with the time by which it
- * led the acknowledgement.
+ * invalidation in flight.
+ *
+ * An acknowledgement does not prove the key invalid, though: a responder
+ * refuses to invalidate the key of a type 1 window or of a region
+ * (IBA10.6.7-INV-REFUSE) and still acknowledges the SEND, completing its
+ * receive in error (Linux rxe: RESPST_ERR_INVALIDATE_RKEY, class J). The
+ * wire cannot tell such a key from a type 2 window's, so a request of the
+ * first kind that the responder executed shows only that the key stayed
+ * valid: refused, as it must be for those keys, or not invalidated, which
+ * breaks IBA10.6.7-SEND-INV. That is a warning, not an error, raised once: from
+ * then on the key is known to be valid and is not judged again until the
+ * next SEND with Invalidate. Executing a request of the second kind is a
+ * warning too (crossed in flight, refused, or ignored), with the time by
+ * which it led the acknowledgement.
  *
  * A new binding of the same rkey (a window bound again, a region
  * registered again) never shows on the wire. Its owner can only hand a new
@@ -36,7 +44,7 @@ struct rkey_record {
 	bool pending;
 	uint32_t pend_frame, pend_psn;
 	const struct direction *pend_dir;
-	/* Acknowledged: the key is invalid at its node. */
+	/* Acknowledged: the key is invalid at its node, unless refused. */
 	bool invalid;
 	uint32_t inv_frame, ack_frame;
 	uint64_t ack_ts;
@@ -162,11 +170,12 @@ void flow_rkey_invalidated(const struct roce_flow_env *env, const struct directi
 	k->ack_ts = in->ts_ns;
 }
 
-/* Was the invalidation this access was noted against acknowledged? */
-static const struct rkey_record *confirmed(const struct roce_flow_env *env, const struct direction *q,
-					   const struct rkey_access *a)
+/* Was the invalidation this access was noted against acknowledged (and
+ * not yet shown to have left the key valid)? */
+static struct rkey_record *confirmed(const struct roce_flow_env *env, const struct direction *q,
+				     const struct rkey_access *a)
 {
-	const struct rkey_record *k = rkey_of(env, flow_dir_net(q), q->dst, a->rkey);
+	struct rkey_record *k = rkey_of(env, flow_dir_net(q), q->dst, a->rkey);
 	return k && k->invalid && k->inv_frame == a->inv_frame ? k : NULL;
 }
 
@@ -185,10 +194,12 @@ void flow_rkey_response(const struct roce_flow_env *env, struct direction *q, co
 			continue;
 		}
 		/* The responder executed it. */
-		const struct rkey_record *k = a->state == RKEY_ACCESS_AFTER ? NULL : confirmed(env, q, a);
-		if (a->state == RKEY_ACCESS_AFTER || (k && a->state == RKEY_ACCESS_BEHIND)) {
+		struct rkey_record *k = confirmed(env, q, a);
+		if (k && (a->state == RKEY_ACCESS_AFTER || a->state == RKEY_ACCESS_BEHIND)) {
+			/* The key stayed valid: said once, then no longer judged. */
 			add(r, ROCE_F_RKEY_INV_EXECUTED, psn_off, 3, a->rkey, a->inv_frame);
 			flow_set(r, ROCE_FLOW_V_RKEY_INVALIDATED_IN, a->inv_frame);
+			k->invalid = false;
 		} else if (k) {
 			add(r, ROCE_F_RKEY_INV_EXECUTED_SEEN, psn_off, 3, a->rkey, a->inv_frame);
 			flow_set(r, ROCE_FLOW_V_RKEY_INVALIDATED_IN, a->inv_frame);

@@ -190,8 +190,8 @@ static enum roce_code walk_grh(struct roce_pkt *p, uint32_t off)
 	return walk_transport(p, off + ROCE_GRH_LEN, paylen);
 }
 
-enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
-				size_t wirelen, unsigned flags)
+static enum roce_code parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t caplen, size_t wirelen,
+				  unsigned flags)
 {
 	reset(p, buf, caplen, wirelen);
 	p->rd_as_dc = flags & ROCE_PARSE_RD_AS_DC;
@@ -225,20 +225,48 @@ enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t c
 	}
 }
 
-enum roce_code roce_parse_ip(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
-			     size_t wirelen, unsigned flags)
+static enum roce_code parse_ip(struct roce_pkt *p, const uint8_t *buf, size_t caplen, size_t wirelen,
+			       unsigned flags)
 {
 	reset(p, buf, caplen, wirelen);
 	p->rd_as_dc = flags & ROCE_PARSE_RD_AS_DC;
 	return walk_ip(p, 0, 0, flags);
 }
 
-enum roce_code roce_parse_bth(struct roce_pkt *p, const uint8_t *buf, size_t caplen, size_t len,
-			      unsigned flags)
+static enum roce_code parse_bth(struct roce_pkt *p, const uint8_t *buf, size_t caplen, size_t len,
+				unsigned flags)
 {
 	reset(p, buf, caplen, len);
 	p->rd_as_dc = flags & ROCE_PARSE_RD_AS_DC;
 	return walk_transport(p, 0, p->wirelen);
+}
+
+/* ROCE_PARSE_RD_AUTO: a packet read as RD that looks like DC is read again
+ * as DC. */
+static bool auto_dc(const struct roce_pkt *p, unsigned flags)
+{
+	return (flags & ROCE_PARSE_RD_AUTO) && !(flags & ROCE_PARSE_RD_AS_DC) && roce_pkt_looks_like_dc(p);
+}
+
+enum roce_code roce_parse_frame(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
+				size_t wirelen, unsigned flags)
+{
+	enum roce_code e = parse_frame(p, buf, caplen, wirelen, flags);
+	return auto_dc(p, flags) ? parse_frame(p, buf, caplen, wirelen, flags | ROCE_PARSE_RD_AS_DC) : e;
+}
+
+enum roce_code roce_parse_ip(struct roce_pkt *p, const uint8_t *buf, size_t caplen,
+			     size_t wirelen, unsigned flags)
+{
+	enum roce_code e = parse_ip(p, buf, caplen, wirelen, flags);
+	return auto_dc(p, flags) ? parse_ip(p, buf, caplen, wirelen, flags | ROCE_PARSE_RD_AS_DC) : e;
+}
+
+enum roce_code roce_parse_bth(struct roce_pkt *p, const uint8_t *buf, size_t caplen, size_t len,
+			      unsigned flags)
+{
+	enum roce_code e = parse_bth(p, buf, caplen, len, flags);
+	return auto_dc(p, flags) ? parse_bth(p, buf, caplen, len, flags | ROCE_PARSE_RD_AS_DC) : e;
 }
 
 int roce_pkt_strerror(const struct roce_pkt *p, char *buf, size_t n)

@@ -4,7 +4,7 @@
  * they follow, a DC frame's bytes where the DC layout puts them, parsed
  * both ways (as RD it breaks the RDETH's reserved byte and looks like DC;
  * as DC it is clean), its ICRC the same either way, rebuilt byte for byte,
- * and what does not look like DC.
+ * what does not look like DC, and the per-packet choice (ROCE_PARSE_RD_AUTO).
  */
 #include <string.h>
 
@@ -162,11 +162,66 @@ static void test_not_dc(void)
 	      "0x55 with SE set is undefined as DC");
 }
 
+/* Findings of the reserved bytes' rule (IBA9.3-RESV) on p. */
+static size_t resv_findings(const struct roce_pkt *p)
+{
+	struct roce_finding fi[16];
+	struct roce_check_opts o = { ROCE_CHK_ICRC, 0 };
+	size_t n = roce_check(p, &o, fi, 16), k = 0;
+	for (size_t i = 0; i < n && i < 16; i++)
+		k += roce_code_info(fi[i].code)->rule == ROCE_RULE_IBA_XHDR_RESV;
+	return k;
+}
+
+/* ROCE_PARSE_RD_AUTO, the plugin's and lint's default: per packet, DC when
+ * the RD reading looks like DC, RD otherwise; every entry point alike. */
+static void test_auto(void)
+{
+	uint8_t f[SAMPLE_FRAME_MAX];
+	struct roce_pkt p;
+	struct roce_finding fi[8];
+	struct roce_check_opts o = { ROCE_CHK_ICRC, 0 };
+	const size_t ip = ROCE_ETH_LEN, bth = ROCE_ETH_LEN + ROCE_IPV4_LEN + ROCE_UDP_LEN;
+	/* A real DC capture's key (its first byte 0x11, a ConnectX's). */
+	for (unsigned op = ROCE_OP_DC_SEND_FIRST; op <= ROCE_OP_DC_CONNECT; op++) {
+		size_t n = build_dc((uint8_t)op, 0x1122334455667788ull, f);
+		CHECK(roce_parse_frame(&p, f, n, n, ROCE_PARSE_RD_AUTO) == ROCE_OK && p.rd_as_dc &&
+			      p.op->transport == ROCE_T_DC && !resv_findings(&p),
+		      "auto: DC opcode 0x%02x taken as DC, no IBA9.3-RESV finding", op);
+		roce_parse_frame(&p, f, n, n, 0);
+		CHECK(resv_findings(&p), "as RD (rd_range rd): 0x%02x breaks IBA9.3-RESV", op);
+		CHECK(roce_parse_ip(&p, f + ip, n - ip, n - ip, ROCE_PARSE_RD_AUTO) == ROCE_OK && p.rd_as_dc,
+		      "auto, from the IP header: 0x%02x taken as DC", op);
+		CHECK(roce_parse_bth(&p, f + bth, n - bth, n - bth, ROCE_PARSE_RD_AUTO) == ROCE_OK && p.rd_as_dc,
+		      "auto, from the BTH: 0x%02x taken as DC", op);
+		CHECK(roce_parse_frame(&p, f, n, n, ROCE_PARSE_RD_AUTO | ROCE_PARSE_RD_AS_DC) == ROCE_OK && p.rd_as_dc,
+		      "auto with RD_AS_DC: DC");
+	}
+	/* RD that does not look like DC stays RD. */
+	struct roce_desc d;
+	sample_desc(&d, ROCE_OP_RD_SEND_ONLY, 4, payload, 24);
+	long n = roce_build_frame(&d, f, sizeof f);
+	CHECK(roce_parse_frame(&p, f, (size_t)n, (size_t)n, ROCE_PARSE_RD_AUTO) == ROCE_OK && !p.rd_as_dc &&
+		      p.op == roce_opcode(ROCE_OP_RD_SEND_ONLY) && roce_check(&p, &o, fi, 8) == 0,
+	      "auto: a clean RD SEND stays RD");
+	/* A key starting with 0: RD's reading is clean, so it stays RD,
+	 * without a finding (the documented limit of auto). */
+	size_t m = build_dc(ROCE_OP_DC_SEND_ONLY, 0x00c0a0b0c0ffee42ull, f);
+	CHECK(roce_parse_frame(&p, f, m, m, ROCE_PARSE_RD_AUTO) == ROCE_OK && !p.rd_as_dc && roce_check(&p, &o, fi, 8) == 0,
+	      "auto: a DC key starting with 0 reads as a conforming RD packet");
+	/* 0x55 with SE set is no DC opcode: RD RESYNC, with its warning. */
+	m = build_dc(ROCE_OP_DC_CONNECT, KEY, f);
+	roce_bth_set_se(f + bth, 1);
+	CHECK(roce_parse_frame(&p, f, m, m, ROCE_PARSE_RD_AUTO) == ROCE_OK && !p.rd_as_dc,
+	      "auto: 0x55 with SE set stays RD");
+}
+
 int main(void)
 {
 	sample_fill_pattern(payload, sizeof payload);
 	test_table();
 	test_frame();
 	test_not_dc();
+	test_auto();
 	return test_result("test_dc");
 }

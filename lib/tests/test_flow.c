@@ -984,7 +984,7 @@ static void rkey_life_cycle(void)
 {
 	static struct sample_run s;
 	run_sample(&s, sample_conv_mw);
-	CHECK(s.frames == 20, "%lu frames", s.frames);
+	CHECK(s.frames == 22, "%lu frames", s.frames);
 	CHECK(s.r[5].findings[0].observed == 0x00ABCD02 && s.r[5].findings[0].expected == 3,
 	      "names the rkey and the frame of the SEND with Invalidate");
 	CHECK(value_of(&s.r[5], ROCE_FLOW_V_RKEY_INV_ACK_IN) == 4, "and its acknowledgement");
@@ -1000,8 +1000,9 @@ static void rkey_life_cycle(void)
 
 	/* Behind the SEND with Invalidate on its own QP: the responder takes
 	 * it after the SEND, so one ACK for both executed it after the
-	 * invalidation, however the capture point saw them; a READ answered
-	 * with data after the invalidation too. */
+	 * invalidation, however the capture point saw them. The key stayed
+	 * valid (the invalidation was refused, or ignored): said once, and
+	 * later accesses are not judged until the next invalidation. */
 	struct conv c;
 	conv_init(&c, 1024);
 	struct pkt_opts key = { .rkey = 0x00001234 };
@@ -1009,19 +1010,33 @@ static void rkey_life_cycle(void)
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 2, 16, &key);
 	CHECK(!r.n_findings && value_of(&r, ROCE_FLOW_V_RKEY_INVALIDATED_IN) == 1, "behind the SEND: judged later");
 	r = feed(&c, ROCE_OP_RC_ACK, 2, 0, NULL);
-	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED) && errors(&r) == 0, "one ACK for both: executed after it (a warning)");
+	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED) && !errors(&r), "one ACK for both: the key stayed valid, a warning");
 	struct pkt_opts read = { .rkey = 0x00001234, .dmalen = 64 };
 	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 3, 0, &read);
-	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "a READ through it");
+	CHECK(!r.n_findings, "a READ through the key that stayed valid: not judged again");
 	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_ONLY, 3, 64, NULL);
-	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED), "answered with data: executed");
-	r = feed(&c, ROCE_OP_RC_CMP_SWAP, 4, 0, &key);
+	CHECK(!r.n_findings, "answered with data: no second finding for one refusal");
+
+	/* A new SEND with Invalidate, acknowledged: judged again. */
+	feed(&c, ROCE_OP_RC_SEND_ONLY_WITH_INV, 4, 16, &key);
+	feed(&c, ROCE_OP_RC_ACK, 4, 0, NULL);
+	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 5, 0, &read);
+	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "a READ through it after the new invalidation");
+	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_ONLY, 5, 64, NULL);
+	CHECK(has(&r, ROCE_F_RKEY_INV_EXECUTED) && !errors(&r), "answered with data: the key stayed valid again");
+	feed(&c, ROCE_OP_RC_SEND_ONLY_WITH_INV, 6, 16, &key);
+	feed(&c, ROCE_OP_RC_ACK, 6, 0, NULL);
+	r = feed(&c, ROCE_OP_RC_CMP_SWAP, 7, 0, &key);
 	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "an atomic through it");
 	struct pkt_opts nak = { .syndrome = roce_syndrome_nak(ROCE_NAK_REMOTE_ACCESS) };
-	r = feed(&c, ROCE_OP_RC_ACK, 4, 0, &nak);
+	r = feed(&c, ROCE_OP_RC_ACK, 7, 0, &nak);
 	CHECK(!r.n_findings, "rejected: conforming");
+	r = feed(&c, ROCE_OP_RC_CMP_SWAP, 8, 0, &key);
+	CHECK(has(&r, ROCE_F_RKEY_AFTER_INV), "invalid it stays: the next access is judged too");
+	r = feed(&c, ROCE_OP_RC_ACK, 8, 0, &nak);
+	CHECK(!r.n_findings, "rejected again");
 	struct pkt_opts other = { .rkey = 0x00004321 };
-	r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 5, 16, &other);
+	r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 9, 16, &other);
 	CHECK(!r.n_findings, "another rkey is untouched");
 	conv_free(&c);
 }

@@ -195,15 +195,17 @@ static const struct want congestion[] = {
 };
 
 /* flows-mw.pcap: WRITEs through invalidated rkeys (SENDs with
- * Invalidate in frames 3, 9 and 13, acknowledged in 4, 10 and 15). */
+ * Invalidate in frames 3, 9 and 15, acknowledged in 4, 10 and 17). */
 static const struct want mw[] = {
 	{ 5, "analysis.rkey.invalidated_in", 3 },	{ 5, "analysis.rkey.invalidation_ack", 4 },
 	{ 6, "analysis.rkey.invalidated_in", -1 },	{ 12, "analysis.rkey.invalidated_in", 9 },
-	{ 14, "analysis.rkey.invalidated_in", 13 },	{ 14, "analysis.rkey.invalidation_ack", -1 },
-	{ 16, "analysis.rkey.invalidated_in", 13 },	{ 16, "analysis.rkey.invalidation_ack", 15 },
-	/* the WRITE passed at 88 us, the invalidation's ACK at 96 us */
-	{ 16, "analysis.rkey.ahead_of_invalidation_ack", 8000 },
-	{ 19, "analysis.rkey.invalidated_in", -1 },
+	/* the key of frame 9 stayed valid (frame 12 said so): not judged again */
+	{ 13, "analysis.rkey.invalidated_in", -1 },	{ 14, "analysis.rkey.invalidated_in", -1 },
+	{ 16, "analysis.rkey.invalidated_in", 15 },	{ 16, "analysis.rkey.invalidation_ack", -1 },
+	{ 18, "analysis.rkey.invalidated_in", 15 },	{ 18, "analysis.rkey.invalidation_ack", 17 },
+	/* the WRITE passed at 104 us, the invalidation's ACK at 112 us */
+	{ 18, "analysis.rkey.ahead_of_invalidation_ack", 8000 },
+	{ 21, "analysis.rkey.invalidated_in", -1 },
 };
 
 /* flows-placement.pcap: FLUSHes and an ATOMIC WRITE, each answered 8 us later. */

@@ -229,6 +229,12 @@ def hostile(variant=False, fixed=False):
     if not variant:
         cs.append(passing("RC-X-002", 4, t + 2 * 10**9))
     c = passing("RC-X-003", 4, t + 3 * 10**9)
+    # A warning the case provoked on purpose, its message in the older form
+    # that began with the rule ID.
+    c["findings"].append({"rule": "IBA9.7-GBN", "severity": "warning",
+                          "message": "IBA9.7-GBN: PROVOKED-WARNING " + HOSTILE, "source": "packet check",
+                          "packet": 1, "frame": c["packets"][1]["frame"], "step": 3,
+                          "provoked": "the answer step 3 expected to the packet the case injected in step 2"})
     cs.append(c)
     cs.append(failing_without_frame("RC-X-003", 6, t + 4 * 10**9, npackets=400) if variant else
               passing("RC-X-003", 6, t + 4 * 10**9))

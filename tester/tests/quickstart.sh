@@ -2,7 +2,7 @@
 # ./scripts/quickstart with the binaries of this build: the whole suite
 # against the fault-free soft DUT (and the congestion management cases
 # against it with --rcm) leaves the four files, with the charts in the
-# reports and their series in results.json, and says where they are and
+# reports and their series in results.json and no issue observed, and says where they are and
 # how to open the capture in Wireshark with the plugin; with a
 # fault profile (one case, to stay quick) it still succeeds and the report
 # shows the failure; a wrong profile is refused with the list.
@@ -32,6 +32,12 @@ m=$(/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(
 set -- $m
 [ -n "$m" ] && [ "$1" -gt 0 ] && [ "$1" = "$2" ] && grep -qF "file://$work/qs/rcm/report.html" "$work/log" \
   && ok "the congestion management cases ran again with --rcm and passed ($1 case runs)" || bad "RCM pass: '$m'"
+# A PASS against the clean soft DUT lists no issue: the warnings a case
+# provokes on purpose (MW-INV-REFUSE-001's refused invalidations) are that
+# case's evidence, named under the issues, not DUT issues.
+grep -q 'id="no-issues"' "$work/qs/report.html" && ! grep -q 'id="issue-warnings"' "$work/qs/report.html" \
+  && ok "report.html: no issues observed against the clean soft DUT" \
+  || bad "report.html lists issues against the clean soft DUT"
 # The charts: congestion in rcm/report.html, the load step and the timers
 # in report.html, each SVG well-formed, and their series in results.json.
 /usr/bin/python3 - "$work/qs" <<'PY' && ok "the reports hold the charts, results.json their series" || bad "charts"

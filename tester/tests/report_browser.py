@@ -17,6 +17,8 @@ results.json it was built from:
     band, and every frame its evidence cites is an arrow drawn inside that
     band (or, with no frame, a dashed "expected" arrow is); clicking a frame
     number in the ladder scrolls to that frame's row and highlights it;
+  - laid out for print at A4's printable width, every verdict badge of the
+    rule and case tables stays inside its cell;
 and keeps screenshots (the top of the report, each failed case's ladder)
 in the artifacts directory, checked for size and for not being blank; the
 ladder screenshot must show the red of the highlighted failure.
@@ -224,6 +226,39 @@ return facts;
 """
 
 
+# Runs in the page laid out for print: every verdict badge of the rule and
+# case tables stays inside its cell (a fixed-layout column narrower than
+# "not applicable" let it run over the case name beside it).
+PRINT_BADGES = r"""
+const out = [];
+let n = 0;
+document.querySelectorAll("#rule-table td .v, #case-table td .v").forEach(b => {
+  const cell = b.closest("td"), r = b.getBoundingClientRect(), c = cell.getBoundingClientRect();
+  if (!r.width) return;
+  n++;
+  if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.bottom > c.bottom + 0.5)
+    out.push([cell.closest("tr").id || cell.closest("table").id, b.textContent, Math.round(r.right - c.right)]);
+});
+return [n, out];
+"""
+# A4 less the report's @page margins of 13 mm on either side, in CSS px.
+PRINT_WIDTH_PX = round((210 - 2 * 13) / 25.4 * 96)
+
+
+def check_print_layout(wd, tag):
+    cdp = lambda cmd, params: wd.s("POST", "/goog/cdp/execute", {"cmd": cmd, "params": params})
+    cdp("Emulation.setDeviceMetricsOverride", {"width": PRINT_WIDTH_PX, "height": 1000, "deviceScaleFactor": 1,
+                                                 "mobile": False})
+    cdp("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        n, over = wd.js(PRINT_BADGES)
+    finally:
+        cdp("Emulation.setEmulatedMedia", {"media": ""})
+        cdp("Emulation.clearDeviceMetricsOverride", {})
+    check(n > 0 and not over, "%s: printed, each of the %d verdict badges of the rule and case tables stays in its "
+          "cell (%s)" % (tag, n, over[:4]))
+
+
 def check_report(wd, report_dir, artifacts, tag):
     html = os.path.abspath(os.path.join(report_dir, "report.html"))
     with open(os.path.join(report_dir, "results.json")) as f:
@@ -323,6 +358,7 @@ def check_report(wd, report_dir, artifacts, tag):
                 time.sleep(0.1)
             check(got == ["#f%d" % ev_frames[0], "rgb(255, 241, 184)", True],
                   "%s: clicking frame #%d in the ladder shows its highlighted row (%s)" % (label, ev_frames[0], got))
+    check_print_layout(wd, tag)
     wd.js("window.scrollTo(0,0)")
     png = save_png(os.path.join(artifacts, "%s-top.png" % tag), wd.s("GET", "/screenshot"))
     st = image_stats(png)

@@ -80,6 +80,26 @@ assert "alert('x')" not in h and "&lt;script&gt;alert(&#39;x&#39;)" in h
 assert "\x01" not in h and "\x1b" not in h and "\U0001F600" in h
 assert "]]>" not in h and "-->" not in h.replace("<!--", "")
 PY
+$py - "$tmp/hostile" <<'PY' && ok "issues: a warning once with its rule ID once; a provoked one only with its case" \
+  || bad "issues and provoked findings"
+import html, re, sys
+d = sys.argv[1]
+h = open(d + "/report.html", encoding="utf-8").read()
+text = lambda s: html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", s)))
+issues = h[h.index('<section id="issues">'):h.index('<section id="rules">')]
+warn = text(issues[issues.index('id="issue-warnings"'):])
+assert "TTL is 255" in warn, "the DUT's own warning is an issue"
+assert "PROVOKED-WARNING" not in issues, "a provoked warning is not an issue"
+note = issues[issues.index('id="provoked-note"'):]
+assert "RC-X-003 [IPv4]" in text(note[:note.index("</p>")]), "the note names the case that holds it"
+for rule in ("CA17-9", "IBA9.7-GBN"):
+    assert not re.search(re.escape(rule) + r"\W+" + re.escape(rule), text(h)), "%s printed twice in a row" % rule
+cases = h[h.index('<section id="cases">'):]
+assert "PROVOKED-WARNING" in cases and "provoked on purpose: the answer step 3 expected" in text(cases), \
+    "the provoked warning is in its case's findings, with why"
+junit = open(d + "/junit.xml", encoding="utf-8").read()
+assert not re.search(r"CA17-9: CA17-9|IBA9.7-GBN: IBA9.7-GBN", junit), "junit repeats a rule ID"
+PY
 grep -q 'id="no-issues"' "$tmp/empty/report.html" && grep -q "No case ran" "$tmp/empty/report.html" \
   && grep -q 'id="incomplete-warning"' "$tmp/empty/report.html" && ok "an empty interrupted run says so" \
   || bad "empty run report"

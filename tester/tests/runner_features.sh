@@ -3,8 +3,9 @@
 # soft DUT: 'unless', per-QP IP versions, partial bring-up completed by
 # dut modify, not applicable above the port MTU, $port.mtu, rules limited
 # to an IP version, the address check of every DUT packet (under the
-# wrong-sgid and wrong-dgid faults), and a step that a DUT packet with a
-# wrong ICRC kept from its rule reported not reached (under bad-icrc).
+# wrong-sgid and wrong-dgid faults), a step that a DUT packet with a
+# wrong ICRC kept from its rule reported not reached (under bad-icrc), and
+# which warnings a case provoked on purpose (under bth-resv-set too).
 # usage: runner_features.sh NETNS-PAIR ROCE-AGENT ROCE-TESTER FEATURES-DIR
 set -u
 netns=$1 agent=$2 t=$3 dir=$4
@@ -28,6 +29,7 @@ run sgid wrong-sgid sh -c "$runtester" "$t" "$out/sgid" "$dir/rule-ip.case"
 run dgid wrong-dgid sh -c "$runtester" "$t" "$out/dgid" "$dir/rule-ip.case"
 run icrc bad-icrc sh -c '"$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --report-dir "$1" "$2" "$3"' \
   "$t" "$out/icrc" "$dir/unreached.case" "$dir/unreached-own.case"
+run resv bth-resv-set sh -c "$runtester" "$t" "$out/resv" "$dir/provoked.case"
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -72,6 +74,27 @@ check(u["verdict"] == "fail" and u["failed_rules"] == ["CA17-22"] and not u["evi
       % (u["failed_rules"], u["reason"]))
 check(o["verdict"] == "fail" and [e["rules"] for e in o["evidence"]] == [["CA17-22"]] and not unreached(o),
       "bad-icrc: the expectation of the dropped WRITE itself is judged (%s)" % o["reason"])
+# Provoked findings: the flow analysis' warning on the DUT's ACK to the
+# WRITE the case injected is the case's evidence; a warning about the same
+# ACK's own header (bth-resv-set) is the DUT's issue.
+import html, re
+def issues(rd):
+    h = open(out + "/" + rd + "/report.html", encoding="utf-8").read()
+    sec = h[h.index('<section id="issues">'):h.index('<section id="rules">')]
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", sec)))
+for rd in ("plain", "resv"):
+    pv = cases(rd)[("F-PROVOKED", 4)]
+    mw = [f for f in pv["findings"] if f["rule"] == "IBA10.6.7-MW-INVALID" and f["severity"] == "warning"]
+    check(pv["verdict"] == "pass" or rd == "resv", "%s: F-PROVOKED passes against the clean soft DUT (%s)" % (rd, pv["reason"]))
+    check(len(mw) == 1 and "injected in step" in mw[0].get("provoked", "") and not mw[0]["message"].startswith(mw[0]["rule"]),
+          "%s: the warning on the ACK of the injected WRITE is provoked, its message without the rule ID: %s" % (rd, mw))
+    text = issues(rd)
+    check("key stayed valid" not in text and "F-PROVOKED [IPv4]" in text.split("Not issues of the DUT")[-1],
+          "%s: Issues observed leaves it to its case and names the case" % rd)
+resv = cases("resv")[("F-PROVOKED", 4)]
+own = [f for f in resv["findings"] if f["rule"] == "IBA9.2-RESV" and f["severity"] == "warning"]
+check(own and not any("provoked" in f for f in own) and "BTH reserved bits" in issues("resv"),
+      "bth-resv-set: the ACK's own reserved bits are the DUT's warning, in Issues observed")
 sys.exit(1 if fails else 0)
 PY
 rc=$?

@@ -319,4 +319,5 @@ def main():
     return 2
 
 
-sys.exit(main())
+if __name__ == "__main__":  # also imported by findings.py
+    sys.exit(main())

@@ -40,6 +40,14 @@ extern "C" {
  * transport (dcopcodes.def: the DCETH after the BTH, DC Connect) instead
  * of RD. A capture says nothing of which one it holds; the user chooses. */
 #define ROCE_PARSE_RD_AS_DC 0x8u
+/* Decide per packet: one of the RD range that, taken as RD, looks like DC
+ * (roce_pkt_looks_like_dc: an RDETH reserved byte set, and a clean parse
+ * as DC) is taken as DC; any other stays RD. No NIC shipped RD, and DC's
+ * access key in RD's reserved byte is what a real DC capture shows. A DC
+ * packet whose key begins with a zero byte reads as RD (a conforming one,
+ * so no finding): ROCE_PARSE_RD_AS_DC is the sure choice for a DC capture.
+ * Ignored with ROCE_PARSE_RD_AS_DC. */
+#define ROCE_PARSE_RD_AUTO 0x10u
 #define ROCE_GRH_NXTHDR_IBA 0x1B /* GRH Next Header: the IBA transport (BTH) follows */
 
 struct roce_pkt {
@@ -63,7 +71,8 @@ struct roce_pkt {
 
 	uint8_t ip_version;   /* 4 or 6, once the IP header is found; 0 for RoCE v1 */
 	bool rocev1;          /* a RoCE v1 frame: a GRH, no IP or UDP (ROCE_PARSE_ROCEV1) */
-	bool rd_as_dc;        /* the RD range was taken as NVIDIA DC (ROCE_PARSE_RD_AS_DC) */
+	bool rd_as_dc;        /* the RD range was taken as NVIDIA DC (ROCE_PARSE_RD_AS_DC, or
+			       * ROCE_PARSE_RD_AUTO for this packet) */
 	uint32_t ip_hdr_len;  /* IPv4: IHL * 4; IPv6 and the GRH: 40 */
 	uint32_t l3_len;      /* IP datagram (GRH and what follows) length per its header */
 

@@ -33,10 +33,14 @@ static void usage(FILE *out)
 	      "  --no-rocev1   leave RoCE v1 frames out (counted as other frames)\n"
 	      "  --rocev1      RoCE v1 frames are judged (the default; kept for old scripts)\n"
 	      "  --no-flow     judge each packet on its own, without the per-QP analysis\n"
-	      "  --rd-as-dc    take the RD opcodes (0x40-0x5F) as NVIDIA's Dynamically\n"
-	      "                Connected transport (DC), as the plugin's preference\n"
-	      "                rocev2.rd_range:dc does; without it they are RD, and a\n"
-	      "                frame that looks like DC is said to\n"
+	      "  --rd-range auto|rd|dc\n"
+	      "                what the RD opcodes (0x40-0x5F) are, as the plugin's\n"
+	      "                preference rocev2.rd_range: auto (the default) takes a\n"
+	      "                packet as NVIDIA's Dynamically Connected transport (DC)\n"
+	      "                when, read as RD, it looks like DC (its RDETH reserved\n"
+	      "                byte set, and a clean parse as DC), else as RD; rd takes\n"
+	      "                them all as RD and says which look like DC; dc as DC\n"
+	      "  --rd-as-dc    the same as --rd-range dc\n"
 	      "  --all         also report frames that are not RoCEv2 at all\n"
 	      "  --tsv         one line per finding: frame, code, rule, severity, text\n"
 	      "  --qp          after each file, the per-QP summary: one row per QP pair\n"
@@ -91,6 +95,8 @@ static bool not_roce(const struct roce_pkt *p, unsigned pflags)
 		e == ROCE_E_IPV6_NEXTHDR || e == ROCE_E_UDP_DPORT) &&
 	       !ipv6_ext_to_roce(p, pflags);
 }
+
+#define RD_RANGE_FLAGS (ROCE_PARSE_RD_AUTO | ROCE_PARSE_RD_AS_DC)
 
 struct lint_opts {
 	struct roce_check_opts check;
@@ -276,7 +282,7 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		if (roce_pkt_looks_like_dc(&p)) {
 			t->looks_dc++;
 			if (!o->quiet)
-				printf("%s    looks like NVIDIA DC, not RD: run with --rd-as-dc if the capture holds DC\n",
+				printf("%s    looks like NVIDIA DC, not RD: run with --rd-range auto or dc if the capture holds DC\n",
 				       o->tsv ? "#" : "");
 		}
 	}
@@ -313,10 +319,12 @@ int cmd_lint(int argc, char **argv)
 		{ "rocev1", no_argument, NULL, '1' },     { "no-flow", no_argument, NULL, 'F' },
 		{ "tsv", no_argument, NULL, 't' },        { "qp", no_argument, NULL, 'Q' },
 		{ "json", no_argument, NULL, 'J' },       { "no-rocev1", no_argument, NULL, '0' },
-		{ "rd-as-dc", no_argument, NULL, 'D' },
+		{ "rd-as-dc", no_argument, NULL, 'D' },   { "rd-range", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, ROCE_PARSE_ROCEV1, false, false, true, false, false, false };
+	/* The RD range decided per packet by default, as the plugin does. */
+	struct lint_opts o = { { ROCE_CHK_ICRC, 0 }, ROCE_PARSE_ROCEV1 | ROCE_PARSE_RD_AUTO, false, false, true, false, false,
+			       false };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -336,7 +344,16 @@ int cmd_lint(int argc, char **argv)
 		case 'p': o.pflags |= ROCE_PARSE_ANY_PORT; break;
 		case '1': o.pflags |= ROCE_PARSE_ROCEV1; break; /* the default since RoCE v1 is judged */
 		case '0': o.pflags &= ~ROCE_PARSE_ROCEV1; break;
-		case 'D': o.pflags |= ROCE_PARSE_RD_AS_DC; break;
+		case 'D': o.pflags = (o.pflags & ~RD_RANGE_FLAGS) | ROCE_PARSE_RD_AS_DC; break;
+		case 'R':
+			if (!strcmp(optarg, "auto") || !strcmp(optarg, "rd") || !strcmp(optarg, "dc")) {
+				o.pflags = (o.pflags & ~RD_RANGE_FLAGS) |
+					   (!strcmp(optarg, "auto") ? ROCE_PARSE_RD_AUTO
+					    : !strcmp(optarg, "dc") ? ROCE_PARSE_RD_AS_DC : 0);
+				break;
+			}
+			fprintf(stderr, "roce-tester lint: --rd-range %s: not one of auto, rd, dc\n", optarg);
+			return 2;
 		case 'a': o.all = true; break;
 		case 'q': o.quiet = true; break;
 		case 'F': o.flow = false; break;
@@ -371,7 +388,7 @@ int cmd_lint(int argc, char **argv)
 			ri ? ri->title : "frames cut short by the capture");
 	}
 	if (t.looks_dc)
-		fprintf(sum, "  %zu RD frame%s look%s like NVIDIA DC: with --rd-as-dc the RD opcodes are taken as DC\n",
+		fprintf(sum, "  %zu RD frame%s look%s like NVIDIA DC: with --rd-range auto or dc they are taken as DC\n",
 			t.looks_dc, t.looks_dc == 1 ? "" : "s", t.looks_dc == 1 ? "s" : "");
 	if (t.open_naks)
 		fprintf(sum, "  %zu NAK%s never answered by a resend in the capture (listed after the frames)\n",

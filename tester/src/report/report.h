@@ -98,6 +98,12 @@ void xml_escape_len(GString *out, const char *text, size_t len);
 gchar *case_group(JsonObject *c);
 /* "RC-RESP-SEND-ACK-001 [IPv4]" (caller frees). */
 gchar *case_label(JsonObject *c);
+/* A finding's message without its rule ID in front (results of earlier
+ * versions wrote "RULE: message"; the rule is a member of its own). */
+const char *finding_text(JsonObject *f);
+/* Whether a finding is a warning the case provoked on purpose (its
+ * "provoked" member says why): the case's evidence, not a DUT issue. */
+bool finding_provoked(JsonObject *f);
 
 /* Writes data to path through path.tmp and a rename. */
 int write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);

@@ -273,7 +273,12 @@ static void case_article(struct html_ctx *x, JsonObject *c, guint i)
 			g_string_append(o, "</td><td>");
 			html_rule_link(o, jstr(f, "rule", ""));
 			g_string_append(o, "</td><td>");
-			html_text(o, jstr(f, "message", ""));
+			html_text(o, finding_text(f));
+			if (finding_provoked(f)) {
+				g_string_append(o, " <span class=\"muted small provoked\">(provoked on purpose: ");
+				html_text(o, jstr(f, "provoked", ""));
+				g_string_append(o, ")</span>");
+			}
 			g_string_append(o, "</td><td>");
 			html_text(o, jstr(f, "source", ""));
 			g_string_append(o, "</td><td>");

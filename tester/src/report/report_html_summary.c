@@ -214,10 +214,11 @@ void html_setup_section(struct html_ctx *x)
 
 /* ---- 2. Issues observed ---- */
 
-/* Warnings: not failures, but worth a look. */
+/* Warnings: not failures, but worth a look. Those a case provoked on
+ * purpose are part of that case's evidence, not the DUT's issues. */
 static bool is_warning(JsonObject *f)
 {
-	return !strcmp(jstr(f, "severity", ""), "warning");
+	return !strcmp(jstr(f, "severity", ""), "warning") && !finding_provoked(f);
 }
 
 /* Informative findings: behaviour that differs between conforming
@@ -248,9 +249,9 @@ static unsigned findings_list(struct html_ctx *x, bool (*wanted)(JsonObject *), 
 			g_string_append(o, ": ");
 			if (*jstr(fo, "rule", "")) {
 				html_rule_link(o, jstr(fo, "rule", ""));
-				g_string_append(o, " ");
+				g_string_append(o, ": ");
 			}
-			html_text(o, jstr(fo, "message", ""));
+			html_text(o, finding_text(fo));
 			if (frames && !jnull_or_absent(fo, "frame")) {
 				g_string_append(o, "; frame ");
 				html_frame_link(x, jint(fo, "frame", 0));
@@ -261,6 +262,35 @@ static unsigned findings_list(struct html_ctx *x, bool (*wanted)(JsonObject *), 
 	if (listed)
 		g_string_append(o, "</ul></div>\n");
 	return listed;
+}
+
+/* The warnings cases provoked on purpose: not issues, but said to be
+ * there, with the cases that hold them. */
+static void provoked_note(struct html_ctx *x)
+{
+	GString *o = x->o;
+	unsigned cases = 0;
+	for (guint i = 0; i < json_array_get_length(x->run->cases); i++) {
+		JsonObject *c = json_array_get_object_element(x->run->cases, i);
+		JsonArray *fd = jarr(c, "findings");
+		unsigned n = 0;
+		for (guint f = 0; fd && f < json_array_get_length(fd); f++) {
+			JsonObject *fo = json_array_get_object_element(fd, f);
+			n += !strcmp(jstr(fo, "severity", ""), "warning") && finding_provoked(fo);
+		}
+		if (!n)
+			continue;
+		if (!cases++)
+			g_string_append(o, "<p class=\"small muted\" id=\"provoked-note\">Not issues of the DUT: warnings that "
+					   "cases provoked on purpose (on the DUT's answer to a packet the case built, or "
+					   "under a rule the case judges itself) are shown with those cases: ");
+		else
+			g_string_append(o, ", ");
+		html_case_link(x, c);
+		g_string_append_printf(o, " (%u)", n);
+	}
+	if (cases)
+		g_string_append(o, ".</p>\n");
 }
 
 static void evidence_line(struct html_ctx *x, JsonObject *c, JsonObject *e)
@@ -347,7 +377,7 @@ void html_issues_section(struct html_ctx *x)
 				g_string_append(o, "<li>");
 				html_case_link(x, c);
 				g_string_append(o, ": ");
-				html_textf(o, "%s (%s)", jstr(fo, "message", ""), jstr(fo, "source", ""));
+				html_textf(o, "%s (%s)", finding_text(fo), jstr(fo, "source", ""));
 				if (!jnull_or_absent(fo, "frame")) {
 					g_string_append(o, "; frame ");
 					html_frame_link(x, jint(fo, "frame", 0));
@@ -396,7 +426,8 @@ void html_issues_section(struct html_ctx *x)
 				       "not failures.</div><ul>\n");
 	if (!n && !errors && !warnings && !infos)
 		g_string_append(o, "<p id=\"no-issues\">No issues observed: no case failed or ended in error, and no packet "
-				   "drew a warning.</p>\n");
+				   "drew a warning of its own.</p>\n");
+	provoked_note(x);
 	g_string_append(o, "</section>\n");
 }
 

@@ -95,9 +95,11 @@ static void case_evidence(GString *t, JsonObject *c, const char *capture)
 		if (!head)
 			g_string_append(t, "\nFindings:\n");
 		head = true;
-		g_string_append_printf(t, "  %s %s: %s", sev, jstr(f, "rule", ""), jstr(f, "message", ""));
+		g_string_append_printf(t, "  %s %s: %s", sev, jstr(f, "rule", ""), finding_text(f));
 		if (!jnull_or_absent(f, "frame") && jint(f, "frame", 0) > 0)
 			g_string_append_printf(t, " (frame %lld)", (long long)jint(f, "frame", 0));
+		if (finding_provoked(f))
+			g_string_append_printf(t, " (provoked on purpose: %s)", jstr(f, "provoked", ""));
 		g_string_append_c(t, '\n');
 	}
 }

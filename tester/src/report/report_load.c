@@ -142,6 +142,20 @@ gchar *case_label(JsonObject *c)
 	return g_strdup_printf("%s [IPv%d]", jstr(c, "id", "?"), (int)jint(c, "ip_version", 0));
 }
 
+const char *finding_text(JsonObject *f)
+{
+	const char *rule = jstr(f, "rule", ""), *msg = jstr(f, "message", "");
+	size_t n = strlen(rule);
+	if (n && !strncmp(msg, rule, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
+bool finding_provoked(JsonObject *f)
+{
+	return *jstr(f, "provoked", "") != 0;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	GError *gerr = NULL;

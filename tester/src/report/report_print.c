@@ -50,11 +50,16 @@ const char html_print_css[] =
 	".ladderbox{overflow:visible;border:none}"
 	"pre.call{max-height:none;overflow:visible}"
 	"tr:target td,tr.hl td{background:none !important}"
-	"#rule-table{table-layout:fixed}#rule-table th:nth-child(1){width:18%}#rule-table th:nth-child(2){width:21%}"
-	"#rule-table th:nth-child(3){width:7%}#rule-table th:nth-child(4){width:11%}#rule-table th:nth-child(5){width:8%}"
+	/* Fixed columns: each verdict column holds its longest word
+	 * ("informative", "applicable") and a badge breaks between words,
+	 * so that none runs over the case name beside it. */
+	".v{font-size:8pt;padding:0 5px}"
+	"#rule-table td .v,#case-table td .v{white-space:normal}"
+	"#rule-table{table-layout:fixed}#rule-table th:nth-child(1){width:16%}#rule-table th:nth-child(2){width:20%}"
+	"#rule-table th:nth-child(3){width:7%}#rule-table th:nth-child(4){width:10%}#rule-table th:nth-child(5){width:14%}"
 	"#rule-table td.mono{overflow-wrap:anywhere;font-size:7.5pt}#rule-table .runs .mono{font-size:7.5pt}"
 	"#case-table{table-layout:fixed}#case-table th:nth-child(1){width:30%}#case-table th:nth-child(2){width:7%}"
-	"#case-table th:nth-child(3){width:13%}#case-table th:nth-child(4){width:22%}#case-table th:nth-child(5){width:10%}"
+	"#case-table th:nth-child(3){width:14%}#case-table th:nth-child(4){width:21%}#case-table th:nth-child(5){width:10%}"
 	"#case-table td:first-child{overflow-wrap:anywhere}"
 	"}\n";
 
@@ -169,15 +174,27 @@ bool html_case_bulk(const struct html_ctx *x, JsonObject *c)
 	return !x->print || x->print_full || !passed(c);
 }
 
+/* Whether a case holds warnings it provoked on purpose: they are its
+ * evidence and print with it, not in the issues section. */
+static bool has_provoked(JsonObject *c)
+{
+	JsonArray *fd = jarr(c, "findings");
+	for (guint i = 0; fd && i < json_array_get_length(fd); i++)
+		if (finding_provoked(json_array_get_object_element(fd, i)))
+			return true;
+	return false;
+}
+
 /* A passing case with nothing beyond its row in the case table: no chart
- * of its own. Its warnings and informative findings are in the issues
- * section, its timers in the timers section above the case table; the
- * congestion and load charts (report_charts_case) are only here. */
+ * of its own and no provoked finding. Its other warnings and informative
+ * findings are in the issues section, its timers in the timers section
+ * above the case table; the congestion and load charts
+ * (report_charts_case) are only here. */
 static bool row_only(JsonObject *c)
 {
 	JsonObject *series = jobj(c, "series");
 	JsonArray *load = jarr(series, "load");
-	return passed(c) && !jobj(series, "congestion") && !(load && json_array_get_length(load));
+	return passed(c) && !jobj(series, "congestion") && !(load && json_array_get_length(load)) && !has_provoked(c);
 }
 
 bool html_case_listed(const struct html_ctx *x, JsonObject *c)
@@ -211,9 +228,9 @@ void html_print_cases_note(struct html_ctx *x)
 		return;
 	g_string_append(x->o, "<p class=\"small muted\" id=\"print-note\">Below, each case run that failed or ended in error, "
 			      "in full; of those that passed, were informative or not applicable, only the ones with congestion "
-			      "or load charts, without their ladders (the table above gives every verdict, section 2 their "
-			      "warnings and informative findings). <code>roce-tester report --pdf-full</code> prints every case "
-			      "in full.</p>\n");
+			      "or load charts or with warnings they provoked on purpose, without their ladders (the table above "
+			      "gives every verdict, section 2 their other warnings and informative findings). "
+			      "<code>roce-tester report --pdf-full</code> prints every case in full.</p>\n");
 }
 
 void html_print_rule_runs(struct html_ctx *x, JsonArray *runs)

@@ -373,6 +373,7 @@ static void free_ctx(struct run_ctx *x)
 		free(x->syms[i].name);
 	free(x->syms);
 	flowcheck_free(x->flow);
+	g_array_free(x->flow_findings, TRUE);
 	case_counters_free(x->counters);
 	free(x->groups);
 	g_free(x->first_informative);
@@ -394,6 +395,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->failed_rules = json_array_new();
 	x->flow = flowcheck_new();
 	x->flow_idx = -1;
+	x->flow_findings = g_array_new(FALSE, FALSE, sizeof(guint));
 	mcast_groups_begin(x);
 	case_clocks_begin(&x->clocks, &r->io);
 	r->rc = x;
@@ -553,6 +555,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	}
 	check_traffic(x);
 	note_suppressed_findings(x);
+	mark_provoked_findings(x);
 	/* Packets that broke a rule fail a case that otherwise passed. */
 	if (v == V_PASS && x->pkt_error) {
 		v = V_FAIL;
@@ -560,9 +563,9 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 			JsonObject *f = json_array_get_object_element(x->findings, i);
 			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
 				bool traffic = !strcmp(json_object_get_string_member(f, "source"), "traffic check");
-				g_string_printf(reason, "%s: %s",
+				g_string_printf(reason, "%s: %s: %s",
 				     traffic ? "the DUT's traffic breaks a rule" : "the DUT sent a packet that breaks a rule",
-				     json_object_get_string_member(f, "message"));
+				     json_object_get_string_member(f, "rule"), json_object_get_string_member(f, "message"));
 				break;
 			}
 		}

@@ -59,6 +59,9 @@ struct case_pkt {
 	char *annot;     /* what an expectation said about it */
 	uint64_t frame;  /* set when written */
 	bool consumed;   /* matched by an expectation */
+	bool injected;   /* sent by an inject step: built by the case on purpose */
+	int matched;     /* the step (1-based) whose expectation it met, 0 if none */
+	long answers;    /* a response: the packet it answers (flow analysis), -1 if none */
 	/* A datagram to a multicast group of the case: the group's index + 1
 	 * (0: none), and the case QPs (bits by index) whose tester side took
 	 * it in an expectation (each attached QP receives its own copy). */

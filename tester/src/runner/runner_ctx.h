@@ -151,6 +151,8 @@ struct run_ctx {
 	struct flowcheck *flow;
 	long flow_idx;
 	struct roce_flow_result flow_result;
+	/* Which of x->findings (their indices) the flow analysis raised. */
+	GArray *flow_findings;
 	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
 	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */
 	/* The case's multicast groups at the run's IP version (c->groups'
@@ -200,6 +202,10 @@ void pkt_summary(const struct case_pkt *p, char *buf, size_t n);
 JsonArray *flush_packets(struct run_ctx *x, const char *label);
 gint64 frame_of(struct run_ctx *x, long idx);
 void frames_for(struct run_ctx *x, JsonObject *o, const char *from, const char *to);
+
+/* ---- Findings the case provoked on purpose (runner_provoked.c) ---- */
+
+void mark_provoked_findings(struct run_ctx *x);
 
 /* ---- The wire pump (runner_wire.c) ---- */
 

@@ -331,6 +331,7 @@ void step_expect_pkt(struct run_ctx *x, const struct cl_step *s, struct step_out
 			}
 			series_expect(x, s, (long)i, dt, s->has_within ? s->within_min : 0, end - x->ref_ns);
 			if (ok) {
+				p->matched = x->cur_step + 1;
 				annotate(x, (long)i, "matched step %d (line %u) after %.3f ms", x->cur_step + 1, s->loc.line,
 					 (double)dt / 1e6);
 				g_string_printf(o->detail, "%s after %.3f ms", sum, (double)dt / 1e6);

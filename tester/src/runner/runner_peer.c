@@ -159,9 +159,13 @@ bool inject_frame(struct run_ctx *x, const struct case_qp *q, const uint8_t *fra
 		return false;
 	}
 	*sent = now;
-	for (size_t i = before; i < x->n_pkts && o->n_pkts < 16; i++)
-		if (x->pkts[i].tx)
+	for (size_t i = before; i < x->n_pkts; i++) {
+		if (!x->pkts[i].tx)
+			continue;
+		x->pkts[i].injected = true;
+		if (o->n_pkts < 16)
 			o->pkts[o->n_pkts++] = (long)i;
+	}
 	return true;
 }
 

@@ -39,13 +39,18 @@ long record_pkt(struct run_ctx *x, const uint8_t *data, size_t len, uint64_t ts,
 	memcpy(p->data, data, len);
 	p->len = len;
 	p->note = note ? strdup(note) : NULL;
+	p->answers = -1;
 	if (!tx) {
 		x->rx_recorded++;
 		x->rx_recorded_bytes += len;
 	}
 	struct case_qp *q = qpn ? qp_by_tester_qpn(x, qpn) : NULL;
-	if (flowcheck_frame(x->flow, data, len, (uint32_t)x->n_pkts + 1, ts, q ? q->pmtu : 0, &x->flow_result))
+	if (flowcheck_frame(x->flow, data, len, (uint32_t)x->n_pkts + 1, ts, q ? q->pmtu : 0, &x->flow_result)) {
 		x->flow_idx = (long)x->n_pkts;
+		/* The analysis numbers the case's packets from 1. */
+		if (x->flow_result.request_frame && x->flow_result.request_frame <= x->n_pkts)
+			p->answers = (long)x->flow_result.request_frame - 1;
+	}
 	return (long)x->n_pkts++;
 }
 
@@ -82,7 +87,7 @@ struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
 /* A finding of the checks on one DUT packet. Error findings fail the case
  * whether they are listed or not; past MAX_FINDINGS_PER_RULE per rule they
  * are only counted (see note_suppressed_findings). */
-static void add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *severity, const char *msg)
+static bool add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *severity, const char *msg)
 {
 	const struct roce_rule_info *ri = roce_rule(rule);
 	if (!strcmp(severity, "error") && ri) {
@@ -91,7 +96,7 @@ static void add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, co
 	}
 	unsigned *n = &x->rule_findings[ri ? rule : ROCE_RULE_NONE];
 	if ((*n)++ >= MAX_FINDINGS_PER_RULE)
-		return;
+		return false;
 	JsonObject *j = json_object_new();
 	json_object_set_string_member(j, "rule", ri ? ri->id : "");
 	json_object_set_string_member(j, "severity", severity);
@@ -100,7 +105,8 @@ static void add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, co
 	json_object_set_int_member(j, "step", x->pkts[idx].step + 1); /* 1-based like packets */
 	json_object_set_string_member(j, "source", "packet check");
 	json_array_add_object_element(x->findings, j);
-	annotate(x, idx, "finding %s", msg);
+	annotate(x, idx, "finding %s%s%s", ri ? ri->id : "", ri ? ": " : "", msg);
+	return true;
 }
 
 static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
@@ -202,7 +208,7 @@ static void check_stateless(struct run_ctx *x, long idx, const struct roce_pkt *
 		/* With what libroce can say of its cause (a wrong ICRC: the
 		 * implementation mistake that makes it). */
 		char msg[1000], why[700];
-		roce_finding_format(&f[i], msg, sizeof msg);
+		roce_finding_message(&f[i], msg, sizeof msg);
 		roce_finding_context(pk, &f[i], why, sizeof why);
 		appendf(msg, sizeof msg, "%s", why);
 		add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg);
@@ -264,8 +270,11 @@ static void check_flow(struct run_ctx *x, long idx)
 	for (unsigned i = 0; i < r->n_findings; i++) {
 		const struct roce_code_info *ci = roce_code_info(r->findings[i].code);
 		char msg[300];
-		roce_finding_format(&r->findings[i], msg, sizeof msg);
-		add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg);
+		roce_finding_message(&r->findings[i], msg, sizeof msg);
+		if (add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg)) {
+			guint k = json_array_get_length(x->findings) - 1;
+			g_array_append_val(x->flow_findings, k);
+		}
 	}
 }
 
