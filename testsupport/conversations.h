@@ -76,6 +76,13 @@ void sample_conv_xrc_srqs(sample_emit_fn emit, void *ctx);
  * over RC (IPv4), each answered by a zero-length RDMA READ Response Only
  * as rxe answers them (placement.c). */
 void sample_conv_placement(sample_emit_fn emit, void *ctx);
+/* An RC requester retrying from inside multi-packet SENDs over IPv4 (set
+ * up by rdma_cm; retry.c): a go-back-N from a NAK that names a middle
+ * PSN and a timeout after a partial ACK, each resend as first sent; then a
+ * timeout's resend that changed from SEND First to SEND Only and shifted
+ * the message one PSN on, and the responder's NAK Invalid Request for the
+ * first new PSN. */
+void sample_conv_retry(sample_emit_fn emit, void *ctx);
 /* Conforming bulk RC traffic: `frames` frames (at least) over `qps`
  * connections between 198.18.0.1 and 198.18.0.2, with path MTU 1024: WRITE
  * and SEND messages of varying length with coalesced ACKs, and READs. */

@@ -227,6 +227,7 @@ static void request(const struct roce_flow_env *env, struct direction *q, const 
 done:
 	q->ipid_known = flow_ipv4_id(p, &q->last_ipid);
 	flow_remember(env, q, true, psn, in);
+	flow_retx_request(env, q, in, psn, r);
 	flow_rkey_request(env, q, in, psn, r);
 	const uint8_t *xrceth = roce_pkt_hdr(p, ROCE_H_XRCETH);
 	if (xrceth)
@@ -292,16 +293,6 @@ static void learn_cm(const struct roce_flow_env *env, const struct roce_flow_inp
 	}
 }
 
-static bool ce_marked(const struct roce_pkt *p)
-{
-	const uint8_t *ip;
-	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV4)))
-		return roce_ipv4_ecn(ip) == 3;
-	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV6)))
-		return roce_ipv6_ecn(ip) == 3;
-	return false;
-}
-
 /* The flow a CNP is about: what the reaction point (the CNP's receiver)
  * sends to the notification point's QP. The CNP travels in the opposite
  * direction of that flow's connection; without a pairing, the only flow
@@ -347,7 +338,7 @@ void roce_flow_packet(const struct roce_flow_env *env, const struct roce_flow_in
 		return;
 	out->dir = (const struct roce_flow_dir *)d;
 	out->dir_id = d->id;
-	bool ce = ce_marked(p);
+	bool ce = flow_ce_marked(p);
 	if (ce)
 		out->flags |= ROCE_FLOW_F(CE);
 	if (cnp) {

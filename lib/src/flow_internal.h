@@ -2,7 +2,8 @@
  * The per-QP flow analysis' records and the helpers its files share
  * (flow.c: a packet's way in, directions, requests and their PSN order,
  * the CM; flow_response.c: the responses that answer them;
- * flow_gobackn.c: go-back-N and the other resends; flow_window.c: the
+ * flow_gobackn.c: go-back-N and the other resends; flow_retx.c:
+ * retransmissions against their first transmission; flow_window.c: the
  * rings of recent PSNs and requests; flow_measure.c: in-flight work and
  * congestion; flow_rkey.c: the rkey life cycle; flow_records.c: the
  * records' keys, the registry, host pairs; flow_result.c: findings and
@@ -25,6 +26,7 @@
 #define KIND_REQUESTS 6 /* its request ring (as a requester) */
 #define KIND_RESP 7     /* its history of responses sent (as a responder) */
 #define KIND_RKEY 8     /* an rkey of a node, for its life cycle (flow_rkey.c) */
+#define KIND_RETX 9     /* a direction's first transmissions of its request PSNs (flow_retx.c) */
 
 #define ICRC_KNOWN 0x80000000u /* in a slot's psn_plus1: the ICRC was captured */
 
@@ -144,6 +146,7 @@ struct rkey_access {
 #define XRC_SRQS ROCE_FLOW_XRC_SRQS /* XRC SRQ numbers remembered per direction */
 
 struct registry;
+struct retx_slot;
 
 struct direction {
 	uint32_t id;
@@ -180,6 +183,10 @@ struct direction {
 	uint16_t last_ipid;
 	uint32_t una;       /* the oldest PSN not yet acknowledged */
 	uint64_t bytes_in_flight;
+	/* The first transmission of each request PSN in the window, for its
+	 * retransmissions (flow_retx.c): retx_size slots, the history's size. */
+	struct retx_slot *retx;
+	unsigned retx_size;
 	/* What the responder (the peer) told this requester. */
 	struct nak_episode nak;
 	bool rnr_pending;
@@ -327,6 +334,12 @@ static inline bool flow_ipv4_id(const struct roce_pkt *p, uint16_t *id)
 /* ---- flow_window.c ---- */
 /* Gives d its first (smallest) window sizes; its rings come when used. */
 void flow_window_init(struct direction *d);
+/* A ring of d (kind KIND_*) of n entries of size bytes, zeroed: from
+ * env->alloc, or a record of its own per kind and n; NULL when out of
+ * memory. One a larger ring replaced goes back with flow_ring_release. */
+void *flow_ring_new(const struct roce_flow_env *env, const struct direction *d, uint8_t kind, unsigned n,
+		    size_t size);
+void flow_ring_release(const struct roce_flow_env *env, void *ring, size_t size);
 /* Both return false for a ring not allocated yet (h NULL): nothing seen. */
 bool flow_seen(const struct slot *h, unsigned size, uint32_t psn, uint32_t *frame, uint64_t *ts);
 bool flow_copy_of_last(const struct slot *h, unsigned size, uint32_t psn, const struct roce_pkt *p);
@@ -372,6 +385,12 @@ void flow_rkey_invalidated(const struct roce_flow_env *env, const struct directi
 void flow_rkey_response(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
 			uint32_t psn, bool positive, struct roce_flow_result *r);
 
+/* ---- flow_retx.c ---- */
+/* A request q sent: the first transmission of its PSN is remembered; a
+ * retransmission (r->cls) is compared with it, and what changed raised. */
+void flow_retx_request(const struct roce_flow_env *env, struct direction *q, const struct roce_flow_input *in,
+		       uint32_t psn, struct roce_flow_result *r);
+
 /* ---- flow_measure.c ---- */
 /* The request's bytes while in flight: a SEND or WRITE's payload, the
  * length a READ asks for, an atomic's 8 bytes. */
@@ -381,6 +400,8 @@ void flow_acknowledge(struct direction *q, uint32_t upto);
 void flow_in_flight(const struct direction *q, struct roce_flow_result *r);
 /* Every packet of a direction, for its rate; ce: marked CE. */
 void flow_rate_packet(const struct roce_flow_env *env, struct direction *d, const struct roce_flow_input *in, bool ce);
+/* The packet was marked CE (ECN 11) before the capture point. */
+bool flow_ce_marked(const struct roce_pkt *p);
 /* A CNP, fed on the direction cnp_dir (the notification point to the
  * reaction point's QP); flow: what the reaction point sends, if known. */
 void flow_cnp(const struct roce_flow_env *env, struct direction *flow, const struct roce_flow_input *in,

@@ -47,6 +47,16 @@ void flow_in_flight(const struct direction *q, struct roce_flow_result *r)
  * it; the window after it is summed as its packets come, up to the window's
  * length or the next CNP about the same flow. */
 
+bool flow_ce_marked(const struct roce_pkt *p)
+{
+	const uint8_t *ip;
+	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV4)))
+		return roce_ipv4_ecn(ip) == 3;
+	if ((ip = roce_pkt_hdr(p, ROCE_H_IPV6)))
+		return roce_ipv6_ecn(ip) == 3;
+	return false;
+}
+
 static uint64_t window_ns(const struct roce_flow_env *env)
 {
 	return env->rate_window_ns ? env->rate_window_ns : ROCE_FLOW_RATE_WINDOW_NS;

@@ -28,11 +28,12 @@
 #define FIRST_REQS 8u
 #define KEPT_REQS 16u
 
-/* One ring of d (kind KIND_SENT, KIND_RESP or KIND_REQUESTS) with n
- * entries of size bytes: from env->alloc, or a record of its own per size
- * (a direction that acts in one role only never holds the other role's). */
-static void *ring_new(const struct roce_flow_env *env, const struct direction *d, uint8_t kind, unsigned n,
-		      size_t size)
+/* One ring of d (kind KIND_SENT, KIND_RESP, KIND_REQUESTS or KIND_RETX)
+ * with n entries of size bytes: from env->alloc, or a record of its own
+ * per size (a direction that acts in one role only never holds the other
+ * role's). */
+void *flow_ring_new(const struct roce_flow_env *env, const struct direction *d, uint8_t kind, unsigned n,
+		    size_t size)
 {
 	if (env->alloc)
 		return env->alloc(env->ctx, n * size);
@@ -44,7 +45,7 @@ static void *ring_new(const struct roce_flow_env *env, const struct direction *d
 }
 
 /* A ring a larger one replaced: back to the caller when it allocated it. */
-static void ring_release(const struct roce_flow_env *env, void *ring, size_t size)
+void flow_ring_release(const struct roce_flow_env *env, void *ring, size_t size)
 {
 	if (env->alloc && env->release)
 		env->release(env->ctx, ring, size);
@@ -69,7 +70,7 @@ static struct slot *history(const struct roce_flow_env *env, struct direction *d
 {
 	struct slot **h = sent ? &d->w.sent : &d->w.resp;
 	if (!*h)
-		*h = ring_new(env, d, sent ? KIND_SENT : KIND_RESP, d->w.hist, sizeof **h);
+		*h = flow_ring_new(env, d, sent ? KIND_SENT : KIND_RESP, d->w.hist, sizeof **h);
 	return *h;
 }
 
@@ -101,31 +102,31 @@ static bool grow(const struct roce_flow_env *env, struct direction *d, unsigned 
 		reqs = o->reqs;
 	struct slot *sent = NULL, *resp = NULL;
 	struct request *req = NULL;
-	bool short_of_memory = (hist != o->hist && o->sent && !(sent = ring_new(env, d, KIND_SENT, hist, sizeof *sent))) ||
-			       (hist != o->hist && o->resp && !(resp = ring_new(env, d, KIND_RESP, hist, sizeof *resp))) ||
-			       (reqs != o->reqs && o->req && !(req = ring_new(env, d, KIND_REQUESTS, reqs, sizeof *req)));
+	bool short_of_memory = (hist != o->hist && o->sent && !(sent = flow_ring_new(env, d, KIND_SENT, hist, sizeof *sent))) ||
+			       (hist != o->hist && o->resp && !(resp = flow_ring_new(env, d, KIND_RESP, hist, sizeof *resp))) ||
+			       (reqs != o->reqs && o->req && !(req = flow_ring_new(env, d, KIND_REQUESTS, reqs, sizeof *req)));
 	if (short_of_memory) {
 		/* The window stays as it was; the new rings that came go back. */
 		if (sent)
-			ring_release(env, sent, hist * sizeof *sent);
+			flow_ring_release(env, sent, hist * sizeof *sent);
 		if (resp)
-			ring_release(env, resp, hist * sizeof *resp);
+			flow_ring_release(env, resp, hist * sizeof *resp);
 		return false;
 	}
 	if (sent) {
 		reslot(sent, hist, o->sent, o->hist);
-		ring_release(env, o->sent, o->hist * sizeof *sent);
+		flow_ring_release(env, o->sent, o->hist * sizeof *sent);
 		o->sent = sent;
 	}
 	if (resp) {
 		reslot(resp, hist, o->resp, o->hist);
-		ring_release(env, o->resp, o->hist * sizeof *resp);
+		flow_ring_release(env, o->resp, o->hist * sizeof *resp);
 		o->resp = resp;
 	}
 	if (req) {
 		for (unsigned i = 0; i < o->req_count; i++)
 			req[i] = *flow_req_at(o, i);
-		ring_release(env, o->req, o->reqs * sizeof *req);
+		flow_ring_release(env, o->req, o->reqs * sizeof *req);
 		o->req = req;
 		o->req_next = o->req_count % reqs;
 	}
@@ -191,7 +192,7 @@ void flow_remember(const struct roce_flow_env *env, struct direction *d, bool se
 struct request *flow_new_request(const struct roce_flow_env *env, struct direction *d)
 {
 	struct window *w = &d->w;
-	if (!w->req && !(w->req = ring_new(env, d, KIND_REQUESTS, w->reqs, sizeof *w->req)))
+	if (!w->req && !(w->req = flow_ring_new(env, d, KIND_REQUESTS, w->reqs, sizeof *w->req)))
 		return NULL;
 	if (w->req_count == w->reqs && w->reqs < KEPT_REQS)
 		grow(env, d, w->hist, 2 * w->reqs);

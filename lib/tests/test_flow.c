@@ -8,213 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conversations.h"
-#include "samples.h"
-#include "testutil.h"
-
-#define QP_A 0x000456
-#define QP_B 0x000123
-
-
-static bool raised[ROCE_CODE_COUNT];
-
-/* The rings' storage the scenarios run with: keyed records (as lint
- * keeps them), or env.alloc and env.release (as the plugin does). Every
- * scenario runs with both and must see the same. */
-static bool rings_unkeyed;
-
-/* A ring from ring_alloc: its size before it, in a list to free. */
-struct ring_mem {
-	struct ring_mem *next, *prev;
-	size_t size;
-	max_align_t data[];
-};
-
-struct conv {
-	struct roce_flow_table *table;
-	struct ring_mem *rings; /* from ring_alloc, not released */
-	size_t ring_bytes, released_bytes;
-	unsigned released;
-	struct roce_flow_env env;
-	uint32_t frame;
-	uint64_t now_ns;
-	unsigned pmtu;
-	uint32_t answered_req[64], answered_resp[64];
-	unsigned n_answered;
-	/* LATE values reported through the callback, by frame (< 64) */
-	uint64_t late_rate_after[64];
-	bool late_seen[64];
-};
-
-static void on_answer(void *ctx, void *cookie, const struct roce_flow_answer *a)
-{
-	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
-	uint32_t req = a->request_frame, resp = a->response_frame;
-	CHECK((uintptr_t)cookie == req, "cookie %p handed back for frame %u", cookie, req);
-	if (c->n_answered < 64) {
-		c->answered_req[c->n_answered] = req;
-		c->answered_resp[c->n_answered++] = resp;
-	}
-}
-
-static void on_late(void *ctx, void *cookie, enum roce_flow_value v, uint64_t value)
-{
-	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
-	uintptr_t frame = (uintptr_t)cookie;
-	CHECK(v == ROCE_FLOW_V_RATE_AFTER && frame < 64, "late value %d for frame %lu", (int)v, (unsigned long)frame);
-	if (frame < 64) {
-		CHECK(!c->late_seen[frame], "frame %lu's late value reported twice", (unsigned long)frame);
-		c->late_seen[frame] = true;
-		c->late_rate_after[frame] = value;
-	}
-}
-
-static void *record(void *ctx, const void *key, size_t klen, size_t size)
-{
-	return roce_flow_table_record(*(struct roce_flow_table **)ctx, key, klen, size);
-}
-
-static void *ring_alloc(void *ctx, size_t size)
-{
-	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
-	struct ring_mem *m = calloc(1, sizeof *m + size);
-	if (!m)
-		return NULL;
-	m->size = size;
-	m->next = c->rings;
-	if (c->rings)
-		c->rings->prev = m;
-	c->rings = m;
-	c->ring_bytes += size;
-	return m->data;
-}
-
-static void ring_release(void *ctx, void *mem, size_t size)
-{
-	struct conv *c = (struct conv *)((char *)ctx - offsetof(struct conv, table));
-	struct ring_mem *m = (struct ring_mem *)((char *)mem - offsetof(struct ring_mem, data));
-	CHECK(m->size == size, "a ring of %zu bytes released as %zu", m->size, size);
-	if (m->prev)
-		m->prev->next = m->next;
-	else
-		c->rings = m->next;
-	if (m->next)
-		m->next->prev = m->prev;
-	c->ring_bytes -= m->size;
-	c->released_bytes += m->size;
-	c->released++;
-	free(m);
-}
-
-static void conv_init(struct conv *c, unsigned pmtu)
-{
-	memset(c, 0, sizeof *c);
-	c->table = roce_flow_table_new();
-	c->env = (struct roce_flow_env){ .ctx = &c->table, .record = record, .answered = on_answer, .late = on_late };
-	if (rings_unkeyed) {
-		c->env.alloc = ring_alloc;
-		c->env.release = ring_release;
-	}
-	c->pmtu = pmtu;
-	c->now_ns = 1000000000ull;
-}
-
-/* Rings released over the scenarios that ran with env.alloc. */
-static unsigned rings_released;
-
-static void conv_free(struct conv *c)
-{
-	rings_released += c->released;
-	for (struct ring_mem *m = c->rings, *next; m; m = next) {
-		next = m->next;
-		free(m);
-	}
-	roce_flow_table_free(c->table);
-}
-
-struct pkt_opts {
-	uint32_t dmalen;   /* RETH DMA length, READ requests */
-	uint8_t syndrome;  /* AETH */
-	uint16_t sport;    /* 0: 0xC0DE */
-	uint64_t gap_ns;   /* time since the previous packet; 0: 10 us */
-	uint32_t copy_of;  /* 0: a packet of its own (IPv4 ID = its frame); N: byte for byte frame N's */
-	uint8_t ecn;       /* the IPv4 ECN bits (3: marked CE on the way) */
-	uint16_t ip_id;    /* the IPv4 ID, in the order the sender numbered it (0: as copy_of says) */
-	uint32_t rkey;     /* the RETH's, AtomicETH's and IETH's rkey (0: the sample's) */
-};
-
-/* Feeds one packet; requests go A -> B to QP_B, responses B -> A to QP_A. */
-static struct roce_flow_result feed(struct conv *c, uint8_t opcode, uint32_t psn, size_t payload_len,
-				    const struct pkt_opts *o)
-{
-	static const struct pkt_opts none;
-	if (!o)
-		o = &none;
-	uint8_t payload[SAMPLE_FRAME_MAX], frame[SAMPLE_FRAME_MAX];
-	sample_fill_pattern(payload, sizeof payload);
-	struct roce_desc d;
-	sample_desc(&d, opcode, 4, payload, payload_len);
-	bool req = roce_opcode(opcode)->flags & ROCE_OPF_REQUEST;
-	roce_bth_set_destqp(d.bth, req ? QP_B : QP_A);
-	roce_bth_set_psn(d.bth, psn);
-	roce_udp_set_sport(d.udp, o->sport ? o->sport : 0xC0DE);
-	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH))
-		roce_reth_set_dmalen(roce_desc_hdr(&d, ROCE_H_RETH),
-				     roce_opcode(opcode)->kind == ROCE_K_READ_REQ ? o->dmalen : payload_len);
-	if (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_AETH))
-		roce_aeth_set_syndrome(roce_desc_hdr(&d, ROCE_H_AETH), o->syndrome ? o->syndrome : roce_syndrome_ack(ROCE_AETH_ACK_UNLIMITED));
-	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_RETH)))
-		roce_reth_set_rkey(roce_desc_hdr(&d, ROCE_H_RETH), o->rkey);
-	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_ATOMICETH)))
-		roce_atomiceth_set_rkey(roce_desc_hdr(&d, ROCE_H_ATOMICETH), o->rkey);
-	if (o->rkey && (roce_desc_xhdrs(&d) & ROCE_XHDR_BIT(ROCE_H_IETH)))
-		roce_ieth_set_rkey(roce_desc_hdr(&d, ROCE_H_IETH), o->rkey);
-	/* Each transmission has its own IPv4 ID, as Linux sends them. */
-	roce_ipv4_set_id(d.ip, o->ip_id ? o->ip_id : (uint16_t)(o->copy_of ? o->copy_of : c->frame + 1));
-	roce_ipv4_set_ecn(d.ip, o->ecn);
-	long n = roce_build_frame(&d, frame, sizeof frame);
-	CHECK(n > 0, "build 0x%02x", opcode);
-	struct roce_pkt p;
-	roce_parse_frame(&p, frame, (size_t)n, (size_t)n, 0);
-	c->now_ns += o->gap_ns ? o->gap_ns : 10000;
-	c->frame++;
-	struct roce_flow_input in = { &p, 4, d.ip + 12, d.ip + 16, o->sport ? o->sport : 0xC0DE,
-				      c->frame, c->now_ns, c->pmtu, (void *)(uintptr_t)c->frame, (uint32_t)n, false };
-	struct roce_flow_result r;
-	roce_flow_packet(&c->env, &in, &r);
-	for (unsigned i = 0; i < r.n_findings; i++)
-		raised[r.findings[i].code] = true;
-	return r;
-}
-
-static bool has(const struct roce_flow_result *r, enum roce_code code)
-{
-	for (unsigned i = 0; i < r->n_findings; i++)
-		if (r->findings[i].code == code)
-			return true;
-	return false;
-}
-
-static unsigned serious(const struct roce_flow_result *r)
-{
-	unsigned n = 0;
-	for (unsigned i = 0; i < r->n_findings; i++)
-		n += roce_code_info(r->findings[i].code)->severity >= ROCE_SEV_WARN;
-	return n;
-}
-
-static unsigned errors(const struct roce_flow_result *r)
-{
-	unsigned n = 0;
-	for (unsigned i = 0; i < r->n_findings; i++)
-		n += roce_code_info(r->findings[i].code)->severity >= ROCE_SEV_ERROR;
-	return n;
-}
+#include "flow_harness.h"
 
 static void in_order_and_acks(void)
 {
 	struct conv c;
-	conv_init(&c, 0);
+	harness_init(&c, 0);
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_FIRST, 10, 256, NULL);
 	CHECK(r.cls == ROCE_FLOW_FIRST, "first packet class %d", r.cls);
 	r = feed(&c, ROCE_OP_RC_SEND_MIDDLE, 11, 256, NULL);
@@ -231,13 +30,13 @@ static void in_order_and_acks(void)
 	CHECK(has(&r, ROCE_F_DUP_ACK) && !serious(&r), "duplicate ACK is informative");
 	r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 13, 40, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "write after send");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void gaps_retransmissions_reorder(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 100, 8, NULL);
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_ONLY, 103, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_GAP && has(&r, ROCE_F_PSN_GAP) && r.expected_psn == 101, "gap");
@@ -250,12 +49,12 @@ static void gaps_retransmissions_reorder(void)
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 104, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "back in order");
 	/* PSNs wrap at 2^24. */
-	conv_free(&c);
-	conv_init(&c, 1024);
+	harness_free(&c);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 0xFFFFFF, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 0, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "PSN wrap");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 /* Sends new PSNs first..last in order. */
@@ -303,7 +102,7 @@ static void nak_and_go_back_n(void)
 	const struct pkt_opts nak = { .syndrome = roce_syndrome_nak(ROCE_NAK_PSN_SEQ_ERR) };
 	/* A loss before the capture point, the NAK, and go-back-N. */
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL); /* 2 lost before the capture point */
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
@@ -320,12 +119,12 @@ static void nak_and_go_back_n(void)
 	      "GBN resend of 3, not the first resend");
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	CHECK(!serious(&r), "new PSN after a complete resend");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* The reported case: the loss was after the capture point, and the
 	 * requester kept sending for a while, its packets crossing the NAK,
 	 * then went back correctly. Nothing to warn about; measured. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 4);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak); /* frame 5 */
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
@@ -345,59 +144,59 @@ static void nak_and_go_back_n(void)
 	struct open_naks open = { 0 };
 	roce_flow_end(&c.env, on_open_nak, &open);
 	CHECK(open.n == 0, "no NAK left open (%u)", open.n);
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A requester that goes back to the wrong PSN, resends up to the
 	 * highest and goes on, on a path that shows no loss, reordering or
 	 * duplication: an error, once the go-back is over. */
 	unsigned early;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = after_nak(&c, 4, (const uint32_t[]){ 3, 4, 5 }, 3, &early);
 	CHECK(early == 0, "3 and 4 before 2: not judged yet (%u findings)", early);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED) && r.findings[0].observed == 3 && r.findings[0].expected == 2,
 	      "went back to 3, not 2, and went on with 5");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A resend past the NAKed PSN that overtook the others before the
 	 * capture point (Linux rxe under netem reordering): the go-back from
 	 * the NAKed PSN passes over it. Nothing to judge. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = after_nak(&c, 5, (const uint32_t[]){ 4, 2, 3, 5, 6 }, 5, &early);
 	CHECK(early == 0 && !serious(&r), "4 overtook the go-back 2, 3, 5: no finding");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* The same where the early resend is the last one due: the next new
 	 * PSN finds the go-back complete. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = after_nak(&c, 4, (const uint32_t[]){ 4, 2, 3, 5 }, 4, &early);
 	CHECK(early == 0 && !serious(&r), "4 overtook the go-back 2, 3, then new 5: no finding");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A new PSN right after the early resend may have overtaken the
 	 * unfinished go-back too: a warning. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = after_nak(&c, 5, (const uint32_t[]){ 4, 6 }, 2, &early);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "new 6 before the go-back ended: a warning");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* The early resend sent again by the go-back from the NAKed PSN: it
 	 * was not one of its resends. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = after_nak(&c, 4, (const uint32_t[]){ 3, 2, 3 }, 3, &early);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "3, 2, 3 again: a warning");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* The responder acknowledging the NAKed PSN settles it: it got there. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	after_nak(&c, 4, (const uint32_t[]){ 3 }, 1, &early);
 	feed(&c, ROCE_OP_RC_ACK, 3, 0, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(!serious(&r), "an ACK past the NAKed PSN: nothing to judge");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* The skip where the path lost packets before the capture point: the
 	 * resend of 2 may have been lost there too. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 2);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL); /* 3 lost before the capture point */
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
@@ -406,11 +205,11 @@ static void nak_and_go_back_n(void)
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "lossy path: a warning");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A byte-identical copy of a packet sent before the NAK may be a
 	 * duplicate made by the network. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 4);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	struct pkt_opts dup3 = { .copy_of = 3 };
@@ -418,17 +217,17 @@ static void nak_and_go_back_n(void)
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_SKIPPED_SEEN) && !has(&r, ROCE_F_GBN_SKIPPED), "a copy: a warning");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* New PSNs in the middle of the resends. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 4);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND) && r.findings[0].expected == 3, "new PSN 5 before 3 and 4 were resent");
-	conv_free(&c);
-	conv_init(&c, 1024);
+	harness_free(&c);
+	harness_init(&c, 1024);
 	sends(&c, 1, 2);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 3, 8, NULL);
@@ -436,19 +235,19 @@ static void nak_and_go_back_n(void)
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND_SEEN), "the same on a lossy path: a warning");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A timeout's go-back that began before the NAK arrived, and a resend
 	 * run that goes on past a second NAK's PSN until that NAK arrives. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 6);
 	feed(&c, ROCE_OP_RC_ACK, 3, 0, &nak);
 	for (uint32_t psn = 1; psn <= 6; psn++) {
 		r = feed(&c, ROCE_OP_RC_SEND_ONLY, psn, 8, NULL);
 		CHECK(!serious(&r), "timeout go-back through the NAKed PSN: %u", psn);
 	}
-	conv_free(&c);
-	conv_init(&c, 1024);
+	harness_free(&c);
+	harness_init(&c, 1024);
 	sends(&c, 1, 8);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	sends(&c, 2, 2);
@@ -460,12 +259,12 @@ static void nak_and_go_back_n(void)
 	CHECK(!serious(&r), "resend 5 continues the run begun before the second NAK arrived");
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 4, 8, NULL);
 	CHECK(!serious(&r) && r.nak_frame, "then the resend of 4");
-	conv_free(&c);
+	harness_free(&c);
 	/* The same, with one resend of the run overtaking others before the
 	 * capture point (netem's reordering between two rxe hosts): the run
 	 * resumes where it was, and a new PSN after it means the second NAK
 	 * crossed it in flight or was lost after the capture point. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 20);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	sends(&c, 2, 5);
@@ -478,10 +277,10 @@ static void nak_and_go_back_n(void)
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 21, 8, NULL);
 	CHECK(!serious(&r) && !has(&r, ROCE_F_GBN_SKIPPED) && (r.flags & ROCE_FLOW_F(CROSSED_NAK)),
 	      "new PSN 21 after the run: it crossed the second NAK, no go-back skipped it");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* READs take one PSN per response packet: so does their go-back. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct pkt_opts rd4 = { .dmalen = 4096 };
 	for (uint32_t psn = 10; psn <= 22; psn += 4)
 		feed(&c, ROCE_OP_RC_READ_REQUEST, psn, 0, &rd4);
@@ -492,20 +291,20 @@ static void nak_and_go_back_n(void)
 	}
 	r = feed(&c, ROCE_OP_RC_READ_REQUEST, 26, 0, &rd4);
 	CHECK(!serious(&r) && r.cls == ROCE_FLOW_IN_ORDER, "new READ after the go-back of READs");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* An ROCE_OP_RC_ACK beyond the NAKed PSN: it arrived, its resend passed unseen. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 4);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak);
 	feed(&c, ROCE_OP_RC_ACK, 4, 0, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(!r.n_findings, "episode closed by the ACK");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A requester that ignores the NAK: new PSNs, no resend; what is left
 	 * open at the end of the capture is reported there. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	sends(&c, 1, 3);
 	feed(&c, ROCE_OP_RC_ACK, 2, 0, &nak); /* frame 4 */
 	sends(&c, 4, 9);
@@ -514,19 +313,19 @@ static void nak_and_go_back_n(void)
 		      open.last.clean && open.last.after_ns == 60000 && open.last.dest_qpn == QP_B,
 	      "open NAK at the end: %u, frame %u PSN %u, %u packets after, %llu ns", open.n, open.last.nak_frame,
 	      open.last.nak_psn, open.last.packets_after, (unsigned long long)open.last.after_ns);
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A NAK for a PSN never sent: an error once the requester was seen
 	 * sending new PSNs (they all passed the capture point); from a capture
 	 * that saw only one packet, the others may have passed before it began. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_ACK, 9, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_AHEAD_SEEN), "NAK ahead of the first packet seen");
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, NULL);
 	r = feed(&c, ROCE_OP_RC_ACK, 9, 0, &nak);
 	CHECK(has(&r, ROCE_F_SEQ_NAK_AHEAD), "NAK ahead of the requester");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 /* READs of 4 packets at 10, 14, 18 and 22 (IPv4 IDs 101 to 104), READ
@@ -574,14 +373,14 @@ static void resend_overtakes_new_psns(void)
 	};
 	struct conv c;
 	unsigned early;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct roce_flow_result r = reads_after_nak(&c, seen, 2, &early);
 	CHECK(early == 0 && !serious(&r) && r.cls == ROCE_FLOW_IN_ORDER && (r.flags & ROCE_FLOW_F(CROSSED_NAK)),
 	      "new READ 26 sent before the resend of 14 that overtook it: crossed the NAK (%u findings, class %d)",
 	      r.n_findings, r.cls);
-	conv_free(&c);
+	harness_free(&c);
 	for (size_t n = 3; n <= sizeof seen / sizeof seen[0]; n++) {
-		conv_init(&c, 1024);
+		harness_init(&c, 1024);
 		r = reads_after_nak(&c, seen, n, &early);
 		CHECK(early == 0 && !serious(&r), "READ %u, packet %zu after the NAK: no warning (%u before)",
 		      seen[n - 1][0], n, early);
@@ -595,30 +394,30 @@ static void resend_overtakes_new_psns(void)
 			roce_flow_end(&c.env, on_open_nak, &open);
 			CHECK(open.n == 0, "the go-back answered the NAK (%u open)", open.n);
 		}
-		conv_free(&c);
+		harness_free(&c);
 	}
 	/* The same packets numbered in the order the capture saw them: READ 26
 	 * left the requester after the resend of 14, among the resends, on a
 	 * path that shows no loss, reordering or duplication. */
 	static const uint32_t in_order[][3] = { { 14, 4096, 105 }, { 26, 4096, 106 } };
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = reads_after_nak(&c, in_order, 2, &early);
 	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND) && r.findings[0].expected == 18,
 	      "new READ 26 sent after the resend of 14: an error");
-	conv_free(&c);
+	harness_free(&c);
 	/* Numbered before the packet seen before the resend: nothing says it
 	 * left between them. */
 	static const uint32_t older[][3] = { { 14, 4096, 108 }, { 26, 4096, 100 } };
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	r = reads_after_nak(&c, older, 2, &early);
 	CHECK(has(&r, ROCE_F_GBN_NEW_IN_RESEND), "an ID before READ 22's: still an error");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void rnr(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, NULL);
 	struct pkt_opts rnr = { .syndrome = roce_syndrome_rnr(14) }; /* 1.28 ms */
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_ACK, 7, 0, &rnr);
@@ -635,13 +434,13 @@ static void rnr(void)
 	struct pkt_opts later = { .gap_ns = 2000000 };
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 7, 8, &later);
 	CHECK(!has(&r, ROCE_F_RNR_EARLY) && r.cls == ROCE_FLOW_RETRANSMISSION, "retry after 2 ms");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void reads(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct pkt_opts rd = { .dmalen = 3000 };
 	feed(&c, ROCE_OP_RC_READ_REQUEST, 50, 0, &rd);
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_READ_RESPONSE_FIRST, 50, 1024, NULL);
@@ -666,11 +465,11 @@ static void reads(void)
 	CHECK(has(&r, ROCE_F_READ_RESP_EXTRA), "response beyond the READ");
 	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 56, 952, NULL);
 	CHECK(has(&r, ROCE_F_DUP_READ_RESP), "READ response sent again");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* An XRC READ response 4 bytes longer than the READ: an XRCETH after
 	 * its BTH, A14-XRC-RESP's deviation, not a length one. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct pkt_opts xrd = { .dmalen = 16 };
 	feed(&c, ROCE_OP_XRC_READ_REQUEST, 60, 0, &xrd);
 	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_ONLY, 60, 20, NULL);
@@ -678,13 +477,13 @@ static void reads(void)
 	feed(&c, ROCE_OP_XRC_READ_REQUEST, 61, 0, &xrd);
 	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_ONLY, 61, 12, NULL);
 	CHECK(has(&r, ROCE_F_READ_RESP_LEN) && !has(&r, ROCE_F_XRC_READ_RESP_XRCETH), "XRC READ response 4 bytes short");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A READ asked again from inside its range after its last responses
 	 * were lost: answered from a First (a new, shorter request) or from the
 	 * original's Middle at that PSN; both conform (RC-RESP-DUP-READ-001). */
 	for (int middle = 0; middle < 2; middle++) {
-		conv_init(&c, 1024);
+		harness_init(&c, 1024);
 		feed(&c, ROCE_OP_RC_READ_REQUEST, 60, 0, &rd);
 		feed(&c, ROCE_OP_RC_READ_RESPONSE_FIRST, 60, 1024, NULL);
 		struct pkt_opts again = { .dmalen = 3000 - 1024 };
@@ -699,7 +498,7 @@ static void reads(void)
 		CHECK(!r.n_findings, "replay Last");
 		r = feed(&c, ROCE_OP_RC_SEND_ONLY, 63, 8, NULL);
 		CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "next request after the READ's PSNs");
-		conv_free(&c);
+		harness_free(&c);
 	}
 	/* A replay of a READ the analysis no longer holds: its responses all
 	 * passed the capture point, so later READs took its place in the ring,
@@ -708,7 +507,7 @@ static void reads(void)
 	 * Answered with the original's Last (one packet) or Middle (more), or
 	 * a First: each conforms. A new READ at the next PSN still needs a First. */
 	for (int shape = 0; shape < 3; shape++) {
-		conv_init(&c, 1024);
+		harness_init(&c, 1024);
 		struct pkt_opts four = { .dmalen = 4096 };
 		uint32_t psn = 100;
 		for (int k = 0; k < 40; k++, psn += 4) {
@@ -740,21 +539,21 @@ static void reads(void)
 		feed(&c, ROCE_OP_RC_READ_REQUEST, psn, 0, &four);
 		r = feed(&c, ROCE_OP_RC_READ_RESPONSE_MIDDLE, psn, 1024, NULL);
 		CHECK(has(&r, ROCE_F_READ_RESP_POSITION), "a new READ opened by a Middle");
-		conv_free(&c);
+		harness_free(&c);
 	}
 
 	/* A replay from inside the range with a Last where the new request's
 	 * first packet is: wrong either way. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_READ_REQUEST, 60, 0, &rd);
 	struct pkt_opts again = { .dmalen = 3000 - 1024 };
 	feed(&c, ROCE_OP_RC_READ_REQUEST, 61, 0, &again);
 	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_LAST, 61, 1024, NULL);
 	CHECK(has(&r, ROCE_F_READ_RESP_POSITION), "a Last opening a replay of two packets");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* Path MTU learnt from the first response. */
-	conv_init(&c, 0);
+	harness_init(&c, 0);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
 	struct pkt_opts big = { .dmalen = 5000 };
 	feed(&c, ROCE_OP_RC_READ_REQUEST, 2, 0, &big);
@@ -766,21 +565,21 @@ static void reads(void)
 	CHECK(!r.n_findings, "Last of 904");
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 5, 8, NULL);
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && !r.n_findings, "request after a READ of unknown span");
-	conv_free(&c);
+	harness_free(&c);
 
 	/* A READ of length 0 takes one PSN and one empty response. */
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct pkt_opts zero = { .dmalen = 0 };
 	feed(&c, ROCE_OP_RC_READ_REQUEST, 9, 0, &zero);
 	r = feed(&c, ROCE_OP_RC_READ_RESPONSE_ONLY, 9, 0, NULL);
 	CHECK(!r.n_findings && r.request_frame == 1, "zero-length READ");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void atomics_and_sequence(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_CMP_SWAP, 20, 0, NULL);
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_ATOMIC_ACK, 20, 0, NULL);
 	CHECK(r.request_frame == 1 && !r.n_findings, "atomic ACK answers the CmpSwap");
@@ -790,13 +589,13 @@ static void atomics_and_sequence(void)
 	r = feed(&c, ROCE_OP_RC_SEND_FIRST, 23, 1024, NULL);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 24, 8, NULL);
 	CHECK(has(&r, ROCE_F_OPSEQ_UNFINISHED), "Only inside a message");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void source_port(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	feed(&c, ROCE_OP_RC_SEND_ONLY, 1, 8, NULL);
 	struct pkt_opts other = { .sport = 0xBEEF };
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_SEND_ONLY, 2, 8, &other);
@@ -805,13 +604,13 @@ static void source_port(void)
 	/* UC is connected too; UD is not tracked. */
 	r = feed(&c, ROCE_OP_UC_SEND_ONLY, 5, 8, NULL);
 	CHECK(r.cls != ROCE_FLOW_UNTRACKED, "UC tracked");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void connection_manager(void)
 {
 	struct conv c;
-	conv_init(&c, 0);
+	harness_init(&c, 0);
 	static const uint8_t a[4] = { 198, 18, 0, 1 }, b[4] = { 198, 18, 0, 2 };
 	struct roce_flow_connection cm = { 4, a, b, QP_A, QP_B, 1000, 5000, true, true, 1024, false };
 	roce_flow_connect(&c.env, &cm);
@@ -819,12 +618,12 @@ static void connection_manager(void)
 	CHECK(r.cls == ROCE_FLOW_IN_ORDER && r.pmtu == 1024 && r.src_qpn == QP_A, "starts at the REQ's PSN");
 	r = feed(&c, ROCE_OP_RC_ACK, 1000, 0, NULL);
 	CHECK(r.request_frame == 1 && r.src_qpn == QP_B, "paired by the CM");
-	conv_free(&c);
-	conv_init(&c, 0);
+	harness_free(&c);
+	harness_init(&c, 0);
 	roce_flow_connect(&c.env, &cm);
 	r = feed(&c, ROCE_OP_RC_SEND_ONLY, 1003, 8, NULL);
 	CHECK(has(&r, ROCE_F_PSN_GAP), "first packet after the REQ's starting PSN");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 /* Conforming bulk traffic over 16 QPs between two hosts, with nothing
@@ -847,7 +646,7 @@ static uint64_t value_of(const struct roce_flow_result *r, enum roce_flow_value 
 static void congestion(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	const uint64_t wire = 14 + 20 + 8 + 12 + 1000 + 4; /* a SEND Only of 1000 bytes */
 	struct roce_flow_result r;
 	/* Frames 1-10, 10 us apart from t0 + 10 us; 6-10 marked CE. */
@@ -909,7 +708,7 @@ static void congestion(void)
 	CHECK(c.late_seen[18] && c.late_rate_after[18] == 2 * wire * 8000000000ull / 200000,
 	      "rate after the second CNP %llu b/s", (unsigned long long)c.late_rate_after[18]);
 	roce_flow_finish(&c.env, c.now_ns + 1000);
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void bulk_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_us, enum roce_code expect,
@@ -975,7 +774,7 @@ static void sample_emit(void *ctx, const uint8_t *frame, size_t len, uint64_t t_
 static void run_sample(struct sample_run *s, void (*gen)(sample_emit_fn, void *))
 {
 	memset(s, 0, sizeof *s);
-	conv_init(&s->c, 0);
+	harness_init(&s->c, 0);
 	gen(sample_emit, s);
 }
 
@@ -996,7 +795,7 @@ static void rkey_life_cycle(void)
 	      roce_code_info(ROCE_F_RKEY_INV_EXECUTED_SEEN)->severity == ROCE_SEV_WARN,
 	      "executed after an acknowledged invalidation, or maybe crossed: warnings");
 	CHECK(value_of(&s.r[12], ROCE_FLOW_V_RKEY_INVALIDATED_IN) == 9, "the ACK names the invalidating SEND");
-	conv_free(&s.c);
+	harness_free(&s.c);
 
 	/* Behind the SEND with Invalidate on its own QP: the responder takes
 	 * it after the SEND, so one ACK for both executed it after the
@@ -1004,7 +803,7 @@ static void rkey_life_cycle(void)
 	 * valid (the invalidation was refused, or ignored): said once, and
 	 * later accesses are not judged until the next invalidation. */
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct pkt_opts key = { .rkey = 0x00001234 };
 	feed(&c, ROCE_OP_RC_SEND_ONLY_WITH_INV, 1, 16, &key);
 	struct roce_flow_result r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 2, 16, &key);
@@ -1038,7 +837,7 @@ static void rkey_life_cycle(void)
 	struct pkt_opts other = { .rkey = 0x00004321 };
 	r = feed(&c, ROCE_OP_RC_WRITE_ONLY, 9, 16, &other);
 	CHECK(!r.n_findings, "another rkey is untouched");
-	conv_free(&c);
+	harness_free(&c);
 }
 
 /* FLUSH and ATOMIC WRITE answered by a zero-length READ Response Only. */
@@ -1055,7 +854,7 @@ static void placement(void)
 	CHECK(value_of(&s.r[11], ROCE_FLOW_V_BYTES_IN_FLIGHT) == 0, "nothing left in flight");
 	CHECK(s.c.n_answered == 6 && s.c.answered_req[5] == 10 && s.c.answered_resp[5] == 11,
 	      "each request's response reported once (%u)", s.c.n_answered);
-	conv_free(&s.c);
+	harness_free(&s.c);
 }
 
 /* XRC: the SRQ numbers a target QP's requests named. */
@@ -1071,20 +870,20 @@ static void xrc_srqs(void)
 	CHECK(resp.n_xrc_srqs == 2 && resp.xrc_srqns == req.xrc_srqns, "the responses show their requests'");
 	roce_flow_dir_info(s.r[1].dir, &req);
 	CHECK(req.n_xrc_srqs == 2, "the direction's SRQs so far, later: all of them");
-	conv_free(&s.c);
+	harness_free(&s.c);
 }
 
 static void bulk_traffic(void)
 {
 	struct bulk b = { 0 };
-	conv_init(&b.c, 0);
+	harness_init(&b.c, 0);
 	sample_conv_bulk(bulk_emit, &b, 20000, 16);
 	CHECK(b.frames >= 20000, "%lu frames", b.frames);
 	CHECK(b.serious == 0, "%lu findings at warning level or above", b.serious);
 	CHECK(b.responses > 5000 && b.linked == b.responses, "%lu of %lu responses linked", b.linked,
 	      b.responses);
 	CHECK(b.c.n_answered == 64, "requests answered through the callback (%u recorded)", b.c.n_answered);
-	conv_free(&b.c);
+	harness_free(&b.c);
 }
 
 /* A RoCE v1 RC SEND Only from GID a to GID b (v1), or the same over RoCEv2
@@ -1129,7 +928,7 @@ static void count_pair(void *arg, const struct roce_flow_qp_pair *p)
 static void versions_apart(void)
 {
 	struct conv c;
-	conv_init(&c, 1024);
+	harness_init(&c, 1024);
 	struct roce_flow_result v1 = feed_version(&c, true, 10);
 	struct roce_flow_result v2 = feed_version(&c, false, 500);
 	CHECK(v1.cls == ROCE_FLOW_FIRST && v2.cls == ROCE_FLOW_FIRST && v1.dir_id != v2.dir_id,
@@ -1145,7 +944,7 @@ static void versions_apart(void)
 	unsigned pairs[2] = { 0, 0 };
 	roce_flow_qp_pairs(&c.env, count_pair, pairs);
 	CHECK(pairs[0] == 1 && pairs[1] == 1, "one QP pair of each version (v2 %u, v1 %u)", pairs[0], pairs[1]);
-	conv_free(&c);
+	harness_free(&c);
 }
 
 static void scenarios(void)
@@ -1165,6 +964,7 @@ static void scenarios(void)
 	xrc_srqs();
 	bulk_traffic();
 	versions_apart();
+	retransmissions_changed();
 }
 
 int main(void)
@@ -1176,5 +976,12 @@ int main(void)
 	for (unsigned code = 0; code < ROCE_CODE_COUNT; code++)
 		if (roce_code_is_flow((enum roce_code)code))
 			CHECK(raised[code], "flow code %s never raised", roce_code_info((enum roce_code)code)->name);
+	void (*others[])(int *, int *) = { harness_checks, retx_checks };
+	for (unsigned i = 0; i < sizeof others / sizeof *others; i++) {
+		int checks, failures;
+		others[i](&checks, &failures);
+		test_checks += checks;
+		test_failures += failures;
+	}
 	return test_result("test_flow");
 }

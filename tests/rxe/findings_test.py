@@ -2,7 +2,7 @@
 """docs/findings.md against docs/rxe-results.md (findings.py): the two
 agree, and the check catches every way they can drift apart, shown on
 copies changed one way each: a deviation without its section or summary
-row (a new ID such as RNEW-MW-1 included), a stale section, a verdict
+row (a new ID such as R15 included), a stale section, a verdict
 changed in rxe-results.md, a case added to or dropped from a deviation, a
 rule re-graded in the catalogue or named differently, a kernel column
 added, a case file that does not exist.

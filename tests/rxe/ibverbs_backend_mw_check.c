@@ -168,7 +168,7 @@ void mw_checks(struct ctx *c, struct be_pd *pd, const uint8_t gid4[16], unsigned
 	 * 6.1 completes the request with MW_BIND_ERR; 6.12 and 7.2 flush it
 	 * (WR_FLUSH_ERR: rxe_requester puts the QP in error, and the
 	 * completer's flush of the send queue completes the failed bind before
-	 * its own status is reported): RNEW-MW-1 of docs/rxe-results.md, a
+	 * its own status is reported): R15 of docs/rxe-results.md, a
 	 * deviation (MW-REBIND-001). Measured on 6.1, 6.12 and 7.2. */
 	uint32_t r2e = (r2 & ~0xffu) | 0x5d;
 	r = bind2(c, &b, mw2, mr, 0, 64, r2e, &err);

@@ -175,7 +175,7 @@ static int wqe_opcode(const struct be_qp *qp, const struct soft_swqe *w, uint32_
 	case BE_WR_SEND_WITH_INV: kind = ROCE_K_SEND; flags = last ? ROCE_OPF_INV : 0; break;
 	default: kind = ROCE_K_SEND; break;
 	}
-	pos = roce_position_of(i, w->npkts);
+	pos = roce_position_of(i - w->restart_at, w->npkts - w->restart_at);
 	return roce_opcode_find(qp_transport(qp), kind, pos, ROCE_OPF_IMM | ROCE_OPF_INV, flags);
 }
 
@@ -220,7 +220,7 @@ static bool send_packet(struct be_qp *qp, struct soft_swqe *w, uint32_t i)
 
 	if (op->xhdrs & ROCE_XHDR_BIT(ROCE_H_RETH)) {
 		uint8_t *reth = roce_desc_hdr(&d, ROCE_H_RETH);
-		uint64_t off = is_read(w) ? (uint64_t)i * pmtu : 0;
+		uint64_t off = (uint64_t)(is_read(w) ? i : w->restart_at) * pmtu;
 		roce_reth_set_va(reth, w->wr.remote_addr + off);
 		roce_reth_set_rkey(reth, w->wr.rkey);
 		roce_reth_set_dmalen(reth, w->length - (off < w->length ? off : w->length));
@@ -413,6 +413,8 @@ static void go_back(struct be_qp *qp, uint32_t psn, bool count)
 			k = 0;
 		if (is_atomic(w))
 			k = 0;
+		if (SOFT_FAULT_ON(dev, RETRY_RESTARTS_MESSAGE) && !is_read(w))
+			w->restart_at = k;
 		if (is_read(w)) {
 			if (k > w->nresp - 1)
 				k = w->nresp - 1;

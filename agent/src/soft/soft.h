@@ -237,6 +237,7 @@ struct soft_swqe {
 	bool retrying;          /* READ: a retry for resp_got is under way */
 	uint32_t resp_got;      /* READ: response packets received */
 	uint32_t resp_base;     /* READ: response index the last request restarted at */
+	uint32_t restart_at;    /* SEND, WRITE: the packet the message restarted at (0: its first) */
 	bool done;
 	enum be_wc_status status;
 };

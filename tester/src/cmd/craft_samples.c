@@ -730,5 +730,6 @@ int craft_samples(const char *dir)
 	gen_conversation(dir, "flows-placement", sample_conv_placement);
 	gen_conversation(dir, "flows-rocev1", sample_conv_rocev1);
 	gen_conversation(dir, "flows-rocev1-mixed", sample_conv_rocev1_mixed);
+	gen_conversation(dir, "flows-retry", sample_conv_retry);
 	return 0;
 }
