@@ -30,10 +30,16 @@ static const char *dirs_text(unsigned dirs, char *buf, size_t n)
 		unsigned bit;
 		const char *name;
 	} names[] = { { COV_RESPONDER, "responder" }, { COV_REQUESTER, "requester" }, { COV_DEVICE, "device" } };
+	/* Appended piece by piece with strncat: the three names always fit the
+	 * callers' buffers, and a short buffer would cut the text, not overrun. */
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (dirs & names[i].bit)
-			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", names[i].name);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!(dirs & names[i].bit))
+			continue;
+		if (buf[0])
+			strncat(buf, ", ", n - 1 - strlen(buf));
+		strncat(buf, names[i].name, n - 1 - strlen(buf));
+	}
 	return buf[0] ? buf : "-";
 }
 
