@@ -21,12 +21,6 @@ int cmd_coverage(int argc, char **argv);
 /* Writes the sample captures and their .expect files into dir. */
 int craft_samples(const char *dir);
 
-/* Parses one captured frame of the given pcap link type (DLT_*). Returns
- * -1 when the link type is not one RoCEv2 can be carried on. */
-int linktype_parse(int dlt, struct roce_pkt *p, const uint8_t *data, size_t caplen, size_t len,
-		   unsigned flags);
-bool linktype_supported(int dlt);
-
 struct finding_counts {
 	size_t total, errors;
 };

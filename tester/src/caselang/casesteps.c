@@ -13,24 +13,6 @@
 #include "roce/roce.h"
 #include "text.h"
 
-struct cl_step *cl_new_step(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc)
-{
-	cl_grow(ps, (void **)&ps->c->steps, ps->c->n_steps, sizeof *ps->c->steps);
-	struct cl_step *st = &ps->c->steps[ps->c->n_steps++];
-	memset(st, 0, sizeof *st);
-	st->kind = kind;
-	st->loc = loc;
-	st->opcode = -1;
-	const char *eol = ps->line_start;
-	while (eol < ps->lx.end && *eol != '\n')
-		eol++;
-	const char *s = ps->line_start;
-	while (s < eol && (*s == ' ' || *s == '\t'))
-		s++;
-	st->text = cl_arena_strndup(ps->arena, s, (size_t)(eol - s));
-	return st;
-}
-
 static struct cl_sym *qp_arg(struct parser *ps, struct cl_step *st)
 {
 	return cl_use_next_name(ps, &st->qp, CL_SYM_QP, "a QP name defined by 'dut qp'");

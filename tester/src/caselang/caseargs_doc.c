@@ -116,7 +116,7 @@ void cl_arguments_markdown(FILE *out)
 {
 	fputs("# Case-language arguments\n"
 	      "\n"
-	      "Generated from the parser's argument tables (`tester/src/caseargs.c`) by\n"
+	      "Generated from the parser's argument tables (`tester/src/caselang/caseargs.c`) by\n"
 	      "`roce-case-arguments > docs/case-arguments.md`; the test\n"
 	      "`case_arguments_current` fails when this file and the tables disagree.\n"
 	      "What each statement does is in [case-language.md](case-language.md).\n"

@@ -196,3 +196,8 @@ void cl_unbound_reason(const struct cl_case *c, int ipv, unsigned roles, char *b
 	roce_roles_format(roles, here, sizeof here);
 	text_appendf(buf, n, "; the DUT is the %s here", here);
 }
+
+bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv)
+{
+	return i < c->n_rules && (ipv == 4 || ipv == 6) && (c->rule_ips[i] & (1u << ipv));
+}

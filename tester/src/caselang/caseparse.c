@@ -19,19 +19,6 @@
 
 #define CL_MAX_FILE (4u << 20)
 
-void cl_fail_at(struct parser *ps, enum cl_error code, struct cl_loc loc, const char *fmt, ...)
-{
-	char what[sizeof ps->diag->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	text_vprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	ps->diag->code = code;
-	ps->diag->loc = loc;
-	text_printf(ps->diag->msg, sizeof ps->diag->msg, "%s:%u:%u: %s", ps->c->path, loc.line, loc.col, what);
-	longjmp(ps->fail, 1);
-}
-
 /* ---- Header ---- */
 
 static void header_once(struct parser *ps, bool *seen, const char *what, struct cl_loc loc)
@@ -335,36 +322,3 @@ void cl_case_free(struct cl_case *c)
 		cl_arena_free(c->arena);
 }
 
-bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv)
-{
-	return i < c->n_rules && (ipv == 4 || ipv == 6) && (c->rule_ips[i] & (1u << ipv));
-}
-
-const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)
-{
-	for (unsigned i = 0; i < s->n_args; i++)
-		if (!strcmp(s->args[i].key, key))
-			return &s->args[i];
-	return NULL;
-}
-
-bool cl_word_arg_accepts(const struct cl_arg *a, int got)
-{
-	if (got == CL_WORD_ABSENT)
-		return false;
-	bool in = false;
-	for (unsigned i = 0; i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++)
-		in |= (a->v.kind == CL_V_LIST ? a->v.word_ids[i] : a->v.word_id) == got;
-	return a->cmp == CL_NE ? !in : in;
-}
-
-void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n)
-{
-	/* Words are at most CL_MAX_WORD characters and lists short: callers'
-	 * buffers hold them; a longer list is cut visibly. */
-	text_copy(buf, n, a->cmp == CL_NE ? "not " : "");
-	unsigned k = a->v.kind == CL_V_LIST ? a->v.n_list : 1;
-	for (unsigned i = 0; i < k; i++)
-		text_appendf(buf, n, "%s%s", i == 0 ? "" : i + 1 == k ? (a->cmp == CL_NE ? " nor " : " or ") : ", ",
-			     a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word);
-}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "linktype.h"
 
 static void usage(FILE *out)
 {

@@ -23,17 +23,6 @@ struct cl_sym *cl_find_sym(struct parser *ps, const char *name)
 	return NULL;
 }
 
-void cl_grow(struct parser *ps, void **arr, unsigned n, size_t elem)
-{
-	/* Arrays grow in powers of two; the old block stays in the arena. */
-	if (n && (n & (n - 1)))
-		return;
-	void *bigger = cl_arena_alloc(ps->arena, elem * (n ? 2 * n : 4));
-	if (n)
-		memcpy(bigger, *arr, elem * n);
-	*arr = bigger;
-}
-
 void cl_define_sym(struct parser *ps, const char *name, enum cl_sym_kind kind, int qp_type,
 		       struct cl_loc loc)
 {

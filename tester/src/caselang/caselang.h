@@ -527,11 +527,11 @@ void cl_case_free(struct cl_case *c);
  * values take, their words and defaults, from the parser's tables. */
 void cl_arguments_markdown(FILE *out);
 
+/* ---- Roles (caseroles.c) ---- */
+
 /* Whether rule i of the case is judged on a run over IP version ipv (4
  * or 6): a rule written 'CA17-4 ipv4' only applies to IPv4 runs. */
 bool cl_rule_applies(const struct cl_case *c, unsigned i, int ipv);
-
-/* ---- Roles (caseroles.c) ---- */
 
 /* Whether a step checks something (expectations, queries, reads, checks,
  * measurements, an attach with lid= or '-> refused'): those have roles. */

@@ -610,3 +610,32 @@ void cl_parse_args(struct parser *ps, struct cl_step *st, const struct argspec *
 		resolve_words(prm, sp->vocab);
 	}
 }
+
+const struct cl_arg *cl_step_arg(const struct cl_step *s, const char *key)
+{
+	for (unsigned i = 0; i < s->n_args; i++)
+		if (!strcmp(s->args[i].key, key))
+			return &s->args[i];
+	return NULL;
+}
+
+bool cl_word_arg_accepts(const struct cl_arg *a, int got)
+{
+	if (got == CL_WORD_ABSENT)
+		return false;
+	bool in = false;
+	for (unsigned i = 0; i < (a->v.kind == CL_V_LIST ? a->v.n_list : 1); i++)
+		in |= (a->v.kind == CL_V_LIST ? a->v.word_ids[i] : a->v.word_id) == got;
+	return a->cmp == CL_NE ? !in : in;
+}
+
+void cl_word_arg_text(const struct cl_arg *a, char *buf, size_t n)
+{
+	/* Words are at most CL_MAX_WORD characters and lists short: callers'
+	 * buffers hold them; a longer list is cut visibly. */
+	text_copy(buf, n, a->cmp == CL_NE ? "not " : "");
+	unsigned k = a->v.kind == CL_V_LIST ? a->v.n_list : 1;
+	for (unsigned i = 0; i < k; i++)
+		text_appendf(buf, n, "%s%s", i == 0 ? "" : i + 1 == k ? (a->cmp == CL_NE ? " nor " : " or ") : ", ",
+			     a->v.kind == CL_V_LIST ? a->v.list[i] : a->v.word);
+}

@@ -7,7 +7,11 @@
  *   caseexpr.c   names ($qp.qpn, ?bindings), expressions, check and inform
  *   casewords.c  the language's vocabulary: names of errors, steps and keys,
  *                capabilities, opcodes, CM messages, AETH words, field shorthands
- * A parse error longjmps out of any of them through cl_fail_at.
+ *   casebuild.c  what they all share while a case is built: cl_fail_at, the
+ *                arena's growing arrays, a new step
+ * A parse error longjmps out of any of them through cl_fail_at. The calls
+ * run one way: caseparse.c, casesteps*.c, caseargs.c, caseexpr.c, then
+ * casebuild.c and caselex.c; casewords.c and caseroles.c call none of them.
  */
 #ifndef ROCE_TESTER_CASEPARSE_H
 #define ROCE_TESTER_CASEPARSE_H
@@ -38,9 +42,15 @@ struct parser {
 	unsigned n_peer_attached;
 };
 
+/* ---- Building a case (casebuild.c) ---- */
+
 /* Fills diag with "path:line:col: what" and abandons the parse. */
 void cl_fail_at(struct parser *ps, enum cl_error code, struct cl_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn));
+/* Makes room for element n of an arena array that grows in powers of two. */
+void cl_grow(struct parser *ps, void **arr, unsigned n, size_t elem);
+/* A new step of the case, with its source line for reports. */
+struct cl_step *cl_new_step(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc);
 
 /* ---- Tokens ---- */
 
@@ -151,8 +161,6 @@ void cl_list_words(const char *const *words, char *buf, size_t n);
 /* ---- Names and expressions (caseexpr.c) ---- */
 
 struct cl_sym *cl_find_sym(struct parser *ps, const char *name);
-/* Makes room for element n of an arena array that grows in powers of two. */
-void cl_grow(struct parser *ps, void **arr, unsigned n, size_t elem);
 void cl_define_sym(struct parser *ps, const char *name, enum cl_sym_kind kind, int qp_type, struct cl_loc loc);
 /* A name defined above, of the kind wanted. */
 struct cl_sym *cl_use_name(struct parser *ps, const char *name, enum cl_sym_kind want, struct cl_loc loc);
@@ -170,8 +178,6 @@ void cl_parse_inform(struct parser *ps, struct cl_loc loc);
 
 /* ---- Steps (casesteps.c) ---- */
 
-/* A new step of the case, with its source line for reports. */
-struct cl_step *cl_new_step(struct parser *ps, enum cl_step_kind kind, struct cl_loc loc);
 void cl_parse_dut(struct parser *ps, struct cl_loc loc);
 void cl_parse_peer(struct parser *ps, struct cl_loc loc);
 void cl_parse_inject(struct parser *ps, struct cl_loc loc);

@@ -1,7 +1,7 @@
 /* Where the RoCEv2 packet starts in a captured frame, per pcap link type. */
 #include <pcap/pcap.h>
 
-#include "commands.h"
+#include "linktype.h"
 
 bool linktype_supported(int dlt)
 {
