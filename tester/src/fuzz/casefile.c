@@ -52,7 +52,7 @@ static void hex(GString *o, const uint8_t *b, size_t n)
 	g_string_append(o, "x\"");
 	for (size_t i = 0; i < n; i++) {
 		if (i && i % 32 == 0)
-			g_string_append(o, " \\\n  ");
+			g_string_append_c(o, ' '); /* a byte string cannot continue on the next line */
 		g_string_append_printf(o, "%02x", b[i]);
 	}
 	g_string_append_c(o, '"');
@@ -86,18 +86,23 @@ static void scan(struct writer *w)
 				if ((p->set[j].kind != FZ_V_ADDR && p->set[j].kind != FZ_V_RKEY) || r < 0 || (unsigned)r >= z->n_reg)
 					continue;
 				w->used[r] = true;
-				if (z->reg[r].kind == FZ_RK_MW) {
-					w->used[z->reg[r].mw_mr] = true;
-					w->binder = true;
-					w->caps |= z->reg[r].mw_type == 1 ? AP_CAP_MW1 : AP_CAP_MW2;
-				}
-				if (!z->reg[r].valid && z->reg[r].kind == FZ_RK_MR)
-					w->stale_mr = true;
 			}
 		}
 	}
 	if (w->f->obs.region >= 0 && (unsigned)w->f->obs.region < z->n_reg)
 		w->used[w->f->obs.region] = true;
+	/* A window needs its MR and the QP that binds it. */
+	for (unsigned r = 0; r < z->n_reg; r++) {
+		if (!w->used[r])
+			continue;
+		if (z->reg[r].kind == FZ_RK_MW) {
+			w->used[z->reg[r].mw_mr] = true;
+			w->binder = true;
+			w->caps |= z->reg[r].mw_type == 1 ? AP_CAP_MW1 : AP_CAP_MW2;
+		}
+		if (!z->reg[r].valid && z->reg[r].kind == FZ_RK_MR)
+			w->stale_mr = true;
+	}
 	for (unsigned i = 0; i < w->f->n_qp; i++)
 		w->caps |= w->f->qps[i].kind == FZ_Q_UC ? AP_CAP_UC : w->f->qps[i].kind == FZ_Q_UD ? AP_CAP_UD : AP_CAP_RC;
 }
@@ -115,13 +120,13 @@ static void setup(struct writer *w)
 		g_string_append(o, "dut pd other_pd\n");
 	for (unsigned i = 0; i < z->n_reg; i++) {
 		const struct fz_region *r = &z->reg[i];
-		if (!w->used[i] || r->kind != FZ_RK_MR)
+		/* A deregistered MR is not registered at all: its key is
+		 * written as the number it was (value()). */
+		if (!w->used[i] || r->kind != FZ_RK_MR || !r->valid)
 			continue;
 		g_string_append_printf(o, "dut mr %s size=%llu access=", r->name, (unsigned long long)r->len);
 		access_list(o, r->access);
 		g_string_append_printf(o, " fill=0x%02x%s\n", r->fill, r->pd ? " pd=other_pd" : "");
-		if (!r->valid)
-			g_string_append_printf(o, "dut dereg %s\n", r->name);
 	}
 	bool recv = false, srq = false, xrc = false;
 	for (unsigned i = 0; i < w->f->n_qp; i++) {
@@ -192,7 +197,12 @@ static void value(const struct writer *w, const struct fz_set *s, unsigned slot)
 	const struct fz_region *r = s->region >= 0 && (unsigned)s->region < z->n_reg ? &z->reg[s->region] : NULL;
 	switch ((enum fz_val)s->kind) {
 	case FZ_V_ADDR:
-		if (!r) {
+		if (r && r->kind == FZ_RK_MW) {
+			/* A window's addresses are its MR's. */
+			g_string_append_printf(o, "$%s.addr+%llu", z->reg[r->mw_mr].name, (unsigned long long)(r->mw_off + s->v));
+		} else if (!r || (r->kind == FZ_RK_MR && !r->valid)) {
+			g_string_append_printf(o, "0x%llx", (unsigned long long)((r ? r->addr : 0) + s->v));
+		} else if (!r) {
 			g_string_append_printf(o, "0x%llx", (unsigned long long)s->v);
 		} else {
 			g_string_append_printf(o, "$%s.addr", r->name);
@@ -203,8 +213,8 @@ static void value(const struct writer *w, const struct fz_set *s, unsigned slot)
 		}
 		return;
 	case FZ_V_RKEY:
-		if (!r) {
-			g_string_append_printf(o, "0x%llx", (unsigned long long)s->v);
+		if (!r || (r->kind == FZ_RK_MR && !r->valid)) {
+			g_string_append_printf(o, "0x%llx", (unsigned long long)(r ? (r->rkey ^ s->v) : s->v));
 		} else {
 			/* A flipped key as an offset from the key the DUT gives. */
 			uint32_t delta = (uint32_t)((r->rkey ^ s->v) - r->rkey);

@@ -211,11 +211,15 @@ static void fz_free(struct fz *z)
 	for (unsigned i = 0; i < z->n_find; i++) {
 		obs_free(&z->find[i].obs);
 		g_free(z->find[i].case_path);
+		if (z->find[i].places)
+			g_array_free(z->find[i].places, TRUE);
 	}
 	for (unsigned i = 0; i < z->n_reg; i++) {
 		g_free(z->reg[i].shadow);
 		g_free(z->reg[i].dirty);
 	}
+	if (z->unconfirmed)
+		g_ptr_array_free(z->unconfirmed, TRUE);
 	fz_flow_free(z);
 	fz_dut_close(z);
 	if (z->peer)
@@ -233,6 +237,37 @@ static void fz_free(struct fz *z)
 	g_array_free(z->timeline, TRUE);
 	g_hash_table_destroy(z->seen);
 	g_free(z);
+}
+
+/* A finding of one QP that its replays on a fresh QP never showed again
+ * is no finding: an answer that came after its step's window and was
+ * taken for the next step's looks the same. It is counted and named in
+ * the record ("unconfirmed"), not reported. A finding that could not be
+ * replayed (the device stopped answering, no time was left) stays. */
+static void drop_unconfirmed(struct fz *z)
+{
+	unsigned kept = 0;
+	for (unsigned i = 0; i < z->n_find; i++) {
+		struct fz_finding *f = &z->find[i];
+		if (!f->obs.device && f->replays > 0 && !f->replayable) {
+			if (!z->unconfirmed)
+				z->unconfirmed = g_ptr_array_new_with_free_func(g_free);
+			g_ptr_array_add(z->unconfirmed, g_strdup_printf("%s %s: %s", fz_kind_name(f->obs.kind),
+									roce_rule(f->obs.rule) ? roce_rule(f->obs.rule)->id : "-",
+									f->obs.text ? f->obs.text->str : ""));
+			if (!z->o->quiet)
+				fprintf(stderr, "fuzz: finding %u not confirmed: %u replay(s) on a fresh QP did not show it\n", i + 1,
+					f->replays);
+			obs_free(&f->obs);
+			if (f->places)
+				g_array_free(f->places, TRUE);
+			continue;
+		}
+		if (kept != i)
+			z->find[kept] = *f;
+		kept++;
+	}
+	z->n_find = kept;
 }
 
 int fuzz_run(const struct fuzz_opts *o, struct fuzz_result *res)
@@ -283,10 +318,12 @@ int fuzz_run(const struct fuzz_opts *o, struct fuzz_result *res)
 	res->interrupted = o->stop && *o->stop;
 	/* Each finding reduced (within the reduction's time) and written. */
 	uint64_t deadline = rawio_now() + o->reduce_ns;
+	for (unsigned i = 0; i < z->n_find; i++)
+		if (!z->wedged && !z->agent_dead && !res->interrupted)
+			fz_reduce(z, &z->find[i], deadline);
+	drop_unconfirmed(z);
 	for (unsigned i = 0; i < z->n_find; i++) {
 		struct fz_finding *f = &z->find[i];
-		if (!z->wedged && !z->agent_dead && !res->interrupted)
-			fz_reduce(z, f, deadline);
 		text_printf(f->id, sizeof f->id, "FUZZ-%s-%08llX-%u", fz_kind_name(f->obs.kind),
 			    (unsigned long long)(o->seed & 0xFFFFFFFF), i + 1);
 		for (char *c = f->id; *c; c++)

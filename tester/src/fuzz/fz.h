@@ -412,6 +412,7 @@ struct fz {
 	struct fz_finding find[FZ_MAX_FINDINGS];
 	unsigned n_find;
 	GHashTable *seen;    /* signatures of observations already findings */
+	GPtrArray *unconfirmed; /* findings no replay showed again (one line each) */
 	bool wedged;         /* the device stopped answering for good */
 	uint32_t serial;
 	unsigned step_no;

@@ -151,7 +151,7 @@ void fz_memory_check(struct fz *z)
 			touched[n] = m->dirty[k];
 		idx[n++] = (int)i;
 	}
-	enum ap_method meth[FZ_MAX_REGIONS];
+	enum ap_method meth[FZ_MAX_REGIONS] = { 0 };
 	JsonObject *params[FZ_MAX_REGIONS], *res[FZ_MAX_REGIONS];
 	bool ok[FZ_MAX_REGIONS], suspect[FZ_MAX_REGIONS];
 	unsigned nd = 0;
@@ -298,6 +298,16 @@ bool fz_probe_rc(struct fz *z, struct fz_qp *q, uint64_t timeout_ns)
 	return ok;
 }
 
+/* Whether an observation of the batch concerns QP i: its history is the
+ * finding's sequence, so an answered probe must not clear it. */
+static bool observed(const struct fz *z, int i)
+{
+	for (unsigned k = 0; k < z->n_obs; k++)
+		if (z->obs[k].qp == i)
+			return true;
+	return false;
+}
+
 static void probes(struct fz *z)
 {
 	struct fz_qp *qs[FZ_MAX_QPS];
@@ -315,14 +325,11 @@ static void probes(struct fz *z)
 	/* Those that did not answer: once more, each alone and longer. */
 	for (unsigned i = 0; i < n && !z->agent_dead; i++) {
 		struct fz_qp *q = qs[i];
-		if (ok[i]) {
-			q->n_hist = 0; /* a clean point: what follows starts here */
-			q->hist_dropped = 0;
-			continue;
-		}
-		if (fz_probe_rc(z, q, 4 * timeout)) {
-			q->n_hist = 0;
-			q->hist_dropped = 0;
+		if (ok[i] || fz_probe_rc(z, q, 4 * timeout)) {
+			if (!observed(z, q->index)) {
+				q->n_hist = 0; /* a clean point: what follows starts here */
+				q->hist_dropped = 0;
+			}
 			continue;
 		}
 		char state[16];

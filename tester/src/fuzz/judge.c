@@ -420,7 +420,21 @@ static int attribute(const struct fz_flight *fl, const struct roce_pkt *p, uint3
 			n++;
 		}
 	}
-	return n == 1 ? k : -1;
+	if (n != 1)
+		return -1;
+	/* An ACK or NAK answering a duplicate earlier in the step carries the
+	 * PSN of the last request the responder took, which may be this
+	 * packet's: it cannot be told apart. */
+	if (!read_resp) {
+		for (unsigned j = 0; j < fl->step.npkt; j++) {
+			if (j == (unsigned)k || !fl->request[j])
+				continue;
+			bool dup = !fl->epsn_sure || roce_psn_diff(fl->psn[j], fl->base_psn) < 0;
+			if (dup && roce_psn_diff(psn, fl->psn[j]) > 0)
+				return -1;
+		}
+	}
+	return k;
 }
 
 /* Where bytes came from, for the evidence: another region's pattern. */

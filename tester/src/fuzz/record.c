@@ -201,6 +201,10 @@ JsonObject *fz_record(struct fz *z)
 		json_array_add_object_element(fs, f);
 	}
 	json_object_set_array_member(r, "findings", fs);
+	JsonArray *un = json_array_new();
+	for (guint i = 0; z->unconfirmed && i < z->unconfirmed->len; i++)
+		json_array_add_string_element(un, g_ptr_array_index(z->unconfirmed, i));
+	json_object_set_array_member(r, "unconfirmed", un);
 	return r;
 }
 
