@@ -67,6 +67,7 @@ static void usage(FILE *out)
 	      "      --console-log FILE  the DUT's kernel console to watch for warnings, oopses\n"
 	      "                          and stalls (rxe: run-with-rxe's ROCE_RXE_SERIAL_LOG)\n"
 	      "      --no-replay         write the case files but do not run them\n"
+	      "      --log-requests FILE write each generated request to FILE, one line each\n"
 	      "      --agent-timeout MS  bound on each agent call (default 10000)\n"
 	      "  -q, --quiet             print only the summary line\n"
 	      "  -v, --verbose           print progress every 5 s\n"
@@ -147,7 +148,7 @@ int cmd_fuzz(int argc, char **argv)
 	o.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	const char *dir = "roce-fuzz";
 	bool replay = true;
-	enum { O_IP = 256, O_VLAN, O_DUTIP, O_RESOLVE, O_WINDOW, O_REDUCE, O_MAXF, O_CONSOLE, O_NOREPLAY, O_ATO };
+	enum { O_IP = 256, O_VLAN, O_DUTIP, O_RESOLVE, O_WINDOW, O_REDUCE, O_MAXF, O_CONSOLE, O_NOREPLAY, O_ATO, O_LOGREQ };
 	static const struct option longopts[] = {
 		{ "iface", required_argument, NULL, 'i' },      { "agent", required_argument, NULL, 'a' },
 		{ "token-file", required_argument, NULL, 't' }, { "out", required_argument, NULL, 'o' },
@@ -158,6 +159,7 @@ int cmd_fuzz(int argc, char **argv)
 		{ "window", required_argument, NULL, O_WINDOW }, { "reduce-time", required_argument, NULL, O_REDUCE },
 		{ "max-findings", required_argument, NULL, O_MAXF }, { "console-log", required_argument, NULL, O_CONSOLE },
 		{ "no-replay", no_argument, NULL, O_NOREPLAY }, { "agent-timeout", required_argument, NULL, O_ATO },
+		{ "log-requests", required_argument, NULL, O_LOGREQ },
 		{ "quiet", no_argument, NULL, 'q' },            { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },             { NULL, 0, NULL, 0 },
 	};
@@ -241,6 +243,7 @@ int cmd_fuzz(int argc, char **argv)
 			break;
 		case O_CONSOLE: o.console_log = optarg; break;
 		case O_NOREPLAY: replay = false; break;
+		case O_LOGREQ: o.request_log = optarg; break;
 		case O_ATO:
 			if (!number(optarg, 1, 600000, &v)) {
 				fprintf(stderr, "roce-tester fuzz: --agent-timeout %s: expected milliseconds (1-600000)\n", optarg);

@@ -168,6 +168,21 @@ static void adapt(struct fz *z)
 	z->settle_ns = z->window_ns / 8 > 200000 ? z->window_ns / 8 : 200000;
 }
 
+/* The requests generated, as text: what the seed decides (the same seed
+ * gives the same lines, batch by batch, whatever the DUT answers). */
+static void log_program(struct fz *z, unsigned qp, const struct fz_step *s, unsigned n)
+{
+	if (!z->request_log)
+		return;
+	GString *t = g_string_new(NULL);
+	for (unsigned i = 0; i < n; i++) {
+		g_string_truncate(t, 0);
+		fz_step_text(z, &s[i], t);
+		fprintf(z->request_log, "batch %llu qp %u: %s\n", (unsigned long long)z->batch, qp, t->str);
+	}
+	g_string_free(t, TRUE);
+}
+
 static void batch(struct fz *z)
 {
 	static const unsigned max = FZ_PROGRAM_MAX;
@@ -184,6 +199,7 @@ static void batch(struct fz *z)
 		qps[i] = &z->qp[i];
 		progs[i] = steps + (size_t)i * max;
 		n[i] = fz_gen_program(z, qps[i], &r, progs[i], max);
+		log_program(z, i, progs[i], n[i]);
 	}
 	fz_exec(z, qps, progs, n, z->n_qp, z->window_ns);
 	g_free(steps);
@@ -220,6 +236,8 @@ static void fz_free(struct fz *z)
 	}
 	if (z->unconfirmed)
 		g_ptr_array_free(z->unconfirmed, TRUE);
+	if (z->request_log)
+		fclose(z->request_log);
 	fz_flow_free(z);
 	fz_dut_close(z);
 	if (z->peer)
@@ -304,6 +322,12 @@ int fuzz_run(const struct fuzz_opts *o, struct fuzz_result *res)
 	if (o->console_log) {
 		struct stat st;
 		z->console_off = stat(o->console_log, &st) == 0 ? st.st_size : 0;
+	}
+	if (o->request_log && !(z->request_log = fopen(o->request_log, "w"))) {
+		text_printf(res->err, sizeof res->err, "--log-requests %s: %s", o->request_log, strerror(errno));
+		res->setup_error = true;
+		fz_free(z);
+		return -1;
 	}
 	z->started_ns = rawio_now();
 	uint64_t next = z->started_ns + 5 * FZ_NS_PER_S;

@@ -38,6 +38,7 @@ struct fuzz_opts {
 	unsigned max_findings;  /* distinct findings kept (then the run stops) */
 	const char *case_dir;   /* where the reproducing case files go */
 	const char *console_log; /* the DUT's kernel console to watch (rxe), or NULL */
+	const char *request_log; /* each generated request written here, one line each, or NULL */
 	bool quiet, verbose;
 	volatile sig_atomic_t *stop; /* set by a signal: end at the next batch */
 };

@@ -16,6 +16,7 @@
 #define ROCE_TESTER_FZ_H
 
 #include <glib.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -418,6 +419,7 @@ struct fz {
 	unsigned step_no;
 	struct fz_flow *flow;
 	struct fz_stats st;
+	FILE *request_log;   /* --log-requests */
 	/* The kernel console (rxe). */
 	long console_off;
 	GString *console_tail;

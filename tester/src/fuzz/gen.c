@@ -271,6 +271,17 @@ static void mu_dmalen(struct fz_qp *q, struct fz_rng *r, struct fz_pkt *k)
 	k->mut |= FZ_M_DMALEN;
 }
 
+/* The payload and the DMA length changed together, so that they agree
+ * with each other but not with the opcode (an ATOMIC WRITE of other than
+ * 8 bytes: a responder that checks only their agreement executes it). */
+static void mu_lengths(struct fz_qp *q, struct fz_rng *r, struct fz_pkt *k)
+{
+	uint32_t c[] = { 0, 1, 4, 7, 9, 16, q->pmtu + 1 };
+	k->len = c[fz_below(r, 7)];
+	set(k, ROCE_F_RETH_dmalen, FZ_V_LIT, -1, k->len);
+	k->mut |= FZ_M_LEN | FZ_M_DMALEN;
+}
+
 static void mu_va(const struct fz *z, struct fz_rng *r, struct fz_pkt *k)
 {
 	bool atomic = fz_pkt_field(k, ROCE_F_ATOMICETH_va, NULL);
@@ -393,7 +404,12 @@ static void mutate(struct fz *z, struct fz_qp *q, struct fz_rng *r, struct fz_st
 		case 1:
 		case 2: mu_len(z, q, r, k); break;
 		case 3:
-		case 4: mu_dmalen(q, r, k); break;
+		case 4:
+			if (fz_pkt_field(k, ROCE_F_RETH_dmalen, NULL) && fz_chance(r, 1, 2))
+				mu_lengths(q, r, k);
+			else
+				mu_dmalen(q, r, k);
+			break;
 		case 5: mu_va(z, r, k); break;
 		case 6:
 		case 7: mu_rkey(z, r, k); break;
