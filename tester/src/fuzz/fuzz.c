@@ -91,10 +91,24 @@ static bool judged(enum roce_rule rule)
 
 /* Each observation of a kind not seen before becomes a finding, with the
  * sequence of its QP's steps that led to it. */
+/* One deviation is counted once: a refused READ answered with data is a
+ * leak, and not also a wrong acceptance of the same step. */
+static bool counted_as_leak(const struct fz *z, const struct fz_obs *o)
+{
+	if (o->kind != FZ_ACCEPT || o->qp < 0 || !o->serial)
+		return false;
+	for (unsigned i = 0; i < z->n_obs; i++)
+		if (z->obs[i].kind == FZ_LEAK && z->obs[i].qp == o->qp && z->obs[i].serial == o->serial)
+			return true;
+	return false;
+}
+
 static void take_observations(struct fz *z)
 {
 	for (unsigned i = 0; i < z->n_obs; i++) {
 		struct fz_obs *o = &z->obs[i];
+		if (counted_as_leak(z, o))
+			continue;
 		gpointer count = g_hash_table_lookup(z->seen, o->sig);
 		if (count) {
 			g_hash_table_insert(z->seen, g_strdup(o->sig), GUINT_TO_POINTER(GPOINTER_TO_UINT(count) + 1));
