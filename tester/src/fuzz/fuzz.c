@@ -155,9 +155,18 @@ static void recover(struct fz *z)
 {
 	struct fz_qp *dead[FZ_MAX_QPS];
 	unsigned n = 0;
-	for (unsigned i = 0; i < z->n_qp; i++)
-		if (z->qp[i].dead)
-			dead[n++] = &z->qp[i];
+	for (unsigned i = 0; i < z->n_qp && !z->agent_dead; i++) {
+		struct fz_qp *q = &z->qp[i];
+		if (q->hung) {
+			/* A new QP of the same kind in its place. */
+			fz_qp_destroy(z, q);
+			q->hung = false;
+			if (fz_qp_create(z, q))
+				continue;
+		}
+		if (q->dead)
+			dead[n++] = q;
+	}
 	if (n && !fz_qps_reset(z, dead, n))
 		return;
 	for (unsigned i = 0; i < z->n_qp && !z->agent_dead; i++) {

@@ -272,6 +272,7 @@ struct fz_qp {
 	uint32_t epsn;      /* the PSN it expects next */
 	bool sure;          /* epsn is certain */
 	bool dead;          /* it answered with a fatal NAK: in Error */
+	bool hung;          /* it stopped answering: replaced, not reset (the DUT may hold it by its QPN) */
 	unsigned incarnation;
 	unsigned recv_posted; /* receives posted and not completed (its own RQ) */
 	uint32_t last_write_va_region; /* the last WRITE First's target, for Middle/Last placements */

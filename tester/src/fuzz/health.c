@@ -349,7 +349,8 @@ static void probes(struct fz *z)
 					(unsigned long long)(timeout / FZ_NS_PER_MS), (unsigned long long)(4 * timeout / FZ_NS_PER_MS),
 					q->n_hist);
 		}
-		q->dead = true; /* reset after the finding took its history */
+		q->dead = true; /* replaced after the finding took its history */
+		q->hung = true;
 	}
 }
 
