@@ -5,11 +5,12 @@
 #    finds nothing and exits 0;
 #  - the same seed again generates the same requests, batch by batch
 #    (--log-requests), however far each run got;
-#  - the soft DUT with the fault profile atomic-write-len-unchecked (an
-#    ATOMIC WRITE of other than 8 bytes is executed): the fuzzer finds it
-#    under IBA1.5-ATOMIC-WRITE-LEN, exits 1, writes the finding in
-#    results.json and as a case file, which `roce-tester run` fails against
-#    that DUT and passes against the clean one.
+#  - the soft DUT with a fault profile (atomic-write-len-unchecked: wrong
+#    acceptance; leak-read-past-end: a leak; wedge-bad-icrc: a hang): the
+#    fuzzer finds it under the profile's rule (the probe's C9-105 for the
+#    hang), exits 1, writes the finding in results.json and as a case file,
+#    which `roce-tester run` fails against that DUT and passes against the
+#    clean one.
 # usage: fuzz.sh NETNS-PAIR ROCE-TESTER ROCE-AGENT
 set -u
 netns=$1 tester=$2 agent=$3
@@ -86,28 +87,36 @@ head -20 "$work/other.req" | cut -d: -f2- >"$work/o8"
 head -20 "$work/clean.req" | cut -d: -f2- >"$work/o7"
 cmp -s "$work/o7" "$work/o8" && bad "seeds 7 and 8 give the same requests" || ok "seed 8 gives other requests"
 
-# 3. A fault profile: an ATOMIC WRITE of other than 8 bytes is executed.
-fuzz "$work/fault" --fault atomic-write-len-unchecked -- --seed 1 --duration 60 --max-findings 1 --reduce-time 30
-line=$(grep '^fuzz: [0-9]* requests in' "$work/fault.log")
-[ $rc -eq 1 ] && echo "$line" | grep -q ', 1 findings$' && ok "atomic-write-len-unchecked: exit 1, $line" \
-  || { bad "atomic-write-len-unchecked: exit $rc, '$line'"; cat "$work/fault.log"; }
-r=$(field "$work/fault/results.json" 'f["findings"][0]["rule"] if f["findings"] else "-"')
-[ "$r" = IBA1.5-ATOMIC-WRITE-LEN ] && ok "its finding: $(field "$work/fault/results.json" 'f["findings"][0]["kind"] + ": " + f["findings"][0]["summary"]')" \
-  || bad "finding rule: $r"
-v=$(field "$work/fault/results.json" 'f["findings"][0].get("case_verdict", "-") if f["findings"] else "-"')
-[ "$v" = fail ] && ok "its case, run by fuzz itself: fail" || bad "its case, run by fuzz itself: $v"
-case_file=$(ls "$work"/fault/cases/*.case 2>/dev/null | head -1)
-if [ -n "$case_file" ]; then
-  ok "case file $(basename "$case_file"), $(grep -c '^inject' "$case_file") request(s)"
-  run "$case_file" --fault atomic-write-len-unchecked
-  [ $rc -eq 1 ] && ok "roce-tester run of it against that DUT: fails (exit 1)" \
-    || { bad "roce-tester run against the faulty DUT: exit $rc"; cat "$work/run.log"; }
+# 3. Fault profiles, each in a fresh soft DUT: the fuzzer finds it (the
+# oracle and rule it names), exits 1, and its reduced case file fails
+# under `roce-tester run` against that DUT and passes against the clean one.
+profile() { # PROFILE SEED KIND RULE
+  p=$1 seed=$2 kind=$3 rule=$4
+  fuzz "$work/$p" --fault "$p" -- --seed "$seed" --duration 60 --max-findings 1 --reduce-time 30
+  line=$(grep '^fuzz: [0-9]* requests in' "$work/$p.log")
+  [ $rc -eq 1 ] && echo "$line" | grep -q ', 1 findings$' && ok "$p: exit 1, $line" \
+    || { bad "$p: exit $rc, '$line'"; cat "$work/$p.log"; return; }
+  got=$(field "$work/$p/results.json" 'f["findings"][0]["kind"] + " " + f["findings"][0]["rule"]')
+  [ "$got" = "$kind $rule" ] && ok "$p: the finding is $got: $(field "$work/$p/results.json" 'f["findings"][0]["summary"]')" \
+    || bad "$p: the finding is '$got', expected '$kind $rule'"
+  v=$(field "$work/$p/results.json" 'f["findings"][0].get("case_verdict", "-")')
+  [ "$v" = fail ] && ok "$p: its case, run by fuzz itself: fail" || bad "$p: its case, run by fuzz itself: $v"
+  case_file=$(ls "$work/$p"/cases/*.case 2>/dev/null | head -1)
+  [ -n "$case_file" ] || { bad "$p: no case file"; return; }
+  ok "$p: case file $(basename "$case_file"), $(grep -c '^inject' "$case_file") injected packet(s)"
+  run "$case_file" --fault "$p"
+  [ $rc -eq 1 ] && ok "$p: roce-tester run of it against that DUT fails (exit 1)" \
+    || { bad "$p: roce-tester run against the faulty DUT: exit $rc"; cat "$work/run.log"; }
   run "$case_file"
-  [ $rc -eq 0 ] && ok "roce-tester run of it against the clean soft DUT: passes" \
-    || { bad "roce-tester run against the clean DUT: exit $rc"; cat "$work/run.log"; cat "$case_file"; }
-else
-  bad "no case file"
-fi
+  [ $rc -eq 0 ] && ok "$p: roce-tester run of it against the clean soft DUT passes" \
+    || { bad "$p: roce-tester run against the clean DUT: exit $rc"; cat "$work/run.log"; cat "$case_file"; }
+}
+# An ATOMIC WRITE of other than 8 bytes is executed.
+profile atomic-write-len-unchecked 1 acceptance IBA1.5-ATOMIC-WRITE-LEN
+# A READ running past a region's end is answered with the bytes beyond.
+profile leak-read-past-end 1 leak IBA9.7-ACCESS
+# A wrong ICRC stops its QP from answering anything more.
+profile wedge-bad-icrc 1 hang C9-105
 
 [ $fails -eq 0 ] && echo "fuzz: all checks passed" || echo "fuzz: $fails check(s) failed"
 [ $fails -eq 0 ]
