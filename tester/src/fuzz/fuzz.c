@@ -191,6 +191,61 @@ static void adapt(struct fz *z)
 	z->settle_ns = z->window_ns / 8 > 200000 ? z->window_ns / 8 : 200000;
 }
 
+/* A finding of one QP that its replays on a fresh QP never showed again
+ * is no finding: an answer that came after its step's window and was
+ * taken for the next step's looks the same. It is counted and named in
+ * the record ("unconfirmed"), not reported. A finding that could not be
+ * replayed (the device stopped answering, no time was left) stays. */
+static void drop_unconfirmed(struct fz *z)
+{
+	unsigned kept = 0;
+	for (unsigned i = 0; i < z->n_find; i++) {
+		struct fz_finding *f = &z->find[i];
+		if (!f->obs.device && f->replays > 0 && !f->replayable) {
+			if (!z->unconfirmed)
+				z->unconfirmed = g_ptr_array_new_with_free_func(g_free);
+			g_ptr_array_add(z->unconfirmed, g_strdup_printf("%s %s: %s", fz_kind_name(f->obs.kind),
+									roce_rule(f->obs.rule) ? roce_rule(f->obs.rule)->id : "-",
+									f->obs.text ? f->obs.text->str : ""));
+			if (!z->o->quiet)
+				fprintf(stderr, "fuzz: finding %u not confirmed: %u replay(s) on a fresh QP did not show it\n", i + 1,
+					f->replays);
+			/* Its kind may show again in a way that replays: it is
+			 * tried again, three times at most. */
+			unsigned tries = GPOINTER_TO_UINT(g_hash_table_lookup(z->tries, f->obs.sig)) + 1;
+			g_hash_table_insert(z->tries, g_strdup(f->obs.sig), GUINT_TO_POINTER(tries));
+			if (tries < 3)
+				g_hash_table_remove(z->seen, f->obs.sig);
+			obs_free(&f->obs);
+			if (f->places)
+				g_array_free(f->places, TRUE);
+			continue;
+		}
+		if (kept != i)
+			z->find[kept] = *f;
+		kept++;
+	}
+	z->n_find = kept;
+}
+
+/* The findings the batch made, confirmed and reduced at once (replays on
+ * fresh QPs, while the DUT is as the batch left it), so that a run that
+ * stops at --max-findings stops at confirmed ones. The time it takes is
+ * not fuzzing time. */
+static void confirm_new(struct fz *z, unsigned first)
+{
+	if (first == z->n_find || z->wedged || z->agent_dead || (z->o->stop && *z->o->stop))
+		return;
+	uint64_t t0 = rawio_now();
+	uint64_t left = z->o->reduce_ns > z->reduce_spent_ns ? z->o->reduce_ns - z->reduce_spent_ns : 0;
+	for (unsigned i = first; i < z->n_find && left; i++) {
+		z->find[i].tried = true;
+		fz_reduce(z, &z->find[i], rawio_now() + left);
+	}
+	drop_unconfirmed(z);
+	z->reduce_spent_ns += rawio_now() - t0;
+}
+
 /* The requests generated, as text: what the seed decides (the same seed
  * gives the same lines, batch by batch, whatever the DUT answers). */
 static void log_program(struct fz *z, unsigned qp, const struct fz_step *s, unsigned n)
@@ -224,11 +279,21 @@ static void batch(struct fz *z)
 		n[i] = fz_gen_program(z, qps[i], &r, progs[i], max);
 		log_program(z, i, progs[i], n[i]);
 	}
+	uint64_t t0 = rawio_now();
 	fz_exec(z, qps, progs, n, z->n_qp, z->window_ns);
 	g_free(steps);
+	uint64_t t1 = rawio_now();
 	fz_health(z);
+	unsigned first = z->n_find;
 	take_observations(z);
+	uint64_t t2 = rawio_now();
+	confirm_new(z, first);
+	uint64_t t3 = rawio_now();
 	recover(z);
+	uint64_t t4 = rawio_now();
+	z->st.exec_ns += t1 - t0;
+	z->st.health_ns += t2 - t1;
+	z->st.recover_ns += t4 - t3;
 	adapt(z);
 	z->st.batches++;
 }
@@ -277,38 +342,8 @@ static void fz_free(struct fz *z)
 	g_array_free(z->places, TRUE);
 	g_array_free(z->timeline, TRUE);
 	g_hash_table_destroy(z->seen);
+	g_hash_table_destroy(z->tries);
 	g_free(z);
-}
-
-/* A finding of one QP that its replays on a fresh QP never showed again
- * is no finding: an answer that came after its step's window and was
- * taken for the next step's looks the same. It is counted and named in
- * the record ("unconfirmed"), not reported. A finding that could not be
- * replayed (the device stopped answering, no time was left) stays. */
-static void drop_unconfirmed(struct fz *z)
-{
-	unsigned kept = 0;
-	for (unsigned i = 0; i < z->n_find; i++) {
-		struct fz_finding *f = &z->find[i];
-		if (!f->obs.device && f->replays > 0 && !f->replayable) {
-			if (!z->unconfirmed)
-				z->unconfirmed = g_ptr_array_new_with_free_func(g_free);
-			g_ptr_array_add(z->unconfirmed, g_strdup_printf("%s %s: %s", fz_kind_name(f->obs.kind),
-									roce_rule(f->obs.rule) ? roce_rule(f->obs.rule)->id : "-",
-									f->obs.text ? f->obs.text->str : ""));
-			if (!z->o->quiet)
-				fprintf(stderr, "fuzz: finding %u not confirmed: %u replay(s) on a fresh QP did not show it\n", i + 1,
-					f->replays);
-			obs_free(&f->obs);
-			if (f->places)
-				g_array_free(f->places, TRUE);
-			continue;
-		}
-		if (kept != i)
-			z->find[kept] = *f;
-		kept++;
-	}
-	z->n_find = kept;
 }
 
 int fuzz_run(const struct fuzz_opts *o, struct fuzz_result *res)
@@ -322,6 +357,7 @@ int fuzz_run(const struct fuzz_opts *o, struct fuzz_result *res)
 	z->places = g_array_new(FALSE, FALSE, sizeof(struct fz_place));
 	z->timeline = g_array_new(FALSE, FALSE, sizeof(struct fz_tl));
 	z->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	z->tries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	/* Tester QPNs of their own range, from the seed. */
 	z->first_tqpn = z->next_tqpn = 0x10000u + (uint32_t)((o->seed >> 8) & 0x7FF) * 0x1000u;
 	z->window_ns = o->window_ns ? o->window_ns : 5 * FZ_NS_PER_MS;
@@ -356,17 +392,17 @@ int fuzz_run(const struct fuzz_opts *o, struct fuzz_result *res)
 	uint64_t next = z->started_ns + 5 * FZ_NS_PER_S;
 	while (!z->wedged && z->n_find < o->max_findings && !(o->stop && *o->stop)) {
 		uint64_t now = rawio_now();
-		if (now - z->started_ns >= o->duration_ns)
+		if (now - z->started_ns - z->reduce_spent_ns >= o->duration_ns)
 			break;
 		progress(z, now, &next);
 		batch(z);
 	}
-	z->fuzz_ns = rawio_now() - z->started_ns;
+	z->fuzz_ns = rawio_now() - z->started_ns - z->reduce_spent_ns;
 	res->interrupted = o->stop && *o->stop;
 	/* Each finding reduced (within the reduction's time) and written. */
-	uint64_t deadline = rawio_now() + o->reduce_ns;
+	uint64_t deadline = rawio_now() + (o->reduce_ns > z->reduce_spent_ns ? o->reduce_ns - z->reduce_spent_ns : 0);
 	for (unsigned i = 0; i < z->n_find; i++)
-		if (!z->wedged && !z->agent_dead && !res->interrupted)
+		if (!z->find[i].tried && !z->wedged && !z->agent_dead && !res->interrupted)
 			fz_reduce(z, &z->find[i], deadline);
 	drop_unconfirmed(z);
 	for (unsigned i = 0; i < z->n_find; i++) {

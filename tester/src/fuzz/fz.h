@@ -330,6 +330,7 @@ struct fz_finding {
 	bool from_clean;    /* the sequence starts where its QP was last known well */
 	bool reduced;       /* the reduction ran and the sequence still shows it */
 	bool replayable;    /* replays showed it (false: seen once, or the DUT stayed wedged) */
+	bool tried;         /* its confirmation and reduction ran */
 	unsigned replays;
 	uint64_t batch;
 	uint32_t serial;
@@ -358,6 +359,7 @@ struct fz_stats {
 	uint64_t by_kind[FZ_KIND_COUNT]; /* observations */
 	uint64_t answered, silent, late;
 	uint64_t lat_sum_ns, lat_n, lat_max_ns;
+	uint64_t exec_ns, health_ns, recover_ns; /* where the batches' time went */
 };
 
 struct fz {
@@ -401,6 +403,7 @@ struct fz {
 	uint64_t window_ns;  /* a step's answer is waited for this long */
 	uint64_t settle_ns;  /* after its last answer, for more */
 	uint64_t started_ns, fuzz_ns;
+	uint64_t reduce_spent_ns; /* confirming and reducing findings during the run */
 	double tokens;       /* the rate's bucket */
 	uint64_t tokens_at;
 	/* This batch. */
@@ -414,6 +417,7 @@ struct fz {
 	struct fz_finding find[FZ_MAX_FINDINGS];
 	unsigned n_find;
 	GHashTable *seen;    /* signatures of observations already findings */
+	GHashTable *tries;   /* signatures of findings no replay confirmed: how often */
 	GPtrArray *unconfirmed; /* findings no replay showed again (one line each) */
 	bool wedged;         /* the device stopped answering for good */
 	uint32_t serial;

@@ -166,6 +166,13 @@ JsonObject *fz_record(struct fz *z)
 	set_u64(r, "agent_calls", z->st.agent_calls);
 	set_u64(r, "window_ns", z->window_ns);
 	set_u64(r, "mean_answer_ns", z->st.lat_n ? z->st.lat_sum_ns / z->st.lat_n : 0);
+	/* Where the time went: sending and judging, the checks after each
+	 * batch, the QPs reset or replaced. */
+	JsonObject *tm = json_object_new();
+	set_u64(tm, "requests_ns", z->st.exec_ns);
+	set_u64(tm, "health_ns", z->st.health_ns);
+	set_u64(tm, "recover_ns", z->st.recover_ns);
+	json_object_set_object_member(r, "time", tm);
 	json_object_set_boolean_member(r, "dut_wedged", z->wedged || z->agent_dead);
 	JsonObject *obs = json_object_new();
 	for (int k = 0; k < FZ_KIND_COUNT; k++)
