@@ -732,6 +732,8 @@ static int ctl_send(void *ctx, const uint8_t *frame, size_t len, const struct pe
 	return fz_send_frame(ctx, frame, len) ? 0 : -1;
 }
 
+static bool control_peer(struct fz *z);
+
 static bool setup_control(struct fz *z)
 {
 	struct fz_qp *q = &z->ctl;
@@ -748,6 +750,13 @@ static bool setup_control(struct fz *z)
 		return false;
 	struct peer_io pio = { z, ctl_send, NULL };
 	z->peer = peer_new(&pio);
+	return control_peer(z);
+}
+
+/* The tester's side of the control QP, in the peer engine. */
+static bool control_peer(struct fz *z)
+{
+	struct fz_qp *q = &z->ctl;
 	struct peer_qp_cfg cfg = { 0 };
 	cfg.type = ROCE_T_RC;
 	cfg.qpn = q->tqpn;
@@ -760,6 +769,13 @@ static bool setup_control(struct fz *z)
 	cfg.retry_cnt = 7;
 	cfg.rnr_retry = 7;
 	return peer_qp_add(z->peer, &cfg) == 0;
+}
+
+bool fz_control_renew(struct fz *z)
+{
+	struct fz_qp *q = &z->ctl;
+	fz_qp_destroy(z, q);
+	return fz_qp_create(z, q) && control_peer(z);
 }
 
 static bool setup_qps(struct fz *z)

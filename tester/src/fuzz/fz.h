@@ -360,6 +360,7 @@ struct fz_stats {
 	uint64_t answered, silent, late;
 	uint64_t lat_sum_ns, lat_n, lat_max_ns;
 	uint64_t exec_ns, health_ns, recover_ns; /* where the batches' time went */
+	uint64_t memory_ns, completions_ns, control_ns, probes_ns; /* ... of health_ns */
 };
 
 struct fz {
@@ -525,6 +526,9 @@ bool fz_probe_rc(struct fz *z, struct fz_qp *q, uint64_t timeout_ns);
 void fz_memory_check(struct fz *z);
 void fz_place_add(struct fz *z, const struct fz_place *p);
 bool fz_control_exchange(struct fz *z, GString *why);
+/* A new control QP on both sides (a fuzzed packet may reach the old one:
+ * its error is no hang). */
+bool fz_control_renew(struct fz *z);
 void fz_console_check(struct fz *z);
 
 /* ---- reduce.c ---- */

@@ -320,12 +320,38 @@ static void probes(struct fz *z)
 	}
 	if (!n)
 		return;
+	/* A first round as long as two answer windows (most QPs answer in
+	 * one); the rounds after it four times the old bound. */
+	uint64_t first = z->window_ns * 2 > 10 * FZ_NS_PER_MS ? z->window_ns * 2 : 10 * FZ_NS_PER_MS;
 	uint64_t timeout = z->window_ns * 8 > 20 * FZ_NS_PER_MS ? z->window_ns * 8 : 20 * FZ_NS_PER_MS;
-	probe_many(z, qs, n, timeout, ok);
-	/* Those that did not answer: once more, each alone and longer. */
+	probe_many(z, qs, n, first, ok);
+	/* Those that did not answer: a QP in Error (a fatal NAK that came
+	 * after its step's window) answers nothing, and is reset; the others
+	 * are probed twice more, all at once and longer. */
+	bool err[FZ_MAX_QPS] = { false };
+	for (unsigned i = 0; i < n && !z->agent_dead; i++) {
+		char state[16];
+		if (!ok[i] && fz_qp_state(z, qs[i], state, sizeof state) && !strcmp(state, "ERR"))
+			err[i] = true;
+	}
+	for (int round = 0; round < 2 && !z->agent_dead; round++) {
+		struct fz_qp *again[FZ_MAX_QPS];
+		unsigned idx[FZ_MAX_QPS], m = 0;
+		for (unsigned i = 0; i < n; i++)
+			if (!ok[i] && !err[i]) {
+				idx[m] = i;
+				again[m++] = qs[i];
+			}
+		if (!m)
+			break;
+		bool ok2[FZ_MAX_QPS];
+		probe_many(z, again, m, 4 * timeout, ok2);
+		for (unsigned k = 0; k < m; k++)
+			ok[idx[k]] = ok2[k];
+	}
 	for (unsigned i = 0; i < n && !z->agent_dead; i++) {
 		struct fz_qp *q = qs[i];
-		if (ok[i] || fz_probe_rc(z, q, 4 * timeout)) {
+		if (ok[i]) {
 			if (!observed(z, q->index)) {
 				q->n_hist = 0; /* a clean point: what follows starts here */
 				q->hist_dropped = 0;
@@ -333,8 +359,10 @@ static void probes(struct fz *z)
 			continue;
 		}
 		char state[16];
-		if (!fz_qp_state(z, q, state, sizeof state))
+		if (err[i] || !fz_qp_state(z, q, state, sizeof state)) {
+			q->dead = err[i];
 			continue;
+		}
 		if (!strcmp(state, "ERR")) {
 			/* In Error without telling its requester: nothing more
 			 * to judge on it; it is reset. */
@@ -428,13 +456,22 @@ static void on_wc(struct fz *z, JsonObject *wc, void *ctx)
 
 bool fz_health(struct fz *z)
 {
+	uint64_t t0 = rawio_now();
 	fz_memory_check(z);
+	uint64_t t1 = rawio_now();
 	int64_t cqs[] = { z->cq_rc, z->cq_uc, z->cq_ud, z->cq_xrc };
 	for (unsigned i = 0; i < G_N_ELEMENTS(cqs) && !z->agent_dead; i++)
 		if (cqs[i] >= 0)
 			fz_poll(z, cqs[i], on_wc, NULL);
+	uint64_t t2 = rawio_now();
+	z->st.memory_ns += t1 - t0;
+	z->st.completions_ns += t2 - t1;
 	GString *why = g_string_new(NULL);
-	if (!z->agent_dead && !fz_control_exchange(z, why) && !fz_control_exchange(z, why)) {
+	/* A control QP that fails gets a successor before the DUT is said
+	 * to hang: a fuzzed packet may have reached it (another QP's number
+	 * in its BTH), and the error that leaves is no hang. */
+	if (!z->agent_dead && !fz_control_exchange(z, why) &&
+	    !(fz_control_renew(z) && fz_control_exchange(z, why))) {
 		struct fz_obs *o = fz_observe(z, FZ_HANG, ROCE_RULE_IBA_ACKREQ, -1, 0, "device/control");
 		if (o) {
 			o->device = true;
@@ -443,8 +480,11 @@ bool fz_health(struct fz *z)
 		z->wedged = true;
 	}
 	g_string_free(why, TRUE);
+	uint64_t t3 = rawio_now();
 	if (!z->wedged && !z->agent_dead)
 		probes(z);
+	z->st.control_ns += t3 - t2;
+	z->st.probes_ns += rawio_now() - t3;
 	fz_console_check(z);
 	if (z->agent_dead) {
 		struct fz_obs *o = fz_observe(z, FZ_HANG, ROCE_RULE_NONE, -1, 0, "agent");

@@ -227,7 +227,7 @@ static void place(struct fz *z, struct fz_qp *q, const struct fz_reach *rc, uint
  * next in sequence (decisive: its PSN is the one the QP certainly
  * expects), and the placements it may make. */
 static void request_level(struct fz *z, struct fz_qp *q, const struct roce_pkt *p, struct fz_expect *e, bool decisive,
-			  uint32_t fill, bool dropped)
+			  uint32_t fill, bool dropped, bool any)
 {
 	/* A packet a conforming receiver drops places nothing, opens no
 	 * message and is judged by its packet-level rule alone. */
@@ -261,7 +261,7 @@ static void request_level(struct fz *z, struct fz_qp *q, const struct roce_pkt *
 				uint64_t at = q->wfirst_va + q->wfirst_done;
 				fz_reach(z, q, z->reg[q->wfirst_region].rkey, at, p->payload_len, FZ_RIGHT_WRITE, &rc);
 				rc.region = q->wfirst_region;
-				place(z, q, &rc, at, p->payload_len, fill, false, false, rc.allowed && !dropped,
+				place(z, q, &rc, at, p->payload_len, fill, any, false, rc.allowed && !dropped,
 				      dropped ? drop_rule : rc.rule);
 				if (!dropped)
 					q->wfirst_done += p->payload_len;
@@ -272,7 +272,7 @@ static void request_level(struct fz *z, struct fz_qp *q, const struct roce_pkt *
 		}
 		uint64_t va = roce_reth_va(reth), dmalen = roce_reth_dmalen(reth);
 		fz_reach(z, q, roce_reth_rkey(reth), va, dmalen, FZ_RIGHT_WRITE, &rc);
-		place(z, q, &rc, va, p->payload_len, fill, false, false, rc.allowed && !dropped, dropped ? drop_rule : rc.rule);
+		place(z, q, &rc, va, p->payload_len, fill, any, false, rc.allowed && !dropped, dropped ? drop_rule : rc.rule);
 		if (dropped)
 			return;
 		q->wfirst_region = oi->position == ROCE_POS_FIRST ? rc.region : -1;
@@ -355,7 +355,11 @@ void fz_expect(struct fz *z, struct fz_qp *q, unsigned i, const uint8_t *frame, 
 	 * WRITEs only place bytes, unanswered. */
 	bool decisive = (q->kind == FZ_Q_RC || q->kind == FZ_Q_XRC) && fl->epsn_sure && !q->dead &&
 			roce_bth_psn(roce_pkt_hdr(&p, ROCE_H_BTH)) == q->epsn && i == 0;
-	request_level(z, q, &p, e, decisive, fl->step.pkt[i].fill, dropped);
+	/* A pad count set by a mutation moves the payload's end: the bytes
+	 * it takes in or leaves out are the pad's, not the pattern's, and
+	 * where they land is judged, not their values. */
+	bool any = p.payload_len != fl->step.pkt[i].len;
+	request_level(z, q, &p, e, decisive, fl->step.pkt[i].fill, dropped, any);
 }
 
 /* ---- The DUT's packets ---- */
@@ -616,8 +620,8 @@ void fz_judge_frame(struct fz *z, struct fz_qp *q, const uint8_t *frame, size_t 
 			if (o) {
 				char sum[160];
 				roce_pkt_summary(&p, sum, sizeof sum);
-				g_string_printf(o->text, "the DUT answered %s a packet it must %s: %s",
-						(e->forbid & FZ_F_ANY) ? "" : "positively", (e->forbid & FZ_F_ANY) ? "drop" : "refuse",
+				g_string_printf(o->text, "the DUT answered %sa packet it must %s: %s",
+						(e->forbid & FZ_F_ANY) ? "" : "positively ", (e->forbid & FZ_F_ANY) ? "drop" : "refuse",
 						e->why);
 				g_string_printf(o->detail, "answer: %s", sum);
 				o->region = e->reach.region;

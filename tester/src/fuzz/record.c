@@ -172,6 +172,10 @@ JsonObject *fz_record(struct fz *z)
 	set_u64(tm, "requests_ns", z->st.exec_ns);
 	set_u64(tm, "health_ns", z->st.health_ns);
 	set_u64(tm, "recover_ns", z->st.recover_ns);
+	set_u64(tm, "health_memory_ns", z->st.memory_ns);
+	set_u64(tm, "health_completions_ns", z->st.completions_ns);
+	set_u64(tm, "health_control_ns", z->st.control_ns);
+	set_u64(tm, "health_probes_ns", z->st.probes_ns);
 	json_object_set_object_member(r, "time", tm);
 	json_object_set_boolean_member(r, "dut_wedged", z->wedged || z->agent_dead);
 	JsonObject *obs = json_object_new();
