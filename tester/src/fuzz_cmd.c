@@ -69,8 +69,8 @@ static void usage(FILE *out)
 	      "      --no-replay         write the case files but do not run them\n"
 	      "      --log-requests FILE write each generated request to FILE, one line each\n"
 	      "      --agent-timeout MS  bound on each agent call (default 10000)\n"
-	      "  -q, --quiet             print only the summary line\n"
-	      "  -v, --verbose           print progress every 5 s\n"
+	      "  -q, --quiet             print only the summary line (not the seed, the progress\n"
+	      "                          every 5 s and each finding as it is made)\n"
 	      "  -h, --help              this help\n"
 	      "\n"
 	      "Prints one line: fuzz: N requests in S s (R/s), K findings.\n"
@@ -160,13 +160,13 @@ int cmd_fuzz(int argc, char **argv)
 		{ "max-findings", required_argument, NULL, O_MAXF }, { "console-log", required_argument, NULL, O_CONSOLE },
 		{ "no-replay", no_argument, NULL, O_NOREPLAY }, { "agent-timeout", required_argument, NULL, O_ATO },
 		{ "log-requests", required_argument, NULL, O_LOGREQ },
-		{ "quiet", no_argument, NULL, 'q' },            { "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },             { NULL, 0, NULL, 0 },
 	};
 	int ch;
 	uint64_t v;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "i:a:t:o:d:s:r:qvh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "i:a:t:o:d:s:r:qh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i': o.iface = optarg; break;
 		case 'a': o.agent = optarg; break;
@@ -252,7 +252,6 @@ int cmd_fuzz(int argc, char **argv)
 			o.agent_timeout_ns = v * 1000000;
 			break;
 		case 'q': o.quiet = true; break;
-		case 'v': o.verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}

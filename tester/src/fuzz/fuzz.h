@@ -39,7 +39,7 @@ struct fuzz_opts {
 	const char *case_dir;   /* where the reproducing case files go */
 	const char *console_log; /* the DUT's kernel console to watch (rxe), or NULL */
 	const char *request_log; /* each generated request written here, one line each, or NULL */
-	bool quiet, verbose;
+	bool quiet;
 	volatile sig_atomic_t *stop; /* set by a signal: end at the next batch */
 };
 
