@@ -401,7 +401,9 @@ void fz_console_check(struct fz *z)
 				break; /* a line still being written: read it next time */
 			z->console_off += (long)n;
 			static const char *const marks[] = { "WARNING:", "BUG:", "Oops", "general protection", "stall",
-							     "hung_task", "blocked for more than", "UBSAN", "KASAN", "Call Trace" };
+							     "hung_task", "blocked for more than", "UBSAN", "KASAN" };
+			/* Not "Call Trace": it follows one of these, which names
+			 * the place; the trace alone would be a second finding. */
 			for (size_t m = 0; m < G_N_ELEMENTS(marks); m++) {
 				if (!strstr(line, marks[m]))
 					continue;

@@ -154,6 +154,13 @@ static void packet_level(const struct fz_qp *q, const struct roce_pkt *p, struct
 		const struct roce_code_info *ci = roce_code_info(f[i].code);
 		if (!ci)
 			continue;
+		/* CA17-7 tells the sender what flags to send; a whole packet
+		 * with DF clear or the reserved flag set is no fragment, and no
+		 * rule binding a receiver has it dropped (RFC 791 has receivers
+		 * ignore the reserved flag; docs/rxe-results.md R8). More
+		 * Fragments is judged: a fragment is no RoCEv2 packet. */
+		if (f[i].code == ROCE_C_IPV4_RF || f[i].code == ROCE_C_IPV4_DF)
+			continue;
 		if (a17_3_rule(ci->rule)) {
 			char why[120];
 			roce_finding_message(&f[i], why, sizeof why);
