@@ -128,10 +128,17 @@ void agent_close(struct agent *a)
 
 void agent_log_clear(struct agent *a)
 {
-	for (size_t i = 0; i < a->n_log; i++) {
+	/* Requests still awaiting their replies keep their entries. */
+	size_t keep = a->pending < a->n_log ? a->pending : a->n_log;
+	for (size_t i = 0; i < a->n_log - keep; i++) {
 		free(a->log[i].method);
 		free(a->log[i].request);
 		free(a->log[i].reply);
+	}
+	if (keep) {
+		memmove(a->log, a->log + a->n_log - keep, keep * sizeof *a->log);
+		a->n_log = keep;
+		return;
 	}
 	free(a->log);
 	a->log = NULL;
@@ -230,11 +237,9 @@ static void clear_failure(struct agent *a)
 	g_string_truncate(a->fail_msg, 0);
 }
 
-enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *params, uint64_t timeout_ns,
-			     JsonObject **result)
+enum agent_status agent_send(struct agent *a, enum ap_method which, JsonObject *params, uint64_t timeout_ns)
 {
 	const char *method = ap_method_name(which);
-	*result = NULL;
 	clear_failure(a);
 	if (a->fd < 0 || a->broken) {
 		if (params)
@@ -252,7 +257,8 @@ enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *
 	char *line = json_to_string(node, FALSE);
 	json_node_unref(node);
 	json_object_unref(req);
-	struct agent_exchange *e = log_new(a, method, line);
+	log_new(a, method, line);
+	a->pending++;
 	uint64_t deadline = rawio_now() + timeout_ns;
 	size_t n = strlen(line);
 	line = g_realloc(line, n + 2);
@@ -265,6 +271,23 @@ enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *
 		a->broken = true;
 		return AGENT_BROKEN;
 	}
+	return AGENT_OK;
+}
+
+enum agent_status agent_recv(struct agent *a, uint64_t timeout_ns, JsonObject **result)
+{
+	*result = NULL;
+	clear_failure(a);
+	if (!a->pending || a->fd < 0 || a->broken) {
+		g_string_printf(a->fail_msg, "agent %s: %s", where(a), a->pending ? "not connected" : "no request to answer");
+		return AGENT_BROKEN;
+	}
+	/* The oldest request without its reply: replies come in order. */
+	struct agent_exchange *e = &a->log[a->n_log - a->pending];
+	a->pending--;
+	const char *method = e->method;
+	int64_t id = a->next_id - 1 - (int64_t)a->pending;
+	uint64_t deadline = rawio_now() + timeout_ns;
 	long len = read_line(a, deadline);
 	if (len <= 0) {
 		if (len == 0)
@@ -319,6 +342,24 @@ out:
 		a->broken = true;
 	g_object_unref(parser);
 	return st;
+}
+
+enum agent_status agent_call(struct agent *a, enum ap_method which, JsonObject *params, uint64_t timeout_ns,
+			     JsonObject **result)
+{
+	*result = NULL;
+	/* A call waits for its own reply: nothing else may be pending. */
+	if (a->pending) {
+		clear_failure(a);
+		g_string_printf(a->fail_msg, "agent %s: %zu pipelined request(s) still unanswered", where(a), a->pending);
+		if (params)
+			json_object_unref(params);
+		return AGENT_BROKEN;
+	}
+	enum agent_status st = agent_send(a, which, params, timeout_ns);
+	if (st != AGENT_OK)
+		return st;
+	return agent_recv(a, timeout_ns, result);
 }
 
 void agent_set_u64(JsonObject *o, const char *key, uint64_t v)

@@ -40,6 +40,7 @@ struct agent {
 	bool broken; /* the connection cannot be used any more */
 	struct agent_exchange *log;
 	size_t n_log, cap_log;
+	size_t pending; /* requests sent whose replies were not read (agent_send) */
 	/* Why the last call failed, until the next call: the agent's error
 	 * code ("" unless it answered with an error) and its message, or
 	 * what went wrong. Either may be as long as the agent makes it. */
@@ -77,6 +78,14 @@ enum agent_status agent_authenticate(struct agent *a, const char *token, uint64_
  * on AGENT_BROKEN a->fail_msg says what went wrong. */
 enum agent_status agent_call(struct agent *a, enum ap_method method, JsonObject *params, uint64_t timeout_ns,
 			     JsonObject **result);
+
+/* Pipelined calls: agent_send sends a request without waiting, and
+ * agent_recv reads the reply to the oldest one still unanswered (the
+ * agent answers in order). A poll_cq that waits must not be pipelined:
+ * the agent holds back what follows it. agent_call is the two at once,
+ * with nothing else pending. */
+enum agent_status agent_send(struct agent *a, enum ap_method method, JsonObject *params, uint64_t timeout_ns);
+enum agent_status agent_recv(struct agent *a, uint64_t timeout_ns, JsonObject **result);
 
 /* 64-bit values as the protocol writes them: a number below 2^53, else a
  * string. */

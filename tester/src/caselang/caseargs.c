@@ -193,6 +193,9 @@ const struct argspec cl_args_inject[] = {
 	ARG(inject, ip_options, F_BYTES, NULL, NO_DEF), ARG(inject, src_ip, F_WORD, &w_other, NO_DEF),
 	ARG(inject, dst_ip, F_WORD, &w_other, NO_DEF), ARG(inject, repeat, F_EXPR, NULL, NUM(1)),
 	ARG(inject, every, F_EXPR, NULL, NUM(0)), ARG(inject, proto, F_WORD, &w_proto, QP_PROTO),
+	/* The frame is cut to its first N bytes (a truncated frame, whose
+	 * headers claim more than it holds: roce-tester fuzz writes them). */
+	ARG(inject, truncate, F_EXPR, NULL, NO_DEF),
 	/* To the group: its address and mapped MAC, DestQP 0xFFFFFF. */
 	ARG(inject, group, F_WORD, NULL, NO_DEF),
 	/* ATOMIC WRITE's payload, FLUSH's FETH (feth.plt and feth.sel set it

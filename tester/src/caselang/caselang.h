@@ -145,7 +145,7 @@ enum cl_cmp { CL_EQ, CL_NE, CL_LT, CL_LE, CL_GT, CL_GE };
 	K(pd) K(peer_timeout) K(placement) K(pmtu) K(port) K(posted) K(pps) K(proto) K(psn) K(qkey) K(qp) K(rate) K(recv)          \
 	K(refused) K(remote) K(remote_qkey) K(remote_srqn) K(repeat) K(retransmissions) K(retry_cnt) K(rkey) K(rnr) K(rnr_naks)           \
 	K(rnr_retry) K(rnr_timer) K(round) K(rq_psn) K(signaled) K(size) K(sl) K(solicited) K(sq_psn) K(src_ip) \
-	K(src_qp) K(srq) K(srqn) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(type) K(udp_sport) K(value)   \
+	K(src_qp) K(srq) K(srqn) K(state) K(status) K(swap) K(timeout) K(traffic_class) K(truncate) K(type) K(udp_sport) K(value)   \
 	K(vid) K(within) K(wr_id) K(xrc) K(xrcd) K(zero_based)
 
 enum cl_key {
@@ -230,7 +230,7 @@ struct cl_peer_op_args {
 };
 struct cl_inject_args {
 	struct cl_param len, data, icrc, ip_options, src_ip, dst_ip, repeat, every, proto, group, value, placement,
-		level, invalidate;
+		level, invalidate, truncate;
 };
 struct cl_expect_mem_args { struct cl_param offset, data; };
 struct cl_rule_args { struct cl_param opcode, psn, round, nth, count; };

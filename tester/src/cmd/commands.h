@@ -17,6 +17,7 @@ int cmd_rules_audit(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
 
 /* Writes the sample captures and their .expect files into dir. */
 int craft_samples(const char *dir);

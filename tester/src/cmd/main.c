@@ -2,6 +2,7 @@
  * roce-tester: the conformance side of the toolkit.
  *
  *     roce-tester run ...     run conformance cases against a DUT
+ *     roce-tester fuzz ...    play a hostile peer of the DUT (docs/fuzz.md)
  *     roce-tester report ...  rebuild the reports of a run, compare two runs
  *     roce-tester craft ...   build packets or the sample captures
  *     roce-tester lint ...    validate RoCEv2 captures with libroce
@@ -25,6 +26,9 @@ static void usage(FILE *out)
 	      "Commands:\n"
 	      "  run     run conformance cases against a DUT through its agent, writing\n"
 	      "          results.json, capture.pcapng, report.html and junit.xml\n"
+	      "  fuzz    send the DUT requests mutated from valid ones and judge its answers\n"
+	      "          and memory (leaks, wrong acceptance, hangs, corruption); each\n"
+	      "          finding becomes a case file that reproduces it\n"
 	      "  report  rebuild report.html and junit.xml from results.json, or compare\n"
 	      "          two runs (regressions, fixes, new cases)\n"
 	      "  craft   build RoCEv2 packets (or the sample captures) into a pcap\n"
@@ -46,6 +50,7 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run },	{ "report", cmd_report }, { "craft", cmd_craft },
 	{ "lint", cmd_lint },	{ "rules", cmd_rules },	  { "coverage", cmd_coverage },
+	{ "fuzz", cmd_fuzz },
 };
 
 static const struct command *find(const char *name)
@@ -74,7 +79,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "help")) {
 		const struct command *c = find(argv[2]);
 		if (!c) {
-			fprintf(stderr, "roce-tester: unknown command '%s'; expected run, report, craft, lint, rules or coverage\n", argv[2]);
+			fprintf(stderr, "roce-tester: unknown command '%s'; expected run, fuzz, report, craft, lint, rules or coverage\n", argv[2]);
 			return 2;
 		}
 		char *args[] = { (char *)c->name, "--help", NULL };

@@ -17,6 +17,7 @@ struct results {
 	uint64_t started_ns;
 	JsonArray *cases;
 	unsigned counts[V_COUNT];
+	JsonObject *extra; /* members besides the cases */
 };
 
 static void iso_time(uint64_t ns, char *buf, size_t n)
@@ -49,6 +50,13 @@ void results_add_case(struct results *res, JsonObject *rec, enum verdict v)
 	json_array_add_object_element(res->cases, rec);
 	if ((unsigned)v < V_COUNT)
 		res->counts[v]++;
+}
+
+void results_set_extra(struct results *res, const char *member, JsonObject *o)
+{
+	if (!res->extra)
+		res->extra = json_object_new();
+	json_object_set_object_member(res->extra, member, json_object_ref(o));
 }
 
 void results_counts(const struct results *res, unsigned counts[V_COUNT])
@@ -234,6 +242,10 @@ int results_write(struct results *res, JsonObject *setup, bool finished, bool in
 	json_object_set_object_member(root, "summary", sum);
 	json_object_set_array_member(root, "cases", json_array_ref(res->cases));
 	json_object_set_array_member(root, "rules", rules);
+	GList *extra = res->extra ? json_object_get_members(res->extra) : NULL;
+	for (GList *m = extra; m; m = m->next)
+		json_object_set_member(root, m->data, json_object_dup_member(res->extra, m->data));
+	g_list_free(extra);
 
 	JsonNode *node = json_node_init_object(json_node_alloc(), root);
 	JsonGenerator *g = json_generator_new();
@@ -264,6 +276,8 @@ void results_free(struct results *res)
 		return;
 	json_array_unref(res->cases);
 	json_array_unref(res->command);
+	if (res->extra)
+		json_object_unref(res->extra);
 	free(res->path);
 	free(res->capture);
 	free(res);

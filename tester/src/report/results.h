@@ -19,6 +19,9 @@ struct results;
 
 struct results *results_new(const char *path, int argc, char **argv, const char *capture_name);
 void results_add_case(struct results *res, JsonObject *rec, enum verdict v);
+/* A member of the file besides the run's cases (roce-tester fuzz: "fuzz"),
+ * written as it stands (a reference is taken). */
+void results_set_extra(struct results *res, const char *member, JsonObject *o);
 /* Writes the file (setup may be NULL). Returns 0, or -1 with err. */
 int results_write(struct results *res, JsonObject *setup, bool finished, bool interrupted, char *err, size_t errlen);
 void results_counts(const struct results *res, unsigned counts[V_COUNT]);

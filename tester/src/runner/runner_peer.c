@@ -316,6 +316,20 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			return;
 		}
 	}
+	/* truncate=N: only the frame's first N bytes go out (at least the
+	 * Ethernet header); what the headers claim stays. */
+	uint64_t cut_to = 0;
+	if (ia->truncate.arg) {
+		if (!eval(x, &ia->truncate.arg->v.expr, &cut_to, o))
+			return;
+		if (cut_to < ROCE_ETH_LEN) {
+			o->st = S_ERROR;
+			g_string_printf(o->detail, "%s:%u:%u: truncate=%llu is shorter than the Ethernet header (%u bytes)",
+			     x->c->path, ia->truncate.arg->loc.line, ia->truncate.arg->loc.col, (unsigned long long)cut_to,
+			     (unsigned)ROCE_ETH_LEN);
+			return;
+		}
+	}
 	/* The engine's PSN follows injected requests that used its PSN. */
 	uint32_t sent_psn = roce_bth_psn(d.bth);
 	if (request && sent_psn == next) {
@@ -324,6 +338,8 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 			adv = roce_packets_for(roce_reth_dmalen(roce_desc_hdr(&d, ROCE_H_RETH)), q->pmtu);
 		peer_qp_set_next_psn(r->peer, q->tester_qpn, roce_psn_add(next, (int32_t)adv));
 	}
+	if (cut_to && cut_to < (uint64_t)n)
+		n = (long)cut_to;
 	if (!inject_frame(x, q, frame, (size_t)n, "injected", "the packet", sent, o))
 		return;
 	char sum[200];
