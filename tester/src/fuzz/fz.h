@@ -186,6 +186,11 @@ const char *fz_qkind_name(enum fz_qkind k);
 #define FZ_MAX_QPS 64
 #define FZ_RESP_MAX 16
 
+/* PSNs first .. first + n - 1. */
+struct fz_psn_range {
+	uint32_t first, n;
+};
+
 /* One DUT packet that answered a step. */
 struct fz_resp {
 	uint8_t opcode;
@@ -279,6 +284,11 @@ struct fz_qp {
 	int wfirst_region;
 	uint64_t wfirst_va, wfirst_done;
 	struct fz_flight fl;
+	/* The PSNs the QP's last two steps may still be answered with: an
+	 * answer can come after its step's window closed, while the next
+	 * step is in flight, and must not be taken for that step's. */
+	struct fz_psn_range late[2][FZ_MAX_PKTS + 1];
+	unsigned n_late[2];
 	/* Steps since its last clean point (a reset, or a probe answered). */
 	struct fz_done hist[FZ_MAX_STEPS];
 	unsigned n_hist, hist_dropped;
@@ -526,6 +536,9 @@ bool fz_probe_rc(struct fz *z, struct fz_qp *q, uint64_t timeout_ns);
 void fz_memory_check(struct fz *z);
 void fz_place_add(struct fz *z, const struct fz_place *p);
 bool fz_control_exchange(struct fz *z, GString *why);
+/* The control exchange as a fence: when it returns true, the DUT took
+ * every frame sent before it (it takes them in order). */
+bool fz_fence(struct fz *z, GString *why);
 /* A new control QP on both sides (a fuzzed packet may reach the old one:
  * its error is no hang). */
 bool fz_control_renew(struct fz *z);

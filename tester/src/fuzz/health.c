@@ -243,6 +243,14 @@ bool fz_control_exchange(struct fz *z, GString *why)
 	return ok;
 }
 
+bool fz_fence(struct fz *z, GString *why)
+{
+	/* A control QP that fails gets a successor before the DUT is said
+	 * to hang: a fuzzed packet may have reached it (another QP's number
+	 * in its BTH), and the error that leaves is no hang. */
+	return fz_control_exchange(z, why) || (fz_control_renew(z) && fz_control_exchange(z, why));
+}
+
 /* ---- Probes ---- */
 
 /* A duplicate WRITE of no bytes, 2^22 PSNs behind the expected one: a
@@ -459,21 +467,15 @@ static void on_wc(struct fz *z, JsonObject *wc, void *ctx)
 bool fz_health(struct fz *z)
 {
 	uint64_t t0 = rawio_now();
-	fz_memory_check(z);
-	uint64_t t1 = rawio_now();
-	int64_t cqs[] = { z->cq_rc, z->cq_uc, z->cq_ud, z->cq_xrc };
-	for (unsigned i = 0; i < G_N_ELEMENTS(cqs) && !z->agent_dead; i++)
-		if (cqs[i] >= 0)
-			fz_poll(z, cqs[i], on_wc, NULL);
-	uint64_t t2 = rawio_now();
-	z->st.memory_ns += t1 - t0;
-	z->st.completions_ns += t2 - t1;
 	GString *why = g_string_new(NULL);
-	/* A control QP that fails gets a successor before the DUT is said
-	 * to hang: a fuzzed packet may have reached it (another QP's number
-	 * in its BTH), and the error that leaves is no hang. */
-	if (!z->agent_dead && !fz_control_exchange(z, why) &&
-	    !(fz_control_renew(z) && fz_control_exchange(z, why))) {
+	/* The control exchange first: it is also the batch's fence. The DUT
+	 * takes its frames in the order they came, so once the control
+	 * READ is answered every request of the batch was taken, those no
+	 * answer was waited for (UC, UD, a step whose window closed) too;
+	 * memory and completions read before it may miss a placement that
+	 * lands after the patterns are written back, and is then taken for
+	 * the next batch's corruption. */
+	if (!z->agent_dead && !fz_fence(z, why)) {
 		struct fz_obs *o = fz_observe(z, FZ_HANG, ROCE_RULE_IBA_ACKREQ, -1, 0, "device/control");
 		if (o) {
 			o->device = true;
@@ -482,10 +484,19 @@ bool fz_health(struct fz *z)
 		z->wedged = true;
 	}
 	g_string_free(why, TRUE);
+	uint64_t t1 = rawio_now();
+	fz_memory_check(z);
+	uint64_t t2 = rawio_now();
+	int64_t cqs[] = { z->cq_rc, z->cq_uc, z->cq_ud, z->cq_xrc };
+	for (unsigned i = 0; i < G_N_ELEMENTS(cqs) && !z->agent_dead; i++)
+		if (cqs[i] >= 0)
+			fz_poll(z, cqs[i], on_wc, NULL);
+	z->st.control_ns += t1 - t0;
+	z->st.memory_ns += t2 - t1;
+	z->st.completions_ns += rawio_now() - t2;
 	uint64_t t3 = rawio_now();
 	if (!z->wedged && !z->agent_dead)
 		probes(z);
-	z->st.control_ns += t3 - t2;
 	z->st.probes_ns += rawio_now() - t3;
 	fz_console_check(z);
 	if (z->agent_dead) {

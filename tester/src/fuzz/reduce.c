@@ -90,6 +90,12 @@ static bool shows(struct fz *z, struct reduction *rd, const struct fz_step *step
 				fz_observe(z, FZ_HANG, f->obs.rule, q.index, 0, "%s/probe", fz_qkind_name(q.kind));
 		}
 	}
+	/* Every frame of the replay taken before memory and completions
+	 * are read (health.c: the fence); a fence that fails leaves the
+	 * memory oracle to say what it sees. */
+	GString *why = g_string_new(NULL);
+	fz_fence(z, why);
+	g_string_free(why, TRUE);
 	if (q.kind == FZ_Q_UC || q.kind == FZ_Q_UD)
 		fz_poll(z, q.cq, replay_wc, &q);
 	GArray *places = g_array_copy(z->places);
