@@ -352,6 +352,7 @@ static void fresh(struct fz *z, struct fz_qp *q)
 	q->hist_dropped = 0;
 	q->wfirst_region = -1;
 	memset(&q->fl, 0, sizeof q->fl);
+	q->n_late[0] = q->n_late[1] = 0;
 	fz_endpoint(z, q);
 }
 

@@ -412,15 +412,57 @@ static bool positive(const struct roce_pkt *p, uint8_t syndrome)
 	}
 }
 
-/* The packet of the step a response answers, by its PSN; -1 when none
- * (or more than one could be). */
-static int attribute(const struct fz_flight *fl, const struct roce_pkt *p, uint32_t psn, uint8_t syndrome)
+/* Whether psn is one the QP's last two steps may still be answered
+ * with (their requests' PSNs, a READ's response PSNs, and the PSN a
+ * duplicate's ACK carries). */
+static bool late_psn(const struct fz_qp *q, uint32_t psn)
 {
+	for (unsigned s = 0; s < 2; s++)
+		for (unsigned i = 0; i < q->n_late[s]; i++) {
+			int32_t d = roce_psn_diff(psn, q->late[s][i].first);
+			if (d >= 0 && (uint32_t)d < q->late[s][i].n)
+				return true;
+		}
+	return false;
+}
+
+/* The PSNs the step just over may still be answered with; the step
+ * before it keeps its own. Packets a conforming DUT drops unseen are
+ * answered never. */
+static void note_late(struct fz_qp *q)
+{
+	const struct fz_flight *fl = &q->fl;
+	memcpy(q->late[1], q->late[0], sizeof q->late[0]);
+	q->n_late[1] = q->n_late[0];
+	unsigned n = 0;
+	for (unsigned i = 0; i < fl->step.npkt; i++) {
+		if (!fl->request[i] || fl->ex[i].drop_only)
+			continue;
+		q->late[0][n++] = (struct fz_psn_range){ fl->psn[i], fl->span[i] ? fl->span[i] : 1 };
+	}
+	/* A duplicate is acknowledged with the PSN before the expected one. */
+	if (n)
+		q->late[0][n++] = (struct fz_psn_range){ roce_psn_add(fl->base_psn, -1), 1 };
+	q->n_late[0] = n;
+}
+
+static bool seq_nak(const struct roce_pkt *p, uint8_t syndrome)
+{
+	return p->op->kind == ROCE_K_ACK && roce_syndrome_type(syndrome) == ROCE_SYN_NAK &&
+	       roce_syndrome_value(syndrome) == ROCE_NAK_PSN_SEQ_ERR;
+}
+
+/* The packet of the step a response answers, by its PSN; -1 when none
+ * (or more than one could be, or an earlier step of the QP could). */
+static int attribute(const struct fz_qp *q, const struct roce_pkt *p, uint32_t psn, uint8_t syndrome)
+{
+	const struct fz_flight *fl = &q->fl;
 	int k = -1, n = 0;
 	bool read_resp = p->op->kind == ROCE_K_READ_RESP;
-	if (p->op->kind == ROCE_K_ACK && roce_syndrome_type(syndrome) == ROCE_SYN_NAK &&
-	    roce_syndrome_value(syndrome) == ROCE_NAK_PSN_SEQ_ERR)
+	if (seq_nak(p, syndrome))
 		return -1; /* it carries the PSN expected, not the one it answers */
+	if (late_psn(q, psn))
+		return -1; /* it may be a late answer to the step before */
 	for (unsigned i = 0; i < fl->step.npkt; i++) {
 		if (!fl->request[i])
 			continue;
@@ -611,10 +653,13 @@ void fz_judge_frame(struct fz *z, struct fz_qp *q, const uint8_t *frame, size_t 
 		if (lat > z->st.lat_max_ns)
 			z->st.lat_max_ns = lat;
 	}
-	int k = attribute(fl, &p, psn, syn);
+	int k = attribute(q, &p, psn, syn);
 	/* One packet alone in flight on a QP whose state is certain: any
-	 * answer at all is its. */
-	if (k < 0 && fl->step.npkt == 1 && fl->epsn_sure && !q->dead)
+	 * answer at all is its, but for one an earlier request may have
+	 * asked for: a PSN before its own or an earlier step's, or a
+	 * sequence NAK (it names the expected PSN). */
+	if (k < 0 && fl->step.npkt == 1 && fl->epsn_sure && !q->dead && !seq_nak(&p, syn) &&
+	    roce_psn_diff(psn, fl->psn[0]) >= 0 && !late_psn(q, psn))
 		k = 0;
 	if (k >= 0 && !fl->judged) {
 		const struct fz_expect *e = &fl->ex[k];
@@ -749,6 +794,7 @@ void fz_judge_done(struct fz *z, struct fz_qp *q)
 		d->psn_off[i] = (fl->psn[i] - q->psn0) & ROCE_PSN_MASK;
 	d->n_resp = fl->n_resp;
 	memcpy(d->resp, fl->resp, fl->n_resp * sizeof *fl->resp);
+	note_late(q);
 	d->epsn_sure = fl->epsn_sure;
 	d->fatal = fatal;
 	d->positive = positive_seen;
