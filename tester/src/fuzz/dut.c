@@ -350,7 +350,7 @@ static void fresh(struct fz *z, struct fz_qp *q)
 	q->dead = false;
 	q->n_hist = 0;
 	q->hist_dropped = 0;
-	q->wfirst_region = -1;
+	q->n_open = 0;
 	memset(&q->fl, 0, sizeof q->fl);
 	q->n_late[0] = q->n_late[1] = 0;
 	fz_endpoint(z, q);

@@ -191,6 +191,14 @@ struct fz_psn_range {
 	uint32_t first, n;
 };
 
+/* A WRITE a First opened: its region (of the R_Key), VA and the bytes
+ * placed so far. */
+#define FZ_MAX_OPEN 6
+struct fz_open_write {
+	int region;
+	uint64_t va, done;
+};
+
 /* One DUT packet that answered a step. */
 struct fz_resp {
 	uint8_t opcode;
@@ -280,9 +288,11 @@ struct fz_qp {
 	bool hung;          /* it stopped answering: replaced, not reset (the DUT may hold it by its QPN) */
 	unsigned incarnation;
 	unsigned recv_posted; /* receives posted and not completed (its own RQ) */
-	uint32_t last_write_va_region; /* the last WRITE First's target, for Middle/Last placements */
-	int wfirst_region;
-	uint64_t wfirst_va, wfirst_done;
+	/* The WRITEs that may be open at the DUT's responder, for where a
+	 * Middle or Last lands: more than one when a First may have been
+	 * taken as a duplicate, a Middle may not have been taken. */
+	struct fz_open_write open[FZ_MAX_OPEN];
+	unsigned n_open;
 	struct fz_flight fl;
 	/* The PSNs the QP's last two steps may still be answered with: an
 	 * answer can come after its step's window closed, while the next

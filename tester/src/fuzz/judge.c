@@ -230,6 +230,20 @@ static void place(struct fz *z, struct fz_qp *q, const struct fz_reach *rc, uint
 	fz_place_add(z, &pl);
 }
 
+/* One more WRITE that may be open on the QP (the oldest goes when
+ * there are too many; the same one is kept once). */
+static void open_add(struct fz_qp *q, const struct fz_open_write *w)
+{
+	for (unsigned i = 0; i < q->n_open; i++)
+		if (q->open[i].region == w->region && q->open[i].va == w->va && q->open[i].done == w->done)
+			return;
+	if (q->n_open == FZ_MAX_OPEN) {
+		memmove(q->open, q->open + 1, (FZ_MAX_OPEN - 1) * sizeof *q->open);
+		q->n_open--;
+	}
+	q->open[q->n_open++] = *w;
+}
+
 /* Request-level expectations of a packet the responder may take as the
  * next in sequence (decisive: its PSN is the one the QP certainly
  * expects), and the placements it may make. */
@@ -263,18 +277,26 @@ static void request_level(struct fz *z, struct fz_qp *q, const struct roce_pkt *
 	}
 	case ROCE_K_WRITE: {
 		if (!reth) {
-			/* Middle or Last: the open WRITE's next bytes, if one is open. */
-			if (q->wfirst_region >= 0) {
-				uint64_t at = q->wfirst_va + q->wfirst_done;
-				fz_reach(z, q, z->reg[q->wfirst_region].rkey, at, p->payload_len, FZ_RIGHT_WRITE, &rc);
-				rc.region = q->wfirst_region;
+			/* Middle or Last: the next bytes of each WRITE that may be
+			 * open; taken for certain only as the certain next packet. */
+			unsigned n = q->n_open;
+			struct fz_open_write was[FZ_MAX_OPEN];
+			memcpy(was, q->open, sizeof was);
+			q->n_open = 0;
+			for (unsigned c = 0; c < n; c++) {
+				uint64_t at = was[c].va + was[c].done;
+				fz_reach(z, q, z->reg[was[c].region].rkey, at, p->payload_len, FZ_RIGHT_WRITE, &rc);
+				rc.region = was[c].region;
 				place(z, q, &rc, at, p->payload_len, fill, any, false, rc.allowed && !dropped,
 				      dropped ? drop_rule : rc.rule);
-				if (!dropped)
-					q->wfirst_done += p->payload_len;
+				if (dropped || !decisive)
+					open_add(q, &was[c]);
+				if (!dropped && oi->position != ROCE_POS_LAST) {
+					struct fz_open_write w = was[c];
+					w.done += p->payload_len;
+					open_add(q, &w);
+				}
 			}
-			if (oi->position == ROCE_POS_LAST && !dropped)
-				q->wfirst_region = -1;
 			return;
 		}
 		uint64_t va = roce_reth_va(reth), dmalen = roce_reth_dmalen(reth);
@@ -282,9 +304,15 @@ static void request_level(struct fz *z, struct fz_qp *q, const struct roce_pkt *
 		place(z, q, &rc, va, p->payload_len, fill, any, false, rc.allowed && !dropped, dropped ? drop_rule : rc.rule);
 		if (dropped)
 			return;
-		q->wfirst_region = oi->position == ROCE_POS_FIRST ? rc.region : -1;
-		q->wfirst_va = va;
-		q->wfirst_done = p->payload_len;
+		/* A First or Only the DUT takes for certain ends what was open;
+		 * one it may take as a duplicate (its PSN not certainly the
+		 * expected one) leaves it open beside the new one. */
+		if (decisive)
+			q->n_open = 0;
+		if (oi->position == ROCE_POS_FIRST && rc.region >= 0) {
+			struct fz_open_write w = { rc.region, va, p->payload_len };
+			open_add(q, &w);
+		}
 		if (!decisive || !single)
 			return;
 		if (dmalen > 0x80000000ull)
@@ -800,7 +828,17 @@ void fz_judge_done(struct fz *z, struct fz_qp *q)
 	d->positive = positive_seen;
 	d->imm = fl->imm;
 	d->has_imm = fl->has_imm;
+	/* The step's packets share its immediate data: a delivery is its
+	 * wrong acceptance only when no packet that carries it may be
+	 * delivered (a good WRITE Only with Immediate beside a cut SEND Last
+	 * with Immediate delivers rightly). */
+	bool deliverable = false;
 	for (unsigned i = 0; i < fl->step.npkt; i++) {
+		uint32_t imm;
+		if (fz_pkt_imm(z, q, &fl->step.pkt[i], &imm) && !(fl->ex[i].forbid & (FZ_F_ANY | FZ_F_DELIVER)))
+			deliverable = true;
+	}
+	for (unsigned i = 0; i < fl->step.npkt && !deliverable; i++) {
 		if (fl->ex[i].forbid & (FZ_F_ANY | FZ_F_DELIVER)) {
 			d->no_delivery = true;
 			d->deliver_rule = fl->ex[i].rule;
@@ -814,6 +852,11 @@ void fz_judge_completion(struct fz *z, struct fz_qp *q, uint32_t imm, bool has_i
 {
 	if (!has_imm || strcmp(status, "SUCCESS"))
 		return;
+	/* A mutated immediate (0, 1, ~0) may be two steps' own: the
+	 * delivery is another step's when one of them may deliver it. */
+	for (unsigned i = 0; i < q->n_hist; i++)
+		if (q->hist[i].has_imm && q->hist[i].imm == imm && !q->hist[i].no_delivery)
+			return;
 	for (unsigned i = 0; i < q->n_hist; i++) {
 		const struct fz_done *d = &q->hist[i];
 		if (!d->has_imm || d->imm != imm || !d->no_delivery)

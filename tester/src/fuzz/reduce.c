@@ -69,7 +69,6 @@ static bool shows(struct fz *z, struct reduction *rd, const struct fz_step *step
 	q.qkey = c->qkey;
 	q.srq = c->srq;
 	q.cq = c->kind == FZ_Q_UD ? z->cq_ud : c->kind == FZ_Q_UC ? z->cq_uc : z->cq_rc;
-	q.wfirst_region = -1;
 	if (!fz_qp_create(z, &q))
 		return false;
 	if ((q.kind == FZ_Q_UC || q.kind == FZ_Q_UD) && !fz_recv_fill(z, &q, 8))
