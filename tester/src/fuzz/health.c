@@ -1,6 +1,10 @@
 /*
  * After each batch: is the DUT still well, and is its memory what it
  * should be?
+ *   control   first: a known-good WRITE and READ on the control QP, through
+ *             the peer engine, still complete (else the device hangs); it
+ *             is the batch's fence too: every frame sent before it was
+ *             taken when its READ is answered;
  *   memory    every region read back (or its digest compared) against its
  *             pattern: a byte may differ only where an allowed request of
  *             the batch placed it, with the value it carried; otherwise a
@@ -8,8 +12,6 @@
  *             placed bytes it did not carry (leak), or memory outside
  *             every targeted range changed (corruption). Then the
  *             patterns are written back.
- *   control   a known-good WRITE and READ on the control QP, through the
- *             peer engine, still complete (else the device hangs);
  *   probes    each fuzzed RC and XRC QP not in Error still answers a
  *             duplicate (C9-105), which also tells its expected PSN;
  *   agent     the agent still answers (every call above);
