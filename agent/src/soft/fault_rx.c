@@ -410,10 +410,36 @@ static void reseal(struct copy *c)
 	}
 }
 
+/* ---- Packets that stopped Linux rxe (the bug-*-halt profiles) ----
+ * rxe crashed on them; here the receive path stops instead, so that a peer
+ * sees what it saw then: no answer to that packet or to any after it. */
+static bool halts_receive(struct soft_dev *dev, const uint8_t *frame, size_t len)
+{
+	if (dev->fs.rx_halted)
+		return true;
+	struct roce_pkt p;
+	enum roce_code err = roce_parse_frame(&p, frame, len, len, dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0);
+	switch (dev->fault) {
+	case SOFT_FAULT_BUG_UNDEFINED_OPCODE_HALT:
+		dev->fs.rx_halted = err == ROCE_E_OPCODE_UNDEFINED || err == ROCE_E_OPCODE_VENDOR;
+		break;
+	case SOFT_FAULT_BUG_PAD_OVERRUN_HALT:
+		/* Headers, pad and ICRC longer than the packet: rxe's
+		 * payload_size() went below zero. */
+		dev->fs.rx_halted = err == ROCE_E_PADCNT || err == ROCE_E_TRUNC_XHDR;
+		break;
+	default:
+		break;
+	}
+	return dev->fs.rx_halted;
+}
+
 bool soft_fault_rx(struct soft_dev *dev, const uint8_t **frame, size_t *len)
 {
 	if (soft_fault_info(dev->fault)->hook != SOFT_HOOK_RX || *len > sizeof dev->fs.frame)
 		return true;
+	if (halts_receive(dev, *frame, *len))
+		return false;
 	struct copy c = { .dev = dev, .f = dev->fs.frame, .len = *len,
 			  .pflags = dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0 };
 	memcpy(c.f, *frame, *len);

@@ -706,6 +706,10 @@ static void resp_ud(struct be_qp *qp, const struct soft_rx *rx)
 	}
 	qp->resp.ud_have_psn = true;
 	qp->resp.ud_last_psn = rx->psn;
+	if (rx->payload_len > soft_port_mtu(dev) && SOFT_FAULT_ON(dev, BUG_UD_OVERSIZE_ERROR)) {
+		soft_qp_to_error(qp); /* the oversized datagram taken for a QP error */
+		return;
+	}
 	if (rx->op->position != ROCE_POS_ONLY ||
 	    (rx->payload_len > soft_port_mtu(dev) && !SOFT_FAULT_ON(dev, UD_ACCEPT_OVERSIZE))) {
 		dev->cnt.ud_dropped++;
