@@ -550,6 +550,11 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 			return;
 		}
 		struct be_mr *mr = NULL;
+		if (!len && SOFT_FAULT_ON(dev, BUG_ZERO_LEN_READ_REPLAY_RKEY) &&
+		    !remote_mr(qp, r->rkey, &va, len, BE_ACCESS_REMOTE_READ)) {
+			fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS, BE_WC_SUCCESS); /* the replay's R_Key checked */
+			return;
+		}
 		if (len) {
 			mr = remote_mr(qp, r->rkey, &va, len, BE_ACCESS_REMOTE_READ);
 			if (!mr) {
