@@ -234,6 +234,8 @@ static void complete_rwqe(struct be_qp *qp, const struct soft_rx *rx, enum be_wc
 		}
 	}
 	soft_cq_push(qp->rcq, &wc);
+	qp->resp.have_last_recv = wc.status == BE_WC_SUCCESS;
+	qp->resp.last_recv_len = wc.byte_len;
 	for (unsigned i = 0; i < qp->resp.wqe.num_sge; i++)
 		soft_mr_unref(qp->resp.wqe.sge[i].mr);
 	qp->resp.have_wqe = false;

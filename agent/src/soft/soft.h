@@ -325,6 +325,10 @@ struct be_qp {
 		uint32_t ud_last_psn;
 		bool ud_have_psn;
 		bool inv_refused; /* a SEND with Invalidate was refused: ERR once answered */
+		/* The last receive completed with SUCCESS, its byte count (what
+		 * bug-send-redelivered-on-error completes again). */
+		bool have_last_recv;
+		uint32_t last_recv_len;
 		struct soft_held_write *held;
 	} resp;
 
