@@ -411,31 +411,34 @@ static void reseal(struct copy *c)
 }
 
 /* ---- Packets that stopped Linux rxe (the bug-*-halt profiles) ----
- * rxe crashed on them; here the receive path stops instead, so that a peer
- * sees what it saw then: no answer to that packet or to any after it. */
+ * rxe crashed on them; here the device stops instead (it takes and sends
+ * nothing more, dev.c), so that a peer sees what it saw then: no answer to
+ * that packet or to any after it. */
 static bool halts_receive(struct soft_dev *dev, const uint8_t *frame, size_t len)
 {
-	if (dev->fs.rx_halted)
+	if (dev->fs.halted)
 		return true;
 	struct roce_pkt p;
 	enum roce_code err = roce_parse_frame(&p, frame, len, len, dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0);
 	switch (dev->fault) {
 	case SOFT_FAULT_BUG_UNDEFINED_OPCODE_HALT:
-		dev->fs.rx_halted = err == ROCE_E_OPCODE_UNDEFINED || err == ROCE_E_OPCODE_VENDOR;
+		dev->fs.halted = err == ROCE_E_OPCODE_UNDEFINED || err == ROCE_E_OPCODE_VENDOR;
 		break;
 	case SOFT_FAULT_BUG_PAD_OVERRUN_HALT:
 		/* Headers, pad and ICRC longer than the packet: rxe's
 		 * payload_size() went below zero. */
-		dev->fs.rx_halted = err == ROCE_E_PADCNT || err == ROCE_E_TRUNC_XHDR;
+		dev->fs.halted = err == ROCE_E_PADCNT || err == ROCE_E_TRUNC_XHDR;
 		break;
 	default:
 		break;
 	}
-	return dev->fs.rx_halted;
+	return dev->fs.halted;
 }
 
 bool soft_fault_rx(struct soft_dev *dev, const uint8_t **frame, size_t *len)
 {
+	if (dev->fs.halted) /* stopped by a bug-*-halt profile, whatever its hook */
+		return false;
 	if (soft_fault_info(dev->fault)->hook != SOFT_HOOK_RX || *len > sizeof dev->fs.frame)
 		return true;
 	if (halts_receive(dev, *frame, *len))

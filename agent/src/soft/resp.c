@@ -162,6 +162,10 @@ static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *vap, u
 	struct soft_rkey k;
 	if (!soft_rkey_resolve(qp, rkey, &k) || (k.access & right) != right)
 		return NULL;
+	if (len && va + len < va && SOFT_FAULT_ON(qp->dev, BUG_BOUNDS_WRAP_HALT)) {
+		qp->dev->fs.halted = true; /* the wrapped range let through, and the device down with it */
+		return NULL;
+	}
 	if (va < k.addr || len > k.length || va - k.addr > k.length - len)
 		return NULL;
 	*vap = va + k.shift;

@@ -404,7 +404,7 @@ struct soft_fault_state {
 	uint8_t mad[ROCE_MAD_LEN];       /* a MAD rewritten on its way out */
 	uint8_t frame[16384];            /* a frame rewritten on its way in */
 	uint8_t atomic_write[8];         /* an ATOMIC WRITE's bytes rewritten on their way out */
-	bool rx_halted;                  /* bug-*-halt: a packet stopped the receive path */
+	bool halted;                     /* bug-*-halt: a packet stopped the device: it takes and sends nothing */
 };
 
 struct soft_rx;
