@@ -375,6 +375,11 @@ const struct sample_violation sample_violations[] = {
 	 * frames above keep their numbers */
 	V(C_FLUSH_PAYLOAD, "FLUSH with 4 bytes of payload", ROCE_OP_RC_FLUSH, 4, 4, 0, 0, 0, NULL, NULL),
 	V(C_ATOMIC_WRITE_DMALEN, "ATOMIC WRITE with RETH DMA Length 0", ROCE_OP_RC_ATOMIC_WRITE, 4, 8, 0, 0, 0, set_dmalen_0, NULL),
+
+	/* An XRC READ response First the path MTU plus an XRCETH long
+	 * (A14-XRC-RESP, not a length deviation), last for the same reason */
+	V(C_XRC_READ_RESP_XRCETH, "XRC READ Response First of 1028 bytes at PMTU 1024 (an XRCETH after its BTH)",
+	  ROCE_OP_XRC_READ_RESPONSE_FIRST, 4, 1028, 1024, 0, 0, NULL, NULL),
 };
 
 const size_t sample_violation_count = sizeof sample_violations / sizeof sample_violations[0];

@@ -7,6 +7,7 @@
 #include "roce/check.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "roce/icrc.h"
 #include "roce/mad.h"
@@ -40,6 +41,37 @@ int roce_finding_message(const struct roce_finding *f, char *buf, size_t n)
 {
 	return snprintf(buf, n, roce_code_info(f->code)->fmt, (unsigned long long)f->observed,
 			(unsigned long long)f->expected);
+}
+
+unsigned roce_code_frame_args(enum roce_code c)
+{
+	static const char frame[] = "frame ";
+	const char *fmt = roce_code_info(c)->fmt;
+	unsigned mask = 0, arg = 0;
+	for (const char *s = fmt; *s; s++) {
+		if (*s != '%')
+			continue;
+		if (s[1] == '%') {
+			s++;
+			continue;
+		}
+		size_t before = (size_t)(s - fmt);
+		if (before >= sizeof frame - 1 && !strncmp(s - (sizeof frame - 1), frame, sizeof frame - 1))
+			mask |= 1u << arg;
+		arg++;
+	}
+	return mask;
+}
+
+int roce_finding_message_frames(const struct roce_finding *f, roce_frame_map map, void *ctx, char *buf, size_t n)
+{
+	struct roce_finding said = *f;
+	unsigned args = roce_code_frame_args(f->code);
+	if (args & ROCE_ARG_OBSERVED)
+		said.observed = map(ctx, f->observed);
+	if (args & ROCE_ARG_EXPECTED)
+		said.expected = map(ctx, f->expected);
+	return roce_finding_message(&said, buf, n);
 }
 
 int roce_finding_format(const struct roce_finding *f, char *buf, size_t n)
@@ -260,6 +292,16 @@ static bool is_pmtu(uint32_t n)
 	return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
 }
 
+/* An XRC READ response First or Middle an XRCETH makes 4 bytes longer
+ * than the path MTU (pmtu, or any path MTU when 0). */
+static bool xrc_read_resp_xrceth(const struct roce_pkt *p, unsigned pmtu)
+{
+	if (p->op->transport != ROCE_T_XRC || p->op->kind != ROCE_K_READ_RESP || p->payload_len < ROCE_XRCETH_LEN)
+		return false;
+	uint32_t rest = p->payload_len - ROCE_XRCETH_LEN;
+	return pmtu ? rest == pmtu : is_pmtu(rest);
+}
+
 static void check_payload(const struct roce_pkt *p, const struct roce_check_opts *o, struct sink *s)
 {
 	const struct roce_opcode_info *op = p->op;
@@ -286,7 +328,10 @@ static void check_payload(const struct roce_pkt *p, const struct roce_check_opts
 		    op->fixed_payload);
 
 	if (first_or_middle) {
-		if (o->pmtu && p->payload_len != o->pmtu)
+		if (xrc_read_resp_xrceth(p, o->pmtu))
+			add(s, ROCE_C_XRC_READ_RESP_XRCETH, p->payload_off, p->payload_len, p->payload_len,
+			    p->payload_len - ROCE_XRCETH_LEN);
+		else if (o->pmtu && p->payload_len != o->pmtu)
 			add(s, ROCE_C_PAYLOAD_NOT_PMTU, p->payload_off, p->payload_len, p->payload_len,
 			    o->pmtu);
 		else if (!o->pmtu && !is_pmtu(p->payload_len))

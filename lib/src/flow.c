@@ -749,9 +749,14 @@ static void read_response(struct direction *q, struct request *e, const struct r
 			add(r, ROCE_F_READ_RESP_POSITION, bth_off, 1, i + 1, n);
 	}
 	uint32_t len = i + 1 < n ? q->pmtu : e->dmalen - (n - 1) * q->pmtu;
-	if (p->op->transport == ROCE_T_XRC && p->payload_len == len + ROCE_XRCETH_LEN)
-		add(r, ROCE_F_XRC_READ_RESP_XRCETH, p->payload_off, p->payload_len, p->payload_len, len);
-	else if (p->payload_len != len)
+	enum roce_position pos = p->op->position;
+	if (p->op->transport == ROCE_T_XRC && p->payload_len == len + ROCE_XRCETH_LEN) {
+		/* A First or Middle the path MTU plus an XRCETH long: the
+		 * stateless check, given this path MTU, reports it
+		 * (C_XRC_READ_RESP_XRCETH); counted once. */
+		if (!((pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) && len == q->pmtu))
+			add(r, ROCE_F_XRC_READ_RESP_XRCETH, p->payload_off, p->payload_len, p->payload_len, len);
+	} else if (p->payload_len != len)
 		add(r, ROCE_F_READ_RESP_LEN, p->payload_off, p->payload_len, p->payload_len, len);
 	if (i + 1 == n)
 		release(q, e, e->bytes_left); /* the READ's last response */

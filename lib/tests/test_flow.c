@@ -477,6 +477,19 @@ static void reads(void)
 	feed(&c, ROCE_OP_XRC_READ_REQUEST, 61, 0, &xrd);
 	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_ONLY, 61, 12, NULL);
 	CHECK(has(&r, ROCE_F_READ_RESP_LEN) && !has(&r, ROCE_F_XRC_READ_RESP_XRCETH), "XRC READ response 4 bytes short");
+	/* A First and a Middle the path MTU plus an XRCETH long are the
+	 * stateless check's (C_XRC_READ_RESP_XRCETH, test_checks): no second
+	 * finding here; the Last, which only the READ's length judges, is ours. */
+	struct pkt_opts xrd3 = { .dmalen = 2100 };
+	feed(&c, ROCE_OP_XRC_READ_REQUEST, 62, 0, &xrd3);
+	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_FIRST, 62, 1028, NULL);
+	CHECK(r.read_index == 1 && r.read_count == 3 && !r.n_findings, "XRC READ First with an XRCETH: %u findings",
+	      r.n_findings);
+	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_MIDDLE, 63, 1028, NULL);
+	CHECK(r.read_index == 2 && !r.n_findings, "XRC READ Middle with an XRCETH: %u findings", r.n_findings);
+	r = feed(&c, ROCE_OP_XRC_READ_RESPONSE_LAST, 64, 56, NULL);
+	CHECK(r.read_index == 3 && has(&r, ROCE_F_XRC_READ_RESP_XRCETH) && r.n_findings == 1,
+	      "XRC READ Last with an XRCETH");
 	harness_free(&c);
 
 	/* A READ asked again from inside its range after its last responses

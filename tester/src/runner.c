@@ -395,7 +395,7 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	x->failed_rules = json_array_new();
 	x->flow = flowcheck_new();
 	x->flow_idx = -1;
-	x->flow_findings = g_array_new(FALSE, FALSE, sizeof(guint));
+	x->flow_findings = g_array_new(FALSE, FALSE, sizeof(struct flow_finding));
 	mcast_groups_begin(x);
 	case_clocks_begin(&x->clocks, &r->io);
 	r->rc = x;
@@ -556,20 +556,12 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	check_traffic(x);
 	note_suppressed_findings(x);
 	mark_provoked_findings(x);
-	/* Packets that broke a rule fail a case that otherwise passed. */
-	if (v == V_PASS && x->pkt_error) {
+	/* Packets that broke a rule fail a case that otherwise passed (the
+	 * reason names the first, once the messages are all said: after
+	 * flush_packets). */
+	bool broke = v == V_PASS && x->pkt_error;
+	if (broke)
 		v = V_FAIL;
-		for (guint i = 0; i < json_array_get_length(x->findings); i++) {
-			JsonObject *f = json_array_get_object_element(x->findings, i);
-			if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
-				bool traffic = !strcmp(json_object_get_string_member(f, "source"), "traffic check");
-				g_string_printf(reason, "%s: %s: %s",
-				     traffic ? "the DUT's traffic breaks a rule" : "the DUT sent a packet that breaks a rule",
-				     json_object_get_string_member(f, "rule"), json_object_get_string_member(f, "message"));
-				break;
-			}
-		}
-	}
 	const struct peer_finding *pf;
 	size_t npf = peer_findings(r->peer, &pf);
 	for (size_t i = 0; i < npf; i++) {
@@ -597,6 +589,21 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		g_string_printf(reason, "%s%s", x->first_informative,
 		     x->n_informative > 1 ? " (and more informative findings)" : "");
 	}
+	if (session)
+		session_close(r);
+	char label[256];
+	outf(label, sizeof label, "%s [IPv%d]", c->id, ip_version);
+	JsonArray *packets = flush_packets(x, label);
+	for (guint i = 0; broke && i < json_array_get_length(x->findings); i++) {
+		JsonObject *f = json_array_get_object_element(x->findings, i);
+		if (!strcmp(json_object_get_string_member(f, "severity"), "error")) {
+			bool traffic = !strcmp(json_object_get_string_member(f, "source"), "traffic check");
+			g_string_printf(reason, "%s: %s: %s",
+			     traffic ? "the DUT's traffic breaks a rule" : "the DUT sent a packet that breaks a rule",
+			     json_object_get_string_member(f, "rule"), json_object_get_string_member(f, "message"));
+			break;
+		}
+	}
 	/* A flood is said in the reason of a verdict that has one (a case that
 	 * passes has none; its record still counts what was not recorded). */
 	if (x->rx_unrecorded && v != V_PASS) {
@@ -607,11 +614,6 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		     secs > 0 ? (double)x->rx_frames / secs : 0.0, (unsigned long long)x->rx_unrecorded);
 		g_free(was);
 	}
-	if (session)
-		session_close(r);
-	char label[256];
-	outf(label, sizeof label, "%s [IPv%d]", c->id, ip_version);
-	JsonArray *packets = flush_packets(x, label);
 	/* Frame numbers are known now. */
 	for (guint i = 0; i < json_array_get_length(steps); i++)
 		frames_for(x, json_array_get_object_element(steps, i), "packets", "frames");

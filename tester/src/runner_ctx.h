@@ -116,6 +116,18 @@ struct step_out {
 	JsonObject *record; /* what the step measured, for results.json (load) */
 };
 
+/* A finding of the flow analysis on a DUT packet: x->findings[k], about
+ * packet idx. One that names frames (roce_code_frame_args) gets its
+ * message when flush_packets has numbered the capture's frames: the
+ * analysis numbers the case's packets as they were recorded, the capture
+ * in time order after the frames of the cases before. */
+struct flow_finding {
+	guint k;
+	long idx;
+	struct roce_finding f;
+	bool names_frames;
+};
+
 struct run_ctx {
 	struct runner *r;
 	const struct cl_case *c;
@@ -151,7 +163,8 @@ struct run_ctx {
 	struct flowcheck *flow;
 	long flow_idx;
 	struct roce_flow_result flow_result;
-	/* Which of x->findings (their indices) the flow analysis raised. */
+	/* The findings of x->findings the flow analysis raised (struct
+	 * flow_finding). */
 	GArray *flow_findings;
 	struct case_counters *counters; /* the DUT's counters before and after (counters.h) */
 	struct case_clocks clocks;      /* which clock timed what (caseclocks.h) */

@@ -22,7 +22,7 @@
 static bool flow_finding(const struct run_ctx *x, guint k)
 {
 	for (guint i = 0; i < x->flow_findings->len; i++)
-		if (g_array_index(x->flow_findings, guint, i) == k)
+		if (g_array_index(x->flow_findings, struct flow_finding, i).k == k)
 			return true;
 	return false;
 }

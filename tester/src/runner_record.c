@@ -84,10 +84,22 @@ struct case_qp *qp_by_tester_qpn(struct run_ctx *x, uint32_t qpn)
 	return NULL;
 }
 
+/* A packet-check finding's message, in its record and in the note on its
+ * packet that the capture's comment carries. */
+static void say_finding(struct run_ctx *x, JsonObject *j, long idx, const char *msg)
+{
+	const char *rule = json_object_get_string_member(j, "rule");
+	json_object_set_string_member(j, "message", msg);
+	annotate(x, idx, "finding %s%s%s", rule, *rule ? ": " : "", msg);
+}
+
 /* A finding of the checks on one DUT packet. Error findings fail the case
  * whether they are listed or not; past MAX_FINDINGS_PER_RULE per rule they
- * are only counted (see note_suppressed_findings). */
-static bool add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *severity, const char *msg)
+ * are only counted (see note_suppressed_findings). Returns the listed
+ * finding, or NULL. With msg NULL its message and its note on the packet
+ * wait for say_finding (a message that names frames of the capture). */
+static JsonObject *add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *severity,
+				   const char *msg)
 {
 	const struct roce_rule_info *ri = roce_rule(rule);
 	if (!strcmp(severity, "error") && ri) {
@@ -96,17 +108,17 @@ static bool add_pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, co
 	}
 	unsigned *n = &x->rule_findings[ri ? rule : ROCE_RULE_NONE];
 	if ((*n)++ >= MAX_FINDINGS_PER_RULE)
-		return false;
+		return NULL;
 	JsonObject *j = json_object_new();
 	json_object_set_string_member(j, "rule", ri ? ri->id : "");
 	json_object_set_string_member(j, "severity", severity);
-	json_object_set_string_member(j, "message", msg);
 	json_object_set_int_member(j, "packet", idx);
 	json_object_set_int_member(j, "step", x->pkts[idx].step + 1); /* 1-based like packets */
 	json_object_set_string_member(j, "source", "packet check");
 	json_array_add_object_element(x->findings, j);
-	annotate(x, idx, "finding %s%s%s", ri ? ri->id : "", ri ? ": " : "", msg);
-	return true;
+	if (msg)
+		say_finding(x, j, idx, msg);
+	return j;
 }
 
 static void pkt_finding(struct run_ctx *x, long idx, enum roce_rule rule, const char *msg)
@@ -261,20 +273,46 @@ static void check_dut_protocol(struct run_ctx *x, long idx, const struct case_qp
 }
 
 /* The flow rules on one DUT packet: libroce's analysis of the case's
- * traffic (record_pkt ran it), as the plugin and lint judge a capture. */
+ * traffic (record_pkt ran it), as the plugin and lint judge a capture.
+ * A message that names other packets ("the SEND with Invalidate in frame
+ * N") is said once their capture frames are known (say_flow_findings). */
 static void check_flow(struct run_ctx *x, long idx)
 {
 	if (x->flow_idx != idx)
 		return;
 	const struct roce_flow_result *r = &x->flow_result;
 	for (unsigned i = 0; i < r->n_findings; i++) {
-		const struct roce_code_info *ci = roce_code_info(r->findings[i].code);
+		struct flow_finding ff = { .idx = idx, .f = r->findings[i] };
+		const struct roce_code_info *ci = roce_code_info(ff.f.code);
+		ff.names_frames = roce_code_frame_args(ff.f.code) != 0;
 		char msg[300];
-		roce_finding_message(&r->findings[i], msg, sizeof msg);
-		if (add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), msg)) {
-			guint k = json_array_get_length(x->findings) - 1;
-			g_array_append_val(x->flow_findings, k);
+		if (!ff.names_frames)
+			roce_finding_message(&ff.f, msg, sizeof msg);
+		if (add_pkt_finding(x, idx, ci->rule, roce_severity_name(ci->severity), ff.names_frames ? NULL : msg)) {
+			ff.k = json_array_get_length(x->findings) - 1;
+			g_array_append_val(x->flow_findings, ff);
 		}
+	}
+}
+
+/* The capture frame of the packet the flow analysis numbered n (record_pkt:
+ * the case's packets from 1 as recorded). */
+static uint64_t capture_frame(void *ctx, uint64_t n)
+{
+	struct run_ctx *x = ctx;
+	return n >= 1 && n <= x->n_pkts ? x->pkts[n - 1].frame : 0;
+}
+
+/* The flow findings that name frames, said with the capture's numbers. */
+static void say_flow_findings(struct run_ctx *x)
+{
+	for (guint i = 0; i < x->flow_findings->len; i++) {
+		const struct flow_finding *ff = &g_array_index(x->flow_findings, struct flow_finding, i);
+		if (!ff->names_frames)
+			continue;
+		char msg[300];
+		roce_finding_message_frames(&ff->f, capture_frame, x, msg, sizeof msg);
+		say_finding(x, json_array_get_object_element(x->findings, ff->k), ff->idx, msg);
 	}
 }
 
@@ -471,7 +509,10 @@ static int cmp_pkt_time(const void *a, const void *b)
 }
 
 /* Writes the case's packets to the capture in time order with their
- * comments, and lists them in the record. */
+ * comments, and lists them in the record. Each packet's frame number is
+ * known before any is written (those of the capture so far, then its
+ * place in time), so that the findings that name frames say the capture's
+ * in the comments too. */
 JsonArray *flush_packets(struct run_ctx *x, const char *label)
 {
 	JsonArray *arr = json_array_new();
@@ -481,6 +522,10 @@ JsonArray *flush_packets(struct run_ctx *x, const char *label)
 	for (size_t i = 0; i < x->n_pkts; i++)
 		order[i] = &x->pkts[i];
 	qsort(order, x->n_pkts, sizeof *order, cmp_pkt_time);
+	uint64_t before = capture_frames(x->r->cap);
+	for (size_t k = 0; k < x->n_pkts; k++)
+		order[k]->frame = x->r->cap ? before + k + 1 : 0;
+	say_flow_findings(x);
 	for (size_t k = 0; k < x->n_pkts; k++) {
 		struct case_pkt *p = order[k];
 		char sum[200];
@@ -500,7 +545,9 @@ JsonArray *flush_packets(struct run_ctx *x, const char *label)
 			g_string_append_printf(comment, "; %s", p->annot);
 		else if (!p->tx && p->qpn)
 			g_string_append(comment, "; not matched by any expectation");
-		p->frame = capture_write(x->r->cap, p->data, p->len, p->ts_ns, p->tx, comment->str);
+		/* 0 (null in the record) once a write failed. */
+		if (capture_write(x->r->cap, p->data, p->len, p->ts_ns, p->tx, comment->str) != p->frame)
+			p->frame = 0;
 		g_string_free(comment, TRUE);
 	}
 	for (size_t i = 0; i < x->n_pkts; i++) {

@@ -59,13 +59,17 @@ bool report_unreached(struct run_ctx *x, const struct cl_step *s, unsigned i, st
 	struct roce_pkt pk;
 	roce_parse_frame(&pk, p->data, p->len, p->len, ROCE_PARSE_ROCEV1);
 	const struct roce_rule_info *icrc = roce_rule(pk.rocev1 ? ROCE_RULE_A16_ROCEV1 : ROCE_RULE_CA17_22);
-	gchar *why = g_strdup_printf("not reached: the DUT's %s PSN %u (packet %ld of the case) has a wrong ICRC "
+	gchar *why = g_strdup_printf("not reached: the DUT's %s PSN %u has a wrong ICRC "
 				     "(%s, judged by the packet checks), so the tester dropped it as every receiver "
 				     "must, and what this step expects could not follow from it",
-				     pk.op->name, roce_bth_psn(roce_pkt_hdr(&pk, ROCE_H_BTH)), d + 1, icrc->id);
+				     pk.op->name, roce_bth_psn(roce_pkt_hdr(&pk, ROCE_H_BTH)), icrc->id);
 	gchar *msg = g_strdup_printf("step %u (line %u) %s: expected %s; observed %s (%s)", i + 1, s->loc.line,
 				     s->text, o->expected->str, o->observed->str, why);
 	add_informative(x, s, msg);
+	/* The dropped packet, by its capture frame (runner.c: "packet" becomes
+	 * "frame" once the capture is written), for the reports to link. */
+	json_object_set_int_member(json_array_get_object_element(x->findings, json_array_get_length(x->findings) - 1),
+				   "packet", d);
 	o->st = S_OK;
 	g_string_printf(o->detail, "does not hold, %s", why);
 	g_free(msg);

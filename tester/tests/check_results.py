@@ -7,6 +7,7 @@ expected ones.
 usage: check_results.py RESULTS.json CAPTURE.pcapng [--verdict V] [--complete|--interrupted]
 """
 import json
+import re
 import subprocess
 import sys
 
@@ -87,6 +88,14 @@ def main():
             for key in ("ts_ns", "direction", "summary", "step"):
                 if key not in p:
                     fail("packet record lacks %s" % key)
+        # A frame a message names is a frame of the capture, and of this
+        # case: the number a reader looks up (not the packet's place in
+        # the case).
+        texts = [c["reason"]] + [f["message"] for f in c["findings"]]
+        for fr in (int(m) for t in texts for m in re.findall(r"\bframe (\d+)", t)):
+            if fr not in frames or not frames[fr].startswith(label):
+                fail("case %s names frame %d in a message, which is not one of its frames in the capture ('%s')"
+                     % (label, fr, frames.get(fr, "no such frame")))
         for s in c["steps"]:
             for fr in s.get("frames", []):
                 if fr not in frames:

@@ -72,6 +72,10 @@ unreached = lambda c: [f for f in c["findings"] if f["severity"] == "info" and "
 check(u["verdict"] == "fail" and u["failed_rules"] == ["CA17-22"] and not u["evidence"] and unreached(u),
       "bad-icrc: the completion after the dropped WRITE is not reached, the case fails under CA17-22 alone (%s %s)"
       % (u["failed_rules"], u["reason"]))
+bad = [f["frame"] for f in u["findings"] if f["rule"] == "CA17-22" and f["source"] == "packet check"]
+check(bad and [f.get("frame") for f in unreached(u)] == bad[:1],
+      "bad-icrc: the step not reached names the dropped packet by its capture frame (%s; CA17-22 on %s)"
+      % ([f.get("frame") for f in unreached(u)], bad))
 check(o["verdict"] == "fail" and [e["rules"] for e in o["evidence"]] == [["CA17-22"]] and not unreached(o),
       "bad-icrc: the expectation of the dropped WRITE itself is judged (%s)" % o["reason"])
 # Provoked findings: the flow analysis' warning on the DUT's ACK to the
@@ -91,6 +95,21 @@ for rd in ("plain", "resv"):
     text = issues(rd)
     check("key stayed valid" not in text and "F-PROVOKED [IPv4]" in text.split("Not issues of the DUT")[-1],
           "%s: Issues observed leaves it to its case and names the case" % rd)
+    # The frame the warning names is the capture's (the frame its record
+    # and the report link to): the SEND with Invalidate the case sent, not
+    # the packet's place in the case (a capture holds many cases' frames).
+    page = html.unescape(open(out + "/" + rd + "/report.html", encoding="utf-8").read())
+    for ipv in (4, 6):
+        c = cases(rd).get(("F-PROVOKED", ipv))
+        if not c:
+            continue
+        named = [int(m) for f in c["findings"] if f["rule"] == "IBA10.6.7-MW-INVALID"
+                 for m in re.findall(r"in frame (\d+)", f["message"])]
+        sends = [p["frame"] for p in c["packets"]
+                 if p["direction"] == "tx" and "SEND Only with Invalidate" in p["summary"]]
+        check(len(named) == 1 and named == sends and re.search(r"in frame %d\b" % named[0], page),
+              "%s IPv%d: the warning names the SEND with Invalidate by its capture frame, in results.json and "
+              "report.html (names %s; the capture has it as %s)" % (rd, ipv, named, sends))
 resv = cases("resv")[("F-PROVOKED", 4)]
 own = [f for f in resv["findings"] if f["rule"] == "IBA9.2-RESV" and f["severity"] == "warning"]
 check(own and not any("provoked" in f for f in own) and "BTH reserved bits" in issues("resv"),

@@ -86,6 +86,22 @@ int roce_finding_format(const struct roce_finding *f, char *buf, size_t n);
 /* Only the message, without the rule ID. */
 int roce_finding_message(const struct roce_finding *f, char *buf, size_t n);
 
+/* Which of a code's arguments are frame numbers: those its message names
+ * as "frame %llu", another packet as the caller numbered it for the flow
+ * analysis (struct roce_flow_input.frame). Bit ROCE_ARG_OBSERVED and bit
+ * ROCE_ARG_EXPECTED; 0 for most codes. */
+#define ROCE_ARG_OBSERVED 0x1u
+#define ROCE_ARG_EXPECTED 0x2u
+unsigned roce_code_frame_args(enum roce_code c);
+
+/* The message with its frame numbers said in the reader's numbering: map
+ * turns each frame number the analysis was given into the one the reader
+ * sees (a capture written later, in another order, by another count). A
+ * caller that gives the analysis its readers' frame numbers needs only
+ * roce_finding_message. */
+typedef uint64_t (*roce_frame_map)(void *ctx, uint64_t frame);
+int roce_finding_message_frames(const struct roce_finding *f, roce_frame_map map, void *ctx, char *buf, size_t n);
+
 #define ROCE_CHK_ICRC 0x1u   /* verify the ICRC (needs the IP layer) */
 #define ROCE_CHK_SENDER 0x2u /* packet seen as its source sent it: CE marks are a violation */
 #define ROCE_CHK_NOTES 0x4u  /* also report NOTE-severity findings */

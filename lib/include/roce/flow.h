@@ -131,7 +131,8 @@ struct roce_flow_input {
 	uint8_t ip_version;         /* 4 or 6 */
 	const uint8_t *src, *dst;   /* IP addresses, 4 or 16 bytes */
 	uint16_t sport;             /* UDP source port */
-	uint32_t frame;             /* capture order, from 1 */
+	uint32_t frame;             /* capture order, from 1 (findings name frames by it:
+				     * roce_finding_message_frames says them otherwise) */
 	uint64_t ts_ns;             /* capture time */
 	unsigned pmtu;              /* path MTU if known, 0 to learn it per QP */
 	void *cookie;               /* the caller's, handed back by answered() and late() */
