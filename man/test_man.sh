@@ -29,7 +29,7 @@ documented() { # page, help output file, what
   done
   [ -z "$missing" ] && ok "$1 documents every option of $3" || bad "$1 lacks$missing (from $3)"
 }
-for cmd in run report craft lint rules coverage; do
+for cmd in run fuzz report craft lint rules coverage; do
   "$tester" $cmd --help >"$tmp/help" 2>&1 || bad "roce-tester $cmd --help failed"
   documented roce-tester.1 "$tmp/help" "roce-tester $cmd --help"
   grep -q "^   $cmd\$" "$tmp/roce-tester.1.txt" && ok "roce-tester.1 has a section for $cmd" || bad "no section for $cmd"

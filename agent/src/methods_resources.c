@@ -186,6 +186,29 @@ void method_read_mr(struct req *r)
 	g_free(b64);
 }
 
+/* The SHA-256 of an MR's bytes, read by the host as read_mr reads them:
+ * what a tester compares with the contents it expects, without carrying
+ * them over the wire (roce-tester fuzz checks every region after each
+ * batch of requests). */
+void method_digest_mr(struct req *r)
+{
+	struct handle *h = session_get(r, "mr", H_MR, true);
+	uint64_t off, len;
+	if (!h || !param_u64(r, "offset", false, 0, G_MAXUINT64, &off) ||
+	    !param_u64(r, "length", false, off <= h->length ? h->length - off : 0, AGENT_MAX_MR, &len))
+		return;
+	if (off > h->length || len > h->length - off) {
+		req_fail(r, AE_BAD_REQUEST, "params.length: offset %llu + length %llu is beyond the end of MR %u (%llu bytes)",
+			 (unsigned long long)off, (unsigned long long)len, h->id, (unsigned long long)h->length);
+		return;
+	}
+	struct be_mr_info info;
+	OPS(r)->mr_info(h->obj, &info);
+	gchar *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256, info.buf + off, len);
+	result_str(r, "sha256", hex);
+	g_free(hex);
+}
+
 
 void method_create_ah(struct req *r)
 {

@@ -7,6 +7,7 @@ requests, parameter checking, per-session handles, dependency order,
 limits, cleanup on disconnect. Every wait is bounded.
 """
 import base64
+import hashlib
 import json
 import os
 import socket
@@ -194,6 +195,14 @@ def test_params():
     c.err("write_mr", "bad_request", "params.offset", mr=m, offset=2**64 - 1, data="aGk=")
     c.err("write_mr", "bad_request", "params.data", mr=m, offset=0, data="not base64!")
     c.err("write_mr", "bad_request", "params.data", mr=m, offset=0, data="aGk")
+    # digest_mr: the SHA-256 of the bytes read_mr would give, whole or in part.
+    whole = base64.b64decode(c.ok("read_mr", mr=m, offset=0, length=4096)["data"])
+    check(c.ok("digest_mr", mr=m)["sha256"] == hashlib.sha256(whole).hexdigest(), "digest_mr of the whole MR")
+    check(c.ok("digest_mr", mr=m, offset=4094, length=2)["sha256"] == hashlib.sha256(b"hi").hexdigest(),
+          "digest_mr of a range")
+    check(c.ok("digest_mr", mr=m, offset=4096)["sha256"] == hashlib.sha256(b"").hexdigest(), "digest_mr of nothing")
+    c.err("digest_mr", "bad_request", "params.length", mr=m, offset=4000, length=97)
+    c.err("digest_mr", "no_such_handle", "params.mr", mr=pd)
     c.err("read_mr", "bad_request", "params.length", mr=m, offset=4000, length=97)
     c.err("read_mr", "bad_request", "params.offset", mr=m, offset="0x", length=1)
     c.err("read_mr", "bad_request", "params.offset", mr=m, offset="18446744073709551616", length=1)

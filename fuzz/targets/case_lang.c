@@ -1,5 +1,5 @@
 /*
- * The tester's case-language parser (tester/src/caselang.h) on arbitrary
+ * The tester's case-language parser (tester/src/caselang/caselang.h) on arbitrary
  * text: the lexer, the grammar, the header rules, symbol resolution and
  * every value check. The text is not NUL-terminated (only its bytes are
  * allocated), so the parser must respect the length it is given.

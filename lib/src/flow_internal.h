@@ -1,13 +1,21 @@
 /*
  * The per-QP flow analysis' records and the helpers its files share
- * (flow.c: PSN order, requests and responses; flow_window.c: the rings of
- * recent PSNs and requests; flow_measure.c: in-flight work and congestion;
- * flow_retx.c: retransmissions against their first transmission;
- * flow_stats.c: the vocabulary and statistics). Internal to libroce.
+ * (flow.c: a packet's way in, directions, requests and their PSN order,
+ * the CM; flow_response.c: the responses that answer them;
+ * flow_gobackn.c: go-back-N and the other resends; flow_retx.c:
+ * retransmissions against their first transmission; flow_window.c: the
+ * rings of recent PSNs and requests; flow_measure.c: in-flight work and
+ * congestion; flow_rkey.c: the rkey life cycle; flow_records.c: the
+ * records' keys, the registry, host pairs; flow_result.c: findings and
+ * values in a result; flow_stats.c: the vocabulary and statistics).
+ * Internal to libroce. The calls run one way: flow.c, flow_response.c,
+ * flow_gobackn.c, then the others, with flow_records.c and flow_result.c
+ * at the bottom.
  */
 #ifndef ROCE_FLOW_INTERNAL_H
 #define ROCE_FLOW_INTERNAL_H
 
+#include "hints.h"
 #include "roce/flow.h"
 
 #define KIND_DIRECTION 1
@@ -248,9 +256,20 @@ struct key {
 };
 _Static_assert(sizeof(struct key) <= ROCE_FLOW_KEY_MAX, "record keys fit in ROCE_FLOW_KEY_MAX bytes");
 
+/* ---- flow_records.c ---- */
 void flow_make_key(struct key *k, uint8_t kind, uint8_t net, const uint8_t *src, const uint8_t *dst,
 		   uint32_t qpn);
 struct registry *flow_registry(const struct roce_flow_env *env);
+/* The pair of hosts src -> dst, for the directions carrying requests. */
+struct pair *flow_pair_of(const struct roce_flow_env *env, uint8_t net, const uint8_t *src, const uint8_t *dst);
+
+/* ---- flow_result.c ---- */
+/* Raising a finding is the rare case: out of line (hints.h). */
+ROCE_COLD void flow_add(struct roce_flow_result *r, enum roce_code c, uint32_t off, uint32_t len, uint64_t observed,
+			uint64_t expected);
+/* The values the result carries in named fields, and the flags its class
+ * means, in the generic form too. */
+void flow_publish(struct roce_flow_result *r);
 
 static inline void flow_set(struct roce_flow_result *r, enum roce_flow_value v, uint64_t x)
 {
@@ -266,6 +285,50 @@ static inline struct request *flow_req_at(const struct window *w, unsigned i) /*
 static inline struct request *flow_req_newest(const struct window *w)
 {
 	return &w->req[(w->req_next + w->reqs - 1) % w->reqs];
+}
+
+static inline uint64_t flow_since(uint64_t now, uint64_t then)
+{
+	return now >= then ? now - then : 0;
+}
+
+static inline bool flow_clean(const struct direction *q)
+{
+	return q->disorder == 0;
+}
+
+static inline bool flow_is_pmtu(uint32_t n)
+{
+	return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
+}
+
+static inline uint32_t flow_read_packets(uint32_t dmalen, unsigned pmtu)
+{
+	return dmalen == 0 ? 1 : (uint32_t)((dmalen + (uint64_t)pmtu - 1) / pmtu);
+}
+
+static inline void flow_note_pmtu(struct direction *d, const struct roce_flow_input *in)
+{
+	const struct roce_pkt *p = in->pkt;
+	if (in->pmtu) {
+		d->pmtu = in->pmtu;
+		return;
+	}
+	if (!d->pmtu && (p->op->position == ROCE_POS_FIRST || p->op->position == ROCE_POS_MIDDLE) &&
+	    flow_is_pmtu(p->payload_len)) {
+		d->pmtu = p->payload_len;
+		if (d->peer && !d->peer->pmtu)
+			d->peer->pmtu = p->payload_len;
+	}
+}
+
+/* The packet's IPv4 ID, when it has one. */
+static inline bool flow_ipv4_id(const struct roce_pkt *p, uint16_t *id)
+{
+	const uint8_t *ip = roce_pkt_hdr(p, ROCE_H_IPV4);
+	if (ip)
+		*id = (uint16_t)roce_ipv4_id(ip);
+	return ip != NULL;
 }
 
 /* ---- flow_window.c ---- */
@@ -286,6 +349,27 @@ void flow_remember(const struct roce_flow_env *env, struct direction *d, bool se
 /* A new slot for a request, the oldest overwritten when the ring cannot
  * grow; NULL when out of memory. */
 struct request *flow_new_request(const struct roce_flow_env *env, struct direction *d);
+/* The newest request whose PSN range holds psn, optionally of one kind. */
+struct request *flow_find_request(struct direction *q, uint32_t psn, enum roce_op_kind kind);
+
+/* ---- flow_response.c ---- */
+/* A response rd carries: the requests it answers, judged. */
+void flow_response(const struct roce_flow_env *env, struct direction *rd, const struct roce_flow_input *in,
+		   struct roce_flow_result *r);
+
+/* ---- flow_gobackn.c ---- */
+/* A NAK PSN Sequence Error for psn opens a go-back. */
+void flow_nak_open(struct direction *q, uint32_t psn, uint32_t frame, uint64_t ts);
+/* The responder acknowledged up to psn: what the go-back needed is there. */
+void flow_nak_acked(struct direction *q, uint32_t psn);
+/* A request of q while a go-back is open: retx, a resend (unsure: maybe
+ * the network's copy); else a new PSN. */
+ROCE_COLD void flow_go_back_n(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+			      bool retx, bool unsure, uint32_t bth_off, struct roce_flow_result *r);
+/* A request behind the next new PSN: a retransmission or a late packet.
+ * Returns whether the PSN is new to the capture. */
+ROCE_COLD bool flow_behind(struct direction *q, const struct roce_flow_input *in, uint32_t psn, uint32_t span,
+			   uint32_t bth_off, struct roce_flow_result *r);
 
 /* ---- flow_rkey.c ---- */
 /* A request: a SEND with Invalidate starts its rkey's invalidation; an

@@ -217,3 +217,16 @@ struct request *flow_new_request(const struct roce_flow_env *env, struct directi
 	memset(e, 0, sizeof *e);
 	return e;
 }
+
+/* The newest request whose PSN range holds psn, optionally of one kind. */
+struct request *flow_find_request(struct direction *q, uint32_t psn, enum roce_op_kind kind)
+{
+	const struct window *w = &q->w;
+	for (unsigned n = 0; n < w->req_count; n++) {
+		struct request *e = flow_req_at(w, w->req_count - 1 - n);
+		int32_t d = roce_psn_diff(psn, e->psn);
+		if (d >= 0 && (uint32_t)d < e->span && (kind == ROCE_K_NONE || e->kind == kind))
+			return e;
+	}
+	return NULL;
+}

@@ -81,7 +81,7 @@ CONV = {
 
 # UD multicast: one row per sender (and QP pair) to the group, its frames
 # all one way: (A, B, frames B->A, frames A->B, total), in any order.
-# multicast-*.pcap (tester/src/craft_samples.c): 198.18.0.1's SENDs to the
+# multicast-*.pcap (tester/src/cmd/craft_samples.c): 198.18.0.1's SENDs to the
 # group (frames 1, 2 and 5, the last with a wrong MAC), 198.18.0.3's
 # (frames 3 and 4, one tagged), and a row for the datagram with the
 # unicast DestQP (6); the RC SEND to the group (7), whose sending QP the

@@ -44,7 +44,7 @@ import xml.etree.ElementTree as ET
 AGENT_TIMEOUT_MS = 2000
 RECORD_FRAMES = 5000
 STALE_FRAMES = 8000
-LATE_RECORDED = 256  # MAX_LATE_RECORDED, tester/src/runner_ctx.h
+LATE_RECORDED = 256  # MAX_LATE_RECORDED, tester/src/runner/runner_ctx.h
 PORT = 7473
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rawio's tc ingress program (tester/src/rawio_tcx.c) on a real veth, run
+# rawio's tc ingress program (tester/src/wire/rawio_tcx.c) on a real veth, run
 # by scripts/netns-pair --in-host:
 #   - with the tester's port open, IPv4 and IPv6 UDP datagrams to port 4791
 #     reach its receive ring but never the local IP stack (the namespace's

@@ -279,12 +279,29 @@ static bool flush_icrc_headers_twice(struct copy *c)
 
 /* The profiles that drop what a conforming device takes, or act before
  * the device checks anything: false to drop. */
+/* wedge-bad-icrc: a wrong ICRC stops its QP's receive path for good. */
+static bool wedge_takes(struct copy *c, uint32_t destqp)
+{
+	struct soft_fault_state *fs = &c->dev->fs;
+	unsigned cap = G_N_ELEMENTS(fs->wedged_qpn);
+	for (unsigned i = 0; i < fs->n_wedged && i < cap; i++)
+		if (fs->wedged_qpn[i] == destqp)
+			return false;
+	if (c->icrc_ok)
+		return true;
+	/* The latest ones kept: the oldest QPs are forgotten first. */
+	fs->wedged_qpn[fs->n_wedged++ % cap] = destqp;
+	return false;
+}
+
 static bool takes(struct copy *c)
 {
 	const struct roce_pkt *p = &c->p;
 	const uint8_t *bth = roce_pkt_hdr(p, ROCE_H_BTH);
 	struct be_qp *qp;
 	switch (c->dev->fault) {
+	case SOFT_FAULT_WEDGE_BAD_ICRC:
+		return wedge_takes(c, roce_bth_destqp(bth));
 	case SOFT_FAULT_IPV4_ONLY:
 		return p->rocev1 || p->ip_version != 6;
 	case SOFT_FAULT_HONOUR_BECN:

@@ -450,6 +450,23 @@ static bool rd_atomic_allowed(const struct be_qp *qp)
 	return qp->attr.max_dest_rd_atomic > 0 || SOFT_FAULT_ON(qp->dev, IGNORE_RD_ATOMIC_LIMIT);
 }
 
+/* leak-read-past-end: the bytes a READ that runs past its region's end
+ * returns, the region's own then stale staging bytes (never the agent's
+ * memory past the buffer). NULL when the READ does not start inside a
+ * region its key reaches with the right. */
+static uint8_t *read_past_end(struct be_qp *qp, uint32_t rkey, uint64_t va, uint64_t len)
+{
+	struct soft_rkey k;
+	if (len > (1u << 20) || !soft_rkey_resolve(qp, rkey, &k) || !(k.access & BE_ACCESS_REMOTE_READ) ||
+	    va < k.addr || va - k.addr >= k.length)
+		return NULL;
+	uint64_t in = k.length - (va - k.addr);
+	uint8_t *b = g_malloc(len);
+	memset(b, 0xA5, len);
+	memcpy(b, k.mr->buf + (va + k.shift - k.mr->addr), in < len ? in : len);
+	return b;
+}
+
 static void rc_read(struct be_qp *qp, const struct soft_rx *rx)
 {
 	const uint8_t *reth = roce_pkt_hdr(rx->p, ROCE_H_RETH);
@@ -466,6 +483,15 @@ static void rc_read(struct be_qp *qp, const struct soft_rx *rx)
 	uint64_t at = va; /* the MR's address of it */
 	if (checks_rkey(qp, len)) {
 		mr = remote_mr(qp, rkey, &at, len, BE_ACCESS_REMOTE_READ);
+		uint8_t *leak = !mr && SOFT_FAULT_ON(qp->dev, LEAK_READ_PAST_END) ? read_past_end(qp, rkey, va, len) : NULL;
+		if (leak) {
+			uint32_t n = roce_packets_for(len, qp->attr.path_mtu);
+			qp->resp.msn++;
+			qp->resp.epsn = roce_psn_add(rx->psn, (int32_t)n);
+			send_read_response(qp, rx, leak, len, rx->psn);
+			g_free(leak);
+			return;
+		}
 		if (!mr) {
 			fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS, BE_WC_SUCCESS);
 			return;

@@ -405,6 +405,8 @@ struct soft_fault_state {
 	uint8_t frame[16384];            /* a frame rewritten on its way in */
 	uint8_t atomic_write[8];         /* an ATOMIC WRITE's bytes rewritten on their way out */
 	bool halted;                     /* bug-*-halt: a packet stopped the device: it takes and sends nothing */
+	uint32_t wedged_qpn[64];         /* wedge-bad-icrc: the QPs that take nothing more */
+	unsigned n_wedged;               /* ... how many so far (the array keeps the last 64) */
 };
 
 struct soft_rx;
