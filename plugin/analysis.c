@@ -6,7 +6,6 @@
  * items, Info tags and expert infos.
  */
 #include "analysis.h"
-#include "record_pages.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -42,10 +41,9 @@ static struct capture_state *capture;
 struct frame_table;
 static struct frame_table *frames;
 
-/* The packets' records are carved from blocks (record_pages.c; file
- * scope): one allocation per block, not per packet. A record larger than
- * RECORD_BIG gets its own from wmem. */
-#define RECORD_BIG 16384u
+/* The packets' records are carved from blocks of this size (file scope):
+ * one allocation header per block, not per packet. */
+#define RECORD_BLOCK 65536u
 static struct {
 	uint8_t *next;
 	size_t left;
@@ -139,7 +137,6 @@ static void forget_file_state(void)
 	frames = NULL;
 	record_block.next = NULL;
 	record_block.left = 0;
-	rocev2_record_blocks_free();
 }
 
 /* The analysis is fed each packet with the place of its record as the
@@ -330,15 +327,11 @@ static struct rocev2_packet **frame_slot(uint32_t num, bool grow)
 static struct rocev2_packet *record_alloc(size_t size)
 {
 	size = (size + 7) & ~(size_t)7;
-	if (size > RECORD_BIG)
+	if (size > RECORD_BLOCK / 4)
 		return wmem_alloc(wmem_file_scope(), size);
 	if (record_block.left < size) {
-		size_t bytes;
-		uint8_t *b = rocev2_record_block(&bytes);
-		if (!b)
-			return wmem_alloc(wmem_file_scope(), size);
-		record_block.next = b;
-		record_block.left = bytes;
+		record_block.next = wmem_alloc(wmem_file_scope(), RECORD_BLOCK);
+		record_block.left = RECORD_BLOCK;
 	}
 	void *p = record_block.next;
 	record_block.next += size;
