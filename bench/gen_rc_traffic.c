@@ -7,7 +7,9 @@
  *
  * SHAPE (sample_conv_bulk_shape): mixed (the default), ipv6, read-heavy
  * (READs of 1..16 packets, a WRITE in 8) or ack-heavy (one-packet SENDs and
- * WRITEs, each ACKed: half the frames are ACKs).
+ * WRITEs, each ACKed: half the frames are ACKs), rocev1 (the mix as RoCE v1)
+ * or v1-v2-mix (the mix, every other connection RoCE v1, the others RoCE v2
+ * over IPv6).
  */
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[1], pcap_geterr(p));
 		return 1;
 	}
-	struct sample_bulk_shape shape = { qps, 4, SAMPLE_BULK_MIX };
+	struct sample_bulk_shape shape = { qps, 4, SAMPLE_BULK_MIX, 0 };
 	const char *name = argc > 4 ? argv[4] : "mixed";
 	if (!strcmp(name, "ipv6"))
 		shape.ipv = 6;
@@ -57,8 +59,13 @@ int main(int argc, char **argv)
 		shape.mix = SAMPLE_BULK_READ_HEAVY;
 	else if (!strcmp(name, "ack-heavy"))
 		shape.mix = SAMPLE_BULK_ACK_HEAVY;
+	else if (!strcmp(name, "rocev1"))
+		shape.rocev1 = 1;
+	else if (!strcmp(name, "v1-v2-mix"))
+		shape.rocev1 = 2;
 	else if (strcmp(name, "mixed")) {
-		fprintf(stderr, "%s: unknown shape '%s' (mixed, ipv6, read-heavy, ack-heavy)\n", argv[0], name);
+		fprintf(stderr, "%s: unknown shape '%s' (mixed, ipv6, read-heavy, ack-heavy, rocev1, v1-v2-mix)\n",
+			argv[0], name);
 		return 2;
 	}
 	sample_conv_bulk_shape(emit, &o, frames, &shape);

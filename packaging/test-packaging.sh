@@ -50,6 +50,7 @@ done
 have() { grep -q "$2" "$work/$1.info" && ok "$1 depends on $3" || bad "$1 lacks a dependency on $3"; }
 contains() { grep -q "$2" "$work/$1.files" && ok "$1 ships $3" || bad "$1 lacks $3"; }
 have roce-tester "^ Depends:.*libpcap0.8" libpcap
+have roce-tester "^ Depends:.*libdeflate0" "libdeflate (libroce's CRC-32)"
 have roce-tester "^ Depends:.*libjson-glib-1.0-0" json-glib
 have roce-tester "^ Depends:.*libwiretap" "wiretap (the capture writer)"
 have roce-tester "^ Suggests:.*chromium" "chromium (suggested: report --pdf)"
@@ -71,6 +72,7 @@ case " $components " in *" plugin "*)
   contains roce-wireshark-plugin '^\./usr/lib/.*/wireshark/plugins/[0-9.]*/epan/rocev2\.so$' "rocev2.so in the global plugin folder"
   contains roce-wireshark-plugin '^\./usr/share/doc/roce-wireshark-plugin/plugin\.md$' "its guide"
   have roce-wireshark-plugin "^ Depends:.*libwireshark" libwireshark
+  have roce-wireshark-plugin "^ Depends:.*libdeflate0" "libdeflate (libroce's CRC-32)"
   have roce-wireshark-plugin "^ Depends:.*libwireshark-data (<< " "the Wireshark version it was built for"
   ;;
 esac

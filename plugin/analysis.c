@@ -8,6 +8,8 @@
 #include "analysis.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <epan/proto_data.h>
 #include <epan/wmem_scopes.h>
@@ -430,20 +432,24 @@ void rocev2_analysis_finish(void)
 	}
 }
 
-void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp)
+void rocev2_analysis_info(const struct rocev2_packet *rp, char *info, size_t size)
 {
 	if (!rp->analysed)
 		return;
+	size_t at = strlen(info);
+	const char *cls = NULL;
 	switch (rp->cls) {
-	case ROCE_FLOW_GAP: col_append_str(pinfo->cinfo, COL_INFO, " [PSN gap]"); break;
-	case ROCE_FLOW_RETRANSMISSION: col_append_str(pinfo->cinfo, COL_INFO, " [Retransmission]"); break;
-	case ROCE_FLOW_OUT_OF_ORDER: col_append_str(pinfo->cinfo, COL_INFO, " [Out-of-order]"); break;
+	case ROCE_FLOW_GAP: cls = " [PSN gap]"; break;
+	case ROCE_FLOW_RETRANSMISSION: cls = " [Retransmission]"; break;
+	case ROCE_FLOW_OUT_OF_ORDER: cls = " [Out-of-order]"; break;
 	default: break;
 	}
+	if (cls && at < size)
+		at += (size_t)snprintf(info + at, size - at, "%s", cls);
 	uint64_t index, count;
-	if (rocev2_flow_value(rp, ROCE_FLOW_V_READ_COUNT, &count) &&
+	if (at < size && rocev2_flow_value(rp, ROCE_FLOW_V_READ_COUNT, &count) &&
 	    rocev2_flow_value(rp, ROCE_FLOW_V_READ_INDEX, &index))
-		col_append_fstr(pinfo->cinfo, COL_INFO, " [READ response %u/%u]", (unsigned)index, (unsigned)count);
+		snprintf(info + at, size - at, " [READ response %u/%u]", (unsigned)index, (unsigned)count);
 }
 
 static proto_item *gen(proto_item *ti)

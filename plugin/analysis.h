@@ -120,8 +120,11 @@ void rocev2_analysis_finish(void);
 const struct roce_flow_env *rocev2_flow_env(void);
 /* A value of the packet's analysis: false when it has none. */
 bool rocev2_flow_value(const struct rocev2_packet *rp, enum roce_flow_value v, uint64_t *out);
-/* Info column tags and the analysis subtree with its findings. */
-void rocev2_analysis_columns(packet_info *pinfo, const struct rocev2_packet *rp);
+/* The analysis' Info column tags, appended to info (size bytes in all):
+ * the caller sets the column once, whole, instead of appending to it
+ * (each append copies the column's text). */
+void rocev2_analysis_info(const struct rocev2_packet *rp, char *info, size_t size);
+/* The analysis subtree with its findings. */
 void rocev2_analysis_tree(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, tvbuff_t *ds,
 			  int base, const struct rocev2_packet *rp);
 #endif

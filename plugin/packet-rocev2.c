@@ -470,14 +470,14 @@ static int dissect_parsed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, s
 
 	/* Columns. The summary lives as long as the packet, so the Info
 	 * column takes it as it is instead of copying it (every packet). */
-	enum { SUMMARY_LEN = 160 };
+	enum { SUMMARY_LEN = 200 }; /* the summary, then the analysis tags */
 	char *summary = wmem_alloc(pinfo->pool, SUMMARY_LEN);
 	if (roce_pkt_has(t, ROCE_H_BTH))
 		roce_pkt_summary(t, summary, SUMMARY_LEN);
 	else
 		roce_pkt_strerror(t, summary, SUMMARY_LEN);
-	col_set_str(pinfo->cinfo, COL_INFO, summary);
-	rocev2_analysis_columns(pinfo, rp); /* a ULP's text goes after all of ours (ulp.c fences) */
+	rocev2_analysis_info(rp, summary, SUMMARY_LEN);
+	col_set_str(pinfo->cinfo, COL_INFO, summary); /* a ULP's text goes after all of ours (ulp.c fences) */
 
 	/* The tree, when one is wanted: without one (tshark's packet list),
 	 * what follows only runs what has effects beyond it (ULPs, expert

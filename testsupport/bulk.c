@@ -61,7 +61,7 @@ void sample_conv_bulk_shape(sample_emit_fn emit, void *ctx, unsigned long frames
 			    const struct sample_bulk_shape *shape)
 {
 	static struct conv c; /* large: keep it off the stack */
-	conv_init(&c, emit, ctx, shape->ipv == 6 ? 6 : 4);
+	conv_init(&c, emit, ctx, shape->ipv == 6 || shape->rocev1 ? 6 : 4);
 	unsigned qps = shape->qps == 0 ? 1 : shape->qps > MAX_QPS ? MAX_QPS : shape->qps;
 	static uint32_t psn[MAX_QPS], msn[MAX_QPS];
 	for (unsigned q = 0; q < qps; q++) {
@@ -74,6 +74,7 @@ void sample_conv_bulk_shape(sample_emit_fn emit, void *ctx, unsigned long frames
 		uint32_t qa = SAMPLE_QP_A + q, qb = SAMPLE_QP_B + q;
 		c.sport_a = (uint16_t)(0xC000 + q % 0x1000);
 		c.sport_b = (uint16_t)(0xD000 + q % 0x1000);
+		c.rocev1 = shape->rocev1 == 1 || (shape->rocev1 == 2 && q % 2 == 1);
 		switch (shape->mix) {
 		case SAMPLE_BULK_ACK_HEAVY: /* one-packet SENDs and WRITEs, each ACKed */
 			sent += bulk_message(&c, qa, qb, &psn[q], &msn[q], round % 2 == 0, 16 + (round * 37) % 240);
@@ -98,6 +99,6 @@ void sample_conv_bulk_shape(sample_emit_fn emit, void *ctx, unsigned long frames
 
 void sample_conv_bulk(sample_emit_fn emit, void *ctx, unsigned long frames, unsigned qps)
 {
-	struct sample_bulk_shape s = { qps, 4, SAMPLE_BULK_MIX };
+	struct sample_bulk_shape s = { qps, 4, SAMPLE_BULK_MIX, 0 };
 	sample_conv_bulk_shape(emit, ctx, frames, &s);
 }

@@ -100,6 +100,9 @@ struct sample_bulk_shape {
 	unsigned qps; /* connections, 1..4096 */
 	int ipv;      /* 4 or 6 */
 	enum sample_bulk_mix mix;
+	/* RoCE v1 (A16: the GRH of the IPv6 addresses' GIDs): 0 none, 1 every
+	 * connection, 2 every other one (a v1/v2 mix over IPv6). */
+	int rocev1;
 };
 void sample_conv_bulk_shape(sample_emit_fn emit, void *ctx, unsigned long frames,
 			    const struct sample_bulk_shape *shape);

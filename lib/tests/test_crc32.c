@@ -1,6 +1,7 @@
 /*
  * Checks roce_crc32() and roce_crc32_or64(), through the dispatcher and
- * every implementation this CPU supports, against zlib's crc32().  Returns
+ * every implementation this CPU supports (libdeflate with the masked
+ * copy; the AVX-512 path where the CPU has it), against zlib's crc32().  Returns
  * 0 on success; on the first mismatch prints the case and returns 1.
  */
 #ifndef _DEFAULT_SOURCE

@@ -45,8 +45,9 @@ case $rel in
   *) echo "release_root.sh: no packages known for Wireshark $rel (4.2, 4.4, 4.6)" >&2; exit 2 ;;
 esac
 where="$distro $suite"
-# What the plugin's build and cpack need (file: dpkg-shlibdeps for cpack).
-packages="gcc libc6-dev make cmake pkgconf dpkg-dev file wireshark-dev libwireshark-dev tshark libpcap-dev libjson-glib-dev"
+# What the plugin's build and cpack need (file: dpkg-shlibdeps for cpack;
+# libdeflate-dev: libroce's CRC-32).
+packages="gcc libc6-dev make cmake pkgconf dpkg-dev file wireshark-dev libwireshark-dev tshark libpcap-dev libjson-glib-dev libdeflate-dev"
 recipe="$suite $components $packages"
 
 rm -f "$roots/$rel.skip" "$root/roce/ready"

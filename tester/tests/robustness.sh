@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs inside scripts/netns-pair (tester namespace, no harness agent): a
-# case that loses its agent ends in error on its own and the next case
-# passes against a restarted agent; Ctrl-C ends a run cleanly with valid
+# case that loses its agent before it sent a packet ends in error on its
+# own and the next case passes against a restarted agent; one whose DUT
+# dies at a packet it injected fails CA17-23 naming that packet; Ctrl-C ends a run cleanly with valid
 # results and capture; a broken case file stops the run before any packet.
 # usage: robustness.sh ROCE-TESTER ROCE-AGENT CASES-DIR CHECK-RESULTS
 set -u
@@ -21,15 +22,16 @@ ok() { echo "ok: $1"; }
 IP=/usr/sbin/ip
 [ -x "$IP" ] || IP=$(command -v ip)
 head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
-start_agent() {
+start_agent() { # log-name [agent arguments...]
+  n=$1; shift
   "$IP" netns exec "$ROCE_NS_DUT" "$agent" --listen "$ROCE_DUT_IP4:7472" --token-file "$work/token" \
-    --backend soft --iface "$ROCE_IF_DUT" >"$work/agent.$1.log" 2>&1 &
+    --backend soft --iface "$ROCE_IF_DUT" "$@" >"$work/agent.$n.log" 2>&1 &
   apid=$!
   for _ in $(seq 100); do
-    grep -q "listening on" "$work/agent.$1.log" 2>/dev/null && return 0
+    grep -q "listening on" "$work/agent.$n.log" 2>/dev/null && return 0
     sleep 0.05
   done
-  echo "robustness: the agent did not start"; cat "$work/agent.$1.log"; exit 1
+  echo "robustness: the agent did not start"; cat "$work/agent.$n.log"; exit 1
 }
 run() { # report-dir, cases...
   d=$1; shift
@@ -74,5 +76,30 @@ kill "$apid"; wait "$apid" 2>/dev/null; apid=
 rc=$?
 [ $rc -eq 3 ] && grep -q "Connection refused" "$work/r4/results.json" && ok "no agent: error with the reason" \
   || { bad "no agent: exit $rc"; cat "$work/r4.log"; }
+# 5. The DUT dies at a packet of the case's (its process ends, as a host
+# whose kernel panicked): the case fails CA17-23, and the evidence is the
+# packet injected last, the undefined opcode, not the exchange after it.
+start_agent 5 --fault bug-undefined-opcode-crash
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_DUT_IP4:7472" --token-file "$work/token" --report-dir "$work/r5" \
+  --agent-timeout 2000 -q "$cases/d-crash.case" >"$work/r5.log" 2>&1
+rc=$?
+wait "$apid" 2>/dev/null; apid=
+[ $rc -eq 1 ] && ok "a DUT that dies at a packet gives exit 1 (a failure)" || { bad "crash: exit $rc, expected 1"; cat "$work/r5.log"; }
+/usr/bin/python3 "$check" "$work/r5/results.json" "$work/r5/capture.pcapng" --complete --verdict fail \
+  && ok "valid results and capture after the crash" || bad "results after the crash"
+/usr/bin/python3 - "$work/r5/results.json" "$work/r5/report.html" <<'PY' && ok "CA17-23 names the undefined-opcode packet" || bad "the crash's rule or packet"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+ev = c["evidence"]
+assert c["failed_rules"] == ["CA17-23"], c["failed_rules"]
+assert "stopped answering" in c["reason"], c["reason"]
+assert len(ev) == 1 and ev[0]["rules"] == ["CA17-23"] and len(ev[0]["packets"]) == 1, ev
+pkt = c["packets"][ev[0]["packets"][0]]
+assert pkt["direction"] == "tx" and pkt["summary"].startswith("opcode 0x1f"), pkt
+assert ev[0]["step"] == pkt["step"] == 7 and ev[0]["frames"] == [pkt["frame"]], (ev, pkt)
+assert "stopped answering" in open(sys.argv[2]).read()
+PY
+grep -q "bug-undefined-opcode-crash" "$work/agent.5.log" && ok "the agent said why it ended" || bad "agent log: no crash line"
+
 [ $fails -eq 0 ] && echo "robustness: all passed"
 exit $fails

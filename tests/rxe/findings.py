@@ -18,7 +18,16 @@ section "### ID: title" per deviation, each with
     catalogue (lib/include/roce/rules.def) binds the rule to and STRENGTH
     its strength there;
   - every conformance-cases/... path it gives exists.
-Everything outside that block (other sections) is not checked here.
+Everything outside that block (other sections) is not checked here, but
+for the benchmark of real bugs ("## Real bugs: the benchmark"), when a
+SOURCE-DIR is given: its table has one row "| B<n> | ... | Case, profile
+| Caught |" per fix; a row caught ("yes", or "informative" for a should)
+names its cases and profiles in backticks, each case a file of
+conformance-cases whose 'mutants' header names each profile (marked
+'informative' exactly when the row is), each profile one of
+agent/src/soft/fault.def; a row caught "no" names none; and the line
+"**N of M caught (P %)** (B.., ...)" counts the caught rows over all
+rows, lists exactly the caught ones, and rounds the percentage down.
 
   findings.py check RXE-RESULTS.md FINDINGS.md RULES.def [SOURCE-DIR]
       exit 0 when they agree, 1 listing every disagreement.
@@ -149,6 +158,92 @@ def findings(path):
     return out
 
 
+BENCH_HEAD = "## Real bugs: the benchmark"
+BENCH_ROW = re.compile(r"^\| (B\d+) \|(.*)\|\s*$", re.M)
+RECALL = re.compile(r"\*\*(\d+) of (\d+) caught \((\d+) %\)\*\* \(([^)]*)\)")
+PROFILE = re.compile(r"`([a-z][a-z0-9]*(?:-[a-z0-9]+)+)`")
+
+
+def case_mutants(source_dir):
+    """conformance-cases' case ID -> {profile: 'informative' or 'fail'}."""
+    out = {}
+    for root, _, files in os.walk(os.path.join(source_dir, "conformance-cases")):
+        for f in files:
+            if not f.endswith(".case"):
+                continue
+            cid, muts = None, {}
+            for line in open(os.path.join(root, f)):
+                words = line.split()
+                if words[:1] == ["case"] and len(words) > 1:
+                    cid = words[1]
+                elif words[:1] == ["mutants"]:
+                    for item in line.split(None, 1)[1].split(","):
+                        parts = item.split()
+                        if parts:
+                            muts[parts[0]] = "informative" if parts[1:] == ["informative"] else "fail"
+            if cid:
+                out[cid] = muts
+    return out
+
+
+def benchmark(findings_md, source_dir):
+    """The benchmark's rows and recall line against the cases and profiles."""
+    text = open(findings_md).read()
+    problems = []
+    if BENCH_HEAD not in text:
+        return ["%s: no '%s' section" % (findings_md, BENCH_HEAD)]
+    part = re.split(r"^## ", text.split(BENCH_HEAD, 1)[1], maxsplit=1, flags=re.M)[0]
+    faults = set(re.findall(r'^SOFT_FAULT\(\w+, "([^"]+)"', open(
+        os.path.join(source_dir, "agent", "src", "soft", "fault.def")).read(), re.M))
+    mutants = case_mutants(source_dir)
+    rows, caught = [], []
+    for bid, rest in BENCH_ROW.findall(part):
+        cells = [c.strip() for c in rest.split("|")]
+        rows.append(bid)
+        verdict, named = cells[-1], cells[-2]
+        kind = verdict.split(";")[0].split()[0] if verdict else ""
+        cases, profiles = CASE_ID.findall(named), PROFILE.findall(named)
+        if kind not in ("yes", "informative", "no"):
+            problems.append("benchmark %s: Caught is '%s', not yes, informative or no" % (bid, verdict))
+            continue
+        if kind == "no":
+            if cases or profiles:
+                problems.append("benchmark %s: not caught, yet it names %s" % (bid, ", ".join(cases + profiles)))
+            continue
+        caught.append(bid)
+        if not cases or not profiles:
+            problems.append("benchmark %s: caught, but names no case and profile" % bid)
+        for p in profiles:
+            if p not in faults:
+                problems.append("benchmark %s: %s is no fault profile of fault.def" % (bid, p))
+        for cid in cases:
+            if cid not in mutants:
+                problems.append("benchmark %s: case %s is no case of conformance-cases" % (bid, cid))
+                continue
+            want = "informative" if kind == "informative" else "fail"
+            for p in profiles:
+                if mutants[cid].get(p) != want:
+                    problems.append("benchmark %s: %s's mutants header does not name %s%s" %
+                                    (bid, cid, p, " informative" if want == "informative" else ""))
+    m = RECALL.search(part)
+    if not rows:
+        problems.append("benchmark: no row")
+    if not m:
+        problems.append("benchmark: no recall line '**N of M caught (P %%)** (B.., ...)'")
+    else:
+        n, total, pct = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        listed = re.findall(r"B\d+", m.group(4))
+        if (n, total) != (len(caught), len(rows)):
+            problems.append("benchmark: the recall says %d of %d caught; the table has %d of %d" %
+                            (n, total, len(caught), len(rows)))
+        if rows and pct != 100 * len(caught) // len(rows):
+            problems.append("benchmark: the recall says %d %%; the table gives %d %%" %
+                            (pct, 100 * len(caught) // len(rows)))
+        if listed != caught:
+            problems.append("benchmark: the recall lists %s; the caught rows are %s" % (listed, caught))
+    return problems
+
+
 def check(results_md, findings_md, rules_def, source_dir):
     doc = rxe_results.Doc(results_md)
     known = catalogue(rules_def)
@@ -214,6 +309,8 @@ def check(results_md, findings_md, rules_def, source_dir):
     for did in rows:
         if did not in devs:
             say("%s has a summary row but is no deviation of rxe-results.md (stale)" % did)
+    if source_dir:
+        problems += benchmark(findings_md, source_dir)
     return problems, devs
 
 

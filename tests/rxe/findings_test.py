@@ -5,7 +5,10 @@ copies changed one way each: a deviation without its section or summary
 row (a new ID such as R15 included), a stale section, a verdict
 changed in rxe-results.md, a case added to or dropped from a deviation, a
 rule re-graded in the catalogue or named differently, a kernel column
-added, a case file that does not exist.
+added, a case file that does not exist; and the benchmark of real bugs:
+a recall figure or percentage that the table does not give, a miss
+marked caught, a profile the case's mutants header does not name, a
+should counted as a failure.
 
 usage: findings_test.py SOURCE-DIR
 """
@@ -101,6 +104,25 @@ def main():
         f_path = base["f"].replace("conformance-cases/rc-requester/ghost-ack.case",
                                    "conformance-cases/rc-requester/no-such.case", 1)
         variant("a case file that does not exist", "conformance-cases/rc-requester/no-such.case does not exist", f=f_path)
+        # The benchmark of real bugs: its recall line recounted from the
+        # table, and each caught row's case naming its profile.
+        f_recall = base["f"].replace("**14 of 20 caught (70 %)**", "**15 of 20 caught (75 %)**", 1)
+        check(f_recall != base["f"], "the variant changes the recall line")
+        variant("the recall raised by hand", "the recall says 15 of 20 caught; the table has 14 of 20", f=f_recall)
+        f_pct = base["f"].replace("**14 of 20 caught (70 %)**", "**14 of 20 caught (90 %)**", 1)
+        variant("the percentage raised by hand", "the recall says 90 %; the table gives 70 %", f=f_pct)
+        f_row = re.sub(r"^(\| B15 \|.*\| )no \|$", r"\1yes |", base["f"], count=1, flags=re.M)
+        check(f_row != base["f"], "the variant marks B15 caught")
+        variant("a miss marked caught without a case", "benchmark B15: caught, but names no case and profile", f=f_row)
+        f_prof = base["f"].replace("`UD-OVERSIZE-SURVIVE-001`; `bug-ud-oversize-error`",
+                                   "`UD-OVERSIZE-SURVIVE-001`; `bug-pad-overrun-halt`", 1)
+        check(f_prof != base["f"], "the variant names another profile for B2")
+        variant("a profile the case does not name", "UD-OVERSIZE-SURVIVE-001's mutants header does not name "
+                "bug-pad-overrun-halt", f=f_prof)
+        f_inf = re.sub(r"^(\| B14 \|.*\| )informative \|$", r"\1yes |", base["f"], count=1, flags=re.M)
+        check(f_inf != base["f"], "the variant marks B14 a failure")
+        variant("a should counted as a failure", "UC-ACKREQ-001's mutants header does not name bug-ackreq-unreliable",
+                f=f_inf)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if fails:

@@ -390,7 +390,7 @@ static void count_tx(struct soft_dev *dev, struct roce_desc *d)
 
 void soft_xmit(struct soft_dev *dev, struct roce_desc *d)
 {
-	if (!soft_fault_tx(dev, d) || !soft_hostile_may_send(dev))
+	if (dev->fs.halted || !soft_fault_tx(dev, d) || !soft_hostile_may_send(dev))
 		return;
 	long n = roce_build_frame(d, dev->txbuf, sizeof dev->txbuf);
 	if (n <= 0)

@@ -12,7 +12,10 @@
 #include "soft.h"
 #include "roce/mcast.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The frame as it is rewritten: a copy in dev->fs.frame, parsed. */
 struct copy {
@@ -113,23 +116,63 @@ static bool repair_field(struct copy *c, const uint8_t *frame)
 	return true;
 }
 
+/* bug-runt-parsed: a RoCEv2 packet at most 8 bytes shorter than its
+ * headers and ICRC, made whole: zeros where the missing header bytes would
+ * be (what the broken device reads past the end), the ICRC moved after
+ * them, the IP and UDP lengths grown to match. */
+static bool lengthen_runt(struct copy *c)
+{
+	const struct roce_pkt *bad = &c->p;
+	if (bad->rocev1 || !(bad->hdrs & (1u << ROCE_H_UDP)) || bad->err_expected <= bad->err_observed)
+		return false;
+	size_t missing = (size_t)(bad->err_expected - bad->err_observed);
+	if (missing > 8 || c->len < ROCE_ICRC_LEN || c->len + missing > sizeof c->dev->fs.frame)
+		return false;
+	uint8_t icrc[ROCE_ICRC_LEN];
+	memcpy(icrc, c->f + c->len - ROCE_ICRC_LEN, ROCE_ICRC_LEN);
+	memset(c->f + c->len - ROCE_ICRC_LEN, 0, missing);
+	memcpy(c->f + c->len - ROCE_ICRC_LEN + missing, icrc, ROCE_ICRC_LEN);
+	c->len += missing;
+	uint8_t *udp = c->f + bad->hdr_off[ROCE_H_UDP];
+	roce_udp_set_len(udp, (uint16_t)(roce_udp_len(udp) + missing));
+	if (bad->ip_version == 6) {
+		uint8_t *ip = c->f + bad->hdr_off[ROCE_H_IPV6];
+		roce_ipv6_set_paylen(ip, (uint16_t)(roce_ipv6_paylen(ip) + missing));
+	} else {
+		uint8_t *ip = c->f + bad->hdr_off[ROCE_H_IPV4];
+		roce_ipv4_set_totlen(ip, (uint16_t)(roce_ipv4_totlen(ip) + missing));
+	}
+	return true;
+}
+
 /* A frame that does not parse: repaired when the profile takes it.
  * frame is the frame as received. */
 static bool repair(struct copy *c, const uint8_t *frame)
 {
 	enum roce_code err = c->p.err;
-	bool stripped = false;
+	bool stripped = false, runt = false;
+	size_t len0 = c->len; /* as received */
 	if (err == ROCE_E_IPV6_NEXTHDR && c->dev->fault == SOFT_FAULT_ACCEPT_IPV6_EXTHDR) {
 		if (!strip_ipv6_exthdrs(c, frame))
 			return false;
 		stripped = true;
+	} else if (err == ROCE_E_TRUNC_XHDR && c->dev->fault == SOFT_FAULT_BUG_RUNT_PARSED) {
+		if (!lengthen_runt(c))
+			return false;
+		runt = true;
 	} else if (!repair_field(c, frame)) {
 		return false;
 	}
 	if (roce_parse_frame(&c->p, c->f, c->len, c->len, c->pflags) != ROCE_OK)
 		return false;
 	c->changed = true;
-	if (stripped || err == ROCE_E_IP_VERSION) {
+	if (runt) {
+		/* Right as received (over the runt as it came): made right
+		 * over the lengthened copy. */
+		uint32_t l3 = l3_off(&c->p);
+		c->icrc_ok = roce_le32_load(frame + len0 - ROCE_ICRC_LEN) == roce_icrc(frame + l3, len0 - ROCE_ICRC_LEN - l3);
+		c->csum_ok = c->p.ip_version != 4 || ipv4_csum_right(frame + l3, len0 - l3);
+	} else if (stripped || err == ROCE_E_IP_VERSION) {
 		/* Which bytes the ICRC covers is then ambiguous: it is not checked. */
 		c->icrc_ok = true;
 	} else {
@@ -427,10 +470,49 @@ static void reseal(struct copy *c)
 	}
 }
 
+/* ---- Packets that stopped Linux rxe (the bug-*-halt profiles) ----
+ * rxe crashed on them; here the device stops instead (it takes and sends
+ * nothing more, dev.c), so that a peer sees what it saw then: no answer to
+ * that packet or to any after it. bug-undefined-opcode-crash ends the
+ * process instead, as the host went down with rxe. */
+static bool halts_receive(struct soft_dev *dev, const uint8_t *frame, size_t len)
+{
+	if (dev->fs.halted)
+		return true;
+	struct roce_pkt p;
+	enum roce_code err = roce_parse_frame(&p, frame, len, len, dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0);
+	switch (dev->fault) {
+	case SOFT_FAULT_BUG_UNDEFINED_OPCODE_HALT:
+		dev->fs.halted = err == ROCE_E_OPCODE_UNDEFINED || err == ROCE_E_OPCODE_VENDOR;
+		break;
+	case SOFT_FAULT_BUG_UNDEFINED_OPCODE_CRASH:
+		if (err == ROCE_E_OPCODE_UNDEFINED || err == ROCE_E_OPCODE_VENDOR) {
+			/* The host goes down with the device: nothing is
+			 * flushed or closed, the tester's connection drops. */
+			fprintf(stderr, "roce-agent: bug-undefined-opcode-crash: opcode 0x%02x received, the process ends\n",
+				p.opcode);
+			_exit(EXIT_FAILURE);
+		}
+		break;
+	case SOFT_FAULT_BUG_PAD_OVERRUN_HALT:
+		/* Headers, pad and ICRC longer than the packet: rxe's
+		 * payload_size() went below zero. */
+		dev->fs.halted = err == ROCE_E_PADCNT || err == ROCE_E_TRUNC_XHDR;
+		break;
+	default:
+		break;
+	}
+	return dev->fs.halted;
+}
+
 bool soft_fault_rx(struct soft_dev *dev, const uint8_t **frame, size_t *len)
 {
+	if (dev->fs.halted) /* stopped by a bug-*-halt profile, whatever its hook */
+		return false;
 	if (soft_fault_info(dev->fault)->hook != SOFT_HOOK_RX || *len > sizeof dev->fs.frame)
 		return true;
+	if (halts_receive(dev, *frame, *len))
+		return false;
 	struct copy c = { .dev = dev, .f = dev->fs.frame, .len = *len,
 			  .pflags = dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0 };
 	memcpy(c.f, *frame, *len);

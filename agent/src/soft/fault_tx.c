@@ -152,6 +152,11 @@ static void transport_fault(struct soft_dev *dev, struct roce_desc *d)
 		if (request)
 			roce_bth_set_ackreq(d->bth, 0);
 		return;
+	case SOFT_FAULT_BUG_ACKREQ_UNRELIABLE:
+		if (request && (op->transport == ROCE_T_UC || op->transport == ROCE_T_UD) &&
+		    (op->position == ROCE_POS_LAST || op->position == ROCE_POS_ONLY))
+			roce_bth_set_ackreq(d->bth, 1);
+		return;
 	case SOFT_FAULT_AETH_RESV_SET:
 		if (aeth)
 			roce_aeth_set_resv(aeth, 1);

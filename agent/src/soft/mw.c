@@ -350,6 +350,8 @@ bool soft_rkey_resolve(struct be_qp *qp, uint32_t rkey, struct soft_rkey *out)
 	struct soft_dev *dev = qp->dev;
 	struct be_mw *mw = mw_of(dev, rkey);
 	if (!mw) {
+		if (SOFT_FAULT_ON(dev, BUG_RKEY_IN_MW_RANGE))
+			return false; /* a region's key taken for a window's, and no window has it */
 		struct be_mr *mr = soft_mr_by_rkey(dev, soft_rkey_pd(qp), rkey);
 		if (!mr)
 			return false;

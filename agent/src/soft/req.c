@@ -593,6 +593,8 @@ static void on_ack(struct be_qp *qp, const struct soft_rx *rx, const uint8_t *ae
 			struct soft_swqe *w = wqe_of(qp, psn);
 			if (!w)
 				break;
+			if (is_read(w) && psn != w->first_psn && SOFT_FAULT_ON(dev, BUG_READ_NAK_IGNORED))
+				break; /* left to the retry timer, which resends the READ */
 			if (SOFT_FAULT_ON(dev, FATAL_NAK_IGNORED)) {
 				ack_upto(qp, psn);
 				break;

@@ -162,6 +162,10 @@ static struct be_mr *remote_mr(struct be_qp *qp, uint32_t rkey, uint64_t *vap, u
 	struct soft_rkey k;
 	if (!soft_rkey_resolve(qp, rkey, &k) || (k.access & right) != right)
 		return NULL;
+	if (len && va + len < va && SOFT_FAULT_ON(qp->dev, BUG_BOUNDS_WRAP_HALT)) {
+		qp->dev->fs.halted = true; /* the wrapped range let through, and the device down with it */
+		return NULL;
+	}
 	if (va < k.addr || len > k.length || va - k.addr > k.length - len)
 		return NULL;
 	*vap = va + k.shift;
@@ -234,6 +238,8 @@ static void complete_rwqe(struct be_qp *qp, const struct soft_rx *rx, enum be_wc
 		}
 	}
 	soft_cq_push(qp->rcq, &wc);
+	qp->resp.have_last_recv = wc.status == BE_WC_SUCCESS;
+	qp->resp.last_recv_len = wc.byte_len;
 	for (unsigned i = 0; i < qp->resp.wqe.num_sge; i++)
 		soft_mr_unref(qp->resp.wqe.sge[i].mr);
 	qp->resp.have_wqe = false;
@@ -576,6 +582,11 @@ static void rc_duplicate(struct be_qp *qp, const struct soft_rx *rx)
 			return;
 		}
 		struct be_mr *mr = NULL;
+		if (!len && SOFT_FAULT_ON(dev, BUG_ZERO_LEN_READ_REPLAY_RKEY) &&
+		    !remote_mr(qp, r->rkey, &va, len, BE_ACCESS_REMOTE_READ)) {
+			fatal(qp, rx, ROCE_NAK_REMOTE_ACCESS, BE_WC_SUCCESS); /* the replay's R_Key checked */
+			return;
+		}
 		if (len) {
 			mr = remote_mr(qp, r->rkey, &va, len, BE_ACCESS_REMOTE_READ);
 			if (!mr) {
@@ -732,6 +743,10 @@ static void resp_ud(struct be_qp *qp, const struct soft_rx *rx)
 	}
 	qp->resp.ud_have_psn = true;
 	qp->resp.ud_last_psn = rx->psn;
+	if (rx->payload_len > soft_port_mtu(dev) && SOFT_FAULT_ON(dev, BUG_UD_OVERSIZE_ERROR)) {
+		soft_qp_to_error(qp); /* the oversized datagram taken for a QP error */
+		return;
+	}
 	if (rx->op->position != ROCE_POS_ONLY ||
 	    (rx->payload_len > soft_port_mtu(dev) && !SOFT_FAULT_ON(dev, UD_ACCEPT_OVERSIZE))) {
 		dev->cnt.ud_dropped++;

@@ -325,6 +325,10 @@ struct be_qp {
 		uint32_t ud_last_psn;
 		bool ud_have_psn;
 		bool inv_refused; /* a SEND with Invalidate was refused: ERR once answered */
+		/* The last receive completed with SUCCESS, its byte count (what
+		 * bug-send-redelivered-on-error completes again). */
+		bool have_last_recv;
+		uint32_t last_recv_len;
 		struct soft_held_write *held;
 	} resp;
 
@@ -400,6 +404,7 @@ struct soft_fault_state {
 	uint8_t mad[ROCE_MAD_LEN];       /* a MAD rewritten on its way out */
 	uint8_t frame[16384];            /* a frame rewritten on its way in */
 	uint8_t atomic_write[8];         /* an ATOMIC WRITE's bytes rewritten on their way out */
+	bool halted;                     /* bug-*-halt: a packet stopped the device: it takes and sends nothing */
 	uint32_t wedged_qpn[64];         /* wedge-bad-icrc: the QPs that take nothing more */
 	unsigned n_wedged;               /* ... how many so far (the array keeps the last 64) */
 };

@@ -270,11 +270,19 @@ uint64_t soft_sges_take(struct soft_sge *dst, const struct be_sge *src, unsigned
 
 static void rq_flush(struct be_qp *qp, bool complete)
 {
+	/* A broken device: the last message received is completed again in
+	 * every receive instead of their flush. */
+	bool redeliver = complete && qp->resp.have_last_recv && SOFT_FAULT_ON(qp->dev, BUG_SEND_REDELIVERED_ON_ERROR);
 	while (qp->rq_count) {
 		struct soft_rwqe *w = &qp->rq[qp->rq_head];
 		if (complete) {
 			struct be_wc wc = { .wr_id = w->wr_id, .status = BE_WC_WR_FLUSH_ERR,
 					    .opcode = BE_WC_RECV, .qp_num = qp->qpn };
+			if (redeliver) {
+				wc.status = BE_WC_SUCCESS;
+				wc.byte_len = qp->resp.last_recv_len;
+				wc.src_qp = qp->attr.dest_qpn;
+			}
 			soft_cq_push(qp->rcq, &wc);
 		}
 		soft_sges_release(w->sge, w->num_sge);

@@ -126,6 +126,22 @@ void agent_close(struct agent *a)
 	free_text(a);
 }
 
+bool agent_hung_up(struct agent *a)
+{
+	if (a->broken)
+		return true;
+	if (a->fd < 0)
+		return false;
+	char c;
+	ssize_t r = recv(a->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+		g_string_printf(a->fail_msg, "agent %s closed the connection", where(a));
+		a->broken = true;
+		return true;
+	}
+	return false;
+}
+
 void agent_log_clear(struct agent *a)
 {
 	/* Requests still awaiting their replies keep their entries. */

@@ -58,6 +58,9 @@ enum agent_status {
 int agent_connect(struct agent *a, const char *hostport, uint64_t timeout_ns, char *err, size_t errlen);
 /* Closes the connection and frees what the agent holds but its log. */
 void agent_close(struct agent *a);
+/* Whether the connection is known to be gone, without waiting: broken
+ * already, or the agent hung up (it is then broken, a->fail_msg says so). */
+bool agent_hung_up(struct agent *a);
 /* Frees the exchange log. */
 void agent_log_clear(struct agent *a);
 

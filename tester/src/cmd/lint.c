@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_read.h"
 #include "commands.h"
 #include "linktype.h"
 
@@ -195,23 +196,23 @@ static void json_string(FILE *out, const char *s)
 
 static int lint_file(const char *path, const struct lint_opts *o, struct lint_totals *t)
 {
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline(path, err);
+	char err[PCAP_ERRBUF_SIZE + 256];
+	struct capture_read *pc = capture_read_open(path, err, sizeof err);
 	if (!pc) {
 		fprintf(stderr, "roce-tester lint: %s\n", err);
 		return -1;
 	}
-	int dlt = pcap_datalink(pc);
+	int dlt = capture_read_datalink(pc);
 	if (!linktype_supported(dlt)) {
 		fprintf(stderr, "roce-tester lint: %s: link type %s cannot carry RoCEv2\n", path,
 			pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
-		pcap_close(pc);
+		capture_read_close(pc);
 		return -1;
 	}
 	struct roce_flow_table *table = roce_flow_table_new();
 	if (!table) {
 		fprintf(stderr, "roce-tester lint: out of memory\n");
-		pcap_close(pc);
+		capture_read_close(pc);
 		return -1;
 	}
 	const struct roce_flow_env env = { .ctx = table, .record = record };
@@ -219,22 +220,21 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 	if (o->qp && o->flow && !summary) {
 		fprintf(stderr, "roce-tester lint: out of memory\n");
 		roce_flow_table_free(table);
-		pcap_close(pc);
+		capture_read_close(pc);
 		return -1;
 	}
 	if (o->tsv)
 		printf("# %s\n", path);
 	else if (!o->quiet)
 		printf("%s\n", path);
-	struct pcap_pkthdr *h;
-	const u_char *data;
+	struct capture_frame h;
 	uint32_t frame = 0;
 	int rc;
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+	while ((rc = capture_read_next(pc, &h)) == 1) {
 		frame++;
 		t->frames++;
 		struct roce_pkt p;
-		linktype_parse(dlt, &p, data, h->caplen, h->len, o->pflags);
+		linktype_parse(dlt, &p, h.data, h.caplen, h.len, o->pflags);
 		if (not_roce(&p, o->pflags) && !o->all) {
 			t->other++;
 			continue;
@@ -242,10 +242,10 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 		t->roce++;
 		/* The analysis first: the path MTU it knows drives the payload checks. */
 		struct roce_flow_result r;
-		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u;
-		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, h->len, &r);
+		uint64_t ts = h.ts_ns;
+		bool analysed = o->flow && analyse(&env, &p, frame, ts, o->check.pmtu, h.len, &r);
 		if (analysed && summary) {
-			struct roce_flow_input in = { .pkt = &p, .ts_ns = ts, .wire_len = h->len };
+			struct roce_flow_input in = { .pkt = &p, .ts_ns = ts, .wire_len = h.len };
 			struct roce_flow_sample x;
 			roce_flow_sample_of(&x, &in, &r);
 			roce_flow_summary_add(summary, r.dir_id, &x);
@@ -286,13 +286,13 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 				       o->tsv ? "#" : "");
 		}
 	}
-	if (rc == PCAP_ERROR)
-		fprintf(stderr, "roce-tester lint: %s: frame %u: %s\n", path, frame + 1, pcap_geterr(pc));
+	if (rc < 0)
+		fprintf(stderr, "roce-tester lint: %s: frame %u: %s\n", path, frame + 1, capture_read_error(pc));
 	else if (o->flow) {
 		struct end_ctx e = { o, t };
 		roce_flow_end(&env, open_nak, &e);
 	}
-	if (summary && rc != PCAP_ERROR) {
+	if (summary && rc >= 0) {
 		if (o->json) {
 			fputs("{\"file\": ", stdout);
 			json_string(stdout, path);
@@ -306,8 +306,8 @@ static int lint_file(const char *path, const struct lint_opts *o, struct lint_to
 	}
 	roce_flow_summary_free(summary);
 	roce_flow_table_free(table);
-	pcap_close(pc);
-	return rc == PCAP_ERROR ? -1 : 0;
+	capture_read_close(pc);
+	return rc < 0 ? -1 : 0;
 }
 
 int cmd_lint(int argc, char **argv)

@@ -691,7 +691,11 @@ void fz_judge_frame(struct fz *z, struct fz_qp *q, const uint8_t *frame, size_t 
 		k = 0;
 	if (k >= 0 && !fl->judged) {
 		const struct fz_expect *e = &fl->ex[k];
-		bool bad = (e->forbid & FZ_F_ANY) || ((e->forbid & FZ_F_POSITIVE) && positive(&p, syn));
+		/* A request behind the expected PSN is a duplicate: the
+		 * responder acknowledges it again without executing it
+		 * (C9-105), so its ACK accepts nothing it must refuse. */
+		bool dup = fl->epsn_sure && roce_psn_diff(fl->psn[k], fl->base_psn) < 0;
+		bool bad = (e->forbid & FZ_F_ANY) || ((e->forbid & FZ_F_POSITIVE) && !dup && positive(&p, syn));
 		if (bad) {
 			fl->judged = true;
 			struct fz_obs *o = fz_observe(z, FZ_ACCEPT, e->rule, q->index, fl->step.serial, "%s/%s/%s",

@@ -122,7 +122,10 @@ long inj_modify(const struct inj_rule *r, uint8_t *frame, size_t len, size_t cap
 
 unsigned inj_round_next(struct inj_rounds *t, uint32_t qpn, uint32_t psn, uint8_t opcode)
 {
-	unsigned h = (psn * 2654435761u ^ qpn * 40503u ^ opcode) % INJ_ROUND_SLOTS;
+	/* A QP's PSNs run in order: consecutive slots (the table is read
+	 * where it was last written, in cache, and one QP's next 4,096 PSNs
+	 * never collide with each other); QPs and opcodes spread the start. */
+	unsigned h = (psn + qpn * 2654435761u + opcode * 40503u) % INJ_ROUND_SLOTS;
 	if (!t->slot[h].used || t->slot[h].qpn != qpn || t->slot[h].psn != psn || t->slot[h].opcode != opcode) {
 		t->slot[h].used = true;
 		t->slot[h].qpn = qpn;

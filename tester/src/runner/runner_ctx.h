@@ -156,6 +156,7 @@ struct run_ctx {
 	unsigned n_informative; /* informative findings of the case's own statements */
 	gchar *first_informative;
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
+	uint64_t agent_gone_ns; /* an inject step found the agent gone (0: not yet) */
 	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
 	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
 	/* libroce's flow analysis over the case's packets (flowcheck.h): the

@@ -153,6 +153,9 @@ bool inject_frame(struct run_ctx *x, const struct case_qp *q, const uint8_t *fra
 {
 	uint64_t now = rawio_now();
 	size_t before = x->n_pkts;
+	/* An agent already gone: this packet cannot have stopped the DUT. */
+	if (!x->agent_gone_ns && agent_hung_up(&x->r->agent))
+		x->agent_gone_ns = now;
 	if (peer_inject(x->r->peer, q->tester_qpn, frame, len, now, note) != 0) {
 		o->st = S_ERROR;
 		g_string_printf(o->detail, "%s could not be injected", what);
@@ -260,6 +263,11 @@ static void inject_once(struct run_ctx *x, const struct cl_step *s, struct step_
 	 * IETH, XRCETH); header fields below override them. */
 	if (!inject_extras(x, s, q, &d, payload, sizeof payload, &len, o))
 		return;
+	/* The headers are the step's opcode's: a bth.opcode= below relabels
+	 * the packet and keeps them (one that claims headers it does not
+	 * hold is a runt). */
+	d.xhdrs = roce_desc_xhdrs(&d);
+	d.ovr |= ROCE_OVR_XHDRS;
 	/* Every field argument, in order. */
 	bool icrc_bad = false;
 	int icrc_mistake = ROCE_ICRC_MISTAKE_NONE; /* icrc=MISTAKE: the ICRC that implementation sends */

@@ -201,6 +201,10 @@ static int open_tx(struct rawio *io, struct rawio_ring *r, int ifindex, unsigned
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = 0, .sll_ifindex = ifindex };
 	if (bind(r->tx_fd, (struct sockaddr *)&sll, sizeof sll) != 0)
 		return fail(err, errlen, io->ifname, "bind");
+	for (unsigned i = 0; i < MM_BATCH; i++) {
+		r->mm_msgs[i].msg_hdr.msg_iov = &r->mm_iov[i];
+		r->mm_msgs[i].msg_hdr.msg_iovlen = 1;
+	}
 	r->mm_cap = (size_t)MM_BATCH * (mtu + 32u);
 	r->mm_buf = malloc(r->mm_cap);
 	if (!r->mm_buf) {
@@ -282,10 +286,9 @@ int ring_queue(struct rawio *io, const uint8_t *frame, size_t len, char *err, si
 	uint8_t *p = r->mm_buf + r->mm_used;
 	memcpy(p, frame, len);
 	r->mm_used += (len + 15) & ~(size_t)15;
+	/* The messages point at their iovecs from the start (open_tx): the
+	 * kernel only writes their msg_len. */
 	r->mm_iov[r->mm_n] = (struct iovec){ p, len };
-	memset(&r->mm_msgs[r->mm_n], 0, sizeof r->mm_msgs[0]);
-	r->mm_msgs[r->mm_n].msg_hdr.msg_iov = &r->mm_iov[r->mm_n];
-	r->mm_msgs[r->mm_n].msg_hdr.msg_iovlen = 1;
 	r->mm_n++;
 	return 0;
 }
