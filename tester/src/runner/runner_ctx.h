@@ -196,7 +196,23 @@ void appendf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(pr
 bool interrupted(struct runner *r);
 void add_failed_rule(struct run_ctx *x, const char *id);
 void event(struct run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void step_out_init(struct step_out *o);
+void step_out_free(struct step_out *o);
 bool family_usable(struct runner *r, int ipv, char *why, size_t n);
+
+/* ---- Whether the DUT still answers (runner_alive.c) ---- */
+
+/* The agent is gone: its connection broke, or it no longer answers a
+ * query of the port. */
+bool dut_agent_lost(struct runner *r);
+/* The verdict of a case (v so far; reason rewritten) whose DUT stopped
+ * answering: CA17-23 naming the first packet the case injected after the
+ * DUT's last sign of life, else error. silent_how: how its wire went
+ * silent, the agent still answering; NULL: the agent was lost. */
+enum verdict dut_stopped_answering(struct run_ctx *x, enum verdict v, GString *reason, const char *silent_how);
+/* After a case that injected packets, verdict v so far: a known-good
+ * exchange with the DUT; one it does not answer is dut_stopped_answering. */
+enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *reason);
 
 /* ---- Packet recording and the DUT's packet checks (runner_record.c) ---- */
 
