@@ -6,12 +6,17 @@
  *   the agent is lost  (its host, on the soft DUT its process, ended);
  *   the wire is silent (the agent answers, the device sends nothing):
  *                      after a case that injected packets, one
- *                      known-good exchange, an RDMA WRITE from the
- *                      tester's engine on a fresh RC QP, must get an
- *                      answer of any kind.
+ *                      known-good exchange, an RDMA WRITE and an RDMA
+ *                      READ from the tester's engine on a fresh RC QP,
+ *                      must get an answer of any kind (the READ's
+ *                      response needs no ACK: a device that breaks only
+ *                      its ACKs still answers).
  * The packet that did it is the first the case injected after the DUT's
- * last sign of life; without one, nothing of the wire is shown to have
- * done it and the case ends in error.
+ * last sign of life. Without one, nothing of the wire is shown to have
+ * done it: a lost agent ends the case in error; a silent wire leaves a
+ * failure as it was (a DUT that never answered in the case, stopped by
+ * an earlier case or deaf to this case's IP version, fails its own
+ * rule) and ends a case that would pass in error.
  */
 #include "runner_ctx.h"
 
@@ -30,9 +35,10 @@ static const char alive_probe_text[] =
 	"title \"a known-good exchange after a case that injected packets\"\n"
 	"rules CA17-23\n"
 	"requires RC\n"
-	"dut mr " ALIVE_MR " size=64 access=LOCAL_WRITE,REMOTE_WRITE\n"
+	"dut mr " ALIVE_MR " size=64 access=LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ\n"
 	"dut qp " ALIVE_QP "\n"
-	"peer " ALIVE_QP " write remote=$" ALIVE_MR ".addr rkey=$" ALIVE_MR ".rkey len=8\n";
+	"peer " ALIVE_QP " write remote=$" ALIVE_MR ".addr rkey=$" ALIVE_MR ".rkey len=8\n"
+	"peer " ALIVE_QP " read remote=$" ALIVE_MR ".addr rkey=$" ALIVE_MR ".rkey len=8\n";
 
 bool dut_agent_lost(struct runner *r)
 {
@@ -48,7 +54,8 @@ bool dut_agent_lost(struct runner *r)
 /* The packet that stopped the DUT: the first the case injected (among
  * its first n_pkts) after the DUT's last sign of life: a frame it sent,
  * and, unless the agent still answers (wire_only), an answer of its
- * agent; none once the agent was seen gone. -1: no such packet. */
+ * agent; none once the agent was seen gone, nor before any sign of life
+ * (a DUT that never answered did not stop). -1: no such packet. */
 static long fatal_packet(const struct run_ctx *x, size_t n_pkts, bool wire_only)
 {
 	uint64_t alive_ns = 0;
@@ -62,7 +69,7 @@ static long fatal_packet(const struct run_ctx *x, size_t n_pkts, bool wire_only)
 	for (size_t i = 0; !wire_only && i < a->n_log; i++)
 		if (a->log[i].reply && a->log[i].reply_ns > alive_ns)
 			alive_ns = a->log[i].reply_ns;
-	for (size_t i = 0; i < n_pkts; i++)
+	for (size_t i = 0; (alive_ns || !wire_only) && i < n_pkts; i++)
 		if (x->pkts[i].tx && x->pkts[i].injected && x->pkts[i].ts_ns > alive_ns)
 			return x->agent_gone_ns && x->pkts[i].ts_ns >= x->agent_gone_ns ? -1 : (long)i;
 	return -1;
@@ -199,7 +206,7 @@ enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *re
 			annotate(x, (long)i, "liveness probe after the case");
 	x->cur_step = step;
 	if (answered) {
-		event(x, "after the case: the DUT answered a known-good WRITE on a fresh RC QP (%.3f ms)",
+		event(x, "after the case: the DUT answered a known-good WRITE and READ on a fresh RC QP (%.3f ms)",
 		      (double)(t1 - t0) / 1e6);
 	} else if (dut_agent_lost(r)) {
 		v = stopped_verdict(x, v, reason, NULL, from);
@@ -208,11 +215,13 @@ enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *re
 	} else if (!interrupted(r)) {
 		char how[256];
 		outf(how, sizeof how,
-		     "a known-good RDMA WRITE on a fresh RC QP after the case got no answer within %llu ms; the agent "
-		     "still answers",
+		     "a known-good RDMA WRITE and READ on a fresh RC QP after the case got no answer within %llu ms; the "
+		     "agent still answers",
 		     (unsigned long long)(ALIVE_WAIT_NS / NS_PER_MS));
 		event(x, "after the case: %s", how);
-		v = stopped_verdict(x, v, reason, how, from);
+		/* A failure with no packet to blame stands as it is. */
+		if (v != V_FAIL || fatal_packet(x, from, true) >= 0)
+			v = stopped_verdict(x, v, reason, how, from);
 	}
 	g_string_free(why, TRUE);
 	return v;
