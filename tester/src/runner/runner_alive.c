@@ -8,7 +8,7 @@
  *                      after a case that injected packets, one
  *                      known-good exchange, an RDMA WRITE and an RDMA
  *                      READ from the tester's engine on a fresh RC QP,
- *                      must get an answer of any kind (the READ's
+ *                      must get a frame of any kind from the DUT (the READ's
  *                      response needs no ACK: a device that breaks only
  *                      its ACKs still answers).
  * The packet that did it is the first the case injected after the DUT's
@@ -197,8 +197,11 @@ enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *re
 	size_t seen = from;
 	while (made && !answered && rawio_now() < deadline && !interrupted(r)) {
 		pump_until(r, -1, deadline, true);
+		/* Any frame of the device's: one it sent wrongly (a wrong
+		 * port, address or QP) is its own rule's to judge, not a
+		 * silence. */
 		for (; seen < x->n_pkts && !answered; seen++)
-			answered = !x->pkts[seen].tx && q && x->pkts[seen].qpn == q->tester_qpn;
+			answered = !x->pkts[seen].tx && !is_neighbour_frame(x->pkts[seen].data, x->pkts[seen].len);
 	}
 	uint64_t t1 = rawio_now();
 	for (size_t i = from; q && i < x->n_pkts; i++)
