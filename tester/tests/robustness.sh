@@ -144,8 +144,9 @@ assert len(ev) == 1 and ev[0]["rules"] == ["CA17-23"] and len(ev[0]["packets"]) 
 pkt = c["packets"][ev[0]["packets"][0]]
 assert pkt["direction"] == "tx" and pkt["summary"].startswith("opcode 0x1f"), pkt
 assert ev[0]["step"] == pkt["step"] == 6 and ev[0]["frames"] == [pkt["frame"]], (ev, pkt)
-probe = [p for p in c["packets"] if "liveness probe" in (p.get("annotation") or "")]
-assert probe and all(p["direction"] == "tx" and p["qp"] == "alive_probe_qp" for p in probe), probe
+assert not [p for p in c["packets"] if p.get("qp") == "alive_probe_qp"], "the probe's packets are not the case's"
+said = [e["text"] for e in c["events"] if e["text"].startswith("after the case:")]
+assert len(said) == 1 and "got no answer within 500 ms" in said[0], said
 html = open(sys.argv[2]).read()
 assert "stopped answering" in html and "known-good" in html
 PY

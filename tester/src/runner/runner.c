@@ -535,12 +535,9 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* A case that lost its agent: the DUT stopped answering. After a
 	 * packet of the case's own making that is the DUT's failure (CA17-23),
 	 * whatever the step that noticed; before any, the agent's (error). */
-	if (session && (v == V_FAIL || v == V_ERROR) && dut_agent_lost(r))
+	bool lost = session && (v == V_FAIL || v == V_ERROR) && dut_agent_lost(r);
+	if (lost)
 		v = dut_stopped_answering(x, v, reason, NULL);
-	/* A DUT whose wire went silent, its agent still answering: after a
-	 * case that injected packets, a known-good exchange (runner_alive.c). */
-	else if (session && (v == V_PASS || v == V_FAIL))
-		v = dut_alive_after_case(x, v, reason);
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
@@ -548,6 +545,11 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns, rawio_now());
 		check_counters(x);
 	}
+	/* A DUT whose wire went silent, its agent still answering: after a
+	 * case that injected packets, a known-good exchange (runner_alive.c),
+	 * after the counters: its packets are none of the case's. */
+	if (session && !lost && (v == V_PASS || v == V_FAIL))
+		v = dut_alive_after_case(x, v, reason);
 	check_traffic(x);
 	note_suppressed_findings(x);
 	mark_provoked_findings(x);
@@ -623,6 +625,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	size_t ntm = peer_timings(r->peer, &tm);
 	JsonArray *timings = json_array_new();
 	for (size_t i = 0; i < ntm; i++) {
+		if (x->probe_qpn && tm[i].qpn == x->probe_qpn)
+			continue; /* the liveness probe's */
 		JsonObject *j = json_object_new();
 		struct case_qp *q = qp_by_tester_qpn(x, tm[i].qpn);
 		json_object_set_string_member(j, "qp", q ? q->name : "");

@@ -10,7 +10,10 @@
  *                      READ from the tester's engine on a fresh RC QP,
  *                      must get a frame of any kind from the DUT (the READ's
  *                      response needs no ACK: a device that breaks only
- *                      its ACKs still answers).
+ *                      its ACKs still answers). It runs after the
+ *                      DUT's counters are read, and its packets are
+ *                      counted, not recorded: a clean case's record is
+ *                      what it was without it.
  * The packet that did it is the first the case injected after the DUT's
  * last sign of life. Without one, nothing of the wire is shown to have
  * done it: a lost agent ends the case in error; a silent wire leaves a
@@ -159,7 +162,11 @@ static bool probe_request(struct run_ctx *x, const struct cl_case *pc, GString *
 		step_out_init(&o);
 		switch (s->kind) {
 		case CL_DUT_MR: step_dut_mr(x, s, &o); break;
-		case CL_DUT_QP: step_dut_qp(x, s, &o); break;
+		case CL_DUT_QP:
+			step_dut_qp(x, s, &o);
+			if (o.st == S_OK) /* before it sends anything */
+				x->probe_qpn = find_qp(x, ALIVE_QP)->tester_qpn;
+			break;
 		case CL_PEER_OP: step_peer_op(x, s, &o); break;
 		default: o.st = S_ERROR; g_string_printf(o.detail, "a step the probe does not take"); break;
 		}
@@ -191,7 +198,6 @@ enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *re
 	uint64_t t0 = rawio_now();
 	GString *why = g_string_new(NULL);
 	bool made = probe_request(x, pc, why);
-	struct case_qp *q = find_qp(x, ALIVE_QP);
 	bool answered = false;
 	uint64_t deadline = rawio_now() + ALIVE_WAIT_NS;
 	size_t seen = from;
@@ -200,13 +206,11 @@ enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *re
 		/* Any frame of the device's: one it sent wrongly (a wrong
 		 * port, address or QP) is its own rule's to judge, not a
 		 * silence. */
+		answered = x->probe_answers > 0;
 		for (; seen < x->n_pkts && !answered; seen++)
 			answered = !x->pkts[seen].tx && !is_neighbour_frame(x->pkts[seen].data, x->pkts[seen].len);
 	}
 	uint64_t t1 = rawio_now();
-	for (size_t i = from; q && i < x->n_pkts; i++)
-		if (x->pkts[i].qpn == q->tester_qpn)
-			annotate(x, (long)i, "liveness probe after the case");
 	x->cur_step = step;
 	if (answered) {
 		event(x, "after the case: the DUT answered a known-good WRITE and READ on a fresh RC QP (%.3f ms)",

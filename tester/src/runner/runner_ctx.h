@@ -157,6 +157,11 @@ struct run_ctx {
 	gchar *first_informative;
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
 	uint64_t agent_gone_ns; /* an inject step found the agent gone (0: not yet) */
+	/* The liveness probe after the case (runner_alive.c): the tester QPN
+	 * of its QP (0: none), whose packets are counted, not recorded, and
+	 * the DUT's frames to it. */
+	uint32_t probe_qpn;
+	uint64_t probe_answers;
 	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
 	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
 	/* libroce's flow analysis over the case's packets (flowcheck.h): the
