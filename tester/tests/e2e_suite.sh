@@ -106,6 +106,22 @@ for k, x in sorted(annex.items()):
         assert x.get("reason") and any(c["id"] in x["reason"] for c in x["cases"]), (k, x)
     else:
         assert "reason" not in x, (k, x)
+# After each case run that injected packets, the liveness probe (a
+# known-good WRITE on a fresh RC QP) ran and was answered; say what it
+# cost.
+import re
+probe_ms = []
+for c in cases:
+    said = [e["text"] for e in c["events"] if e["text"].startswith("after the case:")]
+    assert len(said) <= 1, (c["id"], said)
+    if said:
+        assert "answered a known-good WRITE" in said[0], (c["id"], c["ip_version"], said)
+        probe_ms.append(float(re.search(r"\(([0-9.]+) ms\)", said[0]).group(1)))
+probe_ms.sort()
+assert probe_ms, "no liveness probe ran"
+if probe_ms:
+    print("e2e_suite: ok: %d liveness probes answered: %.2f ms per case run on average, median %.2f, max %.2f, %.2f s in all" %
+          (len(probe_ms), sum(probe_ms) / len(probe_ms), probe_ms[len(probe_ms) // 2], probe_ms[-1], sum(probe_ms) / 1e3))
 na = sum(c["verdict"] == "not_applicable" for c in cases)
 inf = sum(c["verdict"] == "informative" for c in cases)
 print("e2e_suite: ok: %d case runs passed, %d informative, %d not applicable (%s)" %

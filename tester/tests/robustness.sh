@@ -2,7 +2,10 @@
 # Runs inside scripts/netns-pair (tester namespace, no harness agent): a
 # case that loses its agent before it sent a packet ends in error on its
 # own and the next case passes against a restarted agent; one whose DUT
-# dies at a packet it injected fails CA17-23 naming that packet; Ctrl-C ends a run cleanly with valid
+# dies at a packet it injected fails CA17-23 naming that packet, and so
+# does one whose wire goes silent (its agent answering) at a packet last
+# in its case, which only the known-good exchange after the case shows;
+# Ctrl-C ends a run cleanly with valid
 # results and capture; a broken case file stops the run before any packet.
 # usage: robustness.sh ROCE-TESTER ROCE-AGENT CASES-DIR CHECK-RESULTS
 set -u
@@ -100,6 +103,53 @@ assert ev[0]["step"] == pkt["step"] == 7 and ev[0]["frames"] == [pkt["frame"]], 
 assert "stopped answering" in open(sys.argv[2]).read()
 PY
 grep -q "bug-undefined-opcode-crash" "$work/agent.5.log" && ok "the agent said why it ended" || bad "agent log: no crash line"
+
+# 6. The DUT's wire goes silent at the last packet of a case (the device
+# halts, its agent answers): every step passes; the known-good exchange
+# after the case gets no answer, and the case fails CA17-23 naming the
+# undefined-opcode packet. Without the fault the same case passes, the
+# exchange answered.
+start_agent 6
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_DUT_IP4:7472" --token-file "$work/token" --report-dir "$work/r6a" \
+  --agent-timeout 2000 -q "$cases/e-halt.case" "$cases/a-quick.case" >"$work/r6a.log" 2>&1
+rc=$?
+kill "$apid"; wait "$apid" 2>/dev/null; apid=
+[ $rc -eq 0 ] && ok "a clean DUT passes the halting case, the probe answered" || { bad "clean halt case: exit $rc"; cat "$work/r6a.log"; }
+/usr/bin/python3 - "$work/r6a/results.json" <<'PY' && ok "the probe ran after the injecting case, answered" || bad "the clean probe"
+import json, re, sys
+cs = json.load(open(sys.argv[1]))["cases"]
+for c in cs:
+    assert c["verdict"] == "pass", (c["id"], c["verdict"], c["reason"])
+    ev = [e["text"] for e in c["events"] if "after the case" in e["text"]]
+    assert len(ev) == 1 and "answered a known-good WRITE" in ev[0], (c["id"], ev)
+    ms = float(re.search(r"\(([0-9.]+) ms\)", ev[0]).group(1))
+    print("probe after %s: %.3f ms" % (c["id"], ms))
+PY
+start_agent 6b --fault bug-undefined-opcode-halt
+"$t" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_DUT_IP4:7472" --token-file "$work/token" --report-dir "$work/r6" \
+  --agent-timeout 2000 -q "$cases/e-halt.case" >"$work/r6.log" 2>&1
+rc=$?
+kill "$apid"; wait "$apid" 2>/dev/null; apid=
+[ $rc -eq 1 ] && ok "a DUT silenced at a packet gives exit 1 (a failure)" || { bad "halt: exit $rc, expected 1"; cat "$work/r6.log"; }
+/usr/bin/python3 "$check" "$work/r6/results.json" "$work/r6/capture.pcapng" --complete --verdict fail \
+  && ok "valid results and capture after the halt" || bad "results after the halt"
+/usr/bin/python3 - "$work/r6/results.json" "$work/r6/report.html" <<'PY' && ok "CA17-23 names the packet that silenced the DUT" || bad "the halt's rule or packet"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+ev = c["evidence"]
+assert c["failed_rules"] == ["CA17-23"], c["failed_rules"]
+assert "stopped answering" in c["reason"] and "known-good" in c["reason"], c["reason"]
+assert all(s["status"] == "ok" for s in c["steps"]), c["steps"]
+assert len(ev) == 1 and ev[0]["rules"] == ["CA17-23"] and len(ev[0]["packets"]) == 1, ev
+pkt = c["packets"][ev[0]["packets"][0]]
+assert pkt["direction"] == "tx" and pkt["summary"].startswith("opcode 0x1f"), pkt
+assert ev[0]["step"] == pkt["step"] == 6 and ev[0]["frames"] == [pkt["frame"]], (ev, pkt)
+assert not [p for p in c["packets"] if p.get("qp") == "alive_probe_qp"], "the probe's packets are not the case's"
+said = [e["text"] for e in c["events"] if e["text"].startswith("after the case:")]
+assert len(said) == 1 and "got no answer within 500 ms" in said[0], said
+html = open(sys.argv[2]).read()
+assert "stopped answering" in html and "known-good" in html
+PY
 
 [ $fails -eq 0 ] && echo "robustness: all passed"
 exit $fails

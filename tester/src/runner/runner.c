@@ -72,91 +72,6 @@ void add_failed_rule(struct run_ctx *x, const char *id)
 	json_array_add_string_element(x->failed_rules, id);
 }
 
-/* Whether the agent is gone: its connection broke, or it no longer
- * answers a query of the port. */
-static bool agent_lost(struct runner *r)
-{
-	if (r->agent.broken)
-		return true;
-	JsonObject *res = NULL;
-	bool lost = agent_call(&r->agent, AP_M_query_port, NULL, r->opts.agent_timeout_ns, &res) == AGENT_BROKEN;
-	if (res)
-		json_object_unref(res);
-	return lost;
-}
-
-/* The packet that stopped the DUT: the first the case injected after the
- * DUT's last sign of life (a frame it sent, an answer of its agent), if
- * the agent was not seen gone before it. -1: no such packet (the DUT
- * answered after every one: nothing of the wire is shown to have done it). */
-static long fatal_packet(const struct run_ctx *x)
-{
-	uint64_t alive_ns = 0;
-	for (size_t i = 0; i < x->n_pkts; i++)
-		if (!x->pkts[i].tx && x->pkts[i].ts_ns > alive_ns)
-			alive_ns = x->pkts[i].ts_ns;
-	const struct agent *a = &x->r->agent;
-	for (size_t i = 0; i < a->n_log; i++)
-		if (a->log[i].reply && a->log[i].reply_ns > alive_ns)
-			alive_ns = a->log[i].reply_ns;
-	for (size_t i = 0; i < x->n_pkts; i++)
-		if (x->pkts[i].tx && x->pkts[i].injected && x->pkts[i].ts_ns > alive_ns)
-			return x->agent_gone_ns && x->pkts[i].ts_ns >= x->agent_gone_ns ? -1 : (long)i;
-	return -1;
-}
-
-/* The verdict of a case whose agent was lost (verdict v so far): the DUT
- * (its host, on the soft DUT its process) stopped answering. A receiver
- * validates what it receives and drops what fails (CA17-23, A17.3.4), and
- * goes on receiving: a DUT that stops after a packet the case built on
- * purpose fails CA17-23, with that packet (fatal_packet) as the evidence,
- * and the earlier failure, if any, is said as what followed (one
- * deviation, counted once).
- * Without such a packet the case ends in error: nothing of the wire is
- * shown to have done it. */
-static enum verdict dut_stopped_answering(struct run_ctx *x, enum verdict v, GString *reason)
-{
-	gchar *was = g_strdup(reason->str);
-	long fatal = fatal_packet(x);
-	if (fatal < 0) {
-		g_string_printf(reason, "lost the agent (%s)%s%s", x->r->agent.fail_msg->str,
-				v == V_FAIL ? "; the earlier failure may follow from it: " : ": ", was);
-		g_free(was);
-		return V_ERROR;
-	}
-	const struct case_pkt *p = &x->pkts[fatal];
-	char sum[256];
-	pkt_summary(p, sum, sizeof sum);
-	g_string_printf(reason, "CA17-23: the DUT stopped answering (lost the agent: %s) after the packet the case "
-			"injected at step %d (%s), the first after its last answer; what followed: %s",
-			x->r->agent.fail_msg->str, p->step + 1, sum, was);
-	/* The loss is the one deviation: earlier evidence followed from it. */
-	while (json_array_get_length(x->evidence))
-		json_array_remove_element(x->evidence, 0);
-	while (json_array_get_length(x->failed_rules))
-		json_array_remove_element(x->failed_rules, 0);
-	add_failed_rule(x, "CA17-23");
-	JsonObject *ev = json_object_new();
-	JsonArray *er = json_array_new();
-	json_array_add_string_element(er, "CA17-23");
-	json_object_set_array_member(ev, "rules", er);
-	json_object_set_int_member(ev, "step", p->step + 1);
-	if (p->step >= 0 && (unsigned)p->step < x->c->n_steps) {
-		json_object_set_int_member(ev, "line", x->c->steps[p->step].loc.line);
-		json_object_set_string_member(ev, "statement", x->c->steps[p->step].text);
-	}
-	json_object_set_string_member(ev, "expected", "the DUT drops or takes the packet and goes on answering");
-	gchar *obs = g_strdup_printf("the DUT stopped answering: lost the agent (%s)", x->r->agent.fail_msg->str);
-	json_object_set_string_member(ev, "observed", obs);
-	g_free(obs);
-	JsonArray *pk = json_array_new();
-	json_array_add_int_element(pk, fatal);
-	json_object_set_array_member(ev, "packets", pk);
-	json_array_add_object_element(x->evidence, ev);
-	g_free(was);
-	return V_FAIL;
-}
-
 void event(struct run_ctx *x, const char *fmt, ...)
 {
 	va_list ap;
@@ -181,7 +96,7 @@ static void trim_sep(GString *s)
 	g_string_truncate(s, n);
 }
 
-static void step_out_init(struct step_out *o)
+void step_out_init(struct step_out *o)
 {
 	memset(o, 0, sizeof *o);
 	o->detail = g_string_new(NULL);
@@ -189,7 +104,7 @@ static void step_out_init(struct step_out *o)
 	o->observed = g_string_new(NULL);
 }
 
-static void step_out_free(struct step_out *o)
+void step_out_free(struct step_out *o)
 {
 	if (o->record)
 		json_object_unref(o->record);
@@ -620,8 +535,9 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	/* A case that lost its agent: the DUT stopped answering. After a
 	 * packet of the case's own making that is the DUT's failure (CA17-23),
 	 * whatever the step that noticed; before any, the agent's (error). */
-	if (session && (v == V_FAIL || v == V_ERROR) && agent_lost(r))
-		v = dut_stopped_answering(x, v, reason);
+	bool lost = session && (v == V_FAIL || v == V_ERROR) && dut_agent_lost(r);
+	if (lost)
+		v = dut_stopped_answering(x, v, reason, NULL);
 	/* Let late packets of the case arrive before judging and closing. */
 	if (session && v != V_ERROR)
 		pump_until(r, -1, rawio_now() + 5 * NS_PER_MS, false);
@@ -629,6 +545,11 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 		case_counters_end(x->counters, &r->agent, r->opts.agent_timeout_ns, rawio_now());
 		check_counters(x);
 	}
+	/* A DUT whose wire went silent, its agent still answering: after a
+	 * case that injected packets, a known-good exchange (runner_alive.c),
+	 * after the counters: its packets are none of the case's. */
+	if (session && !lost && (v == V_PASS || v == V_FAIL))
+		v = dut_alive_after_case(x, v, reason);
 	check_traffic(x);
 	note_suppressed_findings(x);
 	mark_provoked_findings(x);
@@ -704,6 +625,8 @@ JsonObject *runner_run_case(struct runner *r, const struct cl_case *c, int ip_ve
 	size_t ntm = peer_timings(r->peer, &tm);
 	JsonArray *timings = json_array_new();
 	for (size_t i = 0; i < ntm; i++) {
+		if (x->probe_qpn && tm[i].qpn == x->probe_qpn)
+			continue; /* the liveness probe's */
 		JsonObject *j = json_object_new();
 		struct case_qp *q = qp_by_tester_qpn(x, tm[i].qpn);
 		json_object_set_string_member(j, "qp", q ? q->name : "");
@@ -803,6 +726,8 @@ int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atom
 
 void runner_fini(struct runner *r)
 {
+	if (r->alive_probe)
+		cl_case_free(r->alive_probe);
 	if (r->peer)
 		peer_free(r->peer);
 	if (r->io_open)

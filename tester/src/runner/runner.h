@@ -163,6 +163,8 @@ struct runner {
 	} fam[2]; /* [0] IPv4, [1] IPv6 */
 	/* The case being run. */
 	struct run_ctx *rc;
+	/* The liveness probe after a case (runner_alive.c), parsed on first use. */
+	struct cl_case *alive_probe;
 };
 
 int runner_init(struct runner *r, const struct runner_opts *o, volatile sig_atomic_t *interrupted, char *err,

@@ -157,6 +157,11 @@ struct run_ctx {
 	gchar *first_informative;
 	bool stop;              /* an 'expect ... else inform' found nothing: the case ends there */
 	uint64_t agent_gone_ns; /* an inject step found the agent gone (0: not yet) */
+	/* The liveness probe after the case (runner_alive.c): the tester QPN
+	 * of its QP (0: none), whose packets are counted, not recorded, and
+	 * the DUT's frames to it. */
+	uint32_t probe_qpn;
+	uint64_t probe_answers;
 	uint32_t gsi_psn;       /* the tester's QP1 send PSN */
 	struct case_qp *last_cm_qp; /* the QP whose CM MAD the tester sent last */
 	/* libroce's flow analysis over the case's packets (flowcheck.h): the
@@ -196,7 +201,23 @@ void appendf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(pr
 bool interrupted(struct runner *r);
 void add_failed_rule(struct run_ctx *x, const char *id);
 void event(struct run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void step_out_init(struct step_out *o);
+void step_out_free(struct step_out *o);
 bool family_usable(struct runner *r, int ipv, char *why, size_t n);
+
+/* ---- Whether the DUT still answers (runner_alive.c) ---- */
+
+/* The agent is gone: its connection broke, or it no longer answers a
+ * query of the port. */
+bool dut_agent_lost(struct runner *r);
+/* The verdict of a case (v so far; reason rewritten) whose DUT stopped
+ * answering: CA17-23 naming the first packet the case injected after the
+ * DUT's last sign of life, else error. silent_how: how its wire went
+ * silent, the agent still answering; NULL: the agent was lost. */
+enum verdict dut_stopped_answering(struct run_ctx *x, enum verdict v, GString *reason, const char *silent_how);
+/* After a case that injected packets, verdict v so far: a known-good
+ * exchange with the DUT; one it does not answer is dut_stopped_answering. */
+enum verdict dut_alive_after_case(struct run_ctx *x, enum verdict v, GString *reason);
 
 /* ---- Packet recording and the DUT's packet checks (runner_record.c) ---- */
 

@@ -16,7 +16,8 @@ int on_engine_send(void *ctx, const uint8_t *frame, size_t len, const struct pee
 	uint64_t ts = rawio_now();
 	enum rawio_clock clock;
 	int rc = rawio_send_ts(&r->io, frame, len, &ts, &clock, err, sizeof err);
-	if (r->rc) {
+	/* The liveness probe's packets are none of the case's (runner_alive.c). */
+	if (r->rc && !(r->rc->probe_qpn && info->qpn == r->rc->probe_qpn)) {
 		char note[512]; /* the engine's word, a rule's label (160) and a send error (256) */
 		outf(note, sizeof note, "%s%s%s%s", info->why ? info->why : "", info->round ? " (round " : "",
 		     "", "");
@@ -51,6 +52,11 @@ static void on_frame(void *ctx, const uint8_t *data, size_t caplen, size_t len, 
 	if (!r->rc)
 		return;
 	struct run_ctx *x = r->rc;
+	/* The liveness probe's answers: the DUT is there; not the case's. */
+	if (x->probe_qpn && qpn == x->probe_qpn) {
+		x->probe_answers++;
+		return;
+	}
 	if (!x->rx_frames++)
 		x->rx_first_ns = ts;
 	x->rx_last_ns = ts;
