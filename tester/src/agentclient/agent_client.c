@@ -1,6 +1,7 @@
 /* The agent protocol client (see agent_client.h). */
 #include "agent_client.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent_auth.h"
+#include "roce/roce.h"
 #include "rawio.h"
 #include "text.h"
 
@@ -525,4 +527,35 @@ enum agent_status agent_authenticate(struct agent *a, const char *token, uint64_
 	json_object_remove_member(res, "proof");
 	*info = res;
 	return AGENT_OK;
+}
+
+bool agent_pick_rocev2_gid(JsonArray *gids, int ipv, const char *want_ip, struct agent_gid *out)
+{
+	bool have = false;
+	size_t iplen = ipv == 4 ? 4 : ROCE_GID_LEN;
+	for (guint i = 0; gids && i < json_array_get_length(gids); i++) {
+		JsonObject *g = json_array_get_object_element(gids, i);
+		const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
+		const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
+		uint8_t a[ROCE_GID_LEN], ip[ROCE_GID_LEN];
+		if (!gid || !type || ap_gid_type_by_name(type) != AP_GID_RoCEv2 || inet_pton(AF_INET6, gid, a) != 1)
+			continue;
+		bool link_local = roce_ipv6_is_link_local(a);
+		if (roce_gid_to_ip(a, ip) != ipv || (have && link_local))
+			continue;
+		if (want_ip) {
+			uint8_t want[ROCE_GID_LEN];
+			if (inet_pton(ipv == 6 ? AF_INET6 : AF_INET, want_ip, want) != 1 || memcmp(ip, want, iplen))
+				continue;
+		}
+		uint64_t idx = 0;
+		agent_get_u64(g, "index", &idx);
+		out->index = (int)idx;
+		memcpy(out->ip, ip, iplen);
+		text_copy(out->gid, sizeof out->gid, gid);
+		have = true;
+		if (!link_local)
+			break; /* a global GID wins over a link-local one */
+	}
+	return have;
 }

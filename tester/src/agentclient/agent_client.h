@@ -95,4 +95,14 @@ enum agent_status agent_recv(struct agent *a, uint64_t timeout_ns, JsonObject **
 void agent_set_u64(JsonObject *o, const char *key, uint64_t v);
 bool agent_get_u64(JsonObject *o, const char *key, uint64_t *v);
 
+/* The DUT's RoCEv2 GID for IP version ipv (4 or 6) from query_gids' list:
+ * the first global one, else a link-local one; with want_ip (an address
+ * in text), only the GID of that address. */
+struct agent_gid {
+	int index;          /* its sgid_index */
+	uint8_t ip[16];     /* the address: 4 bytes for IPv4, 16 for IPv6 */
+	char gid[64];       /* the GID as the DUT gave it (< INET6_ADDRSTRLEN) */
+};
+bool agent_pick_rocev2_gid(JsonArray *gids, int ipv, const char *want_ip, struct agent_gid *out);
+
 #endif

@@ -116,34 +116,13 @@ unsigned fz_call_many(struct fz *z, unsigned n, const enum ap_method *m, JsonObj
 
 static bool pick_gid(struct fz *z)
 {
-	int ipv = z->o->ip_version;
-	bool have = false;
-	for (guint i = 0; z->dut_gids && i < json_array_get_length(z->dut_gids); i++) {
-		JsonObject *g = json_array_get_object_element(z->dut_gids, i);
-		const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
-		const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
-		uint8_t a[ROCE_GID_LEN], ip[ROCE_GID_LEN];
-		if (!gid || !type || ap_gid_type_by_name(type) != AP_GID_RoCEv2 || inet_pton(AF_INET6, gid, a) != 1)
-			continue;
-		bool link_local = roce_ipv6_is_link_local(a);
-		if (roce_gid_to_ip(a, ip) != ipv || (have && link_local))
-			continue;
-		if (z->o->dut_ip) {
-			uint8_t want[ROCE_GID_LEN];
-			if (inet_pton(ipv == 6 ? AF_INET6 : AF_INET, z->o->dut_ip, want) != 1 ||
-			    memcmp(ip, want, ipv == 6 ? 16 : 4))
-				continue;
-		}
-		uint64_t idx = 0;
-		agent_get_u64(g, "index", &idx);
-		z->sgid_index = (int)idx;
-		memcpy(z->dut_ip, ip, 16);
-		text_copy(z->dut_gid, sizeof z->dut_gid, gid);
-		have = true;
-		if (!link_local)
-			break;
-	}
-	return have;
+	struct agent_gid g;
+	if (!agent_pick_rocev2_gid(z->dut_gids, z->o->ip_version, z->o->dut_ip, &g))
+		return false;
+	z->sgid_index = g.index;
+	memcpy(z->dut_ip, g.ip, 16);
+	text_copy(z->dut_gid, sizeof z->dut_gid, g.gid);
+	return true;
 }
 
 int fz_dut_open(struct fz *z)

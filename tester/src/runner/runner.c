@@ -293,31 +293,12 @@ static void learn_dut(struct runner *r, struct run_ctx *x)
 	for (int fi = 0; fi < 2; fi++) {
 		int ipv = fi ? 6 : 4;
 		const char *override = fi ? r->opts.dut_ip6 : r->opts.dut_ip4;
-		bool have = false;
-		for (guint i = 0; r->dut_gids && i < json_array_get_length(r->dut_gids); i++) {
-			JsonObject *g = json_array_get_object_element(r->dut_gids, i);
-			const char *gid = json_object_has_member(g, "gid") ? json_object_get_string_member(g, "gid") : NULL;
-			const char *type = json_object_has_member(g, "type") ? json_object_get_string_member(g, "type") : NULL;
-			uint8_t a[ROCE_GID_LEN], ip[ROCE_GID_LEN];
-			if (!gid || !type || ap_gid_type_by_name(type) != AP_GID_RoCEv2 || inet_pton(AF_INET6, gid, a) != 1)
-				continue;
-			bool link_local = roce_ipv6_is_link_local(a);
-			if (roce_gid_to_ip(a, ip) != ipv || (have && link_local))
-				continue;
-			size_t iplen = ipv == 4 ? 4 : ROCE_GID_LEN;
-			if (override) {
-				uint8_t want[ROCE_GID_LEN];
-				if (inet_pton(fi ? AF_INET6 : AF_INET, override, want) != 1 || memcmp(ip, want, iplen))
-					continue;
-			}
-			uint64_t idx = 0;
-			agent_get_u64(g, "index", &idx);
-			r->fam[fi].sgid_index = (int)idx;
-			memcpy(r->fam[fi].ip, ip, iplen);
-			outf(r->fam[fi].gid, sizeof r->fam[fi].gid, "%s", gid);
-			have = true;
-			if (!link_local)
-				break;
+		struct agent_gid pick;
+		bool have = agent_pick_rocev2_gid(r->dut_gids, ipv, override, &pick);
+		if (have) {
+			r->fam[fi].sgid_index = pick.index;
+			memcpy(r->fam[fi].ip, pick.ip, ipv == 4 ? 4 : ROCE_GID_LEN);
+			outf(r->fam[fi].gid, sizeof r->fam[fi].gid, "%s", pick.gid);
 		}
 		/* A dual-mode port: the RoCE v1 GID of the same address. */
 		r->fam[fi].sgid_index_v1 = -1;
