@@ -13,7 +13,9 @@
       of its own. Without the whole log (the guest stopped before it
       printed it) the console is judged. --guest-died: the guest did not
       stop cleanly after the run, a finding unless a known kernel report
-      explains it. Prints one line per finding and a summary line.
+      explains it. A hang in a batch whose console showed a known crash of
+      the kernel (BUG, oops, panic) follows from that crash and counts
+      under it. Prints one line per finding and a summary line.
   rxe_fuzz.py known FUZZ.md RXE-RESULTS.md
       Checks the block alone: each row names a deviation that
       docs/rxe-results.md has a section for, and that section names the
@@ -31,6 +33,8 @@ KINDS = ("leak", "acceptance", "hang", "corruption")
 # Not "Call Trace": it follows one of these, which names the place.
 KERNEL_MARKS = ("WARNING:", "BUG:", "Oops", "general protection", "stall", "hung_task", "blocked for more than",
                 "KASAN", "UBSAN", "Kernel panic")
+# The console lines that say the kernel itself went down.
+CRASH_MARKS = ("BUG:", "Oops", "general protection", "Kernel panic")
 # A row whose rule is "kernel log: TEXT" stands for a kernel log line that
 # holds TEXT (a function's name: line numbers differ between kernels),
 # seen by the fuzzer on the console (a hang finding without a rule) or in
@@ -100,7 +104,19 @@ def check(results, serial, fuzz_md, results_md, column, guest_died):
     except (OSError, ValueError, KeyError) as e:
         die("%s: no fuzzing results (%s)" % (results, e))
     bad = 0
-    for f in fz.get("findings", []):
+    findings = fz.get("findings", [])
+    # Batches in which the kernel itself went down (a known null
+    # dereference, oops or panic on the console): the control QP's failed
+    # exchange or the lost agent in that batch follow from the crash, and
+    # count under it, not as hangs of their own.
+    crashed = {f.get("batch") for f in findings
+               if "kernel logged" in f["summary"] and any(m in f["summary"] for m in CRASH_MARKS) and
+               any(column in r[0] and r[2].startswith(KLOG) and r[2].removeprefix(KLOG) in f["summary"] for r in rows)}
+    for f in findings:
+        if f["kind"] == "hang" and "kernel logged" not in f["summary"] and f.get("batch") in crashed:
+            print("rxe_fuzz: %s: known, follows the kernel crash of batch %s: hang %s: %s (%s)"
+                  % (column, f.get("batch"), f["rule"] or "-", f["summary"], f.get("case_file") or "(no case file)"))
+            continue
         match = [r for r in rows if column in r[0] and f["kind"] in r[1] and
                  (f["rule"] == r[2] or (r[2].startswith(KLOG) and "kernel logged" in f["summary"] and
                                         r[2].removeprefix(KLOG) in f["summary"]) or

@@ -98,6 +98,17 @@ with tempfile.TemporaryDirectory() as d:
     expect("a guest that died of a recorded oops (console judged): pass", True,
            ["check", results(d, [finding("hang", None, "the DUT's agent stopped answering: digest_mr")]),
             serial(d, oops, whole=False), FUZZ_MD, RESULTS_MD, "--kernel", "6.1", "--guest-died"], "the console judged")
+    crash = [dict(finding("hang", None, 'the DUT\'s kernel logged "[ 17.0] BUG: kernel NULL pointer dereference"'),
+                  batch=18),
+             dict(finding("hang", "IBA9.7-ACKREQ", "the DUT stopped answering a known-good exchange on the control QP"),
+                  batch=18)]
+    expect("a control QP lost in the batch of a recorded kernel crash: pass", True,
+           ["check", results(d, crash), serial(d, oops, whole=False), FUZZ_MD, RESULTS_MD, "--kernel", "6.1",
+            "--guest-died"], "follows the kernel crash of batch 18")
+    crash[1]["batch"] = 17
+    expect("a control QP lost in a batch before the crash: fail", False,
+           ["check", results(d, crash), serial(d, oops, whole=False), FUZZ_MD, RESULTS_MD, "--kernel", "6.1",
+            "--guest-died"], "UNEXPECTED hang IBA9.7-ACKREQ")
     expect("no results: fail", False,
            ["check", os.path.join(d, "none.json"), clean, FUZZ_MD, RESULTS_MD, "--kernel", "6.12"])
 
