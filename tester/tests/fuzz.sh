@@ -10,7 +10,9 @@
 #    fuzzer finds it under the profile's rule (the probe's C9-105 for the
 #    hang), exits 1, writes the finding in results.json and as a case file,
 #    which `roce-tester run` fails against that DUT and passes against the
-#    clean one.
+#    clean one;
+#  - a bug only the DUT's console shows (warn-write-zero-dmalen): found
+#    through --console-log, reduced with the console as the oracle.
 # usage: fuzz.sh NETNS-PAIR ROCE-TESTER ROCE-AGENT
 set -u
 netns=$1 tester=$2 agent=$3
@@ -137,6 +139,39 @@ profile atomic-write-len-unchecked 1 acceptance IBA1.5-ATOMIC-WRITE-LEN
 profile leak-read-past-end 1 leak 'IBA9.7-ACCESS=outside region|IBA10.6.7-MW-BOUNDS=outside window'
 # A wrong ICRC stops its QP from answering anything more.
 profile wedge-bad-icrc 1 hang C9-105
+
+# 4. A bug the wire does not show, only the DUT's kernel console
+# (warn-write-zero-dmalen: rxe 6.12's and 7.2's WARNING for F1): watched
+# through --console-log (here the agent's standard error), the line is a
+# finding; replays of each QP's requests with the console as the oracle
+# find the QP and reduce it to the one WRITE of DMA length 0 that carries
+# a payload, and running its case makes the DUT print the warning again.
+p=warn-write-zero-dmalen
+"$netns" --mtu 9000 --agent "$agent" --agent-arg --fault --agent-arg $p --timeout 200 -- sh -c 'exec "$0" fuzz \
+  --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" --console-log "$ROCE_AGENT_LOG" "$@"' \
+  "$tester" -o "$work/$p" --seed 1 --duration 60 --max-findings 1 --reduce-time 30 >"$work/$p.log" 2>&1
+rc=$?
+line=$(grep '^fuzz: [0-9]* requests in' "$work/$p.log")
+[ $rc -eq 1 ] && echo "$line" | grep -q ', 1 findings$' && ok "$p: exit 1, $line" || { bad "$p: exit $rc, '$line'"; cat "$work/$p.log"; }
+summary=$(field "$work/$p/results.json" 'f["findings"][0]["kind"] + ": " + f["findings"][0]["summary"]')
+case $summary in
+  "hang: the DUT's kernel logged \""*"WARNING:"*"soft_mr_copy+0x"*) ok "$p: the finding is the console's line: $summary" ;;
+  *) bad "$p: the finding is '$summary'" ;;
+esac
+case_file=$(ls "$work/$p"/cases/*.case 2>/dev/null | head -1)
+if [ -n "$case_file" ] && grep -q '^# Reduced from [0-9]* to 1 request' "$case_file" &&
+   [ "$(grep -c '^inject' "$case_file")" = 1 ] && grep -q '^inject q 0x0[6a] .*reth\.dmalen=0x0 len=[1-9]' "$case_file"; then
+  ok "$p: reduced to one WRITE of DMA length 0 with a payload: $(grep '^inject' "$case_file")"
+else
+  bad "$p: the case file is not the one WRITE"
+  cat "$case_file" "$work/$p.log"
+fi
+"$netns" --mtu 9000 --agent "$agent" --agent-arg --fault --agent-arg $p --keep-log "$work/$p.agent.log" --timeout 120 \
+  -- sh -c 'exec "$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" "$@"' \
+  "$tester" --report-dir "$work/run" "$case_file" >"$work/run.log" 2>&1
+w=$(grep -c 'WARNING: .*soft_mr_copy+0x' "$work/$p.agent.log" 2>/dev/null)
+[ "${w:-0}" -ge 1 ] && ok "$p: its case, run, makes the DUT print the warning again ($w line(s))" \
+  || { bad "$p: its case, run, left no warning in the agent's log"; cat "$work/run.log"; }
 
 [ $fails -eq 0 ] && echo "fuzz: all checks passed" || echo "fuzz: $fails check(s) failed"
 [ $fails -eq 0 ]

@@ -1,7 +1,10 @@
 /* The fault profiles' table (fault.def). */
 #include "soft.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct soft_fault_info faults[SOFT_FAULT_COUNT] = {
 	[SOFT_FAULT_NONE] = { "none", "", SOFT_HOOK_NONE, "a conforming device" },
@@ -32,4 +35,18 @@ const char *soft_fault_hook_name(enum soft_fault_hook h)
 	case SOFT_HOOK_COUNT: return "counter read";
 	default: return "none";
 	}
+}
+
+void soft_fault_console_warning(const struct soft_dev *dev, const char *function, const char *fmt, ...)
+{
+	/* The shape of the kernel's "WARNING: CPU: n PID: n at FILE:LINE
+	 * FUNCTION+0xOFF/0xSIZE": what a console watch looks for. */
+	char what[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "roce-agent: WARNING: CPU: 0 PID: %d at soft DUT %s+0x0/0x0 (%s: %s)\n", (int)getpid(), function,
+		soft_fault_info(dev->fault)->name, what);
+	fflush(stderr);
 }

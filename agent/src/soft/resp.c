@@ -387,6 +387,12 @@ static enum exec_result exec_send_write(struct be_qp *qp, const struct soft_rx *
 		uint64_t va = roce_reth_va(reth);
 		uint32_t rkey = roce_reth_rkey(reth);
 		uint64_t dmalen = roce_reth_dmalen(reth);
+		if (dmalen == 0 && rx->payload_len && SOFT_FAULT_ON(qp->dev, WARN_WRITE_ZERO_DMALEN)) {
+			soft_fault_console_warning(qp->dev, "soft_mr_copy", "a WRITE of DMA length 0 carries %u bytes",
+						   rx->payload_len);
+			*nak = ROCE_NAK_REMOTE_ACCESS;
+			return EXEC_ERROR;
+		}
 		if (checks_lengths(qp) &&
 		    (dmalen > 0x80000000ull || (op->position == ROCE_POS_ONLY && dmalen != rx->payload_len) ||
 		     (op->position == ROCE_POS_FIRST && dmalen <= rx->payload_len))) {

@@ -798,5 +798,10 @@ bool soft_fault_tx(struct soft_dev *dev, struct roce_desc *d);
 /* fault_count.c: the counter read: the profile's misreport of the counters
  * (c is a copy of the device's own, which stay exact). */
 void soft_fault_counters(const struct soft_dev *dev, struct soft_counters *c);
+/* fault.c: a line as a kernel WARN() prints it, on the device's console
+ * (the agent's standard error), naming FUNCTION as the place it fired, for
+ * the profiles that model a bug a kernel only logs (warn-*). */
+void soft_fault_console_warning(const struct soft_dev *dev, const char *function, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -386,6 +386,9 @@ int fz_case_write(struct fz *z, struct fz_finding *f, const char *dir, GString *
 	if (f->reduced)
 		g_string_append_printf(o, "# Reduced from %u to %u request(s) by delta debugging (%u replays).\n", f->n_orig,
 				       f->n_seq, f->replays);
+	else if (f->obs.console && f->replays)
+		g_string_append_printf(o, "# No QP's requests of the batch, replayed alone, made the kernel print it again: "
+					  "the %u request(s) sent after the DUT's last answer, not reduced.\n", f->n_seq);
 	else if (f->obs.device)
 		g_string_append_printf(o, "# The DUT stopped answering: the %u request(s) sent between its last answer "
 					  "and the first it left unanswered, not replayed.\n", f->n_seq);

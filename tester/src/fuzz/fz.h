@@ -317,6 +317,7 @@ struct fz_obs {
 	int qp;             /* the QP whose steps show it (-1: the device) */
 	uint32_t serial;    /* the step that shows it (0: all the QP's steps so far) */
 	bool device;        /* the whole device (a hang of every QP, the agent, the kernel) */
+	bool console;       /* ... seen on its kernel console (replays watch it again) */
 	char sig[96];       /* what makes two observations the same finding */
 	GString *text;      /* one line */
 	GString *detail;    /* the evidence */

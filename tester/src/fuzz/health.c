@@ -394,6 +394,24 @@ static void probes(struct fz *z)
 
 /* ---- The kernel console (rxe) ---- */
 
+/* Where a console line says the kernel was: "/FUNCTION" from its first
+ * "FUNCTION+0x..." (a WARNING names the function it fired in), so that a
+ * replay is matched to the same place and two places are two findings;
+ * empty when the line names none (a BUG's first line). */
+static void console_site(const char *line, char *site, size_t size)
+{
+	site[0] = 0;
+	const char *plus = strstr(line, "+0x");
+	if (!plus)
+		return;
+	const char *start = plus;
+	while (start > line && (g_ascii_isalnum(start[-1]) || start[-1] == '_' || start[-1] == '.'))
+		start--;
+	if (start == plus)
+		return;
+	text_printf(site, size, "/%.*s", (int)(plus - start), start);
+}
+
 void fz_console_check(struct fz *z)
 {
 	if (!z->o->console_log)
@@ -417,9 +435,12 @@ void fz_console_check(struct fz *z)
 			for (size_t m = 0; m < G_N_ELEMENTS(marks); m++) {
 				if (!strstr(line, marks[m]))
 					continue;
-				struct fz_obs *o = fz_observe(z, FZ_HANG, ROCE_RULE_NONE, -1, 0, "kernel/%s", marks[m]);
+				char site[48];
+				console_site(line, site, sizeof site);
+				struct fz_obs *o = fz_observe(z, FZ_HANG, ROCE_RULE_NONE, -1, 0, "kernel/%s%s", marks[m], site);
 				if (o) {
 					o->device = true;
+					o->console = true;
 					g_strchomp(line);
 					g_string_printf(o->text, "the DUT's kernel logged \"%s\"", line);
 				}

@@ -7,7 +7,9 @@
  * "Shows it" is the same observation (its kind, rule and signature) from
  * the same oracle: the answers, the memory afterwards, or a probe of the
  * QP. A finding of the whole device (it stopped answering everything) is
- * not replayed: the device is gone.
+ * not replayed: the device is gone. A line on the DUT's kernel console is
+ * (the device answers on): its oracle is the console, and the QP whose
+ * requests make the kernel print it again is found first.
  */
 #include "fz.h"
 
@@ -81,7 +83,7 @@ static bool shows(struct fz *z, struct reduction *rd, const struct fz_step *step
 	const struct fz_step *prog = steps;
 	fz_exec(z, &qs, (struct fz_step **)&prog, &n, 1, rd->window);
 	/* The oracle that saw it. */
-	bool hang = f->obs.kind == FZ_HANG;
+	bool hang = f->obs.kind == FZ_HANG && !f->obs.console;
 	if (hang) {
 		if (!q.dead && !fz_probe_rc(z, &q, 4 * rd->window)) {
 			char state[16];
@@ -99,6 +101,13 @@ static bool shows(struct fz *z, struct reduction *rd, const struct fz_step *step
 		fz_poll(z, q.cq, replay_wc, &q);
 	GArray *places = g_array_copy(z->places);
 	fz_memory_check(z);
+	if (f->obs.console) {
+		/* The kernel prints as it handles the packet; the fence says
+		 * the packets were taken, a moment more lets the line reach
+		 * the console's file. */
+		g_usleep(50 * 1000);
+		fz_console_check(z);
+	}
 	bool seen = false;
 	for (unsigned i = 0; i < z->n_obs && !seen; i++)
 		seen = !strcmp(z->obs[i].sig, f->obs.sig);
@@ -202,14 +211,68 @@ static void simplify(struct fz *z, struct reduction *rd, struct fz_step *s, unsi
 	g_free(cand);
 }
 
+/* A kernel console line names no QP: each QP's requests of the batch are
+ * replayed alone, in the order the batch first sent to them, until one
+ * QP's make the kernel print the line again; the finding becomes that
+ * QP's, and is reduced as any other. False (the finding keeps the
+ * requests sent last) when none does. */
+static bool locate_console(struct fz *z, struct reduction *rd)
+{
+	struct fz_finding *f = rd->f;
+	GArray *tl = z->timeline;
+	bool tried[FZ_MAX_QPS] = { false };
+	struct fz_step *s = g_new(struct fz_step, FZ_MAX_STEPS);
+	struct fz_done *done = g_new(struct fz_done, FZ_MAX_STEPS);
+	bool found = false;
+	const struct fz_finding keep = *f;
+	for (guint i = 0; i < tl->len && !found; i++) {
+		int qi = g_array_index(tl, struct fz_tl, i).qp;
+		if (qi < 0 || (unsigned)qi >= z->n_qp || tried[qi])
+			continue;
+		tried[qi] = true;
+		struct fz_qp *q = &z->qp[qi];
+		unsigned n = 0;
+		for (unsigned h = 0; h < q->n_hist && n < FZ_MAX_STEPS; h++)
+			for (guint k = 0; k < tl->len; k++) {
+				const struct fz_tl *t = &g_array_index(tl, struct fz_tl, k);
+				if (t->qp == qi && t->serial == q->hist[h].step.serial) {
+					done[n] = q->hist[h];
+					s[n++] = q->hist[h].step;
+					break;
+				}
+			}
+		if (!n)
+			continue;
+		f->n_qp = 1;
+		f->qps[0] = (struct fz_qp_cfg){ q->kind, q->pmtu, q->srq, q->qkey, qi };
+		if (shows(z, rd, s, n)) {
+			memcpy(f->seq, done, n * sizeof *done);
+			memset(f->seq_qp, 0, sizeof f->seq_qp);
+			f->n_seq = f->n_orig = n;
+			found = true;
+		}
+	}
+	if (!found) {
+		f->n_qp = keep.n_qp;
+		memcpy(f->qps, keep.qps, sizeof f->qps);
+	}
+	g_free(s);
+	g_free(done);
+	return found;
+}
+
 void fz_reduce(struct fz *z, struct fz_finding *f, uint64_t deadline)
 {
-	if (f->obs.device || f->n_qp != 1 || !f->n_seq)
+	if (f->obs.console ? false : f->obs.device || !f->n_seq)
 		return;
 	struct reduction *rd = g_new0(struct reduction, 1);
 	rd->f = f;
 	rd->deadline = deadline;
 	rd->window = z->window_ns * 4 > 20 * FZ_NS_PER_MS ? z->window_ns * 4 : 20 * FZ_NS_PER_MS;
+	if ((f->obs.console && !locate_console(z, rd)) || f->n_qp != 1) {
+		g_free(rd);
+		return;
+	}
 	struct fz_step *s = g_new(struct fz_step, FZ_MAX_STEPS);
 	unsigned n = f->n_seq;
 	for (unsigned i = 0; i < n; i++)
