@@ -6,7 +6,8 @@
 #  - the same seed again generates the same requests, batch by batch
 #    (--log-requests), however far each run got;
 #  - the soft DUT with a fault profile (atomic-write-len-unchecked: wrong
-#    acceptance; leak-read-past-end: a leak; wedge-bad-icrc: a hang): the
+#    acceptance; leak-read-past-end, leak-write-stale-tail: a leak;
+#    wedge-bad-icrc, wedge-reserved-opcode: a hang): the
 #    fuzzer finds it under the profile's rule (the probe's C9-105 for the
 #    hang), exits 1, writes the finding in results.json and as a case file,
 #    which `roce-tester run` fails against that DUT and passes against the
@@ -139,6 +140,10 @@ profile atomic-write-len-unchecked 1 acceptance IBA1.5-ATOMIC-WRITE-LEN
 profile leak-read-past-end 1 leak 'IBA9.7-ACCESS=outside region|IBA10.6.7-MW-BOUNDS=outside window'
 # A wrong ICRC stops its QP from answering anything more.
 profile wedge-bad-icrc 1 hang C9-105
+# An opcode RoCEv2 does not define stops its QP from answering.
+profile wedge-reserved-opcode 1 hang C9-105
+# A WRITE's last 8 bytes placed from a stale buffer: bytes not carried.
+profile leak-write-stale-tail 1 leak CA17-25
 
 # 4. A bug the wire does not show, only the DUT's kernel console
 # (warn-write-zero-dmalen: rxe 6.12's and 7.2's WARNING for F1): watched

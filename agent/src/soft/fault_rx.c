@@ -279,18 +279,30 @@ static bool flush_icrc_headers_twice(struct copy *c)
 
 /* The profiles that drop what a conforming device takes, or act before
  * the device checks anything: false to drop. */
+/* The wedge-* profiles' QPs that take nothing more. */
+static bool qp_wedged(const struct soft_fault_state *fs, uint32_t qpn)
+{
+	unsigned cap = G_N_ELEMENTS(fs->wedged_qpn);
+	for (unsigned i = 0; i < fs->n_wedged && i < cap; i++)
+		if (fs->wedged_qpn[i] == qpn)
+			return true;
+	return false;
+}
+
+static void wedge_qp(struct soft_fault_state *fs, uint32_t qpn)
+{
+	/* The latest ones kept: the oldest QPs are forgotten first. */
+	fs->wedged_qpn[fs->n_wedged++ % G_N_ELEMENTS(fs->wedged_qpn)] = qpn;
+}
+
 /* wedge-bad-icrc: a wrong ICRC stops its QP's receive path for good. */
 static bool wedge_takes(struct copy *c, uint32_t destqp)
 {
-	struct soft_fault_state *fs = &c->dev->fs;
-	unsigned cap = G_N_ELEMENTS(fs->wedged_qpn);
-	for (unsigned i = 0; i < fs->n_wedged && i < cap; i++)
-		if (fs->wedged_qpn[i] == destqp)
-			return false;
+	if (qp_wedged(&c->dev->fs, destqp))
+		return false;
 	if (c->icrc_ok)
 		return true;
-	/* The latest ones kept: the oldest QPs are forgotten first. */
-	fs->wedged_qpn[fs->n_wedged++ % cap] = destqp;
+	wedge_qp(&c->dev->fs, destqp);
 	return false;
 }
 
@@ -505,13 +517,30 @@ static bool halts_receive(struct soft_dev *dev, const uint8_t *frame, size_t len
 	return dev->fs.halted;
 }
 
+/* wedge-reserved-opcode: an opcode RoCEv2 does not define stops its
+ * destination QP (the BTH is parsed whatever the opcode); true to drop. */
+static bool wedged_by_opcode(struct soft_dev *dev, const uint8_t *frame, size_t len)
+{
+	if (dev->fault != SOFT_FAULT_WEDGE_RESERVED_OPCODE)
+		return false;
+	struct roce_pkt p;
+	enum roce_code err = roce_parse_frame(&p, frame, len, len, dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0);
+	const uint8_t *bth = roce_pkt_hdr(&p, ROCE_H_BTH);
+	if (!bth)
+		return false;
+	uint32_t qpn = roce_bth_destqp(bth);
+	if (err == ROCE_E_OPCODE_UNDEFINED || err == ROCE_E_OPCODE_VENDOR)
+		wedge_qp(&dev->fs, qpn);
+	return qp_wedged(&dev->fs, qpn);
+}
+
 bool soft_fault_rx(struct soft_dev *dev, const uint8_t **frame, size_t *len)
 {
 	if (dev->fs.halted) /* stopped by a bug-*-halt profile, whatever its hook */
 		return false;
 	if (soft_fault_info(dev->fault)->hook != SOFT_HOOK_RX || *len > sizeof dev->fs.frame)
 		return true;
-	if (halts_receive(dev, *frame, *len))
+	if (halts_receive(dev, *frame, *len) || wedged_by_opcode(dev, *frame, *len))
 		return false;
 	struct copy c = { .dev = dev, .f = dev->fs.frame, .len = *len,
 			  .pflags = dev->opts.rocev1 ? ROCE_PARSE_ROCEV1 : 0 };

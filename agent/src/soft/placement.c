@@ -69,6 +69,8 @@ void soft_placement_write(struct be_qp *qp, struct be_mr *mr, uint64_t at, const
 		qp->resp.held = h;
 	}
 	memcpy(mr->buf + at, src, len);
+	if (len >= 128 && SOFT_FAULT_ON(qp->dev, LEAK_WRITE_STALE_TAIL))
+		memset(mr->buf + at + len - 8, 0xA5, 8); /* the staging buffer's stale bytes */
 }
 
 void soft_placement_settle(struct be_qp *qp, const struct soft_rx *rx)

@@ -419,6 +419,7 @@ struct fz {
 	uint32_t first_tqpn, next_tqpn;
 	struct fz_qp *replay_qp; /* reduce.c: the fresh QP a sequence is replayed on */
 	unsigned ctl_round;
+	bool ctl_misread;   /* the last control exchange completed, its READ with other bytes */
 	unsigned xsrq_posted;
 	bool no_digest;      /* the agent has no digest_mr: regions are read instead */
 	/* Timing. */

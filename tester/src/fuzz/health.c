@@ -209,6 +209,7 @@ bool fz_control_exchange(struct fz *z, GString *why)
 	for (unsigned i = 0; i < sizeof data; i++)
 		data[i] = fz_payload_byte(0xC0A7u + z->ctl_round, i);
 	z->ctl_round++;
+	z->ctl_misread = false;
 	char err[160];
 	uint64_t now = rawio_now();
 	struct peer_wr w = { .wr_id = 1, .op = PEER_OP_WRITE, .data = data, .len = sizeof data, .remote = ctl->addr + off,
@@ -232,6 +233,7 @@ bool fz_control_exchange(struct fz *z, GString *why)
 				ok = false;
 			} else if (wc.op == PEER_OP_READ && (!wc.data || memcmp(wc.data, data, sizeof data))) {
 				g_string_printf(why, "the control QP read back other bytes than it wrote");
+				z->ctl_misread = true;
 				ok = false;
 			}
 		}
@@ -498,7 +500,17 @@ bool fz_health(struct fz *z)
 	 * memory and completions read before it may miss a placement that
 	 * lands after the patterns are written back, and is then taken for
 	 * the next batch's corruption. */
-	if (!z->agent_dead && !fz_fence(z, why)) {
+	bool fenced = z->agent_dead || fz_fence(z, why);
+	if (!fenced && z->ctl_misread) {
+		/* It answered, with other bytes: no hang, but bytes the
+		 * known-good WRITE did not carry (or the READ did not find). */
+		struct fz_obs *o = fz_observe(z, FZ_LEAK, ROCE_RULE_CA17_25, -1, 0, "device/control-data");
+		if (o) {
+			o->device = true;
+			g_string_printf(o->text, "the DUT answered a known-good exchange on the control QP with other bytes: "
+						 "a 64-byte WRITE read back differs");
+		}
+	} else if (!fenced) {
 		struct fz_obs *o = fz_observe(z, FZ_HANG, ROCE_RULE_IBA_ACKREQ, -1, 0, "device/control");
 		if (o) {
 			o->device = true;
