@@ -175,6 +175,7 @@ bool expect_nak(struct dq *q, unsigned code, uint32_t psn);
 bool expect_req(struct dq *q, const char *opname, uint32_t psn, int ms, struct got *g);
 
 /* The scenarios: true when it passed. */
+bool sc_console(void);
 bool sc_send_only(void);
 bool sc_send_inv(void);
 bool sc_resp_errors(void);

@@ -81,6 +81,7 @@ static const struct scenario scenarios[] = {
 	{ "atomic-write", sc_atomic_write, "IBA1.5-ATOMIC-WRITE", false },
 	{ "placement-caps", sc_placement_caps, "IBA1.5-PLACEMENT-UNSUPPORTED", false },
 	{ "req-placement", sc_req_placement, "IBA1.5-FLUSH-RESP", false },
+	{ "console", sc_console, "CA17-23", false },
 };
 
 /* The fault profiles only dutpeer detects ("tx-format" is its check of
@@ -140,6 +141,8 @@ static const struct fault_map fault_maps[] = {
 	{ "atomic-write-unaligned", "atomic-write", NULL, false },
 	{ "atomic-write-no-rights", "atomic-write", NULL, false },
 	{ "placement-unsupported-acked", "placement-caps", NULL, false },
+	/* What only the DUT's console shows. */
+	{ "warn-write-zero-dmalen", "console", NULL, false },
 };
 
 static bool in_list(const char *list, const char *name)
