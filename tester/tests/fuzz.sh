@@ -36,7 +36,9 @@ fuzz() {
     --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" "$@"' "$tester" -o "$out" "$@" >"$out.log" 2>&1
   rc=$?
 }
-# run CASE [AGENT-ARGS...]: roce-tester run of one case file; exit status in $rc
+# run CASE [AGENT-ARGS...]: roce-tester run of one case file; exit status in
+# $rc, output in $work/run-$p.log ($p: the profile being checked, so that
+# profiles checked at once keep their files apart)
 run() {
   case_file=$1
   shift
@@ -44,8 +46,8 @@ run() {
   for a in "$@"; do aa="$aa --agent-arg $a"; done
   # shellcheck disable=SC2086
   "$netns" --mtu 9000 --agent "$agent" $aa --timeout 120 -- sh -c 'exec "$0" run --iface "$ROCE_IF_TESTER" \
-    --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" "$@"' "$tester" --report-dir "$work/run" "$case_file" \
-    >"$work/run.log" 2>&1
+    --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" "$@"' "$tester" --report-dir "$work/run-$p" "$case_file" \
+    >"$work/run-$p.log" 2>&1
   rc=$?
 }
 field() { # results.json python-expression
@@ -129,21 +131,41 @@ profile() { # PROFILE SEED KIND RULE
   ok "$p: case file $(basename "$case_file"), $(grep -c '^inject' "$case_file") injected packet(s)"
   run "$case_file" --fault "$p"
   [ $rc -eq 1 ] && ok "$p: roce-tester run of it against that DUT fails (exit 1)" \
-    || { bad "$p: roce-tester run against the faulty DUT: exit $rc"; cat "$work/run.log"; }
+    || { bad "$p: roce-tester run against the faulty DUT: exit $rc"; cat "$work/run-$p.log"; }
   run "$case_file"
   [ $rc -eq 0 ] && ok "$p: roce-tester run of it against the clean soft DUT passes" \
-    || { bad "$p: roce-tester run against the clean DUT: exit $rc"; cat "$work/run.log"; cat "$case_file"; }
+    || { bad "$p: roce-tester run against the clean DUT: exit $rc"; cat "$work/run-$p.log"; cat "$case_file"; }
 }
-# An ATOMIC WRITE of other than 8 bytes is executed.
-profile atomic-write-len-unchecked 1 acceptance IBA1.5-ATOMIC-WRITE-LEN
-# A READ running past a region's end is answered with the bytes beyond.
-profile leak-read-past-end 1 leak 'IBA9.7-ACCESS=outside region|IBA10.6.7-MW-BOUNDS=outside window'
-# A wrong ICRC stops its QP from answering anything more.
-profile wedge-bad-icrc 1 hang C9-105
-# An opcode RoCEv2 does not define stops its QP from answering.
-profile wedge-reserved-opcode 1 hang C9-105
-# A WRITE's last 8 bytes placed from a stale buffer: bytes not carried.
-profile leak-write-stale-tail 1 leak CA17-25
+# Each profile with what the fuzzer must find under it.
+check() { # PROFILE
+  case $1 in
+    # An ATOMIC WRITE of other than 8 bytes is executed.
+    atomic-write-len-unchecked) profile "$1" 1 acceptance IBA1.5-ATOMIC-WRITE-LEN ;;
+    # A READ running past a region's end is answered with the bytes beyond.
+    leak-read-past-end) profile "$1" 1 leak 'IBA9.7-ACCESS=outside region|IBA10.6.7-MW-BOUNDS=outside window' ;;
+    # A wrong ICRC stops its QP from answering anything more.
+    wedge-bad-icrc) profile "$1" 1 hang C9-105 ;;
+    # So does an opcode RoCEv2 does not define.
+    wedge-reserved-opcode) profile "$1" 1 hang C9-105 ;;
+    # A WRITE's last 8 bytes placed from a stale buffer: bytes not carried.
+    leak-write-stale-tail) profile "$1" 1 leak CA17-25 ;;
+  esac
+}
+# Two profiles at a time, each in its own namespaces and files (the test
+# runs alone on a 2-core machine); each one's lines are printed in order.
+both() { # PROFILE PROFILE
+  for x in "$1" "$2"; do
+    (fails=0; check "$x"; echo $fails >"$work/$x.fails") >"$work/$x.out" 2>&1 &
+  done
+  wait
+  for x in "$1" "$2"; do
+    cat "$work/$x.out"
+    fails=$((fails + $(cat "$work/$x.fails" 2>/dev/null || echo 1)))
+  done
+}
+both atomic-write-len-unchecked leak-read-past-end
+both wedge-bad-icrc wedge-reserved-opcode
+check leak-write-stale-tail
 
 # 4. A bug the wire does not show, only the DUT's kernel console
 # (warn-write-zero-dmalen: rxe 6.12's and 7.2's WARNING for F1): watched
@@ -173,10 +195,10 @@ else
 fi
 "$netns" --mtu 9000 --agent "$agent" --agent-arg --fault --agent-arg $p --keep-log "$work/$p.agent.log" --timeout 120 \
   -- sh -c 'exec "$0" run --iface "$ROCE_IF_TESTER" --agent "$ROCE_AGENT" --token-file "$ROCE_TOKEN_FILE" "$@"' \
-  "$tester" --report-dir "$work/run" "$case_file" >"$work/run.log" 2>&1
+  "$tester" --report-dir "$work/run-$p" "$case_file" >"$work/run-$p.log" 2>&1
 w=$(grep -c 'WARNING: .*soft_mr_copy+0x' "$work/$p.agent.log" 2>/dev/null)
 [ "${w:-0}" -ge 1 ] && ok "$p: its case, run, makes the DUT print the warning again ($w line(s))" \
-  || { bad "$p: its case, run, left no warning in the agent's log"; cat "$work/run.log"; }
+  || { bad "$p: its case, run, left no warning in the agent's log"; cat "$work/run-$p.log"; }
 
 [ $fails -eq 0 ] && echo "fuzz: all checks passed" || echo "fuzz: $fails check(s) failed"
 [ $fails -eq 0 ]
